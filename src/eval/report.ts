@@ -1,3 +1,4 @@
+import { judgedTests, reproduces } from '../harness/classify.js';
 import type { TestTransition } from '../harness/types.js';
 
 /** One row of results.jsonl. */
@@ -36,14 +37,14 @@ export function summarize(results: readonly InstanceResult[]): EvalReport {
   const ok = results.filter((r) => !r.error);
   const count = (pred: (r: InstanceResult) => boolean) => ok.filter(pred).length;
   // Pre-existing transitions (the same without the predicted tests) say nothing about the prediction.
-  const judged = (r: InstanceResult) => r.tests.filter((t) => !t.preexisting);
+  const judged = (r: InstanceResult) => judgedTests(r);
   return {
     instances: n,
     errors: n - ok.length,
     W: pct(count((r) => r.applied), n),
     S: pct(count((r) => r.success), n),
     F2X: pct(count((r) => judged(r).some((t) => t.base === 'fail')), n),
-    F2P: pct(count((r) => judged(r).some((t) => t.transition === 'F2P' && !t.flaky)), n),
+    F2P: pct(count((r) => judged(r).some(reproduces)), n),
     P2P: pct(count((r) => judged(r).some((t) => t.transition === 'P2P')), n),
   };
 }

@@ -7,7 +7,9 @@ import type { RunResult } from '../harness/types.js';
 import { applyModelPatchToFiles } from '../patch/index.js';
 import type { SandboxSession } from '../sandbox/types.js';
 import { redact } from '../util/secrets.js';
-import { confinePath, isTestFile, isTestPath } from './diffFiles.js';
+import { isTestFile, isTestPath } from '../harness/testFiles.js';
+import { tryConfineRepoPath } from '../util/repoPath.js';
+import { shellQuote as shq } from '../util/shell.js';
 import type { ToolCall, ToolSpec } from './llmTypes.js';
 import type { IssueInput, Workbench } from './types.js';
 import { classifyFailure, issueFacts } from './verify.js';
@@ -76,7 +78,6 @@ export function trimOutput(text: string, maxChars: number): string {
   return `${text.slice(0, head)}\n[… ${text.length - maxChars} characters elided …]\n${text.slice(text.length - tail)}`;
 }
 
-const shq = (s: string) => `'${String(s).replace(/'/g, `'\\''`)}'`;
 const PRUNE = `\\( -name .git -o -name node_modules -o -name __pycache__ -o -name .venv -o -name .tox -o -name dist -o -name build -o -name .pytest_cache \\) -prune -o`;
 
 export interface AgentToolContext {
@@ -115,7 +116,7 @@ function int(args: Record<string, unknown>, key: string): number | undefined {
 }
 
 function repoPath(p: string | undefined, fallback = '.'): string {
-  const c = confinePath(p ?? fallback);
+  const c = tryConfineRepoPath(p ?? fallback, { directory: true });
   if (c === undefined) throw new ToolError(`path outside the repository: ${p}`);
   return c;
 }
@@ -254,7 +255,7 @@ async function applyCustomDiffTool(ctx: AgentToolContext, args: Record<string, u
       app = attempt;
       break;
     }
-    for (const p of missing) cache.set(p, confinePath(p) === undefined ? null : await readOrNull(ctx.session, confinePath(p)!));
+    for (const p of missing) cache.set(p, tryConfineRepoPath(p) === undefined ? null : await readOrNull(ctx.session, tryConfineRepoPath(p)!));
   }
   if (!app) throw new ToolError('the diff touches too many files');
   if (!app.applied) throw new ToolError(`the diff does not apply: ${app.errors.join('; ') || 'unknown reason'}`);

@@ -80,36 +80,3 @@ export function splitDiff(diff: string): DiffFile[] {
 export function joinDiff(files: readonly DiffFile[]): string {
   return files.map((f) => f.text).join('');
 }
-
-const TEST_DIR = /(^|\/)(tests?|__tests__|spec|specs|testing)(\/|$)/i;
-const TEST_FILE = /(^|\/)(test_[^/]*\.py|[^/]*_tests?\.py|conftest\.py|[^/]*\.(test|spec)\.[cm]?[jt]sx?|[^/]*_test\.go|[^/]*Test\.java)$/i;
-
-/** A path that holds tests (or test support such as conftest.py or fixtures under a test dir). */
-export function isTestPath(path: string): boolean {
-  const p = posix.normalize(path.replace(/\\/g, '/'));
-  return TEST_FILE.test(p) || TEST_DIR.test(posix.dirname(p) + '/');
-}
-
-/** A file a test runner would run (as opposed to a helper or data file in a test dir). */
-export function isTestFile(path: string): boolean {
-  const base = posix.basename(path);
-  if (base === 'conftest.py') return false;
-  if (/\.py$/.test(base)) return /^test_.*\.py$|_tests?\.py$/.test(base);
-  if (/\.[cm]?[jt]sx?$/.test(base)) return /\.(test|spec)\.[cm]?[jt]sx?$/.test(base) || TEST_DIR.test(posix.dirname(path) + '/');
-  return false;
-}
-
-/**
- * Confines a model-given path to the repository: relative, normalised, no `..` escape, no `.git`.
- * Returns undefined when it points outside.
- */
-export function confinePath(path: string, repoRoot = '/testbed'): string | undefined {
-  let p = String(path ?? '').trim().replace(/\\/g, '/');
-  if (p.startsWith(repoRoot + '/')) p = p.slice(repoRoot.length + 1);
-  else if (p === repoRoot) p = '.';
-  if (p.startsWith('/')) return undefined;
-  const n = posix.normalize(p === '' ? '.' : p).replace(/\/$/, '') || '.';
-  if (n === '..' || n.startsWith('../')) return undefined;
-  if (n === '.git' || n.startsWith('.git/') || n.includes('/.git/')) return undefined;
-  return n;
-}

@@ -5,7 +5,7 @@
  */
 import { posix } from 'node:path';
 import bm25 from 'wink-bm25-text-search';
-import { isTestPath } from './diffFiles.js';
+import { isTestPath } from '../harness/testFiles.js';
 import { listRepoFiles, readRepoFile } from './repoFiles.js';
 
 export interface RetrievedFile {

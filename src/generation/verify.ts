@@ -6,7 +6,8 @@
  */
 import type { FileError, RunResult, TestResult } from '../harness/types.js';
 import type { FailureEvidence, IssueInput, ReproductionStatus } from './types.js';
-import { isTestPath, type DiffFile } from './diffFiles.js';
+import { isTestPath } from '../harness/testFiles.js';
+import type { DiffFile } from './diffFiles.js';
 import { exceptionNames, issueIsAboutHang, jsError, pythonTraceback } from './issueText.js';
 
 export interface RunEvidence {

@@ -69,12 +69,13 @@ export function verdictOf(tests: TestTransition[]): Verdict {
   return v;
 }
 
-function reproduces(t: TestTransition): boolean {
+/** A test that reproduces the issue: F2P, and not flaky. */
+export function reproduces(t: Pick<TestTransition, 'transition' | 'flaky'>): boolean {
   return t.transition === 'F2P' && !t.flaky;
 }
 
 /** The tests that decide: all but the pre-existing ones. */
-export function judgedTests(v: Pick<Verdict, 'tests'>): TestTransition[] {
+export function judgedTests<T extends Pick<TestTransition, 'preexisting'>>(v: { tests: readonly T[] }): T[] {
   return v.tests.filter((t) => !t.preexisting);
 }
 

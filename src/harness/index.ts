@@ -8,4 +8,5 @@ export { parseTap, type TapContext } from './parsers/tap.js';
 export type { ParsedReport, ParseContext } from './parsers/common.js';
 export * from './classify.js';
 export * from './runTests.js';
+export * from './testFiles.js';
 export * from './render.js';

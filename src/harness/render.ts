@@ -1,6 +1,6 @@
 /** Render a Verdict as GitHub markdown or as a plain-text table for the CLI. Pure. */
 import type { FailureKind, TestTransition, Transition, Verdict } from './types.js';
-import { judgedTests } from './classify.js';
+import { judgedTests, reproduces } from './classify.js';
 
 export interface RenderOptions {
   /** Heading line (markdown: `###`); none when empty. */
@@ -32,7 +32,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 /** Why S and "likely correct" hold or not, one clause each (no yes/no). */
 export function verdictReasons(v: Verdict): { success: string; likelyCorrect: string } {
   const judged = judgedTests(v);
-  const f2p = judged.filter((t) => t.transition === 'F2P' && !t.flaky).length;
+  const f2p = judged.filter(reproduces).length;
   const failingAfter = judged.filter((t) => t.head === 'fail').length;
   const flaky = judged.filter((t) => t.flaky).length;
   const count = (tr: TestTransition['transition']) => judged.filter((t) => t.transition === tr).length;
@@ -114,7 +114,7 @@ export function renderMarkdown(v: Verdict, opts: RenderOptions = {}): string {
     for (const t of rows.slice(0, maxRows)) {
       const f = shownFailure(t);
       const details = f ? `${f.side}: ${f.kind}${f.message ? ` ${code(oneLine(f.message, msgChars))}` : ''}` : '';
-      const result = `${t.transition === 'F2P' && !t.flaky && !t.preexisting ? '**F→P**' : ARROW[t.transition]}${t.flaky ? ' (flaky)' : ''}${t.preexisting ? ' (pre-existing)' : ''}`;
+      const result = `${reproduces(t) && !t.preexisting ? '**F→P**' : ARROW[t.transition]}${t.flaky ? ' (flaky)' : ''}${t.preexisting ? ' (pre-existing)' : ''}`;
       out.push(`| ${code(t.id)} | ${sideIcon(t, 'base')} ${sideLabel(t, 'base')} | ${sideIcon(t, 'head')} ${sideLabel(t, 'head')} | ${result} | ${details} |`);
     }
     if (rows.length > maxRows) {

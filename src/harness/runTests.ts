@@ -5,6 +5,7 @@ import { SwtError } from '../util/errors.js';
 import { parseRunReports } from './parsers/index.js';
 import { tail } from './parsers/common.js';
 import { buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand } from './runners.js';
+import { isTestFile } from './testFiles.js';
 import type { RunnerSpec, RunResult } from './types.js';
 
 export const OUTPUT_TAIL_CHARS = 16_000;
@@ -54,18 +55,6 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
     output: tail(outcome.output ?? '', OUTPUT_TAIL_CHARS),
     durationMs: outcome.durationMs,
   };
-}
-
-const PY_TEST = /(^|\/)(test_[^/]*|[^/]*_test)\.py$/;
-const JS_TEST = /\.(test|spec)\.[cm]?[jt]sx?$/;
-const IN_TEST_DIR = /(^|\/)(tests?|__tests__|spec)\//;
-const NOT_A_TEST = /(^|\/)(__init__\.py|conftest\.py|setup\.[cm]?[jt]s|jest\.config\.[cm]?[jt]s|vitest\.config\.[cm]?[jt]s|[^/]*\.d\.ts)$|(^|\/)(fixtures?|__fixtures__|__snapshots__|__mocks__|helpers?|utils?|support|data)\//;
-
-/** Whether a path looks like a test file the runner can be given directly. */
-export function isTestFile(path: string): boolean {
-  if (NOT_A_TEST.test(path)) return false;
-  if (PY_TEST.test(path) || JS_TEST.test(path)) return true;
-  return IN_TEST_DIR.test(path) && /\.(py|[cm]?[jt]sx?)$/.test(path);
 }
 
 function cleanName(name: string | undefined): string | undefined {

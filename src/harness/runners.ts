@@ -4,6 +4,8 @@
  * harness parses. Pure: no I/O.
  */
 import { SwtError } from '../util/errors.js';
+import { shellQuote } from '../util/shell.js';
+import { isTestFile } from './testFiles.js';
 import type { RunnerKind, RunnerSpec } from './types.js';
 
 export const DEFAULT_OUT_DIR = '/swt-out';
@@ -48,10 +50,11 @@ export function isTape(spec: RunnerSpec): boolean {
   return spec.kind === 'tap' && /(^|[\s/;&|(])tape(\s|$|;|&|\|)/.test(spec.template);
 }
 
+/** What runner and environment detection read of a repository at a revision. */
 export interface RepoFacts {
   /** Repository file paths, relative to its root. */
-  files: string[];
-  /** Parsed package.json at the root, if any. */
+  files: readonly string[];
+  /** Parsed package.json at the root, if any (any JSON: detection checks every field it reads). */
   packageJson?: any;
 }
 
@@ -67,7 +70,7 @@ export function detectRunner(facts: RepoFacts): RunnerSpec {
 
   const pyFiles = facts.files.filter((f) => f.endsWith('.py'));
   const pyMarkers = facts.files.some((f) => /^(setup\.py|setup\.cfg|pyproject\.toml|pytest\.ini|tox\.ini|requirements[^/]*\.txt)$/.test(f));
-  const jsTestFiles = facts.files.filter((f) => /\.(test|spec)\.[cm]?[jt]sx?$/.test(f));
+  const jsTestFiles = facts.files.filter((f) => !f.endsWith('.py') && isTestFile(f));
 
   if (pkg) {
     if (has('vitest') || inScripts(/\bvitest\b/)) return { kind: 'vitest', template: 'npx vitest run {files}' };
@@ -88,14 +91,6 @@ export function detectRunner(facts: RepoFacts): RunnerSpec {
   throw new SwtError('BAD_INPUT', 'Cannot tell how to run this repository\'s tests', {
     hint: `give a test command; supported runners: ${SUPPORTED_RUNNERS}`,
   });
-}
-
-const SAFE_WORD = /^[A-Za-z0-9_./:=@%+,-]+$/;
-
-/** POSIX-shell quote one word. */
-export function shellQuote(word: string): string {
-  if (word !== '' && SAFE_WORD.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A test file path as a safe shell word: rejects control characters, keeps a leading `-` from reading as an option. */

@@ -10,7 +10,8 @@ import { isSwtError } from '../util/errors.js';
 import { canonicalDiff, type CanonicalChange } from './canonical.js';
 import { applyCustomBlocks } from './customApply.js';
 import { looksLikeCustom, parseCustomDiff } from './customFormat.js';
-import { checkFileCount, checkNoSymlink, checkPatchSize, DEFAULT_LIMITS, normalizeRepoPath, type PatchLimits } from './safety.js';
+import { checkFileCount, checkNoSymlink, checkPatchSize, DEFAULT_LIMITS, type PatchLimits } from './safety.js';
+import { confineRepoPath } from '../util/repoPath.js';
 import { applyUnifiedToText, looksLikeUnified, parseUnifiedDiff, type HunkReport } from './unified.js';
 
 export type PatchFormat = 'custom' | 'unified' | 'unknown';
@@ -76,7 +77,7 @@ export async function applyModelPatchToFiles(
 
   // Collect and check every path before touching anything.
   const safePath = (raw: string): string => {
-    const p = normalizeRepoPath(raw);
+    const p = confineRepoPath(raw, { root: '' });
     opts.checkPath?.(p);
     return p;
   };

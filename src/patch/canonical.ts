@@ -10,6 +10,10 @@ export interface CanonicalChange {
   before: string | null;
   /** Null for a deleted file. */
   after: string | null;
+  /** Git mode of a created file (default 100644). */
+  mode?: string;
+  /** Git mode of a deleted file (default 100644). */
+  oldMode?: string;
 }
 
 function hunkRange(start: number, count: number): string {
@@ -22,8 +26,10 @@ export function fileDiff(change: CanonicalChange, context = 3): string {
   const { path, before, after } = change;
   if (before === after) return '';
   const header: string[] = [`diff --git a/${path} b/${path}`];
-  if (before === null) header.push('new file mode 100644');
-  if (after === null) header.push('deleted file mode 100644');
+  if (before === null) header.push(`new file mode ${change.mode ?? '100644'}`);
+  if (after === null) header.push(`deleted file mode ${change.oldMode ?? '100644'}`);
+  // An empty file created or deleted has no hunk: git writes the header alone.
+  if ((before === null && after === '') || (after === null && before === '')) return header.join('\n') + '\n';
   header.push(before === null ? '--- /dev/null' : `--- a/${path}`);
   header.push(after === null ? '+++ /dev/null' : `+++ b/${path}`);
   const p = structuredPatch(`a/${path}`, `b/${path}`, before ?? '', after ?? '', undefined, undefined, { context });

@@ -4,7 +4,7 @@
  * symlink git could not patch through), or targets `.git/`. Patch size and file count are capped.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { posix, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { SwtError } from '../util/errors.js';
 
 export interface PatchLimits {
@@ -21,30 +21,6 @@ export const DEFAULT_LIMITS: PatchLimits = {
   maxFiles: 20,
   maxFileBytes: 2 * 1024 * 1024,
 };
-
-/**
- * Checks a repository-relative path syntactically and returns its normalised form.
- * Throws SwtError('UNSAFE_PATH').
- */
-export function normalizeRepoPath(raw: string): string {
-  const p = raw.trim();
-  if (p === '') throw new SwtError('UNSAFE_PATH', 'empty file path in patch');
-  if (p.includes('\0')) throw new SwtError('UNSAFE_PATH', `path contains a NUL byte: ${JSON.stringify(p)}`);
-  if (p.startsWith('/') || p.startsWith('\\') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('~')) {
-    throw new SwtError('UNSAFE_PATH', `absolute path not allowed: ${p}`, { hint: 'use a path relative to the repository root' });
-  }
-  const slashed = p.replace(/\\/g, '/');
-  const norm = posix.normalize(slashed);
-  if (norm === '..' || norm.startsWith('../')) {
-    throw new SwtError('UNSAFE_PATH', `path escapes the repository through "..": ${p}`);
-  }
-  if (norm === '.' || norm.endsWith('/')) throw new SwtError('UNSAFE_PATH', `path names a directory, not a file: ${p}`);
-  const parts = norm.split('/');
-  if (parts.some((s) => s.toLowerCase() === '.git')) {
-    throw new SwtError('UNSAFE_PATH', `path targets the .git directory: ${p}`);
-  }
-  return norm;
-}
 
 /**
  * Checks that no component of `rel` inside `repoDir` is a symlink. A symlink pointing out of the

@@ -2,10 +2,9 @@
  * What to build when the user names no image or install command: guessed from the repository's
  * files at base, the way a person setting up CI would.
  */
-export interface RepoFacts {
-  files: readonly string[];
-  packageJson?: { engines?: { node?: string } } & Record<string, unknown>;
-}
+import type { RepoFacts } from '../harness/runners.js';
+
+export type { RepoFacts };
 
 export interface EnvironmentDefaults {
   image: string;
@@ -27,7 +26,7 @@ export function nodeMajorFor(range: string | undefined): number {
 export function environmentDefaults(facts: RepoFacts): EnvironmentDefaults {
   const has = (name: string) => facts.files.includes(name);
   if (facts.packageJson || has('package.json')) {
-    const image = `node:${nodeMajorFor(facts.packageJson?.engines?.node)}`;
+    const image = `node:${nodeMajorFor(typeof facts.packageJson?.engines?.node === 'string' ? facts.packageJson.engines.node : undefined)}`;
     if (has('package-lock.json') || has('npm-shrinkwrap.json')) return { image, install: 'npm ci --no-audit --no-fund' };
     if (has('pnpm-lock.yaml')) return { image, install: 'npx --yes pnpm install --frozen-lockfile' };
     if (has('yarn.lock')) return { image, install: 'npx --yes yarn install --frozen-lockfile' };

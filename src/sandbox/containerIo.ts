@@ -106,3 +106,8 @@ export function singleFileTar(path: string, content: Buffer, owner: { uid: numbe
   pack.finalize();
   return pack as unknown as Readable;
 }
+
+/** A NUL byte in the first 8000 bytes, as git decides. */
+export function isBinary(buf: Buffer): boolean {
+  return buf.subarray(0, 8000).includes(0);
+}

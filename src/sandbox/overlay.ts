@@ -2,6 +2,7 @@
  * Overlay planning: what to copy into /testbed and what to delete there so that a container made
  * from an environment image (files of snapshotRev) holds a given repository state. Pure.
  */
+import { shellQuote } from '../util/shell.js';
 
 export interface TreeChange {
   status: 'A' | 'M' | 'D' | 'T';
@@ -69,11 +70,6 @@ export function planOverlay(changes: TreeChange[]): OverlayPlan {
     dirs: [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0)),
     skipped: skipped.sort(),
   };
-}
-
-/** POSIX single-quote quoting. */
-export function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import { SwtError } from '../util/errors.js';
-import { demux, readTarFiles, singleFileTar, TailBuffer, DEFAULT_OUTPUT_BYTES } from './containerIo.js';
+import { demux, isBinary, readTarFiles, singleFileTar, TailBuffer, DEFAULT_OUTPUT_BYTES } from './containerIo.js';
 import { isNotFound, type Docker } from './docker.js';
 import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID } from './git.js';
 import { resolveLimits } from './limits.js';
 import { removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { prepareContainer, overlayPrelude, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
-import { safeRelativePath } from './safePath.js';
-import { isBinary, unifiedDiff, type FileChange } from './sessionDiff.js';
+import { confineRepoPath } from '../util/repoPath.js';
+import { canonicalDiff, type CanonicalChange } from '../patch/canonical.js';
 import type { RunRequest, SandboxSession } from './types.js';
 
 /**
@@ -140,7 +140,7 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
 
     async readFile(path) {
       ensureOpen();
-      const rel = safeRelativePath(path);
+      const rel = confineRepoPath(path);
       let archive: NodeJS.ReadableStream | undefined;
       try {
         archive = await container.getArchive({ path: `/testbed/${rel}` });
@@ -159,7 +159,7 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
 
     async writeFile(path, content) {
       ensureOpen();
-      const rel = safeRelativePath(path);
+      const rel = confineRepoPath(path);
       // Upload to /tmp, then write it in place as the sandbox user: permissions apply, an existing
       // file keeps its mode, and the mtime is a precise "now" (diff() relies on it).
       const upload = `.swt-upload-${process.pid}-${++uploads}`;
@@ -195,7 +195,7 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
         for (const [name, f] of await readTarFiles(Readable.from([r.stdout]), { maxFileBytes: 16 * 1024 ** 2, maxTotalBytes: 256 * 1024 ** 2 })) current.set(name, f);
       }
       const before = await readTreeFiles(repo, state.tree, [...newer, ...deleted], state.env);
-      const changes: FileChange[] = [];
+      const changes: CanonicalChange[] = [];
       const skipped: string[] = [];
       for (const p of newer) {
         const now = current.get(p);
@@ -206,7 +206,7 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
           skipped.push(p);
           continue;
         }
-        changes.push({ path: p, before: old?.toString('utf8'), after: now.content.toString('utf8'), mode: now.mode & 0o111 ? '100755' : '100644' });
+        changes.push({ path: p, before: old ? old.toString('utf8') : null, after: now.content.toString('utf8'), mode: now.mode & 0o111 ? '100755' : '100644' });
       }
       for (const p of deleted) {
         const old = before.get(p);
@@ -215,10 +215,10 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
           skipped.push(p);
           continue;
         }
-        changes.push({ path: p, before: old.toString('utf8'), oldMode: modes.get(p) });
+        changes.push({ path: p, before: old.toString('utf8'), after: null, oldMode: modes.get(p) });
       }
       if (skipped.length) log.warn({ files: skipped }, 'binary files left out of the session diff');
-      return unifiedDiff(changes);
+      return canonicalDiff(changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
     },
 
     async close() {

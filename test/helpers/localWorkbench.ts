@@ -19,7 +19,8 @@ import { parseJUnit } from '../../src/harness/parsers/junit.js';
 import type { PatchApplication, Workbench } from '../../src/generation/types.js';
 import type { SandboxSession } from '../../src/sandbox/types.js';
 import { isSecretName } from '../../src/util/secrets.js';
-import { isTestFile, splitDiff } from '../../src/generation/diffFiles.js';
+import { splitDiff } from '../../src/generation/diffFiles.js';
+import { isTestFile } from '../../src/harness/testFiles.js';
 
 const run = promisify(execFile);
 const GIT_ENV = { GIT_AUTHOR_NAME: 'swt-test', GIT_AUTHOR_EMAIL: 't@swt.invalid', GIT_COMMITTER_NAME: 'swt-test', GIT_COMMITTER_EMAIL: 't@swt.invalid' };

@@ -2,7 +2,9 @@ import { Budget, budgetLimitsFrom, DEFAULT_BUDGET } from '../../src/generation/b
 import { buildPriceTable, costOf, priceFor } from '../../src/generation/prices.js';
 import { parseTextToolCalls, parseToolArguments, textProtocolInstructions } from '../../src/generation/textProtocol.js';
 import { History } from '../../src/generation/history.js';
-import { confinePath, isTestFile, isTestPath, splitDiff } from '../../src/generation/diffFiles.js';
+import { splitDiff } from '../../src/generation/diffFiles.js';
+import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
+import { tryConfineRepoPath as confinePath } from '../../src/util/repoPath.js';
 import { llmSettingsFrom, isLlmConfigured, describeSettings } from '../../src/generation/llmClient.js';
 import { trimOutput } from '../../src/generation/agentTools.js';
 import { testPartOf } from '../../src/generation/candidate.js';

@@ -1,4 +1,5 @@
-import { filesTouchedByPatch, isTestFile, OUTPUT_TAIL_CHARS, runTests } from '../../src/harness/runTests.js';
+import { filesTouchedByPatch, OUTPUT_TAIL_CHARS, runTests } from '../../src/harness/runTests.js';
+import { isTestFile } from '../../src/harness/testFiles.js';
 import { buildTestCommand, runnerFromCommand } from '../../src/harness/runners.js';
 import type { Environment, RunOutcome, RunRequest, Sandbox } from '../../src/sandbox/types.js';
 import { isSwtError, SwtError } from '../../src/util/errors.js';

@@ -10,8 +10,8 @@ import {
   quoteTestFile,
   reportNames,
   runnerFromCommand,
-  shellQuote,
 } from '../../src/harness/runners.js';
+import { shellQuote } from '../../src/util/shell.js';
 import { isSwtError, SwtError } from '../../src/util/errors.js';
 import { loadCapture } from './fixtures/reports/load.js';
 

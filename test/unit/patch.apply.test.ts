@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyModelPatch, applyModelPatchToFiles, detectFormat } from '../../src/patch/applyModelPatch.js';
 import { canonicalDiff } from '../../src/patch/canonical.js';
-import { normalizeRepoPath } from '../../src/patch/safety.js';
+import { confineRepoPath } from '../../src/util/repoPath.js';
 import { isSwtError } from '../../src/util/errors.js';
 
 const FIX = fileURLToPath(new URL('./fixtures/patch/', import.meta.url));
@@ -180,10 +180,10 @@ describe('safety', () => {
   });
 
   it('normalises harmless paths and throws SwtError for bad ones', () => {
-    expect(normalizeRepoPath('./tests//a.py')).toBe('tests/a.py');
-    expect(normalizeRepoPath('tests\\a.py')).toBe('tests/a.py');
+    expect(confineRepoPath('./tests//a.py')).toBe('tests/a.py');
+    expect(confineRepoPath('tests\\a.py')).toBe('tests/a.py');
     try {
-      normalizeRepoPath('../x');
+      confineRepoPath('../x');
       throw new Error('not rejected');
     } catch (e) {
       expect(isSwtError(e, 'UNSAFE_PATH')).toBe(true);

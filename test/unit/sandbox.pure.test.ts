@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describeApplyFailure, findHunk, listHunks, patchLabel } from '../../src/sandbox/applyErrors.js';
 import { bundleFromPem, caEnv, caFiles, caFingerprint, caPathsFromEnv, parsePemCertificates } from '../../src/sandbox/caCertificates.js';
-import { TailBuffer } from '../../src/sandbox/containerIo.js';
+import { isBinary, TailBuffer } from '../../src/sandbox/containerIo.js';
 import { environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/envKey.js';
 import {
   baseIdentity,
@@ -12,10 +12,11 @@ import {
   parseBaseRef,
 } from '../../src/sandbox/imageRecipes.js';
 import { containerLabels, hostConfigFor, resolveLimits } from '../../src/sandbox/limits.js';
-import { deletionScript, gitModeToTar, parseDiffTreeRaw, parentDirs, planOverlay, shellQuote } from '../../src/sandbox/overlay.js';
-import { safeRelativePath } from '../../src/sandbox/safePath.js';
+import { deletionScript, gitModeToTar, parseDiffTreeRaw, parentDirs, planOverlay } from '../../src/sandbox/overlay.js';
+import { shellQuote } from '../../src/util/shell.js';
+import { confineRepoPath as safeRelativePath } from '../../src/util/repoPath.js';
+import { canonicalDiff, fileDiff } from '../../src/patch/canonical.js';
 import { isExcludedFromDiff } from '../../src/sandbox/session.js';
-import { fileDiff, isBinary, unifiedDiff } from '../../src/sandbox/sessionDiff.js';
 import { DEFAULT_LIMITS } from '../../src/sandbox/types.js';
 import { isSwtError } from '../../src/util/errors.js';
 
@@ -278,12 +279,14 @@ describe('session helpers', () => {
   });
   it('formats created, modified and deleted files as git diffs', () => {
     expect(fileDiff({ path: 'a.txt', before: 'x\n', after: 'x\n' })).toBe('');
-    expect(fileDiff({ path: 'n.txt', after: 'hi\n' })).toBe('diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,1 @@\n+hi\n');
-    expect(fileDiff({ path: 'd.sh', before: 'x\n', oldMode: '100755' })).toBe('diff --git a/d.sh b/d.sh\ndeleted file mode 100755\n--- a/d.sh\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-x\n');
+    expect(fileDiff({ path: 'n.txt', before: null, after: 'hi\n' })).toBe('diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+hi\n');
+    expect(fileDiff({ path: 'x.sh', before: null, after: 'hi\n', mode: '100755' })).toContain('new file mode 100755\n');
+    expect(fileDiff({ path: 'd.sh', before: 'x\n', after: null, oldMode: '100755' })).toBe('diff --git a/d.sh b/d.sh\ndeleted file mode 100755\n--- a/d.sh\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n');
     const m = fileDiff({ path: 'm.txt', before: 'a\nb\n', after: 'a\nc' });
     expect(m).toContain('--- a/m.txt\n+++ b/m.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n');
-    expect(fileDiff({ path: 'e.txt', after: '' })).toBe('diff --git a/e.txt b/e.txt\nnew file mode 100644\n');
-    expect(unifiedDiff([{ path: 'b', after: '1\n' }, { path: 'a', after: '2\n' }]).indexOf('a/a')).toBeLessThan(unifiedDiff([{ path: 'b', after: '1\n' }, { path: 'a', after: '2\n' }]).indexOf('a/b'));
+    expect(fileDiff({ path: 'e.txt', before: null, after: '' })).toBe('diff --git a/e.txt b/e.txt\nnew file mode 100644\n');
+    expect(fileDiff({ path: 'e.txt', before: '', after: null })).toBe('diff --git a/e.txt b/e.txt\ndeleted file mode 100644\n');
+    expect(canonicalDiff([{ path: 'a', before: null, after: '2\n' }, { path: 'b', before: null, after: '1\n' }]).indexOf('a/a')).toBeLessThan(canonicalDiff([{ path: 'a', before: null, after: '2\n' }, { path: 'b', before: null, after: '1\n' }]).indexOf('a/b'));
     expect(isBinary(Buffer.from([1, 0, 2]))).toBe(true);
     expect(isBinary(Buffer.from('text'))).toBe(false);
   });
