@@ -103,13 +103,3 @@ export function repoInfoOf(files: string[], testCommand: string, packageJsonText
   } else if (ts + js > 0) language = ts > js ? 'typescript' : 'javascript';
   return { files, packageJson, runner, language, read };
 }
-
-/** The directory most test files of a language live in, or undefined. */
-export function mostCommonTestDir(files: readonly string[], re: RegExp): string | undefined {
-  const counts = new Map<string, number>();
-  for (const f of files) if (re.test(f)) counts.set(posix.dirname(f), (counts.get(posix.dirname(f)) ?? 0) + 1);
-  let best: string | undefined;
-  let n = 0;
-  for (const [d, c] of counts) if (c > n || (c === n && best !== undefined && d.length < best.length)) [best, n] = [d, c];
-  return best;
-}

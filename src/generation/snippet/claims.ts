@@ -46,6 +46,8 @@ interface Site {
   marks: Set<Mark>;
   correct: boolean;
   quote?: string;
+  /** A result came from a template section ("### Expected behavior") or a When/Expected/Actual list. */
+  template?: boolean;
 }
 
 const PY_LANGS = new Set(['python', 'py', 'python3', 'py3', 'pycon', 'ipython', 'pyi']);
@@ -205,7 +207,7 @@ export function readClaim(doc: IssueDoc, lang: CodeLang): ClaimResult {
   }
   if (expected && wrong && sameShown(expected.value.code, wrong.code) && site.index === undefined) return { ok: false, reason: 'the issue shows the same value as wrong and as expected' };
   const quote = expected?.quote ?? site.quote ?? site.shown?.quote ?? site.error?.quote ?? site.expr;
-  const claim: Claim = { lang, setup: site.setup, expr: site.expr, quote: oneLine(quote), shape: site.shape };
+  const claim: Claim = { lang, setup: site.setup, expr: site.expr, quote: oneLine(quote), shape: site.template ? 'template' : site.shape };
   if (site.index !== undefined) claim.index = site.index;
   if (expected) claim.expected = expected.value;
   else if (site.index !== undefined) return { ok: false, reason: 'the issue names a wrong part of the result but not what it should be' };
@@ -225,10 +227,14 @@ function attachOutput(lang: CodeLang, b: IssueBlock, target: Site | undefined): 
     if (!target.error && !target.shown) target.error = { error: err, quote: errorLine(err) };
   } else if (b.role === 'expected') {
     const v = valueOf(lang, text, target.printed);
-    if (v && (!target.expected || target.expected.hedged)) target.expected = { value: v, quote: quoteOf(b, text), hedged };
+    if (v && (!target.expected || target.expected.hedged)) {
+      target.expected = { value: v, quote: quoteOf(b, text), hedged };
+      if (b.roleFrom === 'section') target.template = true;
+    }
   } else if (!target.shown && !target.error && b.role !== 'steps') {
     target.shown = { value: text, quote: quoteOf(b, text) };
     if (b.role === 'current') target.marks.add('role');
+    if (b.role === 'current' && b.roleFrom === 'section') target.template = true;
   }
 }
 
@@ -494,7 +500,10 @@ function readSentence(lang: CodeLang, line: string, sectionRole: Role, afterBloc
     const target = own ?? lastSiteBefore();
     if (!target) continue;
     if (exp) {
-      if (!target.expected || target.expected.hedged) target.expected = { value, quote: line, hedged: hedged || HEDGE.test(line.slice(0, v.start)) };
+      if (!target.expected || target.expected.hedged) {
+        target.expected = { value, quote: line, hedged: hedged || HEDGE.test(line.slice(0, v.start)) };
+        if (sectionRole === 'expected') target.template = true;
+      }
       continue;
     }
     if (target.shown) {
@@ -543,7 +552,7 @@ function readLists(lang: CodeLang, prose: ProseLine[], sites: Site[]): void {
     const e = expected.get(n);
     const a = actual.get(n);
     if (!e && !a) continue;
-    const s: Site = { block: -1, setup: [], expr, printed: false, shape: 'template', marks: new Set(['list']), correct: false };
+    const s: Site = { block: -1, setup: [], expr, printed: false, shape: 'template', marks: new Set(['list']), correct: false, template: true };
     if (e) s.expected = { value: e.v, quote: `${expr}: expected ${e.v.shown}${a ? `, actual ${a.v.shown}` : ''}`, hedged: false };
     if (a) s.shown = { value: a.v.code, quote: `${expr}: actual ${a.v.shown}` };
     s.quote = s.expected?.quote ?? s.shown?.quote;

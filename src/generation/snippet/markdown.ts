@@ -15,6 +15,8 @@ export interface IssueBlock {
   origin: 'fenced' | 'indented' | 'prompt-lines' | 'inline-lines';
   /** The cue right before the block, else its section's role. */
   role: Role;
+  /** Where the role comes from: the cue line, or the template section (heading). */
+  roleFrom: 'cue' | 'section';
   /** The prose line just before the block ('' when none). */
   cue: string;
   /** The paragraph just before the block. */
@@ -89,7 +91,7 @@ export function readIssue(title: string, body: string): IssueDoc {
   const addBlock = (lang: string, code: string, origin: IssueBlock['origin'], line: number, end: number) => {
     const cue = paragraph.filter((l) => l.trim()).pop()?.trim() ?? '';
     const cueRole = cue ? roleOf(cue) : 'none';
-    blocks.push({ index: blocks.length, lang, code, origin, role: cueRole !== 'none' ? cueRole : section, cue, before: paragraph.join('\n').trim(), after: '', heading, line, end });
+    blocks.push({ index: blocks.length, lang, code, origin, role: cueRole !== 'none' ? cueRole : section, roleFrom: cueRole !== 'none' ? 'cue' : 'section', cue, before: paragraph.join('\n').trim(), after: '', heading, line, end });
     paragraph = [];
   };
   for (let i = 0; i < lines.length; i++) {

@@ -169,7 +169,9 @@ export async function resolvePythonNames(api: PythonApi, names: readonly string[
         if (!mod || mod.split('.').length < 2) continue;
         if ((await api.namesOf(mod)).has(name)) defining.push(mod);
       }
-      if (defining.length === 1) found = defining[0];
+      // A package that re-exports its private module's name (`parser/__init__` from `parser/_parser`): the package.
+      const shortest = [...defining].sort((a, b) => a.length - b.length)[0];
+      if (shortest && defining.every((d) => d === shortest || d.startsWith(shortest + '.'))) found = shortest;
     }
     if (found) add(`from ${found} import ${name}`);
     else unresolved.push(name);

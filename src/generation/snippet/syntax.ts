@@ -380,3 +380,20 @@ export function replaceIdentifier(lang: CodeLang, code: string, name: string, te
   }
   return buf.toString('utf8');
 }
+
+/** JavaScript string literals re-quoted with `quote` where that needs no escaping (the repository's style). */
+export function requote(code: string, quote: "'" | '"'): string {
+  const root = parse('js', code);
+  if (root.hasError) return code;
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  for (const n of root.descendantsOfType('string')) {
+    if (!n) continue;
+    const t = n.text;
+    const body = t.slice(1, -1);
+    if (t[0] === quote || /['"\\]/.test(body)) continue;
+    edits.push({ start: n.startIndex, end: n.endIndex, text: `${quote}${body}${quote}` });
+  }
+  let buf = Buffer.from(code, 'utf8');
+  for (const e of edits.sort((a, b) => b.start - a.start)) buf = Buffer.concat([buf.subarray(0, e.start), Buffer.from(e.text, 'utf8'), buf.subarray(e.end)]);
+  return buf.toString('utf8');
+}

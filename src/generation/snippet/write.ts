@@ -7,7 +7,7 @@
 import { posix } from 'node:path';
 import type { Claim } from './claims.js';
 import { packageIdentifier, resolvePythonNames, type Binding, type JsApi, type PythonApi } from './repoApi.js';
-import { freeNames, identifierUses, isPythonStdlib, literal, replaceIdentifier, statements, unquote, type CodeLang } from './syntax.js';
+import { freeNames, identifierUses, isPythonStdlib, literal, replaceIdentifier, requote, statements, unquote, type CodeLang } from './syntax.js';
 import type { Value } from './values.js';
 
 export interface WrittenTest {
@@ -228,7 +228,9 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
     else return { ok: false, reason: `the issue's code imports ${st.module}, which is not a file of this repository` };
   }
   let { setup, expr } = inlineLiterals('js', body, claim.expr);
-  for (const v of [claim.expected, claim.wrong]) if (v) v.code = oneLineLiteral(v.code);
+  setup = setup.map((s) => requote(s, style.quote));
+  expr = requote(expr, style.quote);
+  for (const v of [claim.expected, claim.wrong]) if (v) v.code = requote(oneLineLiteral(v.code), style.quote);
   const values = [claim.expected, claim.wrong].filter((v): v is Value => Boolean(v));
   const bound = new Set(pkgImports.map((i) => i.binding.local));
   const code = [...setup, expr].join('\n');
