@@ -8,11 +8,13 @@
  */
 import { HEDGE, roleOf, type IssueBlock, type IssueDoc, type ProseLine, type Role } from './markdown.js';
 import { errorIn, readSession, type Session, type ShownError, type Step } from './sessions.js';
-import { hasCall, isAmbient, literal, statements, type CodeLang } from './syntax.js';
+import { assertedValue, hasCall, isAmbient, literal, statements, type CodeLang } from './syntax.js';
 import { normShown, proseSpans, proseValue, sameShown, splitTop, valueOf, type ProseSpan, type Value } from './values.js';
 
 export interface Claim {
   lang: CodeLang;
+  /** More values the issue's own snippet asserts, after the first. */
+  also?: Array<{ expr: string; expected: Value }>;
   /** The issue's statements before the call, in order (its imports included). */
   setup: string[];
   /** The expression whose result the issue reports. */
@@ -31,7 +33,7 @@ export interface Claim {
 export type ClaimResult = { ok: true; claim: Claim } | { ok: false; reason: string };
 
 /** How the issue tells that a result is wrong. `role` alone (a block under "Actual") is the weakest. */
-type Mark = 'comment' | 'prose' | 'role' | 'list' | 'title' | 'error';
+type Mark = 'comment' | 'prose' | 'role' | 'list' | 'title' | 'error' | 'assert';
 
 interface Site {
   block: number;
@@ -71,6 +73,9 @@ function sessionOf(b: IssueBlock, lang: CodeLang): Session | undefined {
   if (!(lang === 'python' ? PY_LANGS.has(l) : JS_LANGS.has(l)) && !GENERIC_LANGS.has(l)) return undefined;
   return readSession(lang, b.code);
 }
+
+/** Calls that only show a value (`pprint(x)`, `console.table(x)`): not what the issue reports on. */
+const DISPLAY_CALL = /^(?:print|pprint|pp|display|repr|console\.\w+|util\.inspect|logging\.\w+|logger\.\w+)\s*\(/;
 
 const PRINT = { python: /^print\(([\s\S]*)\)$/, js: /^console\.(?:log|dir|info)\(([\s\S]*)\)$/ };
 
@@ -178,10 +183,11 @@ export function readClaim(doc: IssueDoc, lang: CodeLang): ClaimResult {
   }
 
   const names = new Set(sites.flatMap((s) => [...s.setup, s.expr].join('\n').match(/[A-Za-z_$][\w$]*/g) ?? []));
-  for (const line of joinedProse(doc.prose)) readSentence(lang, line.text, line.role, line.afterBlock, sites, names);
+  for (const line of joinedProse(lang, doc.prose)) readSentence(lang, line.text, line.role, line.afterBlock, sites, names);
   readLists(lang, doc.prose, sites);
   markByTitle(doc.title, sites);
 
+  for (const line of doc.prose) expectEmpty(lang, line.text, sites);
   const stated = sites.filter((s) => !s.correct && (s.shown || s.error || (s.expected && !s.expected.hedged)));
   if (!sites.length) return { ok: false, reason: 'the issue shows no call whose result it reports' };
   if (!stated.length) return { ok: false, reason: 'the issue states no result for its code (no wrong value, expected value or exception)' };
@@ -194,6 +200,12 @@ export function readClaim(doc: IssueDoc, lang: CodeLang): ClaimResult {
     if (withExpected.length === 1) pool = withExpected;
     else if (individual.length === 1) pool = individual;
     else if (individual.length === pool.length && pool.every((s) => s.marks.has('list'))) pool = [pool[0]];
+  }
+  let also: Claim['also'];
+  if (pool.length > 1 && pool.every((s) => s.marks.has('assert') && s.block === pool[0].block)) {
+    // The snippet asserts several values: the test asserts them all, in its order.
+    also = pool.slice(1).map((s) => ({ expr: s.expr, expected: s.expected!.value }));
+    pool = [{ ...pool[0], setup: pool[pool.length - 1].setup, quote: pool.map((s) => s.quote).join(' ') }];
   }
   if (pool.length > 1) return { ok: false, reason: `the issue shows ${pool.length} results and does not say which one is wrong` };
   const site = pool[0];
@@ -209,6 +221,7 @@ export function readClaim(doc: IssueDoc, lang: CodeLang): ClaimResult {
   const quote = expected?.quote ?? site.quote ?? site.shown?.quote ?? site.error?.quote ?? site.expr;
   const claim: Claim = { lang, setup: site.setup, expr: site.expr, quote: oneLine(quote), shape: site.template ? 'template' : site.shape };
   if (site.index !== undefined) claim.index = site.index;
+  if (also) claim.also = also;
   if (expected) claim.expected = expected.value;
   else if (site.index !== undefined) return { ok: false, reason: 'the issue names a wrong part of the result but not what it should be' };
   if (wrong && site.index === undefined) claim.wrong = wrong;
@@ -292,6 +305,7 @@ function setupWorthy(lang: CodeLang, step: Step, kind: string): string | undefin
   if (!code) return undefined;
   const st = step.stmt ?? statements(lang, code)?.[0];
   if (!st) return undefined;
+  if (assertedValue(lang, code) || /^assert\b/.test(code)) return undefined;
   if (st.kind === 'import' || st.kind === 'assign' || st.kind === 'other') return code;
   if (kind !== 'script' && (step.output !== undefined || step.error)) return undefined;
   if (displayed(lang, st.expr!).printed || !hasCall(lang, st.expr!)) return undefined;
@@ -319,8 +333,20 @@ function siteOf(lang: CodeLang, step: Step, kind: Session['kind'], setup: string
     if (kind === 'script' && lastOfBlock && hasCall(lang, st.value!)) return mk(st.target!, false, [...setup, code]);
     return undefined;
   }
+  // The snippet's own `assert f(x) == 3`: what it should give.
+  const asserted = assertedValue(lang, code);
+  if (asserted) {
+    const v = valueOf(lang, asserted.expected);
+    if (!v || !hasCall(lang, asserted.actual)) return undefined;
+    const s = mk(asserted.actual, false);
+    s.expected = { value: v, quote: code, hedged: false };
+    s.marks.add('assert');
+    s.quote = code;
+    return s;
+  }
   if (st.kind !== 'expression') return undefined;
   const { expr, printed } = displayed(lang, st.expr!);
+  if (DISPLAY_CALL.test(expr)) return undefined;
   const callsBefore = setup.some((s) => hasCall(lang, s));
   const reference = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*|\[[^\]]+\])*$/.test(expr) && !/__\w+__/.test(expr);
   if (!hasCall(lang, expr) && !(callsBefore && reference)) return undefined;
@@ -381,7 +407,7 @@ const BARE_CALL = /(?<![\w$.`])((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*\((?:[^()
  * Prose with a call alone on its line and its result a line or two later ("`f(x)`" / "will
  * output :" / "`{…}`") read as one sentence.
  */
-function joinedProse(prose: ProseLine[]): ProseLine[] {
+function joinedProse(lang: CodeLang, prose: ProseLine[]): ProseLine[] {
   const out: ProseLine[] = [];
   for (let i = 0; i < prose.length; i++) {
     const p = prose[i];
@@ -398,6 +424,14 @@ function joinedProse(prose: ProseLine[]): ProseLine[] {
         i = j;
         continue;
       }
+    }
+    // "This gives the following as output:" / "`value`"
+    const next = prose[i + 1];
+    const lone = next && /^\s*`([^`]+)`\s*\.?\s*$/.exec(next.text);
+    if (/:\s*$/.test(p.text) && lone && next.afterBlock === p.afterBlock && !isCall(lang, lone[1])) {
+      out.push({ ...p, text: `${p.text} ${next.text.trim()}` });
+      i++;
+      continue;
     }
     out.push(p);
   }
@@ -441,7 +475,16 @@ function readSentence(lang: CodeLang, line: string, sectionRole: Role, afterBloc
   }
   if (!expanded.some((s) => !s.call)) return;
   const hedged = HEDGE.test(line) && !/^\s*(shouldn'?t|should not|isn'?t|wouldn'?t)\b/i.test(line);
-  const lastSiteBefore = () => [...sites].reverse().find((s) => s.block <= afterBlock && !s.correct) ?? sites.find((s) => !s.correct);
+  // A sentence that names no call speaks of the code above it only when that block shows one call.
+  const lastSiteBefore = () => {
+    const s = [...sites].reverse().find((x) => x.block <= afterBlock && !x.correct) ?? sites.find((x) => !x.correct);
+    if (!s || s.shape === 'prose' || s.block < 0) return s;
+    // Of a block's calls, the one it prints is the one its output speaks of.
+    const inBlock = sites.filter((x) => x.block === s.block && x.shape !== 'prose' && x.shape !== 'template' && !x.correct);
+    const printed = inBlock.filter((x) => x.printed);
+    const pool = printed.length ? printed : inBlock;
+    return pool.length === 1 ? pool[0] : undefined;
+  };
   const siteFor = (expr: string): Site | undefined => {
     const e = displayed(lang, expr).expr;
     const known = sites.find((s) => s.expr.replace(/\s+/g, '') === e.replace(/\s+/g, ''));
@@ -469,7 +512,7 @@ function readSentence(lang: CodeLang, line: string, sectionRole: Role, afterBloc
       if (byValue?.index !== undefined) target.index = byValue.index;
       else if (!byValue) {
         if (target.shown && !sameShown(target.shown.value, v1.text) && !sameShown(target.shown.value, wrong.code)) return;
-        target.shown ??= { value: v1.text, quote: line };
+        target.shown ??= { value: wrong.code, quote: line };
       }
       target.marks.add('prose');
       if (!target.expected || target.expected.hedged) target.expected = { value: expected, quote: line, hedged };
@@ -494,10 +537,12 @@ function readSentence(lang: CodeLang, line: string, sectionRole: Role, afterBloc
     const call = expanded.slice(0, k).reverse().find((s) => s.call);
     const own = call ? siteFor(call.text) : undefined;
     if (call && !own) continue;
-    // With no call in the sentence, only "This returns `x`" / "Out: x" speak of the code above.
+    // With no call in the sentence, only "This returns `x`", "Out: x" or "`result` is `x`" speak of the code above.
     const subject = line.slice(0, v.start).split(/(?<=[.!?])\s+/).pop() ?? '';
-    if (!own && cur && !DEIXIS.test(subject)) continue;
-    const target = own ?? lastSiteBefore();
+    const named = /^\s*`([A-Za-z_$][\w$.]*)`\s+(?:is|was|gives|returns|contains|becomes|equals|should be|should return)\s*:?\s*$/i.exec(subject);
+    const byName = named ? sites.find((x) => x.expr === named[1]) : undefined;
+    if (!own && !byName && cur && !DEIXIS.test(subject)) continue;
+    const target = own ?? byName ?? lastSiteBefore();
     if (!target) continue;
     if (exp) {
       if (!target.expected || target.expected.hedged) {
@@ -517,7 +562,7 @@ function readSentence(lang: CodeLang, line: string, sectionRole: Role, afterBloc
       target.correct = true;
       continue;
     }
-    target.shown = { value: v.text, quote: line };
+    target.shown = { value: value.code, quote: line };
     target.marks.add('prose');
     target.quote = line;
   }
@@ -558,6 +603,17 @@ function readLists(lang: CodeLang, prose: ProseLine[], sites: Site[]): void {
     s.quote = s.expected?.quote ?? s.shown?.quote;
     sites.push(s);
   }
+}
+
+/** "`result` should be empty": the empty value of the kind the issue shows as wrong. */
+function expectEmpty(lang: CodeLang, line: string, sites: Site[]): void {
+  const m = /`([A-Za-z_$][\w$.]*)`\s+should\s+be\s+empty\b/i.exec(line);
+  if (!m) return;
+  const site = sites.find((s) => s.expr === m[1] && s.shown && !s.expected);
+  const wrong = site?.shown && valueOf(lang, site.shown.value, site.printed);
+  if (!site || !wrong) return;
+  const code = /^[ub]?['"`]/.test(wrong.code) ? "''" : wrong.code.startsWith('[') ? '[]' : wrong.code.startsWith('{') ? '{}' : undefined;
+  if (code) site.expected = { value: { code, kind: code === "''" ? 'primitive' : 'structure', shown: 'empty' }, quote: line.trim(), hedged: false };
 }
 
 /** A title that names the shown result ("Plural of shoe comes out as sho") marks it wrong. */

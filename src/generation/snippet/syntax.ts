@@ -397,3 +397,46 @@ export function requote(code: string, quote: "'" | '"'): string {
   for (const e of edits.sort((a, b) => b.start - a.start)) buf = Buffer.concat([buf.subarray(0, e.start), Buffer.from(e.text, 'utf8'), buf.subarray(e.end)]);
   return buf.toString('utf8');
 }
+
+/** Indents each line of `code` by `prefix`, except lines inside a multi-line string (their text would change). */
+export function indentCode(lang: CodeLang, code: string, prefix: string): string {
+  const root = parse(lang, code);
+  const inside = new Set<number>();
+  for (const n of root.descendantsOfType(lang === 'python' ? ['string'] : ['template_string', 'string'])) {
+    if (!n) continue;
+    for (let r = n.startPosition.row + 1; r <= n.endPosition.row; r++) inside.add(r);
+  }
+  return code
+    .split('\n')
+    .map((l, i) => (inside.has(i) || !l.trim() ? l : prefix + l))
+    .join('\n');
+}
+
+/**
+ * The issue's own assertion of a value: Python `assert f(x) == 3` (also `assert(…)`), JavaScript
+ * `assert.equal(f(x), 3)` / `assert.deepStrictEqual(…)` / `expect(f(x)).toEqual(…)`.
+ */
+export function assertedValue(lang: CodeLang, code: string): { actual: string; expected: string } | undefined {
+  const root = parse(lang, code);
+  if (root.hasError || root.namedChildren.length !== 1) return undefined;
+  const st = root.namedChildren[0]!;
+  if (lang === 'python') {
+    if (st.type !== 'assert_statement') return undefined;
+    let cond = st.namedChildren[0];
+    while (cond?.type === 'parenthesized_expression') cond = cond.namedChildren[0];
+    if (cond?.type !== 'comparison_operator' || cond.namedChildren.length !== 2) return undefined;
+    const op = cond.childForFieldName('operators')?.text ?? cond.children.find((c) => c && !c.isNamed)?.text;
+    if (op !== '==') return undefined;
+    const [a, b] = cond.namedChildren as Node[];
+    return literal('python', b.text) ? { actual: a.text, expected: b.text } : literal('python', a.text) ? { actual: b.text, expected: a.text } : undefined;
+  }
+  if (st.type !== 'expression_statement') return undefined;
+  const call = st.namedChildren[0];
+  if (call?.type !== 'call_expression') return undefined;
+  const fn = call.childForFieldName('function')?.text ?? '';
+  const args = call.childForFieldName('arguments')?.namedChildren ?? [];
+  if (/^assert\.(equal|strictEqual|deepEqual|deepStrictEqual)$/.test(fn) && args.length >= 2 && literal('js', args[1]!.text)) return { actual: args[0]!.text, expected: args[1]!.text };
+  const m = /^expect\(([\s\S]*)\)\.(toBe|toEqual|toStrictEqual)$/.exec(fn);
+  if (m && args.length === 1 && literal('js', args[0]!.text)) return { actual: m[1], expected: args[0]!.text };
+  return undefined;
+}

@@ -44,7 +44,7 @@ export function stringLiteral(_lang: CodeLang, s: string): string {
 export function proseValue(lang: CodeLang, span: ProseSpan): Value | undefined {
   const lit = valueOf(lang, span.text);
   if (lit) return lit;
-  if (span.quoted && /^[^\n]{1,80}$/.test(span.text) && !/^\s|\s$/.test(span.text) && !/[([{]/.test(span.text)) {
+  if (span.quoted && /^[^\n]{1,300}$/.test(span.text) && !/^\s|\s$/.test(span.text) && !/[([{]/.test(span.text)) {
     return { code: stringLiteral(lang, span.text), kind: 'primitive', shown: span.text };
   }
   return undefined;
@@ -66,16 +66,12 @@ export function proseSpans(line: string): ProseSpan[] {
   let m: RegExpExecArray | null;
   while ((m = re.exec(line))) {
     if (m[1] !== undefined) out.push({ text: m[1], start: m.index, end: m.index + m[0].length, quoted: true, delimiter: '`' });
-    else if (m[2] !== undefined) out.push({ text: stripQuotes(m[2].trim()), start: m.index, end: m.index + m[0].length, quoted: true, delimiter: '**' });
+    else if (m[2] !== undefined) out.push({ text: m[2].trim(), start: m.index, end: m.index + m[0].length, quoted: true, delimiter: '**' });
     else if (m[3] !== undefined) out.push({ text: m[3], start: m.index, end: m.index + m[0].length, quoted: true, delimiter: m[4] as '"' | "'" });
     else if (m[5] !== undefined) out.push({ text: m[5], start: m.index, end: m.index + m[0].length, quoted: false, delimiter: '' });
     else if (m[6] !== undefined) out.push({ text: m[6], start: m.index, end: m.index + m[0].length, quoted: false, delimiter: '' });
   }
   return out;
-}
-
-function stripQuotes(s: string): string {
-  return s;
 }
 
 /** Top-level comma-separated parts of a list body (brackets and strings respected). */

@@ -7,7 +7,7 @@
 import { posix } from 'node:path';
 import type { Claim } from './claims.js';
 import { packageIdentifier, resolvePythonNames, type Binding, type JsApi, type PythonApi } from './repoApi.js';
-import { freeNames, identifierUses, isPythonStdlib, literal, replaceIdentifier, requote, statements, unquote, type CodeLang } from './syntax.js';
+import { freeNames, identifierUses, indentCode, isPythonStdlib, literal, replaceIdentifier, requote, statements, unquote, type CodeLang } from './syntax.js';
 import type { Value } from './values.js';
 
 export interface WrittenTest {
@@ -108,9 +108,9 @@ export async function writePytest(title: string, claim: Claim, api: PythonApi): 
   }
   let { setup, expr } = inlineLiterals('python', body, claim.expr);
   for (const v of [claim.expected, claim.wrong]) if (v) v.code = oneLineLiteral(v.code);
-  const values = [claim.expected, claim.wrong].filter((v): v is Value => Boolean(v));
+  const values = [claim.expected, claim.wrong, ...(claim.also ?? []).map((a) => a.expected)].filter((v): v is Value => Boolean(v));
   // `from pkg import *`: import the names the code uses instead.
-  const code = [...setup, expr, ...values.map((v) => v.code)].join('\n');
+  const code = [...setup, expr, ...(claim.also ?? []).map((a) => a.expr), ...values.map((v) => v.code)].join('\n');
   const kept: string[] = [];
   for (const imp of imports) {
     const star = /^from\s+([\w.]+)\s+import\s+\*$/.exec(imp);
@@ -122,7 +122,7 @@ export async function writePytest(title: string, claim: Claim, api: PythonApi): 
     const used = freeNames('python', code).filter((n) => names.has(n));
     if (used.length) kept.push(`from ${star[1]} import ${used.join(', ')}`);
   }
-  const free = freeNames('python', [...kept, ...setup, expr, ...values.map((v) => v.code)].join('\n'));
+  const free = freeNames('python', [...kept, ...setup, expr, ...(claim.also ?? []).map((a) => a.expr), ...values.map((v) => v.code)].join('\n'));
   const needs = values.flatMap((v) => v.needs ?? []);
   const resolved = await resolvePythonNames(api, free, code);
   if (resolved.unresolved.length) {
@@ -137,6 +137,7 @@ export async function writePytest(title: string, claim: Claim, api: PythonApi): 
   if (claim.expected) {
     kind = 'expected-value';
     lines.push(`assert ${target} == ${claim.expected.code}`);
+    for (const a of claim.also ?? []) lines.push(`assert ${a.expr} == ${a.expected.code}`);
   } else if (claim.wrong) {
     kind = 'wrong-value';
     lines.push(`assert ${target} != ${claim.wrong.code}`);
@@ -152,7 +153,7 @@ export async function writePytest(title: string, claim: Claim, api: PythonApi): 
   const short = sliceWords(nameWords(title, expr), 40).join('_');
   const stem = api.testSuffixStyle === 'suffix' ? `${short}_test` : `test_${short}`;
   const path = uniquePath(api.files, api.testDir, stem, '.py');
-  const indent = (l: string) => l.split('\n').map((x) => (x.trim() ? `    ${x}` : '')).join('\n');
+  const indent = (l: string) => indentCode('python', l, '    ');
   const content = [
     ...allImports,
     '',
@@ -233,8 +234,8 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
   for (const v of [claim.expected, claim.wrong]) if (v) v.code = requote(oneLineLiteral(v.code), style.quote);
   const values = [claim.expected, claim.wrong].filter((v): v is Value => Boolean(v));
   const bound = new Set(pkgImports.map((i) => i.binding.local));
-  const code = [...setup, expr].join('\n');
-  const free = freeNames('js', [...otherImports, ...setup, expr, ...values.map((v) => v.code)].join('\n')).filter((n) => !bound.has(n));
+  const code = [...setup, expr, ...(claim.also ?? []).map((a) => a.expr)].join('\n');
+  const free = freeNames('js', [...otherImports, code, ...values.map((v) => v.code)].join('\n')).filter((n) => !bound.has(n));
   const entrySpec = style.packageSpecifier ?? (api.entry ? api.specifierFor(api.entry) : undefined);
   for (const name of free) {
     if (!entrySpec) return { ok: false, reason: `\`${name}\` is not defined in the issue's code, and the repository's package entry was not found` };
@@ -259,9 +260,11 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
   if (claim.expected) {
     kind = 'expected-value';
     const v = claim.expected;
-    if (nodeAssert) lines.push(`assert.${structure(v) ? (isObject(v) ? 'deepEqual' : 'deepStrictEqual') : 'strictEqual'}(${actual}, ${v.code})${semi}`);
-    else if (tapLike) lines.push(`t.${structure(v) ? (runner === 'tap' ? 'same' : 'deepEqual') : 'equal'}(${actual}, ${v.code})${semi}`);
-    else lines.push(`expect(${actual}).${structure(v) ? 'toEqual' : 'toBe'}(${v.code})${semi}`);
+    for (const [a, val] of [[actual, v] as const, ...(claim.also ?? []).map((x) => [requote(x.expr, style.quote), x.expected] as const)]) {
+      if (nodeAssert) lines.push(`assert.${structure(val) ? (isObject(val) ? 'deepEqual' : 'deepStrictEqual') : 'strictEqual'}(${a}, ${val.code})${semi}`);
+      else if (tapLike) lines.push(`t.${structure(val) ? (runner === 'tap' ? 'same' : 'deepEqual') : 'equal'}(${a}, ${val.code})${semi}`);
+      else lines.push(`expect(${a}).${structure(val) ? 'toEqual' : 'toBe'}(${val.code})${semi}`);
+    }
   } else if (claim.wrong) {
     kind = 'wrong-value';
     const v = claim.wrong;
@@ -299,18 +302,18 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
     if (style.semicolons) return /[;}]$/.test(t) ? t : `${t};`;
     return t.replace(/;$/, '');
   };
-  const block = [...quoteComment(claim, '//'), ...setup.map(statementsOf).flatMap((s) => s.split('\n')), ...lines];
+  const block = [...quoteComment(claim, '//'), ...setup.map(statementsOf), ...lines];
   const fn = (param = '') => (style.arrows ? `${isAsync ? 'async ' : ''}(${param}) =>` : `${isAsync ? 'async ' : ''}function (${param})`);
   const plainFn = (param = '') => (style.arrows ? `(${param}) =>` : `function (${param})`);
   const out: string[] = [...head, ''];
   const name = str(title);
   if (tapLike) {
     const call = runner === 'tap' ? 't.test' : 'test';
-    out.push(`${call}(${name}, ${fn('t')} {`, ...block.map((l) => ind + l), `${ind}t.end()${semi}`, `})${semi}`);
+    out.push(`${call}(${name}, ${fn('t')} {`, ...block.map((l) => indentCode('js', l, ind)), `${ind}t.end()${semi}`, `})${semi}`);
   } else if (topLevel) {
-    out.push(`test(${name}, ${fn()} {`, ...block.map((l) => ind + l), `})${semi}`);
+    out.push(`test(${name}, ${fn()} {`, ...block.map((l) => indentCode('js', l, ind)), `})${semi}`);
   } else {
-    out.push(`describe(${str(describeName)}, ${plainFn()} {`, `${ind}it(${name}, ${fn()} {`, ...block.map((l) => ind + ind + l), `${ind}})${semi}`, `})${semi}`);
+    out.push(`describe(${str(describeName)}, ${plainFn()} {`, `${ind}it(${name}, ${fn()} {`, ...block.map((l) => indentCode('js', l, ind + ind)), `${ind}})${semi}`, `})${semi}`);
   }
   const stem = sliceWords(nameWords(title, expr), 40).join('-');
   const path = uniquePath(api.files, style.dir, stem, style.suffix, '-');
