@@ -93,6 +93,13 @@ describe('reading issues', () => {
     expect(notABugReport('slugify drops accents', 'It returns `x`')).toBeUndefined();
   });
 
+  it('an assertion in the snippet counts only when the issue says it fails (reporters also assert what they observe)', () => {
+    const body = '```python\nfrom m import f\nassert f(1) == 2\nassert f(2) == 4\n```';
+    expect(readClaim(readIssue('t', body), 'python')).toEqual({ ok: false, reason: 'the issue shows no call whose result it reports' });
+    const c = readClaim(readIssue('t', `The first assertion fails:\n${body}`), 'python');
+    expect(c.ok && [c.claim.expr, c.claim.expected?.code, c.claim.also?.map((a) => [a.expr, a.expected.code])]).toEqual(['f(1)', '2', [['f(2)', '4']]]);
+  });
+
   it('does not guess which of several unmarked results is wrong', () => {
     const c = readClaim(readIssue('t', 'Some are odd:\n```\n>>> f(1)\n2\n>>> f(2)\n3\n```'), 'python');
     expect(c).toEqual({ ok: false, reason: 'the issue shows 2 results and does not say which one is wrong' });

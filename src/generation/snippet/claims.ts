@@ -74,6 +74,9 @@ function sessionOf(b: IssueBlock, lang: CodeLang): Session | undefined {
   return readSession(lang, b.code);
 }
 
+/** The issue says its own assertion fails (rather than asserting what it observed). */
+const ASSERTION_FAILS = /\bAssertionError\b|\bassert(ion)?s?\b[^.\n]{0,40}\b(fails?|failing|failed|raises?|breaks?|does not hold|doesn'?t hold)\b|\b(fails?|failing) (on|at) the assert/i;
+
 /** Calls that only show a value (`pprint(x)`, `console.table(x)`): not what the issue reports on. */
 const DISPLAY_CALL = /^(?:print|pprint|pp|display|repr|console\.\w+|util\.inspect|logging\.\w+|logger\.\w+)\s*\(/;
 
@@ -148,6 +151,7 @@ export function readClaim(doc: IssueDoc, lang: CodeLang): ClaimResult {
   const sites: Site[] = [];
   let lastSite: Site | undefined;
   let sawCode = false;
+  const assertionsFail = ASSERTION_FAILS.test(`${doc.title}\n${doc.prose.map((p) => p.text).join('\n')}\n${doc.blocks.map((b) => b.code).join('\n')}`);
 
   for (const b of doc.blocks) {
     const session = sessionOf(b, lang);
@@ -164,7 +168,7 @@ export function readClaim(doc: IssueDoc, lang: CodeLang): ClaimResult {
     const own: Site[] = [];
     session.steps.forEach((step, i) => {
       const isLast = i === session.steps.length - 1;
-      const site = siteOf(lang, step, session.kind, setup, b, isLast && !own.length);
+      const site = siteOf(lang, step, session.kind, setup, b, isLast && !own.length, assertionsFail);
       if (site) {
         own.push(site);
         sites.push(site);
@@ -313,7 +317,7 @@ function setupWorthy(lang: CodeLang, step: Step, kind: string): string | undefin
 }
 
 /** A call (or a value the calls before it built) whose result a step shows. */
-function siteOf(lang: CodeLang, step: Step, kind: Session['kind'], setup: string[], b: IssueBlock, lastOfBlock: boolean): Site | undefined {
+function siteOf(lang: CodeLang, step: Step, kind: Session['kind'], setup: string[], b: IssueBlock, lastOfBlock: boolean, assertionsFail: boolean): Site | undefined {
   const code = step.code.trim();
   const st = step.stmt ?? statements(lang, code)?.[0];
   if (!st) return undefined;
@@ -333,8 +337,10 @@ function siteOf(lang: CodeLang, step: Step, kind: Session['kind'], setup: string
     if (kind === 'script' && lastOfBlock && hasCall(lang, st.value!)) return mk(st.target!, false, [...setup, code]);
     return undefined;
   }
-  // The snippet's own `assert f(x) == 3`: what it should give.
+  // The snippet's own `assert f(x) == 3`: what it should give, when the issue says the assertion
+  // fails. (Reporters also assert what they observe, to show the bug; that assertion passes.)
   const asserted = assertedValue(lang, code);
+  if (asserted && !assertionsFail) return undefined;
   if (asserted) {
     const v = valueOf(lang, asserted.expected);
     if (!v || !hasCall(lang, asserted.actual)) return undefined;
@@ -400,6 +406,7 @@ function valueOrWords(lang: CodeLang, text: string): Value | undefined {
 const CUR_VERB = /(?:\b(?:returns?|returned|gives?|gave|got|get|gets|results? in|resulted in|outputs?|prints?|printed|produces?|produced|yields?|evaluates? to|comes? out as|shows?|logs?|becomes?|turns? into|is|was|are|out)\b|==|===|=>|->|→|=)\s*(?:of\s*)?:?\s*$/i;
 const EXP_VERB = /\b(?:expect(?:ed|ing)?(?:\s+(?:to\s+)?(?:get|see|be|return|output|have|produce))?(?:\s+(?:it\s+to\s+)?(?:produce|output|result|value|return))?(?:\s+(?:is|would be|should be))?|should\s+(?:be|return|give|produce|output|print|equal|yield|have been)(?:\s+return)?|must\s+(?:be|return)|would\s+expect|i\s+hope\s+(?:the\s+)?(?:out(?:put)?)?|want(?:ed)?(?:\s+to\s+get)?|desired(?:\s+(?:output|result))?|correct\s+(?:result|output|value|answer)(?:\s+(?:is|be|would be|should be))?|intended|required)\s*:?\s*$/i;
 const DEIXIS = /^\s*(?:[-*>]\s*)?(?:(?:this|it|that|which|then|and|but|instead|now|i|we|you|the (?:result|output|return value|value))\b[\w\s',]{0,30}?)?(?:\b(?:returns?|returned|gives?|gave|got|get|gets|outputs?|output|out|prints?|printed|produces?|yields?|logs?|shows?|results? in|resulted in|actual(?: output| result)?|result)\b)\s*:?\s*$/i;
+const EQUALITY_STATED = /\b(says?|said|should|expected|expect|documented|docs|documentation|readme|according|must|supposed|but|however|instead|raises?|throws?|fails?)\b/i;
 const NEGATED = /\b(not|n't|never)\s+(?:\w+\s+){0,2}$/i;
 const BARE_CALL = /(?<![\w$.`])((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*\((?:[^()`]|\((?:[^()`]|\([^()`]*\))*\))*\)(?:\.[A-Za-z_$][\w$]*(?:\((?:[^()`]|\([^()`]*\))*\))?)*)/g;
 
@@ -468,7 +475,9 @@ function readSentence(lang: CodeLang, line: string, sectionRole: Role, afterBloc
     const eq = s.delimiter === '`' ? /^(.*?\))\s*(===?|=>|->|→|=)\s*(.+)$/.exec(s.text) : null;
     if (eq && isCall(lang, eq[1])) {
       expanded.push({ ...s, text: eq[1], call: true });
-      expanded.push({ ...s, text: eq[3], verb: eq[2].startsWith('==') ? 'expected' : 'current', delimiter: '`' });
+      // `f(x) == 3` states what should hold only where the sentence says so ("the README says …, but …").
+      const equality = eq[2].startsWith('==');
+      if (!equality || EQUALITY_STATED.test(line)) expanded.push({ ...s, text: eq[3], verb: equality ? 'expected' : 'current', delimiter: '`' });
       continue;
     }
     expanded.push({ ...s, call: s.delimiter === '`' && isCall(lang, s.text) });
