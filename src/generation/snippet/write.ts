@@ -262,14 +262,15 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
     const v = claim.expected;
     for (const [a, val] of [[actual, v] as const, ...(claim.also ?? []).map((x) => [requote(x.expr, style.quote), x.expected] as const)]) {
       if (nodeAssert) lines.push(`assert.${structure(val) ? (isObject(val) ? 'deepEqual' : 'deepStrictEqual') : 'strictEqual'}(${a}, ${val.code})${semi}`);
-      else if (tapLike) lines.push(`t.${structure(val) ? (runner === 'tap' ? 'same' : 'deepEqual') : 'equal'}(${a}, ${val.code})${semi}`);
+      // Objects compare loosely (their prototype may be null); arrays and values strictly.
+      else if (tapLike) lines.push(`t.${structure(val) ? (runner === 'tap' ? (isObject(val) ? 'same' : 'strictSame') : 'deepEqual') : 'equal'}(${a}, ${val.code})${semi}`);
       else lines.push(`expect(${a}).${structure(val) ? 'toEqual' : 'toBe'}(${val.code})${semi}`);
     }
   } else if (claim.wrong) {
     kind = 'wrong-value';
     const v = claim.wrong;
     if (nodeAssert) lines.push(`assert.${structure(v) ? (isObject(v) ? 'notDeepEqual' : 'notDeepStrictEqual') : 'notStrictEqual'}(${actual}, ${v.code})${semi}`);
-    else if (tapLike) lines.push(`t.${structure(v) ? (runner === 'tap' ? 'notSame' : 'notDeepEqual') : runner === 'tap' ? 'not' : 'notEqual'}(${actual}, ${v.code})${semi}`);
+    else if (tapLike) lines.push(`t.${structure(v) ? (runner === 'tap' ? (isObject(v) ? 'notSame' : 'strictNotSame') : 'notDeepEqual') : runner === 'tap' ? 'not' : 'notEqual'}(${actual}, ${v.code})${semi}`);
     else lines.push(`expect(${actual}).not.${structure(v) ? 'toEqual' : 'toBe'}(${v.code})${semi}`);
   } else {
     kind = 'exception';
