@@ -100,6 +100,13 @@ describe('reading issues', () => {
     expect(c.ok && [c.claim.expr, c.claim.expected?.code, c.claim.also?.map((a) => [a.expr, a.expected.code])]).toEqual(['f(1)', '2', [['f(2)', '4']]]);
   });
 
+  it('reads "Expected: x" / "Actual: y" lines and value-only comments beside a print', () => {
+    const c = readClaim(readIssue('Wrong total', '```python\nfrom m import total\nprint(total([1, 2]))  # 4\n```\nExpected: 3\nActual: 4'), 'python');
+    expect(c.ok && [c.claim.expr, c.claim.expected?.code, c.claim.wrong?.code]).toEqual(['total([1, 2])', '3', '4']);
+    const jest = readClaim(readIssue('t', 'This test fails:\n```js\nexpect(sum(1, 2)).toBe(3)\n```'), 'js');
+    expect(jest.ok && [jest.claim.expr, jest.claim.expected?.code]).toEqual(['sum(1, 2)', '3']);
+  });
+
   it('does not guess which of several unmarked results is wrong', () => {
     const c = readClaim(readIssue('t', 'Some are odd:\n```\n>>> f(1)\n2\n>>> f(2)\n3\n```'), 'python');
     expect(c).toEqual({ ok: false, reason: 'the issue shows 2 results and does not say which one is wrong' });

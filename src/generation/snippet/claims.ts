@@ -75,7 +75,7 @@ function sessionOf(b: IssueBlock, lang: CodeLang): Session | undefined {
 }
 
 /** The issue says its own assertion fails (rather than asserting what it observed). */
-const ASSERTION_FAILS = /\bAssertionError\b|\bassert(ion)?s?\b[^.\n]{0,40}\b(fails?|failing|failed|raises?|breaks?|does not hold|doesn'?t hold)\b|\b(fails?|failing) (on|at) the assert/i;
+const ASSERTION_FAILS = /\bAssertionError\b|\b(this|the|following|my) (unit )?tests? (fails?|failing|breaks?)\b|\bassert(ion)?s?\b[^.\n]{0,40}\b(fails?|failing|failed|raises?|breaks?|does not hold|doesn'?t hold)\b|\b(fails?|failing) (on|at) the assert/i;
 
 /** Calls that only show a value (`pprint(x)`, `console.table(x)`): not what the issue reports on. */
 const DISPLAY_CALL = /^(?:print|pprint|pp|display|repr|console\.\w+|util\.inspect|logging\.\w+|logger\.\w+)\s*\(/;
@@ -97,7 +97,8 @@ function displayed(lang: CodeLang, expr: string): { expr: string; printed: boole
 interface CommentReading {
   wrong?: string;
   expected?: string;
-  marker?: 'wrong' | 'correct';
+  /** `shown`: the comment only shows the value (not that it is wrong). */
+  marker?: 'wrong' | 'correct' | 'shown';
   error?: ShownError;
 }
 
@@ -143,6 +144,8 @@ export function readComment(lang: CodeLang, comment: string, role: Role): Commen
     return v ? { marker: 'wrong', wrong: v } : { marker: 'wrong' };
   }
   if (C_WRONG_MARK.test(text)) return { marker: 'wrong' };
+  // `print(f(x))  # [1, 2]`: a comment that is only a value shows what the line gave.
+  if (literal(lang, text) && !/^[A-Za-z_$][\w$]*$/.test(text)) return role === 'expected' ? { expected: text } : { wrong: text, marker: 'shown' };
   return {};
 }
 
@@ -375,7 +378,7 @@ function siteOf(lang: CodeLang, step: Step, kind: Session['kind'], setup: string
   }
   if (comment.wrong !== undefined && comment.marker !== 'wrong') {
     if (!site.shown) site.shown = { value: comment.wrong, quote: quote! };
-    site.marks.add('comment');
+    if (comment.marker !== 'shown') site.marks.add('comment');
     site.quote = quote;
   }
   if (comment.expected !== undefined) {
@@ -403,7 +406,7 @@ function valueOrWords(lang: CodeLang, text: string): Value | undefined {
 
 // ---------------------------------------------------------------- prose
 
-const CUR_VERB = /(?:\b(?:returns?|returned|gives?|gave|got|get|gets|results? in|resulted in|outputs?|prints?|printed|produces?|produced|yields?|evaluates? to|comes? out as|shows?|logs?|becomes?|turns? into|is|was|are|out)\b|==|===|=>|->|→|=)\s*(?:of\s*)?:?\s*$/i;
+const CUR_VERB = /(?:\b(?:actual(?:ly)?(?: output| result| value)?|returns?|returned|gives?|gave|got|get|gets|results? in|resulted in|outputs?|prints?|printed|produces?|produced|yields?|evaluates? to|comes? out as|shows?|logs?|becomes?|turns? into|is|was|are|out)\b|==|===|=>|->|→|=)\s*(?:of\s*)?:?\s*$/i;
 const EXP_VERB = /\b(?:expect(?:ed|ing)?(?:\s+(?:to\s+)?(?:get|see|be|return|output|have|produce))?(?:\s+(?:it\s+to\s+)?(?:produce|output|result|value|return))?(?:\s+(?:is|would be|should be))?|should\s+(?:be|return|give|produce|output|print|equal|yield|have been)(?:\s+return)?|must\s+(?:be|return)|would\s+expect|i\s+hope\s+(?:the\s+)?(?:out(?:put)?)?|want(?:ed)?(?:\s+to\s+get)?|desired(?:\s+(?:output|result))?|correct\s+(?:result|output|value|answer)(?:\s+(?:is|be|would be|should be))?|intended|required)\s*:?\s*$/i;
 const DEIXIS = /^\s*(?:[-*>]\s*)?(?:(?:this|it|that|which|then|and|but|instead|now|i|we|you|the (?:result|output|return value|value))\b[\w\s',]{0,30}?)?(?:\b(?:returns?|returned|gives?|gave|got|get|gets|outputs?|output|out|prints?|printed|produces?|yields?|logs?|shows?|results? in|resulted in|actual(?: output| result)?|result)\b)\s*:?\s*$/i;
 const EQUALITY_STATED = /\b(says?|said|should|expected|expect|documented|docs|documentation|readme|according|must|supposed|but|however|instead|raises?|throws?|fails?)\b/i;
