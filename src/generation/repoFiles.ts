@@ -1,6 +1,6 @@
 /** Read-only views of the host checkout at base: its file list, package.json and runner. */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { join } from 'node:path';
 import { isTape, runnerFromCommand } from '../harness/runners.js';
 import { isTestFile } from '../harness/testFiles.js';
 

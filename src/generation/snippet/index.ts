@@ -10,7 +10,8 @@ import { notABugReport, readClaim, type Claim } from './claims.js';
 import { readIssue } from './markdown.js';
 import { jsApi, pythonApi, type RepoView } from './repoApi.js';
 import { loadSnippetSyntax, type CodeLang } from './syntax.js';
-import { writeJsTest, writePytest } from './write.js';
+import { writeJsTest } from './writeJs.js';
+import { writePytest } from './writePytest.js';
 
 export type { RepoView } from './repoApi.js';
 export type { Claim } from './claims.js';
