@@ -159,7 +159,10 @@ function attachOutput(lang: CodeLang, b: IssueBlock, target: Site | undefined): 
   const err = errorIn(lang, text);
   const hedged = HEDGE.test(b.before) || HEDGE.test(b.after);
   if (err) {
-    if (!target.error && !target.shown) target.error = { error: err, quote: errorLine(err) };
+    if (!target.error && !target.shown) {
+      target.error = { error: err, quote: errorLine(err) };
+      target.marks.add('error');
+    }
   } else if (b.role === 'expected') {
     const v = valueOf(lang, text, target.printed);
     if (v && (!target.expected || target.expected.hedged)) {
@@ -218,7 +221,7 @@ function dedupe(sites: Site[]): Site[] {
 
 function complains(doc: IssueDoc): boolean {
   const text = `${doc.title}\n${doc.prose.map((p) => p.text).join('\n')}`;
-  return /\b(wrong|incorrect(ly)?|bug|broken|fails?|failing|unexpected(ly)?|instead|should|expected|expect|not work|doesn'?t work|regression|invalid|error|problem|strange|weird|odd|mistake|not (correct|right))\b/i.test(text);
+  return /\b(wrong|incorrect(ly)?|bug|broken|fails?|failing|crash(es|ed)?|throws?|exception|unexpected(ly)?|instead|should|expected|expect|not work|doesn'?t work|regression|invalid|error|problem|strange|weird|odd|mistake|not (correct|right))\b/i.test(text);
 }
 
 /** A statement worth repeating before the call: imports, assignments, calls that are not displays. */
@@ -260,8 +263,9 @@ function siteOf(lang: CodeLang, step: Step, kind: Session['kind'], setup: string
   const asserted = assertedValue(lang, code);
   if (asserted && !assertionsFail) return undefined;
   if (asserted) {
-    const v = valueOf(lang, asserted.expected);
-    if (!v || !hasCall(lang, asserted.actual)) return undefined;
+    // The expected side may be the issue's own expression (`len(API_TOKEN)`): it runs as written.
+    const v = valueOf(lang, asserted.expected) ?? { code: asserted.expected, kind: 'structure' as const, shown: asserted.expected };
+    if (!hasCall(lang, asserted.actual)) return undefined;
     const s = mk(asserted.actual, false);
     s.expected = { value: v, quote: code, hedged: false };
     s.marks.add('assert');

@@ -413,7 +413,8 @@ export function indentCode(lang: CodeLang, code: string, prefix: string): string
 }
 
 /**
- * The issue's own assertion of a value: Python `assert f(x) == 3` (also `assert(…)`), JavaScript
+ * The issue's own assertion of a value (the expected side a literal or the issue's own expression):
+ * Python `assert f(x) == 3` (also `assert(…)`), JavaScript
  * `assert.equal(f(x), 3)` / `assert.deepStrictEqual(…)` / `expect(f(x)).toEqual(…)`.
  */
 export function assertedValue(lang: CodeLang, code: string): { actual: string; expected: string } | undefined {
@@ -428,15 +429,15 @@ export function assertedValue(lang: CodeLang, code: string): { actual: string; e
     const op = cond.childForFieldName('operators')?.text ?? cond.children.find((c) => c && !c.isNamed)?.text;
     if (op !== '==') return undefined;
     const [a, b] = cond.namedChildren as Node[];
-    return literal('python', b.text) ? { actual: a.text, expected: b.text } : literal('python', a.text) ? { actual: b.text, expected: a.text } : undefined;
+    return literal('python', a.text) && !literal('python', b.text) ? { actual: b.text, expected: a.text } : { actual: a.text, expected: b.text };
   }
   if (st.type !== 'expression_statement') return undefined;
   const call = st.namedChildren[0];
   if (call?.type !== 'call_expression') return undefined;
   const fn = call.childForFieldName('function')?.text ?? '';
   const args = call.childForFieldName('arguments')?.namedChildren ?? [];
-  if (/^assert\.(equal|strictEqual|deepEqual|deepStrictEqual)$/.test(fn) && args.length >= 2 && literal('js', args[1]!.text)) return { actual: args[0]!.text, expected: args[1]!.text };
+  if (/^assert\.(equal|strictEqual|deepEqual|deepStrictEqual)$/.test(fn) && args.length >= 2) return { actual: args[0]!.text, expected: args[1]!.text };
   const m = /^expect\(([\s\S]*)\)\.(toBe|toEqual|toStrictEqual)$/.exec(fn);
-  if (m && args.length === 1 && literal('js', args[0]!.text)) return { actual: m[1], expected: args[0]!.text };
+  if (m && args.length === 1) return { actual: m[1], expected: args[0]!.text };
   return undefined;
 }

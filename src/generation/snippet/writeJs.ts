@@ -15,6 +15,9 @@ interface JsImport {
   binding: Binding;
 }
 
+/** Error classes every JavaScript runtime has (a custom one would need importing). */
+const JS_ERRORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'URIError', 'EvalError']);
+
 const SUPPORTED_JS = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap', 'tape']);
 
 export async function writeJsTest(title: string, claim: Claim, api: JsApi, runner: string): Promise<WriteResult> {
@@ -86,7 +89,9 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
     kind = 'exception';
     const e = claim.raises!;
     const message = stableMessage(e.message);
+    // Another error (the test's own mistake) is not swallowed: jest/vitest pass on it, node's assert rethrows it.
     if ((runner === 'jest' || runner === 'vitest') && !isAsync) lines.push(`expect(() => ${expr}).not.toThrow(${message ? str(message) : e.type})${semi}`);
+    else if (nodeAssert && !isAsync && JS_ERRORS.has(e.type)) lines.push(`assert.doesNotThrow(() => ${expr}, ${e.type})${semi}`);
     else lines.push(`${expr}${semi}`);
   }
 
@@ -102,7 +107,7 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
   }
   if (runner === 'tap') head.push(style.esm ? `import t from ${str('tap')}${semi}` : `${decl} t = require(${str('tap')})${semi}`);
   if (runner === 'tape') head.push(style.esm ? `import test from ${str('tape')}${semi}` : `${decl} test = require(${str('tape')})${semi}`);
-  if (nodeAssert) head.push(style.assertImport ?? (style.esm ? `import assert from ${str('assert')}${semi}` : `${decl} assert = require(${str('assert')})${semi}`));
+  if (nodeAssert && lines.some((l) => l.startsWith('assert.'))) head.push(style.assertImport ?? (style.esm ? `import assert from ${str('assert')}${semi}` : `${decl} assert = require(${str('assert')})${semi}`));
   head.push(...renderImports(pkgImports, style, str, semi));
   head.push(...otherImports);
 
