@@ -162,30 +162,37 @@ describe('vitest junit', () => {
   });
 });
 
-describe('mocha xunit', () => {
-  it('builds ids from the file, the suite title and the test title', () => {
-    const t = byId(parseCapture('mocha-base').tests);
+describe("mocha (swt-bot's reporter, mocha 12)", () => {
+  it('builds ids from the file and the title path, with every test in its own file', () => {
+    const r = parseCapture('mocha-base');
+    const t = byId(r.tests);
     expect(t.get('test/math.spec.js > math > adds')).toMatchObject({ outcome: 'failed', failureKind: 'assertion', file: 'test/math.spec.js' });
     expect(t.get('test/math.spec.js > top level')?.failureKind).toBe('assertion');
-    expect(t.get('test/math.spec.js > math > throws on purpose')?.failureKind).toBe('error');
+    expect(t.get('test/math.spec.js > math > throws on purpose')).toMatchObject({ failureKind: 'error', message: "TypeError: Cannot read properties of undefined (reading 'missing')" });
     expect(t.get('test/math.spec.js > math > is slow')?.failureKind).toBe('timeout');
+    expect(t.get('test/math.spec.js > math > is skipped')?.outcome).toBe('skipped');
     expect(t.get('test/math.spec.js > math > is pending')?.outcome).toBe('skipped');
-    expect(t.get('test/other.spec.js > other > passes')?.outcome).toBe('passed');
+    expect(t.get('test/math.spec.js > math > nested > group > adds 1 + 1')?.outcome).toBe('failed');
+    expect(t.get('test/math.spec.js > math > nested > group > handles "quotes" & <xml>')?.outcome).toBe('passed');
+    expect(t.get('test/other.spec.js > other > passes')).toMatchObject({ outcome: 'passed', file: 'test/other.spec.js' });
+    expect(r.tests.every((x) => x.file === 'test/math.spec.js' || x.file === 'test/other.spec.js')).toBe(true);
+    expect(r.fileErrors).toEqual([]);
   });
-  it('blames the file that failed to load when mocha exits before writing a report', () => {
+  it('a file that fails to load gets a collection error with its syntax error; the other file still reports', () => {
     const r = parseCapture('mocha-broken');
-    const errs = new Map(r.fileErrors.map((e) => [e.file, e]));
-    expect(r.reportFound).toBe(false);
-    expect(r.tests).toEqual([]);
-    expect(errs.get('test/broken.spec.js')?.kind).toBe('collection');
-    expect(errs.get('test/broken.spec.js')?.message).toMatch(/SyntaxError: missing \) after argument list/);
-    expect(errs.get('test/broken.spec.js')?.message).not.toMatch(/^\s+at /m);
-    expect(errs.get('test/other.spec.js')?.message).toBe('not run: the runner stopped before running tests (test/broken.spec.js failed to load)');
+    expect(r.reportFound).toBe(true);
+    expect(r.tests.map((t) => [t.id, t.outcome])).toEqual([['test/other.spec.js > other > passes', 'passed']]);
+    expect(r.fileErrors).toHaveLength(1);
+    expect(r.fileErrors[0]).toMatchObject({ file: 'test/broken.spec.js', kind: 'collection' });
+    expect(r.fileErrors[0].message).toMatch(/SyntaxError: missing \) after argument list/);
+    expect(r.fileErrors[0].message).not.toMatch(/^\s+at /m);
   });
-  it('finds the error line above a require stack', () => {
-    const errs = new Map(parseCapture('mocha-badimport').fileErrors.map((e) => [e.file, e]));
+  it('a missing import is a collection error naming the module', () => {
+    const r = parseCapture('mocha-badimport');
+    const errs = new Map(r.fileErrors.map((e) => [e.file, e]));
     expect(errs.get('test/badimport.spec.js')?.message).toMatch(/Cannot find module '..\/lib\/nonexistent'/);
-    expect(errs.get('test/other.spec.js')?.message).toMatch(/^not run:/);
+    expect(errs.has('test/other.spec.js')).toBe(false);
+    expect(byId(r.tests).get('test/other.spec.js > other > passes')?.outcome).toBe('passed');
   });
 });
 
@@ -287,9 +294,18 @@ describe('missing reports', () => {
     const r = parseRunReports(c.spec, { ...c.input, files: [...c.meta.files, 'tests/test_empty.py'], exitCode: 0 });
     expect(r.fileErrors.some((e) => e.file === 'tests/test_empty.py')).toBe(false);
   });
-  it('a failed run that reports nothing for one file blames that file', () => {
+  it('a failed run whose report explains the failure adds no error for a file it holds no test of', () => {
+    // The exit code comes from the other files' failures: an entry made from it alone would be a
+    // `missing` failure on a side that exits 0 (issue 7's rule for every runner).
     const c = loadCapture('pytest-head');
+    expect(c.meta.exitCode).not.toBe(0);
     const r = parseRunReports(c.spec, { ...c.input, files: [...c.meta.files, 'tests/test_empty.py'] });
+    expect(r.fileErrors.some((e) => e.file === 'tests/test_empty.py')).toBe(false);
+  });
+  it('a failed run that nothing in its report explains blames the file it holds no test of', () => {
+    const c = loadCapture('pytest-head');
+    const passing = '<testsuites><testsuite name="pytest"><testcase classname="tests.test_only_pass" name="test_ok" file="tests/test_only_pass.py"/></testsuite></testsuites>';
+    const r = parseRunReports(c.spec, { ...c.input, reports: { 'junit.xml': passing }, files: ['tests/test_only_pass.py', 'tests/test_empty.py'], exitCode: 1 });
     expect(r.fileErrors.find((e) => e.file === 'tests/test_empty.py')?.kind).toBe('collection');
   });
   it('an OOM kill is said so', () => {
