@@ -107,8 +107,10 @@ function patchLoading(Mocha) {
     };
   }
 }
+// mocha is loaded before its --require modules; it may sit under another name (an npm alias).
 Object.keys(require.cache || {}).forEach(function (k) {
-  if (/[\\\/]mocha[\\\/]lib[\\\/]mocha\.c?js$/.test(k)) patchLoading(require.cache[k].exports);
+  var M = /[\\\/]lib[\\\/]mocha\.c?js$/.test(k) && require.cache[k].exports;
+  if (typeof M === 'function' && M.Runner && M.prototype && typeof M.prototype.loadFiles === 'function') patchLoading(M);
 });
 
 function SwtReporter(runner) {
@@ -148,7 +150,7 @@ function SwtReporter(runner) {
     var m = HOOK.exec(String(hook.title || hook.originalTitle || ''));
     var kind = m ? '"' + m[1] + ' ' + m[2] + '" hook' : 'hook';
     // --check-leaks blames the hook after it ran: nothing was kept from running.
-    var leak = err && /^global leaks? detected/i.test(String(err.message));
+    var leak = err && /^global leak(s|\(s\))? detected/i.test(String(err.message));
     var scope = hook.parent && !leak ? testsIn(hook.parent, []) : [];
     var hit = [];
     for (var i = 0; i < scope.length; i++) {

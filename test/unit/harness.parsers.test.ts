@@ -2,6 +2,7 @@ import { parseCapture, loadCapture, readReport } from './fixtures/reports/load.j
 import { parseJUnit } from '../../src/harness/parsers/junit.js';
 import { parseJestJson } from '../../src/harness/parsers/jest.js';
 import { parseTap } from '../../src/harness/parsers/tap.js';
+import { mochaMarkerLines, parseMochaJsonl } from '../../src/harness/parsers/mocha.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { excerptForFile, failureKindOf, firstLines, mergeDuplicates, resolveFile } from '../../src/harness/parsers/common.js';
 import type { TestResult } from '../../src/harness/types.js';
@@ -353,5 +354,105 @@ describe('parser helpers', () => {
   });
   it('excerptForFile falls back to the last lines when the file is not mentioned', () => {
     expect(excerptForFile('one\ntwo\nthree', 'x.py', 2)).toBe('two\nthree');
+  });
+});
+
+describe('mocha 1.x, 2.x, 5.x, 8.x and 10.x give the same per-test results (captured in real containers)', () => {
+  const VERSIONS = ['mocha1', 'mocha2', 'mocha5', 'mocha8', 'mocha10'];
+  const outcomes = (name: string) => Object.fromEntries(parseCapture(name).tests.map((t) => [t.id, t.outcome]));
+  const BASE = {
+    'test/math.js > math > adds nothing to zero': 'passed',
+    'test/math.js > math > adds two numbers': 'failed',
+    'test/math.js > math > negative > adds negatives': 'failed',
+    'test/math.js > math > multiplies (not yet)': 'skipped',
+    'test/math.js > math > divides (pending)': 'skipped',
+    'test/setup.spec.js > with setup > runs after setup': 'failed',
+    'test/setup.spec.js > with setup > runs after setup too': 'failed',
+    'test/str.js > str > counts letters': 'passed',
+    'test/str.js > str > shouts': 'failed',
+    'test/str.js > str > trims (not yet)': 'skipped',
+    'test/str.js > str later > pads': 'skipped',
+  };
+
+  it.each(VERSIONS)('%s at base: every test with its file; the file that cannot load is a collection error', (v) => {
+    const r = parseCapture(`${v}-base`);
+    expect(outcomes(`${v}-base`)).toEqual(BASE);
+    expect(r.fileErrors).toEqual([{ file: 'test/twice.js', kind: 'collection', message: expect.stringMatching(/^Cannot find module '..\/lib\/twice'/) }]);
+    const t = byId(r.tests);
+    expect(t.get('test/math.js > math > adds two numbers')?.failureKind).toBe('assertion');
+    expect(t.get('test/str.js > str > shouts')?.message).toMatch(/global leak(s|\(s\))? detected: '?lastShout/);
+    expect(t.get('test/setup.spec.js > with setup > runs after setup')).toMatchObject({ failureKind: 'error', message: expect.stringMatching(/^"before all" hook failed: AssertionError/) });
+  });
+
+  it.each(VERSIONS)('%s at head: the same ids, the fixed ones pass', (v) => {
+    const head = outcomes(`${v}-head`);
+    expect(Object.keys(head).sort()).toEqual([...Object.keys(BASE), 'test/twice.js > twice > doubles'].sort());
+    for (const [id, o] of Object.entries(BASE)) expect([id, head[id]]).toEqual([id, o === 'skipped' ? 'skipped' : 'passed']);
+    expect(parseCapture(`${v}-head`).fileErrors).toEqual([]);
+  });
+
+  it.each(['mocha1', 'mocha10'])('%s: a file that fails to load fails alone and the run exits non-zero', (v) => {
+    const c = loadCapture(`${v}-loadfail`);
+    const r = parseCapture(`${v}-loadfail`);
+    expect(c.meta.exitCode).not.toBe(0);
+    expect(r.tests.map((t) => [t.id, t.outcome])).toEqual([['test/twice.js > twice > doubles', 'passed']]);
+    expect(r.fileErrors).toEqual([{ file: 'test/broken.js', kind: 'collection', message: expect.stringMatching(/Cannot find module '..\/lib\/never-written'/) }]);
+  });
+
+  it('reads the records from stdout when the report file could not be written', () => {
+    const c = loadCapture('mocha5-stdout');
+    expect(Object.keys(c.input.reports)).toEqual([]);
+    expect(outcomes('mocha5-stdout')).toEqual(outcomes('mocha5-head'));
+    expect(parseCapture('mocha5-stdout').reportFound).toBe(true);
+  });
+});
+
+describe('parseMochaJsonl', () => {
+  const ctx = { files: ['test/a.js', 'test/b.js'], root: '/testbed' };
+  const line = (o: object) => JSON.stringify(o);
+  it('a later failure of the same test wins (a leak found after it passed); a cut last line is skipped', () => {
+    const text = [
+      line({ event: 'start' }),
+      line({ event: 'test', file: '/testbed/test/a.js', title: ['s', 't'], state: 'passed' }),
+      line({ event: 'test', file: '/testbed/test/a.js', title: ['s', 't'], state: 'failed', err: { name: 'Error', message: "global leak(s) detected: 'x'" } }),
+      '{"event":"test","file":"/testbed/test/b.js","tit',
+    ].join('\n');
+    const r = parseMochaJsonl(text, ctx);
+    expect(r.tests).toEqual([{ id: 'test/a.js > s > t', file: 'test/a.js', outcome: 'failed', failureKind: 'error', message: "global leak(s) detected: 'x'" }]);
+    expect(r.complete).toBe(false);
+  });
+  it('a hook failure that failed no test is an error of its file, unless the file has tests', () => {
+    const text = [
+      line({ event: 'hook', file: '/testbed/test/a.js', title: ['"after all" hook'], err: { message: 'teardown broke' } }),
+      line({ event: 'hook', file: '/testbed/test/b.js', title: ['"after all" hook'], err: { message: 'x' } }),
+      line({ event: 'test', file: '/testbed/test/b.js', title: ['t'], state: 'passed' }),
+      line({ event: 'error', err: { message: 'Uncaught error outside test suite' } }),
+      line({ event: 'end' }),
+    ].join('\n');
+    const r = parseMochaJsonl(text, ctx);
+    expect(r.fileErrors).toEqual([{ file: 'test/a.js', kind: 'collection', message: '"after all" hook failed: teardown broke' }]);
+    expect(r.errors).toEqual(['Uncaught error outside test suite']);
+    expect(r.complete).toBe(true);
+  });
+  it('timeouts by flag or code; a test without a file belongs to the only requested file', () => {
+    const text = [
+      line({ event: 'test', title: ['slow'], state: 'failed', err: { message: 'Timeout of 2000ms exceeded.', code: 'ERR_MOCHA_TIMEOUT' } }),
+      line({ event: 'test', title: ['slower'], state: 'failed', err: { message: 'timeout of 2000ms exceeded', timeout: true } }),
+    ].join('\n');
+    const r = parseMochaJsonl(text, { files: ['test/only.js'] });
+    expect(r.tests.map((t) => [t.id, t.failureKind])).toEqual([
+      ['test/only.js > slow', 'timeout'],
+      ['test/only.js > slower', 'timeout'],
+    ]);
+  });
+  it('throws on text with no record, and finds marker lines in an output', () => {
+    expect(() => parseMochaJsonl('not json\n', ctx)).toThrow(/no records/);
+    expect(mochaMarkerLines('a\n##swt-mocha## {"event":"start"}\nb\n  \u001b[0m##swt-mocha## {"event":"end"}\n')).toBe('{"event":"start"}\n{"event":"end"}');
+    expect(mochaMarkerLines('nothing here')).toBeUndefined();
+  });
+  it('tests of files that were not asked for (a .mocharc `spec`) are left out', () => {
+    const c = loadCapture('mocha-head');
+    const r = parseRunReports(c.spec, { ...c.input, files: ['test/other.spec.js'] });
+    expect(r.tests.map((t) => t.id)).toEqual(['test/other.spec.js > other > passes']);
   });
 });
