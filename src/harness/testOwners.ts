@@ -40,6 +40,8 @@ export interface TargetInput {
 }
 
 const SCRIPT = /\.([cm]?[jt]sx?|py)$/;
+/** Names too common to point at one file by themselves. */
+const GENERIC_NAME = /^(index|main|mod|package|package-lock|readme|license|changelog|tsconfig|\.eslintrc|\.npmignore|\.gitignore)(\.[^.]+)?$/i;
 const GENERIC_STEM = /^(index|main|mod|package|readme|license|changelog|config|setup|utils?|helpers?|common|data|test|tests|spec|specs|fixtures?|expected|actual|input|output|result|sample|example)$/i;
 const SUPPORT_DIR = /^(tests?|specs?|__tests__|testing|fixtures?|__fixtures__|__snapshots__|snapshots|tap-snapshots|__mocks__|mocks|stubs|helpers?|support|utils?|data|testdata|test-data|resources|assets|src|lib)$/i;
 
@@ -102,10 +104,10 @@ export function referencePatterns(path: string): RegExp[] {
   const after = '(?![\\w.-])';
   const out: RegExp[] = [];
   for (let i = 0; i <= segs.length - 2; i++) out.push(new RegExp(`${before}${escapeRe(segs.slice(i).join('/'))}${after}`));
-  if (!GENERIC_STEM.test(stem)) {
-    out.push(new RegExp(`${before}${escapeRe(base)}${after}`));
-    if (SCRIPT.test(base)) out.push(new RegExp(`[${'\'"`'}/]${escapeRe(stem)}(?:\\.[cm]?[jt]sx?)?${quote}`));
-  }
+  // path.join(__dirname, 'fixtures', 'a.json') and the like
+  if (segs.length >= 2) out.push(new RegExp(segs.slice(-2).map((x) => `${quote}${escapeRe(x)}${quote}`).join('\\s*,\\s*')));
+  if (!GENERIC_NAME.test(base)) out.push(new RegExp(`${before}${escapeRe(base)}${after}`));
+  if (SCRIPT.test(base) && !GENERIC_STEM.test(stem)) out.push(new RegExp(`[${'\'"`'}/]${escapeRe(stem)}(?:\\.[cm]?[jt]sx?)?${quote}`));
   for (const dir of segs.slice(0, -1).reverse()) {
     if (SUPPORT_DIR.test(dir) || GENERIC_STEM.test(dir) || dir.length < 3) break;
     out.push(new RegExp(`[${'\'"`'}/]${escapeRe(dir)}[${'\'"`'}/]`));

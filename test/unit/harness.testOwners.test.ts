@@ -70,6 +70,15 @@ const CASES: Case[] = [
     run: ['test/render.js'],
   },
   {
+    name: "a fixture with a common name, read through path.join(__dirname, 'fixtures', 'expected.txt')",
+    touched: ['test/fixtures/expected.txt'],
+    repo: {
+      'test/render.js': "fs.readFileSync(path.join(__dirname, 'fixtures', 'expected.txt'), 'utf8')",
+      'test/other.js': "fs.readFileSync(path.join(__dirname, 'other', 'expected.txt'), 'utf8')",
+    },
+    run: ['test/render.js'],
+  },
+  {
     name: 'a fixture a touched test refers to runs only that test, though others refer to it too',
     touched: ['test/new.js', 'test/fixtures/data.csv'],
     repo: {
