@@ -12,7 +12,7 @@ import Docker from 'dockerode';
 import { parseInstances, type Instance } from '../eval/instances.js';
 import { resolveRepoPath } from '../eval/repos.js';
 import { buildTestCommand } from '../harness/runners.js';
-import { filesTouchedByPatch } from '../harness/runTests.js';
+import { testTargetsOfPatch } from '../pipeline/testTargets.js';
 import { prepareContext } from '../pipeline/context.js';
 import { validate } from '../pipeline/validate.js';
 import { createDockerSandbox } from '../sandbox/index.js';
@@ -61,7 +61,7 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: Instance, r
   log(`${inst.instance_id}: cold environment build`);
   const [, coldMs] = await timed(() => prepareContext(sandbox, input));
   const [ctx, warmMs] = await timed(() => prepareContext(sandbox, input));
-  const files = filesTouchedByPatch(inst.test_patch);
+  const { files } = await testTargetsOfPatch(repo, inst.base_commit, inst.test_patch);
   const baseState = { rev: ctx.base, patches: [inst.test_patch] };
   const headState = { rev: ctx.base, patches: [inst.patch, inst.test_patch] };
   log(`${inst.instance_id}: validation`);

@@ -5,6 +5,7 @@
  */
 import { SwtError } from '../util/errors.js';
 import { shellQuote } from '../util/shell.js';
+import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from './mochaReporter.js';
 import { isTestFile } from './testFiles.js';
 import type { RunnerKind, RunnerSpec } from './types.js';
 
@@ -18,7 +19,7 @@ export const REPORT_FILES: Record<RunnerKind, string> = {
   pytest: 'junit.xml',
   jest: 'jest.json',
   vitest: 'junit.xml',
-  mocha: 'xunit.xml',
+  mocha: MOCHA_REPORT_FILE,
   'node-test': 'junit.xml',
   tap: 'tap.txt',
 };
@@ -114,8 +115,9 @@ function reporterArgs(spec: RunnerSpec, out: string, report: string): string[] {
       return [...watchOff, '--reporter=default', '--reporter=junit', `--outputFile.junit=${q('junit.xml')}`];
     }
     case 'mocha':
-      // `--reporter-options` (plural) is the name in mocha 2–5 and an alias from mocha 6 on.
-      return ['--reporter', 'xunit', '--reporter-options', `output=${q('xunit.xml')}`];
+      // Our own reporter (see mochaReporter.ts), by absolute path, which every mocha since 1.x
+      // accepts; also required first, so that a test file that fails to load stops only itself.
+      return ['--require', q(MOCHA_REPORTER_FILE), '--reporter', q(MOCHA_REPORTER_FILE)];
     case 'node-test':
       return [
         '--test-reporter=junit', `--test-reporter-destination=${q(report)}`,
@@ -143,7 +145,7 @@ export function reportNames(spec: RunnerSpec, fileCount: number): string[] {
   return Array.from({ length: fileCount }, (_, i) => `${base.slice(0, dot)}-${i}${base.slice(dot)}`);
 }
 
-/** mocha accepts one reporter: drop the template's own so the harness's xunit reporter applies. */
+/** mocha accepts one reporter: drop the template's own (and its options) so the harness's applies. */
 function withoutOwnReporter(spec: RunnerSpec): string {
   const tpl = spec.template.trim();
   if (spec.kind !== 'mocha') return tpl;
@@ -166,6 +168,16 @@ function fillTemplate(spec: RunnerSpec, files: string[], out: string, report: st
 }
 
 /**
+ * The part of the command that puts the harness's own reporter into the out dir (mocha), with a
+ * leading space; empty for other runners. It travels in the command: no extra step in the sandbox.
+ */
+export function reporterInstall(spec: RunnerSpec, outDir: string = DEFAULT_OUT_DIR): string {
+  if (spec.kind !== 'mocha') return '';
+  const out = outDir.replace(/\/+$/, '') || '/';
+  return ` printf '%s\\n' ${shellQuote(mochaReporterOneLine())} > ${shellQuote(`${out}/${MOCHA_REPORTER_FILE}`)};`;
+}
+
+/**
  * The shell command that runs `files` with `spec` and leaves its report(s) under `outDir`
  * (see reportNames). `{files}` in the template is replaced by the quoted files, with the
  * reporter options just before them; a template without `{files}` gets both appended.
@@ -173,7 +185,7 @@ function fillTemplate(spec: RunnerSpec, files: string[], out: string, report: st
 export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR): string {
   if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
   const out = outDir.replace(/\/+$/, '') || '/';
-  const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;`;
+  const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${reporterInstall(spec, out)}`;
   const reports = reportNames(spec, files.length);
   if (!runsPerFile(spec) || files.length === 0) {
     const cmd = fillTemplate(spec, files, out, reports[0]);

@@ -7,6 +7,7 @@ import { listFiles, materialize, resolveRev, withState } from '../sandbox/git.js
 import type { RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import { effectiveLimits, prepareContext, type ContextInput, type RepoContext } from './context.js';
+import { testTargetsOfPatch } from './testTargets.js';
 import { silentProgress, type Progress } from './progress.js';
 
 export interface ValidateInput extends ContextInput {
@@ -39,12 +40,17 @@ export interface ValidationResult extends Verdict {
 
 export async function validate(sandbox: Sandbox, input: ValidateInput, progress: Progress = silentProgress): Promise<ValidationResult> {
   if (!input.head === !input.fixPatch) throw new SwtError('BAD_INPUT', 'give exactly one of a head revision or a fix patch');
-  const files = filesTouchedByPatch(input.testPatch);
-  if (files.length === 0) throw new SwtError('NO_TEST_FILES', 'the test patch adds or changes no test file');
   const started = Date.now();
+  // A touched snapshot or fixture runs the test files that own it, never itself.
+  const targets = await testTargetsOfPatch(input.repo, input.base, input.testPatch);
+  const files = targets.files;
+  if (files.length === 0) {
+    const why = targets.unowned.length ? ` (no test file owns ${targets.unowned.join(', ')})` : '';
+    throw new SwtError('NO_TEST_FILES', `the test patch adds or changes no test file${why}`);
+  }
   const ctx = await prepareContext(sandbox, input, progress);
   const head = input.head ? await resolveRev(ctx.repo, input.head) : null;
-  const warnings: string[] = [];
+  const warnings: string[] = targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`);
   const fixedCode: RepoState = head ? { rev: head, patches: [], patchNames: [] } : { rev: ctx.base, patches: [input.fixPatch!], patchNames: ['fix patch'] };
   const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
   const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };

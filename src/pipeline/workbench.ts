@@ -5,6 +5,7 @@ import { materialize } from '../sandbox/git.js';
 import type { ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import type { RepoContext } from './context.js';
+import { testTargetsAt } from './testTargets.js';
 
 export interface OpenWorkbench extends Workbench {
   close(): Promise<void>;
@@ -22,9 +23,11 @@ export async function openWorkbench(sandbox: Sandbox, ctx: RepoContext, limits?:
     testCommand: ctx.runner.template,
     applyPatch: (text) => applyModelPatch(checkout.dir, text),
     async runTests(testPatch, only) {
-      const files = only ?? filesTouchedByPatch(testPatch);
+      const state = { rev: ctx.base, patches: [testPatch] };
+      // Snapshots and fixtures (touched or asked for) run the test files that own them, never themselves.
+      const { files } = await testTargetsAt(ctx.repo, state, only ?? filesTouchedByPatch(testPatch, () => true));
       if (files.length === 0) throw new SwtError('NO_TEST_FILES', 'the patch adds or changes no test file');
-      return runTests(sandbox, { env: ctx.env, repo: ctx.repo, state: { rev: ctx.base, patches: [testPatch] }, runner: ctx.runner, files, limits });
+      return runTests(sandbox, { env: ctx.env, repo: ctx.repo, state, runner: ctx.runner, files, limits });
     },
     openSession: () => sandbox.openSession({ env: ctx.env, repo: ctx.repo, state: baseState, limits }),
     close: () => checkout.cleanup(),

@@ -1,7 +1,8 @@
 import { compareRuns, fileOfId, likelyCorrect, relativeTo, success, transitionOf, verdictOf } from '../../src/harness/classify.js';
 import type { RunResult, TestTransition, Verdict } from '../../src/harness/types.js';
 import { isSwtError } from '../../src/util/errors.js';
-import { runResultOf } from './fixtures/reports/load.js';
+import { parseRunReports } from '../../src/harness/parsers/index.js';
+import { loadCapture, runResultOf } from './fixtures/reports/load.js';
 
 /** A real run reduced to some of its tests and file errors (as if fewer files had been run). */
 function only(run: RunResult, keep: (id: string) => boolean): RunResult {
@@ -273,5 +274,27 @@ describe('relative to a baseline run without the test patch (SWT-bench get_resol
     expect(relativeTo(withTests, baseline).success).toBe(false);
     const lost = relativeTo(compareRuns([run([['a', 'failed'], ['c', 'failed']])], [run([['a', 'passed'], ['c', 'failed']])]), compareRuns([run([['c', 'failed']])], [run([['c', 'passed']])]));
     expect(lost.success).toBe(false);
+  });
+});
+
+describe('a file-level entry made from the exit code alone (issue 7: every runner)', () => {
+  // Real runs of mocha 1.21.5 over four files; `test/empty.js` is also requested and holds no test.
+  const withEmpty = (name: string): RunResult => {
+    const c = loadCapture(name);
+    const p = parseRunReports(c.spec, { ...c.input, files: [...c.meta.files, 'test/empty.js'] });
+    return { tests: p.tests, fileErrors: p.fileErrors, timedOut: false, exitCode: c.meta.exitCode, output: c.input.output, durationMs: 0 };
+  };
+
+  it('base fails (exit ≠ 0) because of other files, head passes (exit 0): no `F→F` row for the file, no `missing` failure', () => {
+    const base = withEmpty('mocha1-base');
+    const head = withEmpty('mocha1-head');
+    expect(base.exitCode).not.toBe(0);
+    expect(head.exitCode).toBe(0);
+    const v = compareRuns([base], [head]);
+    expect(v.tests.some((t) => t.id === 'test/empty.js')).toBe(false);
+    expect(v.tests.filter((t) => t.baseFailure?.kind === 'missing' || t.headFailure?.kind === 'missing')).toEqual([]);
+    // every test still has its verdict
+    expect(row(v, 'test/math.js > math > adds two numbers').transition).toBe('F2P');
+    expect(row(v, 'test/twice.js > twice > doubles')).toMatchObject({ transition: 'F2P', baseFailure: { kind: 'collection' } });
   });
 });

@@ -2,6 +2,7 @@ import { parseCapture, loadCapture, readReport } from './fixtures/reports/load.j
 import { parseJUnit } from '../../src/harness/parsers/junit.js';
 import { parseJestJson } from '../../src/harness/parsers/jest.js';
 import { parseTap } from '../../src/harness/parsers/tap.js';
+import { mochaMarkerLines, parseMochaJsonl } from '../../src/harness/parsers/mocha.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { excerptForFile, failureKindOf, firstLines, mergeDuplicates, resolveFile } from '../../src/harness/parsers/common.js';
 import type { TestResult } from '../../src/harness/types.js';
@@ -162,30 +163,37 @@ describe('vitest junit', () => {
   });
 });
 
-describe('mocha xunit', () => {
-  it('builds ids from the file, the suite title and the test title', () => {
-    const t = byId(parseCapture('mocha-base').tests);
+describe("mocha (swt-bot's reporter, mocha 12)", () => {
+  it('builds ids from the file and the title path, with every test in its own file', () => {
+    const r = parseCapture('mocha-base');
+    const t = byId(r.tests);
     expect(t.get('test/math.spec.js > math > adds')).toMatchObject({ outcome: 'failed', failureKind: 'assertion', file: 'test/math.spec.js' });
     expect(t.get('test/math.spec.js > top level')?.failureKind).toBe('assertion');
-    expect(t.get('test/math.spec.js > math > throws on purpose')?.failureKind).toBe('error');
+    expect(t.get('test/math.spec.js > math > throws on purpose')).toMatchObject({ failureKind: 'error', message: "TypeError: Cannot read properties of undefined (reading 'missing')" });
     expect(t.get('test/math.spec.js > math > is slow')?.failureKind).toBe('timeout');
+    expect(t.get('test/math.spec.js > math > is skipped')?.outcome).toBe('skipped');
     expect(t.get('test/math.spec.js > math > is pending')?.outcome).toBe('skipped');
-    expect(t.get('test/other.spec.js > other > passes')?.outcome).toBe('passed');
+    expect(t.get('test/math.spec.js > math > nested > group > adds 1 + 1')?.outcome).toBe('failed');
+    expect(t.get('test/math.spec.js > math > nested > group > handles "quotes" & <xml>')?.outcome).toBe('passed');
+    expect(t.get('test/other.spec.js > other > passes')).toMatchObject({ outcome: 'passed', file: 'test/other.spec.js' });
+    expect(r.tests.every((x) => x.file === 'test/math.spec.js' || x.file === 'test/other.spec.js')).toBe(true);
+    expect(r.fileErrors).toEqual([]);
   });
-  it('blames the file that failed to load when mocha exits before writing a report', () => {
+  it('a file that fails to load gets a collection error with its syntax error; the other file still reports', () => {
     const r = parseCapture('mocha-broken');
-    const errs = new Map(r.fileErrors.map((e) => [e.file, e]));
-    expect(r.reportFound).toBe(false);
-    expect(r.tests).toEqual([]);
-    expect(errs.get('test/broken.spec.js')?.kind).toBe('collection');
-    expect(errs.get('test/broken.spec.js')?.message).toMatch(/SyntaxError: missing \) after argument list/);
-    expect(errs.get('test/broken.spec.js')?.message).not.toMatch(/^\s+at /m);
-    expect(errs.get('test/other.spec.js')?.message).toBe('not run: the runner stopped before running tests (test/broken.spec.js failed to load)');
+    expect(r.reportFound).toBe(true);
+    expect(r.tests.map((t) => [t.id, t.outcome])).toEqual([['test/other.spec.js > other > passes', 'passed']]);
+    expect(r.fileErrors).toHaveLength(1);
+    expect(r.fileErrors[0]).toMatchObject({ file: 'test/broken.spec.js', kind: 'collection' });
+    expect(r.fileErrors[0].message).toMatch(/SyntaxError: missing \) after argument list/);
+    expect(r.fileErrors[0].message).not.toMatch(/^\s+at /m);
   });
-  it('finds the error line above a require stack', () => {
-    const errs = new Map(parseCapture('mocha-badimport').fileErrors.map((e) => [e.file, e]));
+  it('a missing import is a collection error naming the module', () => {
+    const r = parseCapture('mocha-badimport');
+    const errs = new Map(r.fileErrors.map((e) => [e.file, e]));
     expect(errs.get('test/badimport.spec.js')?.message).toMatch(/Cannot find module '..\/lib\/nonexistent'/);
-    expect(errs.get('test/other.spec.js')?.message).toMatch(/^not run:/);
+    expect(errs.has('test/other.spec.js')).toBe(false);
+    expect(byId(r.tests).get('test/other.spec.js > other > passes')?.outcome).toBe('passed');
   });
 });
 
@@ -287,9 +295,18 @@ describe('missing reports', () => {
     const r = parseRunReports(c.spec, { ...c.input, files: [...c.meta.files, 'tests/test_empty.py'], exitCode: 0 });
     expect(r.fileErrors.some((e) => e.file === 'tests/test_empty.py')).toBe(false);
   });
-  it('a failed run that reports nothing for one file blames that file', () => {
+  it('a failed run whose report explains the failure adds no error for a file it holds no test of', () => {
+    // The exit code comes from the other files' failures: an entry made from it alone would be a
+    // `missing` failure on a side that exits 0 (issue 7's rule for every runner).
     const c = loadCapture('pytest-head');
+    expect(c.meta.exitCode).not.toBe(0);
     const r = parseRunReports(c.spec, { ...c.input, files: [...c.meta.files, 'tests/test_empty.py'] });
+    expect(r.fileErrors.some((e) => e.file === 'tests/test_empty.py')).toBe(false);
+  });
+  it('a failed run that nothing in its report explains blames the file it holds no test of', () => {
+    const c = loadCapture('pytest-head');
+    const passing = '<testsuites><testsuite name="pytest"><testcase classname="tests.test_only_pass" name="test_ok" file="tests/test_only_pass.py"/></testsuite></testsuites>';
+    const r = parseRunReports(c.spec, { ...c.input, reports: { 'junit.xml': passing }, files: ['tests/test_only_pass.py', 'tests/test_empty.py'], exitCode: 1 });
     expect(r.fileErrors.find((e) => e.file === 'tests/test_empty.py')?.kind).toBe('collection');
   });
   it('an OOM kill is said so', () => {
@@ -337,5 +354,105 @@ describe('parser helpers', () => {
   });
   it('excerptForFile falls back to the last lines when the file is not mentioned', () => {
     expect(excerptForFile('one\ntwo\nthree', 'x.py', 2)).toBe('two\nthree');
+  });
+});
+
+describe('mocha 1.x, 2.x, 5.x, 8.x and 10.x give the same per-test results (captured in real containers)', () => {
+  const VERSIONS = ['mocha1', 'mocha2', 'mocha5', 'mocha8', 'mocha10'];
+  const outcomes = (name: string) => Object.fromEntries(parseCapture(name).tests.map((t) => [t.id, t.outcome]));
+  const BASE = {
+    'test/math.js > math > adds nothing to zero': 'passed',
+    'test/math.js > math > adds two numbers': 'failed',
+    'test/math.js > math > negative > adds negatives': 'failed',
+    'test/math.js > math > multiplies (not yet)': 'skipped',
+    'test/math.js > math > divides (pending)': 'skipped',
+    'test/setup.spec.js > with setup > runs after setup': 'failed',
+    'test/setup.spec.js > with setup > runs after setup too': 'failed',
+    'test/str.js > str > counts letters': 'passed',
+    'test/str.js > str > shouts': 'failed',
+    'test/str.js > str > trims (not yet)': 'skipped',
+    'test/str.js > str later > pads': 'skipped',
+  };
+
+  it.each(VERSIONS)('%s at base: every test with its file; the file that cannot load is a collection error', (v) => {
+    const r = parseCapture(`${v}-base`);
+    expect(outcomes(`${v}-base`)).toEqual(BASE);
+    expect(r.fileErrors).toEqual([{ file: 'test/twice.js', kind: 'collection', message: expect.stringMatching(/^Cannot find module '..\/lib\/twice'/) }]);
+    const t = byId(r.tests);
+    expect(t.get('test/math.js > math > adds two numbers')?.failureKind).toBe('assertion');
+    expect(t.get('test/str.js > str > shouts')?.message).toMatch(/global leak(s|\(s\))? detected: '?lastShout/);
+    expect(t.get('test/setup.spec.js > with setup > runs after setup')).toMatchObject({ failureKind: 'error', message: expect.stringMatching(/^"before all" hook failed: AssertionError/) });
+  });
+
+  it.each(VERSIONS)('%s at head: the same ids, the fixed ones pass', (v) => {
+    const head = outcomes(`${v}-head`);
+    expect(Object.keys(head).sort()).toEqual([...Object.keys(BASE), 'test/twice.js > twice > doubles'].sort());
+    for (const [id, o] of Object.entries(BASE)) expect([id, head[id]]).toEqual([id, o === 'skipped' ? 'skipped' : 'passed']);
+    expect(parseCapture(`${v}-head`).fileErrors).toEqual([]);
+  });
+
+  it.each(['mocha1', 'mocha10'])('%s: a file that fails to load fails alone and the run exits non-zero', (v) => {
+    const c = loadCapture(`${v}-loadfail`);
+    const r = parseCapture(`${v}-loadfail`);
+    expect(c.meta.exitCode).not.toBe(0);
+    expect(r.tests.map((t) => [t.id, t.outcome])).toEqual([['test/twice.js > twice > doubles', 'passed']]);
+    expect(r.fileErrors).toEqual([{ file: 'test/broken.js', kind: 'collection', message: expect.stringMatching(/Cannot find module '..\/lib\/never-written'/) }]);
+  });
+
+  it('reads the records from stdout when the report file could not be written', () => {
+    const c = loadCapture('mocha5-stdout');
+    expect(Object.keys(c.input.reports)).toEqual([]);
+    expect(outcomes('mocha5-stdout')).toEqual(outcomes('mocha5-head'));
+    expect(parseCapture('mocha5-stdout').reportFound).toBe(true);
+  });
+});
+
+describe('parseMochaJsonl', () => {
+  const ctx = { files: ['test/a.js', 'test/b.js'], root: '/testbed' };
+  const line = (o: object) => JSON.stringify(o);
+  it('a later failure of the same test wins (a leak found after it passed); a cut last line is skipped', () => {
+    const text = [
+      line({ event: 'start' }),
+      line({ event: 'test', file: '/testbed/test/a.js', title: ['s', 't'], state: 'passed' }),
+      line({ event: 'test', file: '/testbed/test/a.js', title: ['s', 't'], state: 'failed', err: { name: 'Error', message: "global leak(s) detected: 'x'" } }),
+      '{"event":"test","file":"/testbed/test/b.js","tit',
+    ].join('\n');
+    const r = parseMochaJsonl(text, ctx);
+    expect(r.tests).toEqual([{ id: 'test/a.js > s > t', file: 'test/a.js', outcome: 'failed', failureKind: 'error', message: "global leak(s) detected: 'x'" }]);
+    expect(r.complete).toBe(false);
+  });
+  it('a hook failure that failed no test is an error of its file, unless the file has tests', () => {
+    const text = [
+      line({ event: 'hook', file: '/testbed/test/a.js', title: ['"after all" hook'], err: { message: 'teardown broke' } }),
+      line({ event: 'hook', file: '/testbed/test/b.js', title: ['"after all" hook'], err: { message: 'x' } }),
+      line({ event: 'test', file: '/testbed/test/b.js', title: ['t'], state: 'passed' }),
+      line({ event: 'error', err: { message: 'Uncaught error outside test suite' } }),
+      line({ event: 'end' }),
+    ].join('\n');
+    const r = parseMochaJsonl(text, ctx);
+    expect(r.fileErrors).toEqual([{ file: 'test/a.js', kind: 'collection', message: '"after all" hook failed: teardown broke' }]);
+    expect(r.errors).toEqual(['Uncaught error outside test suite']);
+    expect(r.complete).toBe(true);
+  });
+  it('timeouts by flag or code; a test without a file belongs to the only requested file', () => {
+    const text = [
+      line({ event: 'test', title: ['slow'], state: 'failed', err: { message: 'Timeout of 2000ms exceeded.', code: 'ERR_MOCHA_TIMEOUT' } }),
+      line({ event: 'test', title: ['slower'], state: 'failed', err: { message: 'timeout of 2000ms exceeded', timeout: true } }),
+    ].join('\n');
+    const r = parseMochaJsonl(text, { files: ['test/only.js'] });
+    expect(r.tests.map((t) => [t.id, t.failureKind])).toEqual([
+      ['test/only.js > slow', 'timeout'],
+      ['test/only.js > slower', 'timeout'],
+    ]);
+  });
+  it('throws on text with no record, and finds marker lines in an output', () => {
+    expect(() => parseMochaJsonl('not json\n', ctx)).toThrow(/no records/);
+    expect(mochaMarkerLines('a\n##swt-mocha## {"event":"start"}\nb\n  \u001b[0m##swt-mocha## {"event":"end"}\n')).toBe('{"event":"start"}\n{"event":"end"}');
+    expect(mochaMarkerLines('nothing here')).toBeUndefined();
+  });
+  it('tests of files that were not asked for (a .mocharc `spec`) are left out', () => {
+    const c = loadCapture('mocha-head');
+    const r = parseRunReports(c.spec, { ...c.input, files: ['test/other.spec.js'] });
+    expect(r.tests.map((t) => t.id)).toEqual(['test/other.spec.js > other > passes']);
   });
 });

@@ -4,11 +4,13 @@ import type { FileError, RunnerSpec, TestResult } from '../types.js';
 import { excerptForFile, mergeDuplicates, mergeFileErrors, normalizeRel, tail, type ParsedReport } from './common.js';
 import { parseJestJson } from './jest.js';
 import { parseJUnit, type JUnitFlavor } from './junit.js';
+import { mochaMarkerLines, parseMochaJsonl } from './mocha.js';
 import { parseTap } from './tap.js';
 
 export { parseJUnit, type JUnitFlavor, type JUnitContext } from './junit.js';
 export { parseJestJson } from './jest.js';
 export { parseTap, type TapContext } from './tap.js';
+export { parseMochaJsonl, mochaMarkerLines, type MochaReport } from './mocha.js';
 export * from './common.js';
 
 export interface RunReportInput {
@@ -31,10 +33,18 @@ export interface ParsedRun extends ParsedReport {
   problems: string[];
 }
 
+interface OneReport {
+  tests: TestResult[];
+  fileErrors: FileError[];
+  /** The report covers the whole run (false: the run stopped midway). */
+  complete: boolean;
+  /** Failures the report names outside any test or file. */
+  errors: string[];
+}
+
 const FLAVOR: Partial<Record<RunnerSpec['kind'], JUnitFlavor>> = {
   pytest: 'pytest',
   vitest: 'vitest',
-  mocha: 'mocha',
   'node-test': 'node',
 };
 
@@ -60,8 +70,11 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
   const missingFor = new Set<string>();
   let reportFound = false;
 
+  let complete = true;
+  const runErrors: string[] = [];
   names.forEach((name, i) => {
-    const content = findReport(input.reports, name);
+    // mocha's reporter falls back to marker lines on stdout when it cannot write its file.
+    const content = findReport(input.reports, name) ?? (spec.kind === 'mocha' ? mochaMarkerLines(input.output) : undefined);
     const file = perFile ? files[i] : undefined;
     if (content === undefined) {
       problems.push(`no ${name}`);
@@ -72,6 +85,8 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
       const parsed = parseOne(spec, content, { ...ctx, file });
       tests.push(...parsed.tests);
       fileErrors.push(...parsed.fileErrors);
+      runErrors.push(...parsed.errors);
+      complete &&= parsed.complete;
       reportFound = true;
     } catch (e) {
       problems.push(`unreadable ${name}: ${(e as Error).message}`);
@@ -79,20 +94,29 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
     }
   });
 
-  if (spec.kind === 'vitest' && files.length) {
-    // vitest treats file arguments as substring filters: keep only the requested files.
+  if ((spec.kind === 'vitest' || spec.kind === 'mocha') && files.length) {
+    // vitest treats file arguments as substring filters, mocha adds its config's `spec` files: keep only the requested files.
     const wanted = new Set(files);
     tests = tests.filter((t) => !t.file || wanted.has(t.file));
     fileErrors = fileErrors.filter((e) => wanted.has(e.file));
   }
 
   const failed = input.timedOut || !!input.oomKilled || input.exitCode !== 0;
+  // The report itself explains a non-zero exit: a test failed, a file or hook errored.
+  const explained = tests.some((t) => t.outcome === 'failed') || fileErrors.length > 0 || runErrors.length > 0;
   const seen = new Set<string>([...tests.map((t) => t.file ?? ''), ...fileErrors.map((e) => e.file)]);
   const silent = files.filter((f) => !seen.has(f));
   const silentMissing = silent.filter((f) => missingFor.has(f));
   const culprits = silentMissing.filter((f) => mentions(input.output, f));
   for (const f of silent) {
-    if (!failed && !missingFor.has(f)) continue; // ran cleanly, reported no tests for this file
+    if (!missingFor.has(f)) {
+      // The report covers this file and holds no test of it. Only a run that stopped midway, or a
+      // failure nothing in the report accounts for, can be this file's doing: an entry made from
+      // the exit code alone would turn into a `missing` failure on a side that exits 0. (A file
+      // run alone has its own report: an empty one is its own failure.)
+      if (!failed) continue;
+      if (!perFile && complete && explained && !input.timedOut && !input.oomKilled) continue;
+    }
     fileErrors.push({ file: f, kind: input.timedOut ? 'timeout' : 'collection', message: silentMessage(f, input, missingFor.has(f), culprits) });
   }
   tests = mergeDuplicates(tests);
@@ -100,10 +124,12 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
   return { tests, fileErrors, reportFound, problems };
 }
 
-function parseOne(spec: RunnerSpec, content: string, ctx: { files: string[]; root?: string; output: string; file?: string }): ParsedReport {
-  if (spec.kind === 'jest') return parseJestJson(content, ctx);
-  if (spec.kind === 'tap') return parseTap(content, ctx);
-  return parseJUnit(content, { ...ctx, flavor: FLAVOR[spec.kind] ?? 'generic' });
+function parseOne(spec: RunnerSpec, content: string, ctx: { files: string[]; root?: string; output: string; file?: string }): OneReport {
+  if (spec.kind === 'mocha') return parseMochaJsonl(content, ctx);
+  const whole = (r: ParsedReport): OneReport => ({ ...r, complete: true, errors: [] });
+  if (spec.kind === 'jest') return whole(parseJestJson(content, ctx));
+  if (spec.kind === 'tap') return whole(parseTap(content, ctx));
+  return whole(parseJUnit(content, { ...ctx, flavor: FLAVOR[spec.kind] ?? 'generic' }));
 }
 
 function lastLines(output: string, n: number): string {

@@ -1,0 +1,29 @@
+/** The test files to run for a test patch at a repository state: harness/testOwners.ts with the repository read. */
+import { filesTouchedByPatch } from '../harness/runTests.js';
+import { isTestFile } from '../harness/testFiles.js';
+import { filesToSearch, testTargets, type TestTargets } from '../harness/testOwners.js';
+import { listTreeFiles, readTreeFiles, withState } from '../sandbox/git.js';
+import type { RepoState } from '../sandbox/types.js';
+
+/** Only the start of a test file is searched for references. */
+const MAX_TEXT_BYTES = 256 * 1024;
+
+/**
+ * The test files to run for `touched` (repository paths a patch adds or modifies) in `state`, the
+ * state the tests run in. Reads the repository only when something touched is not a test file.
+ */
+export async function testTargetsAt(repo: string, state: RepoState, touched: readonly string[]): Promise<TestTargets> {
+  if (touched.every(isTestFile)) return testTargets({ touched, files: touched });
+  return withState(repo, state, async (st) => {
+    const files = await listTreeFiles(st.repo, st.tree, st.env);
+    const wanted = filesToSearch(touched, files);
+    const texts = wanted.length ? await readTreeFiles(st.repo, st.tree, wanted, st.env) : new Map<string, Buffer>();
+    const read = (p: string) => texts.get(p)?.subarray(0, MAX_TEXT_BYTES).toString('utf8');
+    return testTargets({ touched, files, read });
+  });
+}
+
+/** The test files to run for a test patch applied on `rev`. */
+export async function testTargetsOfPatch(repo: string, rev: string, testPatch: string): Promise<TestTargets> {
+  return testTargetsAt(repo, { rev, patches: [testPatch] }, filesTouchedByPatch(testPatch, () => true));
+}

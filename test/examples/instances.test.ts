@@ -1,0 +1,58 @@
+/**
+ * The project's own real instances (fixtures/instances: public bug fixes stored as git bundles),
+ * chosen for what the harness once got wrong: mocha 2.x through `_mocha` with several files and
+ * `--check-leaks`, tap runs whose test patch changes only a fixture or only a snapshot, and
+ * `node --test` over several files.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseInstances } from '../../src/eval/instances.js';
+import { runEval } from '../../src/eval/runEval.js';
+import { fileOfId } from '../../src/harness/classify.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { containersOfOurs } from '../helpers/docker.js';
+
+const DIR = join(process.cwd(), 'fixtures', 'instances');
+const instances = parseInstances(readFileSync(join(DIR, 'instances.jsonl'), 'utf8'), 'fixtures/instances/instances.jsonl');
+
+/** The test files each instance must have run (owners of a touched fixture or snapshot included). */
+const FILES_RUN: Record<string, string[]> = {
+  'expressjs__body-parser-0632e2f': ['test/json.js', 'test/urlencoded.js'],
+  'npm__node-semver-cc6fde2': ['test/classes/range.js', 'test/functions/satisfies.js'],
+  'npm__ini-858cc82': ['test/duplicate-properties.js'],
+  'jsdom__cssstyle-f1bfdf7': ['test/CSSStyleDeclaration.js', 'test/parsers.js'],
+};
+
+describe('swt eval on the bundled real instances (mocha, tap, node --test; real containers)', () => {
+  let out: string;
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), 'swt-instances-'));
+  });
+  afterAll(async () => {
+    await rm(out, { recursive: true, force: true });
+    expect(containersOfOurs()).toBe('');
+  });
+
+  it('gold tests: S = 100, every stored F→P seen, the owning test files run', async () => {
+    expect(instances.map((i) => i.instance_id).sort()).toEqual(Object.keys(FILES_RUN).sort());
+    const sandbox = await createDockerSandbox();
+    const { results, report } = await runEval(sandbox, { instances, source: { kind: 'gold' }, repos: join(DIR, 'repos'), out: join(out, 'gold'), concurrency: 2 });
+    for (const r of results) {
+      const inst = instances.find((i) => i.instance_id === r.instance_id)!;
+      expect({ id: r.instance_id, error: r.error, success: r.success }).toEqual({ id: r.instance_id, error: undefined, success: true });
+      const f2p = r.tests.filter((t) => t.transition === 'F2P' && !t.preexisting).map((t) => t.id);
+      expect(f2p.sort()).toEqual([...inst.FAIL_TO_PASS].sort());
+      // Per-test results with their files; nothing touched by the patch that is not a test ran as one.
+      expect([...new Set(r.tests.map((t) => fileOfId(t.id)))].sort()).toEqual(FILES_RUN[r.instance_id]);
+    }
+    expect(report).toMatchObject({ instances: instances.length, errors: 0, W: 100, S: 100, F2X: 100, F2P: 100 });
+  });
+
+  it('empty predictions: S = 0', async () => {
+    const sandbox = await createDockerSandbox();
+    const { report } = await runEval(sandbox, { instances, source: { kind: 'empty' }, repos: join(DIR, 'repos'), out: join(out, 'empty') });
+    expect(report).toEqual({ instances: instances.length, errors: 0, W: 0, S: 0, F2X: 0, F2P: 0, P2P: 0 });
+  });
+});
