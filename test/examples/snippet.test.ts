@@ -1,8 +1,9 @@
 /**
  * `swt eval --predictions generate --strategy snippet` on real containers: the example instances,
- * and more real bug fixes from the same bundled repositories (issue texts from
- * test/unit/fixtures/issues, fix commits from the bundle's history). Every instance the snippet
- * strategy claims to reproduce must be S under its gold fix: no false reproduction.
+ * the project's own real instances (fixtures/instances), and more real bug fixes from the bundled
+ * sqlparse repository (issue texts from test/unit/fixtures/issues, fix commits from the bundle's
+ * history). Every instance the snippet strategy claims to reproduce must be S under its gold fix:
+ * no false reproduction.
  */
 import { jest } from '@jest/globals';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -51,11 +52,11 @@ async function instanceFor(clone: string, issueName: string, fix: string): Promi
   };
 }
 
-async function evalSnippet(instancesFile: string, out: string): Promise<InstanceResult[]> {
+async function evalSnippet(instancesFile: string, out: string, repos = join(examplesDir(), 'repos')): Promise<InstanceResult[]> {
   let stdout = '';
   const spy = jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((stdout += c.toString()), true));
   try {
-    const code = await main(['node', 'swt', '--quiet', 'eval', '--instances', instancesFile, '--repos', join(examplesDir(), 'repos'), '--predictions', 'generate', '--strategy', 'snippet', '--out', out, '--json']);
+    const code = await main(['node', 'swt', '--quiet', 'eval', '--instances', instancesFile, '--repos', repos, '--predictions', 'generate', '--strategy', 'snippet', '--out', out, '--json']);
     expect(code).toBe(0);
   } finally {
     spy.mockRestore();
@@ -97,6 +98,20 @@ describe('snippet strategy through swt eval (real containers)', () => {
     expect(p2r.tests.map((t) => [t.id, t.transition])).toEqual([['src/incorrect-group-value-for-name-pattern.spec.ts > pathToRegexp > incorrect group value for `:name*` pattern', 'F2P']]);
     expect(p2r.testPatch).toContain('expect(r.exec("foobar")?.[1]).toBe("foobar");');
     for (const r of rows.filter((x) => x.reproduction?.status !== 'reproduced')) expect(r.reproduction?.reason).toMatch(/^no reproduction: /);
+  });
+
+  it("the project's own real instances: node-semver reproduced (tap, in semver's style) and S, the others refused", async () => {
+    const dir = join(process.cwd(), 'fixtures', 'instances');
+    const rows = await evalSnippet(join(dir, 'instances.jsonl'), join(out, 'instances'), join(dir, 'repos'));
+    expect(figures(rows)).toEqual({
+      'expressjs__body-parser-0632e2f': { reproduced: false, S: false, falseReproduction: false },
+      'npm__node-semver-cc6fde2': { reproduced: true, S: true, falseReproduction: false },
+      'npm__ini-858cc82': { reproduced: false, S: false, falseReproduction: false },
+      'jsdom__cssstyle-f1bfdf7': { reproduced: false, S: false, falseReproduction: false },
+    });
+    const semver = rows.find((r) => r.instance_id === 'npm__node-semver-cc6fde2')!;
+    expect(semver.testPatch).toContain("+const semver = require('../..')\n");
+    expect(semver.testPatch).toContain("+  t.not(semver.satisfies('2.0.0', '== 1.0.0 || foo', { loose: true }), true)\n");
   });
 
   it('more real sqlparse fixes (REPL + template, output sentence, "`result` is", an observed assertion): reproduced ones are S', async () => {

@@ -101,7 +101,7 @@ export function readSentence(lang: CodeLang, line: string, sectionRole: Role, af
   };
   const siteFor = (expr: string): Site | undefined => {
     const e = displayed(lang, expr).expr;
-    const known = sites.find((s) => s.expr.replace(/\s+/g, '') === e.replace(/\s+/g, ''));
+    const known = sites.find((s) => s.expr.replace(/\s+/g, ' ') === e.replace(/\s+/g, ' '));
     if (known) return known;
     // `Math.floor(…)`, `len(…)`: the language's own functions are not what the issue reports on.
     if (isAmbient(lang, /^(?:new\s+)?([A-Za-z_$][\w$]*)/.exec(e)?.[1] ?? '')) return undefined;
@@ -126,11 +126,11 @@ export function readSentence(lang: CodeLang, line: string, sectionRole: Role, af
       if (byValue?.index !== undefined) target.index = byValue.index;
       else if (!byValue) {
         if (target.shown && !sameShown(target.shown.value, v1.text) && !sameShown(target.shown.value, wrong.code)) return;
-        target.shown ??= { value: wrong.code, quote: line };
+        target.shown ??= { value: wrong.code, quote: sentenceOf(line, v1.start, v2.end) };
       }
       target.marks.add('prose');
-      if (!target.expected || target.expected.hedged) target.expected = { value: expected, quote: line, hedged };
-      target.quote = line;
+      if (!target.expected || target.expected.hedged) target.expected = { value: expected, quote: sentenceOf(line, v1.start, v2.end), hedged };
+      target.quote = sentenceOf(line, v1.start, v2.end);
       return;
     }
   }
@@ -160,7 +160,7 @@ export function readSentence(lang: CodeLang, line: string, sectionRole: Role, af
     if (!target) continue;
     if (exp) {
       if (!target.expected || target.expected.hedged) {
-        target.expected = { value, quote: line, hedged: hedged || HEDGE.test(line.slice(0, v.start)) };
+        target.expected = { value, quote: sentenceOf(line, call?.start ?? v.start, v.end), hedged: hedged || HEDGE.test(line.slice(0, v.start)) };
         if (sectionRole === 'expected') target.template = true;
       }
       continue;
@@ -168,18 +168,36 @@ export function readSentence(lang: CodeLang, line: string, sectionRole: Role, af
     if (target.shown) {
       if (sameShown(target.shown.value, v.text) || sameShown(target.shown.value, value.code)) {
         target.marks.add('prose');
-        target.quote = line;
+        target.quote = sentenceOf(line, call?.start ?? v.start, v.end);
       } else if (own) target.correct = true; // two different results for one call: say nothing
       continue;
     }
-    if (/\bas expected\b|\bcorrect(ly)?\b|\bworks?\b/i.test(line.slice(v.end))) {
+    // "… returns `x` as expected": within this sentence, up to the next call it names.
+    const nextCall = expanded.slice(k + 1).find((s) => s.call);
+    const rest = line.slice(v.end, nextCall ? nextCall.start : undefined).split(/(?<=[.!?])\s/)[0];
+    if (/\bas expected\b|\bcorrect(ly)?\b|\bworks?\b/i.test(rest)) {
       target.correct = true;
       continue;
     }
-    target.shown = { value: value.code, quote: line };
+    // "Returns `x` on Windows, but `y` on the others": two results in one sentence, no expectation between them.
+    const other = expanded.slice(k + 1).find((s) => !s.call);
+    const sentenceEnd = line.slice(v.end).search(/[.!?](\s|$)/);
+    if (other && (sentenceEnd < 0 || other.start < v.end + sentenceEnd) && !EXP_VERB.test(line.slice(v.end, other.start)) && !/\binstead of\b/i.test(line.slice(v.end, other.start))) {
+      target.correct = true;
+      continue;
+    }
+    target.shown = { value: value.code, quote: sentenceOf(line, call?.start ?? v.start, v.end) };
     target.marks.add('prose');
-    target.quote = line;
+    target.quote = target.shown.quote;
   }
+}
+
+/** The sentence(s) of `line` from the one holding `start` to the one holding `end`. */
+function sentenceOf(line: string, start: number, end: number): string {
+  const before = line.slice(0, start);
+  const from = Math.max(0, ...[...before.matchAll(/[.!?]\s+(?=\S)/g)].map((m) => m.index! + m[0].length));
+  const after = line.slice(end).search(/[.!?](\s|$)/);
+  return line.slice(from, after < 0 ? line.length : end + after + 1).trim();
 }
 
 /**

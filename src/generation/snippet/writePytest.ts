@@ -81,9 +81,9 @@ export async function writePytest(title: string, claim: Claim, api: PythonApi): 
 }
 
 function importsRepo(api: PythonApi, line: string): boolean {
-  const m = /^(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))/.exec(line);
-  const mod = m?.[1] ?? m?.[2];
-  return Boolean(mod && api.modules.has(mod.split('.')[0]));
+  const from = /^from\s+([\w.]+)\s+import/.exec(line);
+  const mods = from ? [from[1]] : (/^import\s+(.+)$/.exec(line)?.[1] ?? '').split(',').map((m) => m.trim().split(/\s+/)[0]);
+  return mods.some((mod) => api.modules.has(mod.split('.')[0]));
 }
 
 /** Standard library first, then the rest, like isort would. */
