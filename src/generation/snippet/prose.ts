@@ -51,7 +51,7 @@ export function joinedProse(lang: CodeLang, prose: ProseLine[]): ProseLine[] {
 }
 
 /** Is this the call of a function (not an operator expression, not `f(...)` placeholder)? */
-export function isCall(lang: CodeLang, text: string): boolean {
+function isCall(lang: CodeLang, text: string): boolean {
   const st = statements(lang, text);
   if (!st || st.length !== 1 || st[0].kind !== 'expression' || literal(lang, text)) return false;
   const e = st[0].expr!;
@@ -259,7 +259,7 @@ export function markByTitle(title: string, sites: Site[]): void {
 }
 
 /** The site whose shown result is this value, or holds it as its only matching element. */
-export function matchShown(lang: CodeLang, sites: Site[], v: Value): { site: Site; index?: number } | undefined {
+function matchShown(lang: CodeLang, sites: Site[], v: Value): { site: Site; index?: number } | undefined {
   for (const s of [...sites].reverse()) {
     if (!s.shown) continue;
     if (sameShown(s.shown.value, v.code) || sameShown(s.shown.value, v.shown)) return { site: s };

@@ -330,14 +330,10 @@ export async function jsApi(repo: RepoView): Promise<JsApi> {
       let rel = posix.relative(dir, file);
       if (!rel.startsWith('.')) rel = './' + rel;
       const keepExt = style.esm && !ts && (pkg.type === 'module' || /\.mjs$/.test(suffix));
-      if (!keepExt) {
-        rel = rel.replace(/\.(ts|tsx|js|jsx|mjs|cjs)$/, '');
-        if (!/^\.\/index$/.test(rel)) rel = rel.replace(/\/index$/, '');
-      }
-      else rel = rel.replace(/\.tsx?$/, '.js');
-      if (rel === '.' || rel === './') rel = '.';
-      if (rel === '..' || /\/\.\.$/.test(rel)) rel += '';
-      return rel;
+      // ESM run by node itself needs the file's extension; bundlers, ts and CommonJS do not.
+      if (keepExt) return rel.replace(/\.tsx?$/, '.js');
+      rel = rel.replace(/\.(ts|tsx|js|jsx|mjs|cjs)$/, '');
+      return /^\.\/index$/.test(rel) ? rel : rel.replace(/\/index$/, '');
     },
   };
   if (entry) await readExports(repo, entry, api, new Set());

@@ -162,7 +162,7 @@ function splitCodeComment(s: Step, lang: CodeLang): void {
 }
 
 /** Where a line comment starts outside string literals, or -1. */
-export function commentStart(code: string, lang: CodeLang): number {
+function commentStart(code: string, lang: CodeLang): number {
   let quote: string | undefined;
   for (let i = 0; i < code.length; i++) {
     const c = code[i];

@@ -125,14 +125,6 @@ export function hasCall(lang: CodeLang, expr: string): boolean {
   return root.descendantsOfType(types).length > 0;
 }
 
-/** The outermost callee of an expression (`pathToRegexp` in `pathToRegexp(':x').exec('y')`'s chain root call). */
-export function rootCallee(lang: CodeLang, expr: string): string | undefined {
-  const root = parse(lang, expr);
-  const calls = root.descendantsOfType(lang === 'python' ? ['call'] : ['call_expression', 'new_expression']);
-  const fn = calls.length ? calls[calls.length - 1]?.childForFieldName(lang === 'python' ? 'function' : calls[calls.length - 1]?.type === 'new_expression' ? 'constructor' : 'function') : undefined;
-  return fn?.text;
-}
-
 const PY_BINDING_PARENTS = new Set(['parameters', 'lambda_parameters', 'default_parameter', 'typed_parameter', 'typed_default_parameter', 'list_splat_pattern', 'dictionary_splat_pattern']);
 
 /** Names the code uses but never binds, minus builtins (and, for JS, globals). In order of first use. */

@@ -36,7 +36,7 @@ export function valueOf(lang: CodeLang, shown: string, printed = false): Value |
 }
 
 /** A string literal of the language holding `s` (JSON strings are valid in both). */
-export function stringLiteral(_lang: CodeLang, s: string): string {
+function stringLiteral(_lang: CodeLang, s: string): string {
   return JSON.stringify(s);
 }
 
