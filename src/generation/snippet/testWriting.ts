@@ -47,9 +47,11 @@ export function sliceWords(words: string[], max: number): string[] {
 }
 
 export function uniquePath(files: readonly string[], dir: string, stem: string, suffix: string, sep = '_'): string {
+  // pytest imports test files without packages by their base name: it must be unique in the repository.
+  const taken = (p: string) => files.includes(p) || (suffix === '.py' && files.some((f) => posix.basename(f) === posix.basename(p)));
   let p = posix.normalize(posix.join(dir, `${stem}${suffix}`));
-  if (files.includes(p)) p = posix.normalize(posix.join(dir, `${stem}${sep}issue${suffix}`));
-  for (let n = 2; files.includes(p); n++) p = posix.normalize(posix.join(dir, `${stem}${sep}issue${sep}${n}${suffix}`));
+  if (taken(p)) p = posix.normalize(posix.join(dir, `${stem}${sep}issue${suffix}`));
+  for (let n = 2; taken(p); n++) p = posix.normalize(posix.join(dir, `${stem}${sep}issue${sep}${n}${suffix}`));
   return p;
 }
 
