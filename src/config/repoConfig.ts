@@ -10,6 +10,8 @@ const labelName = z.string().min(1).max(50);
 
 export const repoConfigSchema = z
   .object({
+    /** An org-level base config (Probot's `context.config` merges it; read here so the file stays valid). */
+    _extends: z.string().optional(),
     /** Base image, e.g. `node:18`, `python:3.11`. */
     image: z.string().min(1).optional(),
     /** Dependency install command, run with network while the environment image is built. */

@@ -119,10 +119,14 @@ const COMMAND_HELP: Record<(typeof COMMANDS)[number], string> = {
   help: 'this message',
 };
 
-export function renderHelp(unknown?: string): string {
+/** Help; with what was wrong about the command that asked for it. */
+export function renderHelp(note?: { unknown: string } | { misplaced: 'reproduce' | 'validate' }): string {
+  let first = 'swt-bot understands:';
+  if (note && 'unknown' in note) first = `swt-bot does not know \`/swt ${note.unknown.replace(/`/g, '')}\`. It understands:`;
+  else if (note) first = `\`/swt ${note.misplaced}\` works on ${note.misplaced === 'reproduce' ? 'issues' : 'pull requests'} only. swt-bot understands:`;
   return [
     marker('notice'),
-    unknown ? `swt-bot does not know \`/swt ${unknown.replace(/`/g, '')}\`. It understands:` : 'swt-bot understands:',
+    first,
     '',
     ...COMMANDS.map((c) => `- \`/swt ${c}\`: ${COMMAND_HELP[c]}`),
     '',

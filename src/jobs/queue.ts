@@ -72,6 +72,8 @@ export interface JobQueue {
   /** Stops taking work and waits for running jobs (at most `timeoutMs`; the rest resume at the next start). */
   stop(opts?: { timeoutMs?: number }): Promise<void>;
   get<P = unknown>(id: string): Promise<JobRecord<P> | undefined>;
+  /** The job enqueued under this key, in whatever state. */
+  findByKey<P = unknown>(key: string): Promise<JobRecord<P> | undefined>;
   list<P = unknown>(filter?: { kind?: string; state?: JobState; group?: string }): Promise<JobRecord<P>[]>;
   /** Cancels the queued and running jobs of a group; returns their ids. */
   cancelGroup(group: string): Promise<string[]>;

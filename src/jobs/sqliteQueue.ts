@@ -179,6 +179,11 @@ export class SqliteJobQueue implements JobQueue {
     return r ? toRecord<P>(r) : undefined;
   }
 
+  async findByKey<P = unknown>(key: string): Promise<JobRecord<P> | undefined> {
+    const r = this.#db.prepare('SELECT * FROM jobs WHERE key = ?').get(key) as Row | undefined;
+    return r ? toRecord<P>(r) : undefined;
+  }
+
   async list<P = unknown>(filter: { kind?: string; state?: JobState; group?: string } = {}): Promise<JobRecord<P>[]> {
     const where: string[] = [];
     const args: unknown[] = [];

@@ -133,7 +133,7 @@ describe('issue comments', () => {
     expect(renderRefusal('mallory')).toBe(
       '<!-- swt-bot:refusal -->\nSorry @mallory, only people with write access to this repository can run swt-bot commands. A maintainer can run `/swt reproduce` or `/swt validate` here for you. (swt-bot says this once per thread.)',
     );
-    expect(renderHelp('stats')).toBe(
+    expect(renderHelp({ unknown: 'stats' })).toBe(
       [
         '<!-- swt-bot:notice -->',
         'swt-bot does not know `/swt stats`. It understands:',
@@ -145,6 +145,7 @@ describe('issue comments', () => {
         'Commands need write access to the repository. Settings live in `.github/swt.yml`.',
       ].join('\n'),
     );
+    expect(renderHelp({ misplaced: 'reproduce' }).split('\n')[1]).toBe('`/swt reproduce` works on issues only. swt-bot understands:');
     expect(renderIssueTooLarge(1048576)).toBe(
       '<!-- swt-bot:notice -->\nswt-bot did not read this issue: its body has 1,048,576 characters, more than the 65,536 it reads (GitHub\'s own limit).\nMove long logs into an attached file, keep the snippet or traceback that shows the problem, then comment `/swt reproduce`.',
     );
