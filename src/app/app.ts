@@ -46,6 +46,11 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** The REST base URL as Probot derives it: `GHE_PROTOCOL://GHE_HOST/api/v3` for a GHES, else github.com's. */
+export function apiBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env.GHE_HOST ? `${webBaseUrl(env)}/api/v3` : 'https://api.github.com';
+}
+
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.SWT_DATA_DIR || join(homedir(), '.cache', 'swt-bot', 'app');
 }
@@ -145,7 +150,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     appId: opts.appId,
     privateKey: opts.privateKey,
     secret: opts.secret,
-    baseUrl: opts.baseUrl,
+    baseUrl: opts.baseUrl ?? apiBaseUrl(opts.env ?? process.env),
     log: services.logger.child({ name: 'probot' }),
     ...(opts.Octokit ? { Octokit: opts.Octokit } : {}),
   });

@@ -1,59 +1,16 @@
 /**
- * For the App's tests: real webhook payloads from @octokit/webhooks-examples, a test App key,
- * signed webhook delivery over HTTP, and nock scopes that record every GitHub API call.
+ * For the App's handler tests: the App started with a test Octokit, and nock scopes that record
+ * every GitHub API call (importing nock turns its interception on: only handler tests import this).
  */
-import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nock from 'nock';
 import { ProbotOctokit } from 'probot';
 import { startApp, type RunningApp, type StartAppOptions } from '../../src/app/app.js';
+import { appKey, INSTALLATION, SECRET, TOKEN } from './payloads.js';
 
-export const SECRET = 'swt-test-webhook-secret';
-export const INSTALLATION = 4242;
-export const TOKEN = 'ghs_TestInstallationToken0123456789AB';
-
-let key: string | undefined;
-/** A fresh RSA key in the PKCS#1 PEM that GitHub hands out. */
-export function appKey(): string {
-  key ??= generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
-  return key;
-}
-
-type AnyPayload = Record<string, any>;
-
-const examples = createRequire(import.meta.url)('@octokit/webhooks-examples') as Array<{ name: string; examples: AnyPayload[] }>;
-
-/** A real example payload (deep copy), with the installation set and `patch` merged over it. */
-export function example(name: string, action: string, patch: (p: AnyPayload) => void = () => {}, index = 0): AnyPayload {
-  const def = examples.find((d) => d.name === name);
-  const found = def?.examples.filter((e) => e.action === action)[index];
-  if (!found) throw new Error(`no example ${name}.${action}[${index}]`);
-  const p = structuredClone(found);
-  p.installation = { id: INSTALLATION, node_id: 'MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uNDI0Mg==' };
-  patch(p);
-  return p;
-}
-
-export function sign(body: string, secret = SECRET): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
-
-/** POSTs a signed webhook to the App, as GitHub does. */
-export async function deliver(url: string, event: string, payload: unknown, opts: { id?: string; secret?: string } = {}): Promise<{ status: number; id: string; ms: number }> {
-  const id = opts.id ?? randomUUID();
-  const body = JSON.stringify(payload);
-  const started = performance.now();
-  const res = await fetch(`${url}/api/github/webhooks`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': id, 'x-hub-signature-256': sign(body, opts.secret) },
-    body,
-  });
-  await res.text();
-  return { status: res.status, id, ms: performance.now() - started };
-}
+export { appKey, deliver, example, INSTALLATION, SECRET, sign, TOKEN } from './payloads.js';
 
 /**
  * Octokit as Probot builds it, with the retry plugin's 1 s base delay cut to 1 ms, and throttling
