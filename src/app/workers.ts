@@ -169,7 +169,7 @@ export function registerWorkers(deps: WorkerDeps): void {
     const existing = store.checkRunFor(r, headSha);
     let checkId = p.force || existing === undefined ? undefined : existing;
     if (checkId === undefined) {
-      checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('finding the issues this pull request links', []) });
+      checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: finding the linked issues, then waiting for a free worker', []) });
       store.saveCheckRun(r, headSha, pull.number, checkId);
     }
     const fresh = checkId !== existing;
@@ -199,9 +199,9 @@ export function registerWorkers(deps: WorkerDeps): void {
       // The same head, other links (an edited description): a new check run for the new question.
       checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: waiting for a free worker', links) });
       store.saveCheckRun(r, headSha, pull.number, checkId);
-    } else {
-      await gh.updateCheckRun(r, checkId, { status: 'in_progress', output: renderCheckProgress('queued: waiting for a free worker', links) });
     }
+    // (A fresh check run already says it is queued; the worker's first step names the issues. Every
+    // write counts against GitHub's secondary rate limit, which Probot's throttling enforces.)
     await queue.enqueue<ValidatePayload>({
       kind: JOB.validate,
       payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links, checkRunId: checkId },

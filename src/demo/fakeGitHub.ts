@@ -467,6 +467,7 @@ export class FakeGitHub {
     if ((m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest)) && method === 'GET') {
       return { json: { permission: repo.permissions.get(m[1]!) ?? 'read', user: { login: m[1] } } };
     }
+    if (rest.startsWith('/check-runs') && auth.kind === 'user') throw new HttpError(403, 'Resource not accessible by personal access token');
     if (method === 'POST' && rest === '/check-runs') {
       const run: CheckRun = {
         id: this.#nextId++,

@@ -44,16 +44,23 @@ export async function readConfig(ctx: AnyContext): Promise<ConfigRead> {
     const config = checkRepoConfig(raw ?? {});
     return { config, settings: appSettings(config) };
   } catch (e) {
-    if (isSwtError(e, 'BAD_CONFIG')) return { error: e.message };
-    const cause = (e as Error).cause;
-    if (cause instanceof YAMLParseError) {
-      const line = cause.linePos ? `:${cause.linePos[0].line}` : '';
-      return { error: `${CONFIG_PATH}${line}: not valid YAML (${cause.message.split('\n')[0]!.replace(/:$/, '')})` };
-    }
-    const message = (e as Error).message ?? '';
-    if (message.startsWith('[@probot/octokit-plugin-config]')) return { error: `${CONFIG_PATH}: ${message.replace(/^\[[^\]]+\]\s*/, '')}` };
-    throw e;
+    const error = configReadError(e);
+    if (error === undefined) throw e;
+    return { error };
   }
+}
+
+/** The one-line message for a config that cannot be read (bad YAML, a wrong key, a bad `_extends`); undefined for other errors. */
+export function configReadError(e: unknown): string | undefined {
+  if (isSwtError(e, 'BAD_CONFIG')) return e.message;
+  const cause = (e as Error)?.cause;
+  if (cause instanceof YAMLParseError) {
+    const line = cause.linePos ? `:${cause.linePos[0].line}` : '';
+    return `${CONFIG_PATH}${line}: not valid YAML (${cause.message.split('\n')[0]!.replace(/:$/, '')})`;
+  }
+  const message = (e as Error)?.message ?? '';
+  if (message.startsWith('[@probot/octokit-plugin-config]')) return `${CONFIG_PATH}: ${message.replace(/^\[[^\]]+\]\s*/, '')}`;
+  return undefined;
 }
 
 export function issueFactsOf(issue: {

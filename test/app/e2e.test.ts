@@ -26,7 +26,7 @@ beforeAll(async () => {
   llm = await startScriptedLlm([msg(MODEL_TEST)]);
   process.env.OPENAI_BASE_URL = llm.baseURL;
   process.env.OPENAI_API_KEY = 'sk-e2e-scripted-model-key';
-  fx = await fixtureOnFakeGitHub();
+  fx = await fixtureOnFakeGitHub('zero-shot-plus');
   dataDir = mkdtempSync(join(tmpdir(), `swt-e2e-${process.pid}-`));
   app = await startApp({
     appId: fx.fake.appId,
@@ -94,7 +94,7 @@ describe('the App end to end (fake GHES, scripted model, real containers)', () =
   });
 
   it('a PR webhook gives a check run that goes in_progress, then completes with F→P and success', async () => {
-    const pr = await fx.fake.addPull(OWNER, REPO, { title: 'Parse combined units', body: 'Fixes #1', user: { login: 'alice', type: 'User' }, headSha: fx.goodFix, headRef: 'fix-combined-units' });
+    const pr = await fx.fake.addPull(OWNER, REPO, { title: 'Parse combined units', body: 'Fixes #1', user: { login: 'alice', type: 'User' }, headSha: fx.goodFix, headRef: 'fix' });
     const r = await fx.fake.deliver('pull_request', await fx.fake.pullPayload(OWNER, REPO, pr.number, 'opened'));
     expect(r.status).toBe(200);
     await settle();
@@ -120,11 +120,11 @@ describe('the App end to end (fake GHES, scripted model, real containers)', () =
 
   it('a second PR by a bot with an incorrect fix gives failure with an annotation, and the issue ranks both', async () => {
     const pr = await fx.fake.addPull(OWNER, REPO, {
-      title: 'Support weeks',
+      title: 'Handle more input',
       body: 'An attempt at the parser.',
       user: { login: 'swt-fixer[bot]', type: 'Bot' },
       headSha: fx.badFix,
-      headRef: 'bot-fix',
+      headRef: 'no-fix',
       // Linked in GitHub's sidebar, not in the body: only closingIssuesReferences knows.
       linked: [1],
     });

@@ -191,17 +191,18 @@ const closingIssues = (numbers: number[]) => ({
 });
 
 describe('pull requests', () => {
-  it('pull_request.opened linking an issue: check run in_progress at once, then queued with its issues, and the validation job', async () => {
+  it('pull_request.opened linking an issue: check run in_progress at once (one write), the links from body and GraphQL, and the validation job', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO);
-    gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 501 })
-      .on('POST', '/graphql', 200, closingIssues([3]))
-      .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/501`, 200, { id: 501 });
+    gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 501 }).on('POST', '/graphql', 200, closingIssues([3]));
     await deliver(app.url, 'pull_request', pullOpened());
     await settle();
     expect(gh.calls.slice(2)).toEqual([
-      { method: 'POST', path: `/repos/${OWNER}/${REPO}/check-runs`, body: { head_sha: HEAD_SHA, name: 'swt: reproduction', status: 'in_progress', output: renderCheckProgress('finding the issues this pull request links', []) } },
+      {
+        method: 'POST',
+        path: `/repos/${OWNER}/${REPO}/check-runs`,
+        body: { head_sha: HEAD_SHA, name: 'swt: reproduction', status: 'in_progress', output: renderCheckProgress('queued: finding the linked issues, then waiting for a free worker', []) },
+      },
       { method: 'POST', path: '/graphql', body: { query: expect.stringContaining('closingIssuesReferences(first: 50)'), variables: { owner: OWNER, repo: REPO, number: 2 } } },
-      { method: 'PATCH', path: `/repos/${OWNER}/${REPO}/check-runs/501`, body: { status: 'in_progress', output: renderCheckProgress('queued: waiting for a free worker', [1, 3]) } },
     ]);
     const jobs = await app.services.queue.list({ kind: JOB.validate });
     expect(jobs.map((j) => ({ payload: j.payload, key: j.key, group: j.group }))).toEqual([
@@ -250,8 +251,7 @@ describe('pull requests', () => {
       .on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull)
       .on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 504 })
       .on('POST', '/graphql', 200, closingIssues([1]))
-      .on('GET', `/repos/${OWNER}/${REPO}/pulls/2/files?per_page=100`, 200, [{ filename: 'package.json' }])
-      .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/504`, 200, {});
+      .on('GET', `/repos/${OWNER}/${REPO}/pulls/2/files?per_page=100`, 200, [{ filename: 'package.json' }]);
     await deliver(
       app.url,
       'issue_comment',
@@ -292,10 +292,7 @@ describe('pull requests', () => {
     const gh = mockGitHub().noConfig(OWNER, REPO).noConfig(OWNER, REPO);
     const pull = pullOpened().pull_request;
     for (const id of [601, 602]) {
-      gh.on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull)
-        .on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id })
-        .on('POST', '/graphql', 200, closingIssues([]))
-        .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/${id}`, 200, {});
+      gh.on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull).on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id }).on('POST', '/graphql', 200, closingIssues([]));
     }
     const rerun = (action: string) =>
       example('check_run', action, (p) => {

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { tsChildRunner, type TsChild } from '../helpers/tsChild.js';
-import { CONFIG, fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from './fixtureGitHub.js';
+import { fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from './fixtureGitHub.js';
 import { appKey } from './payloads.js';
 
 let fx: FixtureGitHub;
@@ -62,7 +62,7 @@ async function waitHealthy(url: string, child: TsChild): Promise<void> {
 
 beforeAll(async () => {
   // No model: the snippet strategy writes the test when the check finds none stored.
-  fx = await fixtureOnFakeGitHub(CONFIG.replace('zero-shot-plus', 'snippet'));
+  fx = await fixtureOnFakeGitHub('snippet');
   dataDir = mkdtempSync(join(tmpdir(), `swt-restart-${process.pid}-`));
 });
 
@@ -84,7 +84,7 @@ describe('kill and restart', () => {
     await waitHealthy(url, first);
 
     fx.fake.addIssue(OWNER, REPO, { title: fx.fx.issue.title, body: fx.fx.issue.body });
-    const pr = await fx.fake.addPull(OWNER, REPO, { title: 'Parse combined units', body: 'Closes #1', user: { login: 'alice', type: 'User' }, headSha: fx.goodFix, headRef: 'fix-combined-units' });
+    const pr = await fx.fake.addPull(OWNER, REPO, { title: 'Parse combined units', body: 'Closes #1', user: { login: 'alice', type: 'User' }, headSha: fx.goodFix, headRef: 'fix' });
     const r = await fx.fake.deliver('pull_request', await fx.fake.pullPayload(OWNER, REPO, pr.number, 'opened'));
     expect(r.status).toBe(200);
 
