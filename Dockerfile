@@ -7,8 +7,10 @@ FROM ${NODE_IMAGE} AS build
 USER root
 WORKDIR /app
 COPY package.json package-lock.json ./
-# better-sqlite3 ships prebuilt binaries for linux-x64/arm64 (glibc and musl): no compiler needed.
-RUN npm install --no-audit --no-fund
+# No dependency's install script runs here: better-sqlite3 ships prebuilt binaries (linux-x64/arm64,
+# glibc and musl) that npm 10 would otherwise try to recompile, and the tree-sitter grammars are
+# used as WebAssembly, not as native modules.
+RUN npm install --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
