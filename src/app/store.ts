@@ -74,9 +74,11 @@ export interface StoredReproduction extends Pick<Reproduction, 'status' | 'strat
 export class Store {
   readonly #db: Database.Database;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, opts: { retentionDays?: number } = {}) {
     this.#db = db;
     db.exec(SCHEMA);
+    // GitHub redelivers for three days at most: a month of delivery ids is plenty.
+    db.prepare('DELETE FROM deliveries WHERE received_at < ?').run(Date.now() - (opts.retentionDays ?? 30) * 86_400_000);
   }
 
   hasDelivery(id: string): boolean {

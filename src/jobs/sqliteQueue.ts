@@ -20,6 +20,8 @@ export interface SqliteQueueOptions {
   backoff?: { baseMs?: number; maxMs?: number };
   /** A job resumed this many times after its process died is failed instead (it may be what kills it). */
   maxRecoveries?: number;
+  /** Finished jobs older than this are deleted at start (default 30 days). */
+  retentionMs?: number;
   logger?: Logger;
 }
 
@@ -116,7 +118,7 @@ export class SqliteJobQueue implements JobQueue {
 
   constructor(db: Database, opts: SqliteQueueOptions = {}) {
     this.#db = db;
-    this.#opts = { leaseMs: 30_000, pollMs: 250, maxRecoveries: 5, ...opts };
+    this.#opts = { leaseMs: 30_000, pollMs: 250, maxRecoveries: 5, retentionMs: 30 * 86_400_000, ...opts };
     db.exec(SCHEMA);
   }
 
@@ -152,6 +154,8 @@ export class SqliteJobQueue implements JobQueue {
     if (this.#started) return;
     this.#started = true;
     this.#stopping = false;
+    // Finished jobs are kept a while (their keys make redeliveries no-ops), then dropped.
+    this.#db.prepare(`DELETE FROM jobs WHERE state IN ('done', 'failed', 'cancelled') AND updated_at < ?`).run(Date.now() - this.#opts.retentionMs);
     this.#recover();
     this.#timer = setInterval(() => {
       this.#recover();

@@ -157,6 +157,23 @@ describe('SqliteJobQueue', () => {
     await q.drain(5000);
   });
 
+  it('finished jobs are dropped after the retention period; newer ones keep their keys', async () => {
+    const file = join(dir, 'retention.db');
+    const q1 = makeQueue(file);
+    q1.work('k', async () => {});
+    await q1.start();
+    const old = await q1.enqueue({ kind: 'k', payload: {}, key: 'old' });
+    const recent = await q1.enqueue({ kind: 'k', payload: {}, key: 'recent' });
+    await q1.drain(5000);
+    await q1.stop();
+    open[0]!.db.prepare('UPDATE jobs SET updated_at = ? WHERE id = ?').run(Date.now() - 31 * 86_400_000, Number(old.id));
+    const q2 = makeQueue(file);
+    await q2.start();
+    expect((await q2.list()).map((j) => j.key)).toEqual(['recent']);
+    expect((await q2.enqueue({ kind: 'k', payload: {}, key: 'recent' })).created).toBe(false);
+    expect(recent.created).toBe(true);
+  });
+
   it('resumes a job whose process died, without counting the lost attempt', async () => {
     const file = join(dir, 'resume.db');
     const q1 = makeQueue(file);
