@@ -1,5 +1,5 @@
-// Three suites: unit (pure, milliseconds), integration (real Docker on fixtures the
-// project builds itself), examples (real Docker on ../shared/examples).
+// Four suites: unit (pure, milliseconds), integration (real Docker on fixtures the
+// project builds itself), examples (real Docker on ../shared/examples), app (the GitHub App).
 const common = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
@@ -12,6 +12,8 @@ export default {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'], slowTestThreshold: 60 },
     { ...common, displayName: 'examples', testMatch: ['<rootDir>/test/examples/**/*.test.ts'], slowTestThreshold: 120 },
+    // The GitHub App: handlers against nock, the queue, the repo cache, and the end-to-end run on the fake GitHub.
+    { ...common, displayName: 'app', testMatch: ['<rootDir>/test/app/**/*.test.ts'], slowTestThreshold: 60 },
   ],
   testTimeout: 600000,
 };

@@ -73,17 +73,21 @@ export function buildProgram(): Command {
     program
       .command('validate')
       .description('run tests on base and on the fixed state; classify each test F2P, F2F, P2P or P2F')
-      .requiredOption('--repo <path>', 'local git repository (working tree or bare mirror)')
-      .requiredOption('--base <rev>', 'revision before the fix')
+      .argument('[pr-url]', "a pull request on GitHub or a GHES: run the App's check on it (GITHUB_TOKEN), print what it would post")
+      .option('--post', 'with a pull request URL: post the check run and comment')
+      .option('--repo <path>', 'local git repository (working tree or bare mirror)')
+      .option('--base <rev>', 'revision before the fix')
       .option('--head <rev>', 'revision after the fix')
       .option('--fix <patch>', 'code patch applied to base to get the fixed state')
-      .requiredOption('--tests <patch>', 'unified diff adding the tests')
+      .option('--tests <patch>', 'unified diff adding the tests')
       .option('--image <ref>', 'base image, e.g. node:18 or python:3.11 (default: from the repository)')
       .option('--install <cmd>', 'dependency install command, run with network (default: from the repository)')
       .option('--test-cmd <cmd>', 'test command with {files}, e.g. "npx mocha --exit {files}"')
       .addOption(new Option('--reruns <n>', 'extra runs per side to detect flaky tests').argParser(positiveInt('--reruns')).default(0))
       .option('--json', 'print one JSON object as the last line of stdout'),
-  ).action(async (o) => {
+  ).action(async (url: string | undefined, o) => {
+    if (url) return remoteCommand('pull', url, o, program.opts().quiet);
+    requireOptions(o, ['--repo <path>', '--base <rev>', '--tests <patch>'], 'a pull request URL');
     if (!o.head === !o.fix) throw new SwtError('BAD_INPUT', 'give exactly one of --head <rev> or --fix <patch>');
     const progress = terminalProgress({ quiet: program.opts().quiet });
     const sandbox = await createDockerSandbox();
@@ -169,16 +173,20 @@ export function buildProgram(): Command {
     program
       .command('reproduce')
       .description('write a test that reproduces an issue on a revision, and prove it by running it')
-      .requiredOption('--repo <path>', 'local git repository')
-      .requiredOption('--rev <rev>', 'revision the issue was reported against')
-      .requiredOption('--issue <file|->', 'issue text: first line the title, the rest the body')
+      .argument('[issue-url]', "an issue on GitHub or a GHES: run the App's job on it (GITHUB_TOKEN), print what it would post")
+      .option('--post', 'with an issue URL: post the comment and the label')
+      .option('--repo <path>', 'local git repository')
+      .option('--rev <rev>', 'revision the issue was reported against')
+      .option('--issue <file|->', 'issue text: first line the title, the rest the body')
       .addOption(strategyOption())
       .option('--out <patch>', 'write the test patch here')
       .option('--image <ref>', 'base image (default: from the repository)')
       .option('--install <cmd>', 'dependency install command (default: from the repository)')
       .option('--test-cmd <cmd>', 'test command with {files}')
       .option('--json', 'print the result as one JSON object on the last line of stdout'),
-  ).action(async (o) => {
+  ).action(async (url: string | undefined, o) => {
+    if (url) return remoteCommand('issue', url, o, program.opts().quiet);
+    requireOptions(o, ['--repo <path>', '--rev <rev>', '--issue <file|->'], 'an issue URL');
     const issue = parseIssueMarkdown(await readText(o.issue, 'issue'));
     if (!issue.title) throw new SwtError('BAD_INPUT', `the issue text in ${o.issue} is empty`);
     const progress = terminalProgress({ quiet: program.opts().quiet });
@@ -200,10 +208,21 @@ export function buildProgram(): Command {
     .description('the main job on a bundled repository: reproduce its issue, validate its fix, print what the bot would post')
     .addOption(new Option('--fixture <name>', 'bundled repository').choices([...FIXTURE_NAMES]).default('py-durations'))
     .addOption(strategyOption())
+    .option('--app', 'run it through the GitHub App: the App against a loopback fake GitHub, fed the issue and the fix PR as webhooks')
     .option('--json', 'print the result as one JSON object on the last line of stdout')
     .action(async (o) => {
       const progress = terminalProgress({ quiet: program.opts().quiet });
       const sandbox = await createDockerSandbox();
+      if (o.app) {
+        // Loaded on demand: the App (Probot) is not needed by the other commands.
+        const { runAppDemo } = await import('../demo/appDemo.js');
+        const r = await runAppDemo(sandbox, { fixture: o.fixture as FixtureName, strategy: o.strategy }, progress);
+        progress.end?.();
+        if (o.json) printJson({ strategy: r.strategy, labels: r.labels, conclusion: r.checkRun?.conclusion ?? null, calls: r.calls });
+        else process.stdout.write(`${r.text}\n`);
+        if (r.checkRun?.conclusion !== 'success') process.exitCode = 3;
+        return;
+      }
       const result = await runDemo(sandbox, { fixture: o.fixture as FixtureName, strategy: o.strategy }, progress);
       progress.end?.();
       if (o.json) printJson({ strategy: result.strategy, status: result.reproduction.status, success: result.validation?.success ?? false, likelyCorrect: result.validation?.likelyCorrect ?? false });
@@ -212,6 +231,35 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+/** Commander's own wording, for options required unless a URL is given. */
+function requireOptions(o: Record<string, unknown>, flags: string[], alternative: string): void {
+  for (const flag of flags) {
+    const key = flag.replace(/^--/, '').split(' ')[0]!.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+    if (o[key] === undefined) throw new SwtError('BAD_INPUT', `required option '${flag}' not specified (or give ${alternative})`);
+  }
+}
+
+/** The App's job on a GitHub or GHES URL, with GITHUB_TOKEN; prints what it posted or would post. */
+async function remoteCommand(kind: 'issue' | 'pull', url: string, o: { post?: boolean; json?: boolean }, quiet: boolean): Promise<void> {
+  const progress = terminalProgress({ quiet });
+  const { runRemote } = await import('../app/remote.js');
+  const r = await runRemote(kind, url, { token: process.env.GITHUB_TOKEN ?? '', post: Boolean(o.post), sandbox: createDockerSandbox(), progress });
+  progress.end?.();
+  if (o.json) printJson({ url, posted: Boolean(o.post), state: r.state, error: r.error, reproduced: r.reproduced, posts: r.posts });
+  else {
+    const head = o.post
+      ? kind === 'pull'
+        ? 'Posted the comment (a check run needs the GitHub App; here it is printed)'
+        : 'Posted'
+      : 'Would post (nothing was posted; add --post to post it)';
+    process.stdout.write(`${head}:\n\n${r.summary}\n`);
+  }
+  if (r.state === 'failed') {
+    process.stderr.write(`swt: error: the job failed: ${r.error}\n`);
+    process.exitCode = 1;
+  } else if (kind === 'issue' && !r.reproduced) process.exitCode = 3;
 }
 
 function strategyOption(): Option {

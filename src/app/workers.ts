@@ -1,0 +1,441 @@
+/**
+ * The App's workers: what runs each job kind (see jobs/payloads.ts). Fast-lane jobs acknowledge
+ * and post; heavy-lane jobs fetch the repository into the cache and call the pipeline
+ * (`reproduceIssue`, `validate`) on the Docker sandbox, then post what the real runs showed.
+ */
+import { appSettings, type RepoConfig } from '../config/repoConfig.js';
+import { budgetLimitsFrom, type BudgetLimits, type ReproduceOptions } from '../generation/index.js';
+import type { IssueInput, Reproduction } from '../generation/types.js';
+import { fixFilterPasses, gateConclusion, MAX_ISSUE_BODY, needsApproval } from '../github/decide.js';
+import { closingIssueNumbers } from '../github/links.js';
+import type { GitHubPort, PullData, RepoRef } from '../github/port.js';
+import {
+  annotationsFor,
+  batches,
+  CHECK_NAME,
+  renderAwaitingApproval,
+  renderBadConfigCheck,
+  renderCheckProgress,
+  renderCheckResult,
+  renderJobError,
+  renderNoLinkedIssue,
+  renderPrComment,
+  renderRanking,
+  renderReproductionResult,
+  renderReproductionStarted,
+  renderSuperseded,
+  RERUN_ACTION,
+} from '../github/render.js';
+import type { IssueOutcome, ValidationView } from '../github/types.js';
+import { issueGroup, JOB, prGroup, type AckPayload, type NoticePayload, type RankPayload, type ReproducePayload, type Target, type ValidatePayload } from '../jobs/payloads.js';
+import { isPermanent, type JobContext, type JobQueue } from '../jobs/queue.js';
+import { effectiveLimits, type ContextInput } from '../pipeline/context.js';
+import type { Progress } from '../pipeline/progress.js';
+import { candidateVerdict, rank } from '../pipeline/rank.js';
+import { reproduceIssue } from '../pipeline/reproduce.js';
+import { validate, type ValidationResult } from '../pipeline/validate.js';
+import { cloneUrl, type RepoCache } from '../repo/cache.js';
+import { filesAfterPatch } from '../repo/patchedFiles.js';
+import type { ResourceLimits, Sandbox } from '../sandbox/types.js';
+import { isSwtError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { redact } from '../util/secrets.js';
+import type { Store } from './store.js';
+
+export interface WorkerDeps {
+  queue: JobQueue;
+  store: Store;
+  cache: RepoCache;
+  sandbox: Sandbox;
+  /** The GitHub of a job: an installation's Octokit in the App, a token's in the CLI. */
+  github(target: Target): Promise<GitHubPort>;
+  /** `<protocol>://<host>` that repositories are cloned from. */
+  gitBaseUrl: string;
+  logger: Logger;
+  /** Generation overrides (the demo and tests: no LLM, a strategy). */
+  generation?: Pick<ReproduceOptions, 'llm' | 'strategy'>;
+  concurrency?: { fast?: number; heavy?: number };
+  /**
+   * Which lanes this process works: `fast` (acknowledge, post) and `heavy` (containers). Default
+   * both; a deployment may run webhook receivers and container workers as separate processes.
+   */
+  lanes?: ReadonlyArray<'fast' | 'heavy'>;
+  /** At most one live progress update of a check run per this many ms (default 3000; the App: 10 s under GitHub's throttling, else 2 s). */
+  progressIntervalMs?: number;
+  /** Ranking edits of one issue are batched over windows of this many ms (default 5000). */
+  rankWindowMs?: number;
+  /** The operator's ceilings (SWT_BUDGET_*), which a repository's budget cannot raise. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** SwtError codes that a later attempt may not hit again (the engine, a pull): the job is retried. */
+const TRANSIENT = new Set(['DOCKER_UNREACHABLE', 'IMAGE_UNAVAILABLE', 'INTERRUPTED', 'LLM_TIMEOUT']);
+
+const short = (sha: string) => sha.slice(0, 7);
+const refOf = (t: Target): RepoRef => ({ owner: t.owner, repo: t.repo });
+
+function oneLine(e: unknown): string {
+  const text = isSwtError(e) ? e.oneLine() : ((e as Error)?.message ?? String(e));
+  return redact(text.split('\n')[0]!.slice(0, 500));
+}
+
+export function registerWorkers(deps: WorkerDeps): void {
+  const { queue, store, logger } = deps;
+  const log = logger.child({ mod: 'workers' });
+  const fast = deps.concurrency?.fast ?? 4;
+  const heavy = deps.concurrency?.heavy ?? 2;
+  const lanes = new Set(deps.lanes ?? ['fast', 'heavy']);
+
+  const ceiling = budgetLimitsFrom(deps.env ?? process.env);
+  const generationFor = (config: RepoConfig): ReproduceOptions => {
+    const b = config.budget ?? {};
+    const budget: BudgetLimits = {
+      tokens: Math.min(ceiling.tokens, b.tokens ?? Infinity),
+      usd: Math.min(ceiling.usd, b.usd ?? Infinity),
+      steps: Math.min(ceiling.steps, b.steps ?? Infinity),
+      wallMs: Math.min(ceiling.wallMs, b.wall_seconds === undefined ? Infinity : b.wall_seconds * 1000),
+    };
+    const llm = deps.generation && 'llm' in deps.generation ? deps.generation.llm : config.generation?.model ? { model: config.generation.model } : undefined;
+    return { strategy: deps.generation?.strategy ?? config.generation?.strategy, llm, budget, logger };
+  };
+  const contextFor = (dir: string, base: string, config: RepoConfig): ContextInput & { limits: Partial<ResourceLimits> } => ({
+    repo: dir,
+    base,
+    image: config.image,
+    install: config.install,
+    testCmd: config.test_command,
+    limits: effectiveLimits(config),
+  });
+  const fetchRepo = async (gh: GitHubPort, r: RepoRef, want: Array<{ sha: string; ref?: string }>) =>
+    deps.cache.ensure({ ...r, url: cloneUrl(deps.gitBaseUrl, r), token: await gh.gitToken(), want });
+
+  // ─── fast lane ───────────────────────────────────────────────────────────────────────────
+
+  if (lanes.has('fast')) {
+    queue.work<NoticePayload>(
+      JOB.notice,
+      async ({ job }) => {
+        const p = job.payload;
+        const gh = await deps.github(p.target);
+        await gh.upsertComment(refOf(p.target), p.number, p.kind, p.body);
+      },
+      { concurrency: fast },
+    );
+
+    queue.work<RankPayload>(
+      JOB.rank,
+      async ({ job }) => {
+        const gh = await deps.github(job.payload.target);
+        await updateRanking(gh, refOf(job.payload.target), job.payload.issues);
+      },
+      { concurrency: fast },
+    );
+
+    queue.work<AckPayload>(
+      JOB.ack,
+      async ({ job }) => {
+        const p = job.payload;
+        if (p.type === 'issue') await ackIssue(p);
+        else await ackPull(p);
+      },
+      { concurrency: fast },
+    );
+  }
+
+  async function ackIssue(p: Extract<AckPayload, { type: 'issue' }>): Promise<void> {
+    const gh = await deps.github(p.target);
+    const r = refOf(p.target);
+    const s = appSettings(p.config);
+    const where = await gh.defaultBranch(r);
+    // One reproduction per issue and default-branch sha, unless a maintainer asks again.
+    const key = `reproduce:${r.owner}/${r.repo}#${p.issue}@${where.sha}${p.force ? `:${p.force}` : ''}`;
+    if (await queue.findByKey(key)) {
+      log.info({ issue: p.issue, sha: where.sha }, 'issue already reproduced at this sha');
+      return;
+    }
+    if (s.issues.comment_on_failure) await gh.upsertComment(r, p.issue, 'reproduction', renderReproductionStarted(where));
+    await queue.enqueue<ReproducePayload>({ kind: JOB.reproduce, payload: { target: p.target, issue: p.issue, config: p.config, ...where }, key, group: issueGroup(p.target, p.issue) });
+  }
+
+  async function ackPull(p: Extract<AckPayload, { type: 'pr' }>): Promise<void> {
+    const gh = await deps.github(p.target);
+    const r = refOf(p.target);
+    if (p.configError) {
+      const id = await gh.createCheckRun(r, p.configError.headSha, CHECK_NAME, { status: 'completed', conclusion: 'action_required', output: renderBadConfigCheck(p.configError.message), detailsUrl: `${deps.gitBaseUrl}/${r.owner}/${r.repo}/blob/HEAD/.github/swt.yml` });
+      store.saveCheckRun(r, p.configError.headSha, p.pr, id);
+      return;
+    }
+    const pull: PullData = p.pull ?? (await gh.getPull(r, p.pr));
+    if (pull.state !== 'open') return;
+    const headSha = pull.head.sha;
+    // The first thing a PR author sees: the check is running. Links and approval come after.
+    const existing = store.checkRunFor(r, headSha);
+    let checkId = p.force || existing === undefined ? undefined : existing;
+    if (checkId === undefined) {
+      checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: finding the linked issues, then waiting for a free worker', []) });
+      store.saveCheckRun(r, headSha, pull.number, checkId);
+    }
+    const fresh = checkId !== existing;
+    const fromGraphql = await gh.closingIssues(r, pull.number).catch((e) => {
+      log.warn({ pr: pull.number, err: oneLine(e) }, 'closingIssuesReferences failed; using the body only');
+      return [] as number[];
+    });
+    const links = [...new Set([...closingIssueNumbers(pull.body, r.owner, r.repo), ...fromGraphql])].sort((a, b) => a - b);
+    if (links.length === 0) {
+      await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'neutral', output: renderNoLinkedIssue() });
+      return;
+    }
+    if (p.approved) store.approve(r, pull.number, headSha);
+    if (pull.fork) {
+      const manifests = needsApproval({ fork: true, files: await gh.listPullFiles(r, pull.number), approved: store.isApproved(r, pull.number, headSha) });
+      if (manifests) {
+        await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'action_required', output: renderAwaitingApproval(manifests), detailsUrl: `${deps.gitBaseUrl}/${r.owner}/${r.repo}/pull/${pull.number}` });
+        return;
+      }
+    }
+    const key = `validate:${r.owner}/${r.repo}#${pull.number}@${headSha}:${links.join(',')}${p.force ? `:${p.force}` : ''}`;
+    if (await queue.findByKey(key)) {
+      log.info({ pr: pull.number, headSha }, 'this head with these links is already checked');
+      return;
+    }
+    if (!fresh) {
+      // The same head, other links (an edited description): a new check run for the new question.
+      checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: waiting for a free worker', links) });
+      store.saveCheckRun(r, headSha, pull.number, checkId);
+    }
+    // (A fresh check run already says it is queued; the worker's first step names the issues. Every
+    // write counts against GitHub's secondary rate limit, which Probot's throttling enforces.)
+    const { superseded } = await queue.enqueue<ValidatePayload>({
+      kind: JOB.validate,
+      payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links, checkRunId: checkId },
+      key,
+      group: prGroup(p.target, pull.number),
+    });
+    // A newer push: the older checks that had not started are closed here (running ones close themselves).
+    for (const id of superseded) {
+      const old = await queue.get<ValidatePayload>(id);
+      if (old?.state === 'cancelled' && old.payload.checkRunId !== checkId) {
+        await gh.updateCheckRun(r, old.payload.checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(headSha) });
+      }
+    }
+  }
+
+  // ─── heavy lane ──────────────────────────────────────────────────────────────────────────
+
+  if (lanes.has('heavy')) {
+    queue.work<ReproducePayload>(JOB.reproduce, (ctx) => reproduceJob(ctx), { concurrency: heavy });
+    queue.work<ValidatePayload>(JOB.validate, (ctx) => validateJob(ctx), { concurrency: heavy });
+  }
+
+  async function reproduceJob({ job, lastAttempt, signal }: JobContext<ReproducePayload>): Promise<void> {
+    const p = job.payload;
+    const gh = await deps.github(p.target);
+    const r = refOf(p.target);
+    const s = appSettings(p.config);
+    const where = { branch: p.branch, sha: p.sha };
+    try {
+      const issue = await gh.getIssue(r, p.issue);
+      const dir = await fetchRepo(gh, r, [{ sha: p.sha, ref: `refs/heads/${p.branch}` }]);
+      const rep = await reproduceIssue(deps.sandbox, { ...contextFor(dir, p.sha, p.config), issue: issueInput(issue), generation: generationFor(p.config) });
+      if (signal.aborted) return;
+      store.saveReproduction(r, p.issue, where, rep);
+      const ok = rep.status === 'reproduced';
+      const [add, other] = ok ? [s.labels.reproduced, s.labels.not_reproduced] : [s.labels.not_reproduced, s.labels.reproduced];
+      await gh.setLabels(r, p.issue, { add: [add], remove: issue.labels.includes(other) ? [other] : [] });
+      const extra = ok && s.issues.draft_pr ? await openDraft(gh, r, dir, p, rep) : {};
+      if (ok || s.issues.comment_on_failure) await gh.upsertComment(r, p.issue, 'reproduction', renderReproductionResult(rep, where, extra));
+    } catch (e) {
+      if ((lastAttempt || isPermanent(e)) && s.issues.comment_on_failure) {
+        await gh.upsertComment(r, p.issue, 'reproduction', renderJobError('reproducing this issue', oneLine(e))).catch((x) => log.warn({ err: oneLine(x) }, 'could not post the error'));
+      }
+      throw e;
+    }
+  }
+
+  async function openDraft(gh: GitHubPort, r: RepoRef, dir: string, p: ReproducePayload, rep: Reproduction): Promise<{ draftPr?: number; draftPrError?: string }> {
+    try {
+      const files = await filesAfterPatch(dir, p.sha, rep.testPatch);
+      const draftPr = await gh.openDraftPull(r, {
+        baseBranch: p.branch,
+        baseSha: p.sha,
+        branch: `swt/reproduce-${p.issue}`,
+        title: `Test reproducing #${p.issue}`,
+        body: `The test swt-bot wrote for #${p.issue}. It fails on ${short(p.sha)}; a fix makes it pass.`,
+        files,
+      });
+      return { draftPr };
+    } catch (e) {
+      const status = (e as { status?: number }).status;
+      return { draftPrError: status === 403 ? 'the App needs the Contents: write permission for that.' : oneLine(e) };
+    }
+  }
+
+  async function validateJob({ job, lastAttempt, signal }: JobContext<ValidatePayload>): Promise<void> {
+    const p = job.payload;
+    const gh = await deps.github(p.target);
+    const r = refOf(p.target);
+    const s = appSettings(p.config);
+    const progress = checkProgress(gh, r, p.checkRunId, p.issues, deps.progressIntervalMs ?? 3000, log);
+    let author = 'unknown';
+    try {
+      progress.step('fetching the base and the head');
+      const pull = await gh.getPull(r, p.pr);
+      author = pull.author.login;
+      const dir = await fetchRepo(gh, r, [
+        { sha: pull.base.sha, ref: `refs/heads/${pull.base.ref}` },
+        { sha: p.headSha, ref: `refs/pull/${p.pr}/head` },
+      ]);
+      const outcomes: IssueOutcome[] = [];
+      for (const issue of p.issues) {
+        if (signal.aborted) break;
+        outcomes.push(await checkIssue(gh, r, dir, pull, p, issue, progress));
+      }
+      await progress.close();
+      if (signal.aborted) {
+        // A newer push is being checked: close this head's check unless the new job reuses it.
+        if (store.checkRunFor(r, p.headSha) !== p.checkRunId || store.latestHead(r, p.pr) !== p.headSha) {
+          await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(store.latestHead(r, p.pr) ?? '') });
+        }
+        return;
+      }
+      const { conclusion, gated } = gateConclusion(author, fixFilterPasses(outcomes), s.gate);
+      const result = renderCheckResult({ conclusion, gated, author, issues: outcomes });
+      const chunks = batches(outcomes.flatMap((o) => (o.kind === 'validated' ? annotationsFor(o.validation, o.reproduction.testPatch) : [])));
+      // More than 50 annotations: the first batches go in updates while the run is still in progress.
+      for (const chunk of chunks.slice(0, -1)) await gh.updateCheckRun(r, p.checkRunId, { output: { ...result, annotations: chunk } });
+      await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion, output: { ...result, annotations: chunks.at(-1) ?? [] }, actions: [RERUN_ACTION] });
+      await gh.upsertComment(r, p.pr, 'validation', renderPrComment({ conclusion, gated, author, issues: outcomes }));
+      for (const o of outcomes) {
+        if (o.kind === 'no-reproduction') continue;
+        const v = o.kind === 'validated' ? o.validation : undefined;
+        store.saveVerdict(r, {
+          pr: p.pr,
+          issue: o.issue,
+          headSha: p.headSha,
+          title: pull.title,
+          author,
+          verdict: v ? candidateVerdict(v) : 'error',
+          f2p: v ? v.tests.filter((t) => t.transition === 'F2P' && !t.preexisting).length : 0,
+          failing: v ? v.tests.filter((t) => t.head === 'fail' && !t.preexisting).length : 0,
+          durationMs: v?.durationMs ?? 0,
+          diffSize: pull.additions + pull.deletions,
+          validation: v,
+        });
+      }
+      await scheduleRanking(p.target, p.issues);
+    } catch (e) {
+      await progress.close();
+      if (lastAttempt || isPermanent(e)) {
+        const outcomes: IssueOutcome[] = p.issues.map((issue) => ({ issue, kind: 'error', message: oneLine(e) }));
+        const { conclusion, gated } = gateConclusion(author, false, s.gate);
+        await gh
+          .updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion, output: renderCheckResult({ conclusion, gated, author, issues: outcomes }), actions: [RERUN_ACTION] })
+          .catch((x) => log.warn({ err: oneLine(x) }, 'could not post the error'));
+        await gh.upsertComment(r, p.pr, 'validation', renderJobError('checking this pull request', oneLine(e))).catch(() => undefined);
+      }
+      throw e;
+    }
+  }
+
+  /** One linked issue: its stored test (or a new one written at the PR's base), run on base and head. */
+  async function checkIssue(gh: GitHubPort, r: RepoRef, dir: string, pull: PullData, p: ValidatePayload, issue: number, progress: Progress): Promise<IssueOutcome> {
+    try {
+      let rep = store.latestReproduction(r, issue);
+      if (!rep) {
+        progress.step(`#${issue} has no reproducing test yet: writing one at the base ${short(pull.base.sha)}`);
+        const data = await gh.getIssue(r, issue);
+        if (data.isPullRequest) return { issue, kind: 'no-reproduction', reason: `#${issue} is a pull request, not an issue` };
+        if (data.body.length > MAX_ISSUE_BODY) return { issue, kind: 'no-reproduction', reason: `the issue body has ${data.body.length} characters, more than the ${MAX_ISSUE_BODY} swt-bot reads` };
+        const made = await reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), issue: issueInput(data), generation: generationFor(p.config) }, progress);
+        store.saveReproduction(r, issue, { branch: pull.base.ref, sha: pull.base.sha }, made);
+        if (made.status !== 'reproduced') return { issue, kind: 'no-reproduction', reason: made.reason };
+        rep = store.latestReproduction(r, issue)!;
+      }
+      progress.step(`#${issue}: running the reproducing test on the base ${short(pull.base.sha)} and the head ${short(p.headSha)}`);
+      const v = await validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns }, progress);
+      return { issue, kind: 'validated', validation: viewOf(v), reproduction: { strategy: rep.strategy, sha: rep.baseSha, testPatch: rep.testPatch } };
+    } catch (e) {
+      // The engine or an image may come back: retry the job. Anything else belongs to this issue's row.
+      if (!isSwtError(e) || TRANSIENT.has(e.code)) throw e;
+      return { issue, kind: 'error', message: oneLine(e) };
+    }
+  }
+
+  /**
+   * The ranking table is refreshed by a fast-lane job at the end of a short window: several PRs
+   * finishing together cost one edit of the issue's table, not one each (every edit is a write
+   * that counts against GitHub's rate limits). The job reads the store when it runs, so it shows all.
+   */
+  async function scheduleRanking(target: Target, issues: number[]): Promise<void> {
+    const windowMs = deps.rankWindowMs ?? 5000;
+    const now = Date.now();
+    const bucket = Math.floor(now / windowMs);
+    for (const issue of issues) {
+      await queue.enqueue<RankPayload>({
+        kind: JOB.rank,
+        payload: { target, issues: [issue] },
+        key: `rank:${target.owner}/${target.repo}#${issue}@${bucket}`,
+        delayMs: (bucket + 1) * windowMs - now,
+      });
+    }
+  }
+
+  async function updateRanking(gh: GitHubPort, r: RepoRef, issues: number[]): Promise<void> {
+    for (const issue of issues) {
+      const ranked = rank(store.candidates(r, issue));
+      if (ranked.length >= 2) await gh.upsertComment(r, issue, 'ranking', renderRanking(issue, ranked));
+    }
+  }
+}
+
+function issueInput(issue: { title: string; body: string }): IssueInput {
+  return { title: issue.title, body: issue.body };
+}
+
+function viewOf(v: ValidationResult): ValidationView {
+  return { tests: v.tests, counts: v.counts, success: v.success, likelyCorrect: v.likelyCorrect, base: v.base, head: v.head, durationMs: v.durationMs, warnings: v.warnings };
+}
+
+/**
+ * Live progress on the check run: at most one update per interval, the latest step wins, and
+ * nothing is sent after close() (so a late update can never overwrite the result).
+ */
+function checkProgress(gh: GitHubPort, r: RepoRef, id: number, issues: number[], intervalMs: number, log: Logger): Progress & { close(): Promise<void> } {
+  let last = 0;
+  let pending: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  let inflight: Promise<void> = Promise.resolve();
+  const send = (message: string) => {
+    last = Date.now();
+    inflight = inflight.then(async () => {
+      if (closed) return;
+      await gh.updateCheckRun(r, id, { status: 'in_progress', output: renderCheckProgress(message, issues) }).catch((e) => log.warn({ err: oneLine(e) }, 'progress update failed'));
+    });
+  };
+  return {
+    step(message) {
+      if (closed) return;
+      const wait = intervalMs - (Date.now() - last);
+      if (wait <= 0) {
+        pending = undefined;
+        send(message);
+        return;
+      }
+      pending = message;
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        if (pending !== undefined && !closed) {
+          const m = pending;
+          pending = undefined;
+          send(m);
+        }
+      }, wait);
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      await inflight;
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * `swt demo --app`: the bundled fixture run through the GitHub App itself. The App serves on a
+ * loopback port against the project's fake GitHub (as a GHES), receives the fixture's issue and
+ * fix PR as signed webhooks, and what it posted is printed: the comment, the label, the check run.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { stringify } from 'yaml';
+import { startApp } from '../app/app.js';
+import { isLlmConfigured } from '../generation/index.js';
+import type { StrategyName } from '../generation/candidate.js';
+import { silentProgress, type Progress } from '../pipeline/progress.js';
+import { git } from '../sandbox/gitExec.js';
+import type { Sandbox } from '../sandbox/types.js';
+import { FakeGitHub, type CheckRun } from './fakeGitHub.js';
+import { createFixtureRepo, type FixtureName, type FixtureRepo } from './fixtureRepos.js';
+
+const GIT_ENV = { GIT_AUTHOR_NAME: 'dev', GIT_AUTHOR_EMAIL: 'dev@example.invalid', GIT_COMMITTER_NAME: 'dev', GIT_COMMITTER_EMAIL: 'dev@example.invalid' };
+
+export interface PublishedFixture {
+  fx: FixtureRepo;
+  owner: string;
+  repo: string;
+  /** main: the fixture's base plus `.github/swt.yml`. */
+  base: string;
+  /** The fixture's own fix commit on top of base (branch fix). */
+  goodFix: string;
+  /** A change that fixes nothing: a comment in the file the fix changes (branch no-fix). */
+  badFix: string;
+  cleanup(): Promise<void>;
+}
+
+/** `.github/swt.yml` for a fixture: its image, install and test command, plus `extra` keys. */
+export function fixtureConfig(fx: FixtureRepo, extra: Record<string, unknown> = {}): string {
+  return stringify({ image: fx.instance.image, install: fx.instance.install, test_command: fx.instance.test_cmd, ...extra });
+}
+
+/** Builds the fixture's repository (base with config, a correct and an incorrect fix) on the fake GitHub. */
+export async function publishFixture(fake: FakeGitHub, name: FixtureName, opts: { owner?: string; repo?: string; config?: (fx: FixtureRepo) => string } = {}): Promise<PublishedFixture> {
+  const fx = await createFixtureRepo(name);
+  try {
+    const run = async (...args: string[]) => (await git(fx.dir, args, { env: GIT_ENV })).trim();
+    await run('checkout', '-q', fx.base);
+    await mkdir(join(fx.dir, '.github'), { recursive: true });
+    await writeFile(join(fx.dir, '.github', 'swt.yml'), (opts.config ?? fixtureConfig)(fx));
+    await run('add', '-A');
+    await run('commit', '-q', '-m', 'Configure swt-bot');
+    const base = await run('rev-parse', 'HEAD');
+    await run('cherry-pick', '--allow-empty', fx.head);
+    const goodFix = await run('rev-parse', 'HEAD');
+    await run('checkout', '-q', base);
+    const fixed = /^diff --git a\/(\S+)/m.exec(fx.instance.patch)![1]!;
+    const file = join(fx.dir, fixed);
+    const comment = extname(fixed) === '.py' ? '# TODO: handle more input' : '// TODO: handle more input';
+    await writeFile(file, `${(await readFile(file, 'utf8')).trimEnd()}\n${comment}\n`);
+    await run('commit', '-q', '-am', 'Handle more input');
+    const badFix = await run('rev-parse', 'HEAD');
+    await run('checkout', '-q', base);
+    const owner = opts.owner ?? 'acme';
+    const repo = opts.repo ?? name;
+    await fake.addRepo(owner, repo, fx.dir);
+    await fake.pushRef(owner, repo, fx.dir, goodFix, 'refs/heads/fix');
+    await fake.pushRef(owner, repo, fx.dir, badFix, 'refs/heads/no-fix');
+    return { fx, owner, repo, base, goodFix, badFix, cleanup: () => fx.cleanup() };
+  } catch (e) {
+    await fx.cleanup();
+    throw e;
+  }
+}
+
+export function newAppKey(): string {
+  return generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+}
+
+export interface AppDemoResult {
+  strategy: string;
+  issueComment: string;
+  labels: string[];
+  checkRun: CheckRun | undefined;
+  prComment: string;
+  /** Every REST, GraphQL and git call the App made to the fake GitHub. */
+  calls: number;
+  text: string;
+}
+
+export async function runAppDemo(sandbox: Sandbox, opts: { fixture?: FixtureName; strategy?: StrategyName; env?: NodeJS.ProcessEnv } = {}, progress: Progress = silentProgress): Promise<AppDemoResult> {
+  const name = opts.fixture ?? 'py-durations';
+  const llm = isLlmConfigured(opts.env ?? process.env);
+  const strategy: StrategyName = opts.strategy ?? (llm ? 'ensemble' : 'snippet');
+  const secret = 'swt-demo-webhook-secret';
+  const key = newAppKey();
+  const fake = await new FakeGitHub({ webhookSecret: secret, appPrivateKey: key }).start();
+  const dataDir = await mkdtemp(join(tmpdir(), 'swt-appdemo-'));
+  let published: PublishedFixture | undefined;
+  let app: Awaited<ReturnType<typeof startApp>> | undefined;
+  try {
+    progress.step(`fake GitHub (GHES) at ${fake.url}`);
+    published = await publishFixture(fake, name, { config: (fx) => fixtureConfig(fx, { generation: { strategy } }) });
+    const { owner, repo } = published;
+    app = await startApp({
+      appId: fake.appId,
+      privateKey: key,
+      secret,
+      dataDir,
+      sandbox,
+      env: { ...(opts.env ?? process.env), GHE_HOST: fake.host, GHE_PROTOCOL: 'http' },
+      generation: llm ? { strategy } : { strategy, llm: null },
+      progressIntervalMs: 1000,
+    });
+    fake.appUrl = app.url;
+    progress.step(`the App listens at ${app.url}, pointed at the fake GitHub`);
+
+    const issue = fake.addIssue(owner, repo, { title: published.fx.issue.title, body: published.fx.issue.body });
+    progress.step(`webhook issues.opened for #${issue.number}: ${issue.title}`);
+    await fake.deliver('issues', fake.issuePayload(owner, repo, issue.number, 'opened'));
+    await app.services.queue.drain(30 * 60_000);
+
+    const pr = await fake.addPull(owner, repo, { title: `Fix #${issue.number}`, body: `Fixes #${issue.number}`, user: { login: 'contributor', type: 'User' }, headSha: published.goodFix, headRef: 'fix' });
+    progress.step(`webhook pull_request.opened for #${pr.number} (head ${published.goodFix.slice(0, 7)})`);
+    await fake.deliver('pull_request', await fake.pullPayload(owner, repo, pr.number, 'opened'));
+    await app.services.queue.drain(30 * 60_000);
+
+    const issueComment = fake.issue(owner, repo, issue.number).comments.map((c) => c.body).join('\n\n');
+    const labels = fake.issue(owner, repo, issue.number).labels;
+    const checkRun = fake.checkRuns(owner, repo).find((c) => c.head_sha === published!.goodFix);
+    const prComment = fake.issue(owner, repo, pr.number).comments.map((c) => c.body).join('\n\n');
+    const text = [
+      `## The App's comment on issue #${issue.number}`,
+      '',
+      issueComment,
+      '',
+      `## Labels on issue #${issue.number}: ${labels.join(', ') || '(none)'}`,
+      '',
+      `## Check run "${checkRun?.name}" on pull request #${pr.number}: ${checkRun?.status}${checkRun?.conclusion ? `, ${checkRun.conclusion}` : ''}`,
+      '',
+      `**${checkRun?.output?.title ?? ''}**`,
+      '',
+      checkRun?.output?.summary ?? '',
+      '',
+      `## The App's comment on pull request #${pr.number}`,
+      '',
+      prComment,
+      '',
+      `(${fake.calls.length} calls to the fake GitHub: REST, GraphQL and git over HTTP)`,
+    ].join('\n');
+    return { strategy, issueComment, labels, checkRun, prComment, calls: fake.calls.length, text };
+  } finally {
+    await app?.stop();
+    await published?.cleanup();
+    await fake.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,587 @@
+/**
+ * A loopback fake of GitHub (Enterprise Server), for the end-to-end test, `swt demo --app` and the
+ * benchmark: a real HTTP server on 127.0.0.1 that answers the REST routes and the GraphQL query
+ * the App uses under `/api/v3` and `/api/graphql` (as a GHES does), serves real repositories over
+ * git's smart HTTP (`git http-backend`), records every call, and delivers signed webhooks.
+ * Point Probot at it with GHE_HOST=127.0.0.1:<port> and GHE_PROTOCOL=http.
+ */
+import { createHmac, createPublicKey, randomBytes, randomUUID, verify } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { git, runGit } from '../sandbox/gitExec.js';
+import { handleGitHttp } from './gitHttp.js';
+
+export interface RecordedCall {
+  method: string;
+  /** Path and query, decoded, without the `/api/v3` prefix. */
+  path: string;
+  body?: any;
+  at: number;
+}
+
+interface User {
+  login: string;
+  type: 'User' | 'Bot';
+}
+
+interface Comment {
+  id: number;
+  body: string;
+  user: User;
+  created_at: string;
+  updated_at: string;
+}
+
+interface Issue {
+  number: number;
+  title: string;
+  body: string;
+  user: User;
+  labels: string[];
+  locked: boolean;
+  state: 'open' | 'closed';
+  comments: Comment[];
+  pull?: Pull;
+}
+
+interface Pull {
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  fork: boolean;
+  /** Issues linked outside the body (GitHub's sidebar): returned by closingIssuesReferences. */
+  linked: number[];
+  draft: boolean;
+}
+
+export interface CheckRun {
+  id: number;
+  head_sha: string;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  output: { title?: string; summary?: string; text?: string } | null;
+  annotations: unknown[];
+  actions: unknown[];
+  details_url?: string;
+  /** Every status the run went through, with the time (ms) it was set. */
+  history: Array<{ status: string; conclusion: string | null; title?: string; summary?: string; at: number }>;
+}
+
+interface Repo {
+  owner: string;
+  name: string;
+  defaultBranch: string;
+  dir: string;
+  issues: Map<number, Issue>;
+  checkRuns: CheckRun[];
+  nextNumber: number;
+  permissions: Map<string, string>;
+}
+
+export interface FakeGitHubOptions {
+  appId?: number;
+  installationId?: number;
+  /** Shared with the App: webhooks are signed with it. */
+  webhookSecret: string;
+  /** The App's private key (PEM): JWTs are checked against its public half. */
+  appPrivateKey: string;
+  /** The login of the App's bot account. */
+  botLogin?: string;
+  /** Personal tokens accepted as users (the CLI's GITHUB_TOKEN). */
+  personalTokens?: Record<string, string>;
+}
+
+class HttpError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+type Caller = { kind: 'app' } | { kind: 'installation' } | { kind: 'user'; login: string };
+
+const now = () => new Date().toISOString();
+
+export class FakeGitHub {
+  readonly calls: RecordedCall[] = [];
+  readonly appId: number;
+  readonly installationId: number;
+  readonly botLogin: string;
+  #server: Server | undefined;
+  #root = '';
+  #repos = new Map<string, Repo>();
+  #tokens = new Set<string>();
+  #opts: FakeGitHubOptions;
+  #nextId = 1000;
+  #failures: Array<{ method: string; path: RegExp; status: number; headers: Record<string, string>; times: number }> = [];
+  /** Where webhooks go (the App's base URL). */
+  appUrl = '';
+
+  constructor(opts: FakeGitHubOptions) {
+    this.#opts = opts;
+    this.appId = opts.appId ?? 1;
+    this.installationId = opts.installationId ?? 42;
+    this.botLogin = opts.botLogin ?? 'swt-bot[bot]';
+  }
+
+  async start(): Promise<this> {
+    this.#root = await mkdtemp(join(tmpdir(), 'swt-fakegithub-'));
+    this.#server = createServer((req, res) => void this.#handle(req, res));
+    await new Promise<void>((r) => this.#server!.listen(0, '127.0.0.1', r));
+    return this;
+  }
+
+  get port(): number {
+    return (this.#server!.address() as AddressInfo).port;
+  }
+  /** For GHE_HOST. */
+  get host(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+  get url(): string {
+    return `http://${this.host}`;
+  }
+  get apiUrl(): string {
+    return `${this.url}/api/v3`;
+  }
+
+  async close(): Promise<void> {
+    if (this.#server) {
+      await new Promise<void>((r) => this.#server!.close(() => r()));
+      this.#server.closeAllConnections();
+    }
+    if (this.#root) await rm(this.#root, { recursive: true, force: true });
+  }
+
+  /** The next `times` requests matching method and path fail with this status (e.g. 500, or 403 with rate-limit headers). */
+  failNext(method: string, path: RegExp, status: number, opts: { times?: number; headers?: Record<string, string> } = {}): void {
+    this.#failures.push({ method, path, status, headers: opts.headers ?? {}, times: opts.times ?? 1 });
+  }
+
+  // ─── state ─────────────────────────────────────────────────────────────────────────────────
+
+  /** A repository holding every ref of a local git repository (working tree or bare). */
+  async addRepo(owner: string, name: string, source: string, defaultBranch = 'main'): Promise<void> {
+    const dir = join(this.#root, 'git', owner, `${name}.git`);
+    await mkdir(dir, { recursive: true });
+    await git(dir, ['init', '--quiet', '--bare', `--initial-branch=${defaultBranch}`]);
+    await git(source, ['push', '--quiet', dir, `+HEAD:refs/heads/${defaultBranch}`]);
+    this.#repos.set(`${owner}/${name}`.toLowerCase(), { owner, name, defaultBranch, dir, issues: new Map(), checkRuns: [], nextNumber: 1, permissions: new Map() });
+  }
+
+  /** Pushes a commit of a local repository to a ref (e.g. `refs/heads/fix`). */
+  async pushRef(owner: string, name: string, source: string, sha: string, ref: string): Promise<void> {
+    await git(source, ['push', '--quiet', '--force', this.#repo(owner, name).dir, `${sha}:${ref}`]);
+  }
+
+  setPermission(owner: string, name: string, login: string, permission: string): void {
+    this.#repo(owner, name).permissions.set(login, permission);
+  }
+
+  addIssue(owner: string, name: string, i: { title: string; body: string; user?: User; labels?: string[] }): Issue {
+    const repo = this.#repo(owner, name);
+    const issue: Issue = { number: repo.nextNumber++, title: i.title, body: i.body, user: i.user ?? { login: 'reporter', type: 'User' }, labels: i.labels ?? [], locked: false, state: 'open', comments: [] };
+    repo.issues.set(issue.number, issue);
+    return issue;
+  }
+
+  /** A pull request whose head commit is already in the repository (pushRef); refs/pull/<n>/head is made. */
+  async addPull(
+    owner: string,
+    name: string,
+    p: { title: string; body: string; user?: User; headSha: string; headRef: string; fork?: boolean; linked?: number[] },
+  ): Promise<Issue> {
+    const repo = this.#repo(owner, name);
+    const issue: Issue = {
+      number: repo.nextNumber++,
+      title: p.title,
+      body: p.body,
+      user: p.user ?? { login: 'contributor', type: 'User' },
+      labels: [],
+      locked: false,
+      state: 'open',
+      comments: [],
+      pull: { headSha: p.headSha, headRef: p.headRef, baseRef: repo.defaultBranch, fork: Boolean(p.fork), linked: p.linked ?? [], draft: false },
+    };
+    await git(repo.dir, ['update-ref', `refs/pull/${issue.number}/head`, p.headSha]);
+    repo.issues.set(issue.number, issue);
+    return issue;
+  }
+
+  issue(owner: string, name: string, n: number): Issue {
+    const i = this.#repo(owner, name).issues.get(n);
+    if (!i) throw new Error(`no issue #${n}`);
+    return i;
+  }
+
+  /** A file's text at a ref of a repository, or undefined. */
+  async readFile(owner: string, name: string, ref: string, path: string): Promise<string | undefined> {
+    const r = await runGit(this.#repo(owner, name).dir, ['show', `${ref}:${path}`]);
+    return r.code === 0 ? r.stdout.toString('utf8') : undefined;
+  }
+
+  /** Installation tokens handed out (a test checks none leaked). */
+  issuedTokens(): string[] {
+    return [...this.#tokens];
+  }
+
+  checkRuns(owner: string, name: string): CheckRun[] {
+    return this.#repo(owner, name).checkRuns;
+  }
+
+  #repo(owner: string, name: string): Repo {
+    const r = this.#repos.get(`${owner}/${name}`.toLowerCase());
+    if (!r) throw new HttpError(404, 'Not Found');
+    return r;
+  }
+
+  // ─── webhooks ──────────────────────────────────────────────────────────────────────────────
+
+  /** POSTs a signed webhook to the App; resolves with its answer and how long it took. */
+  async deliver(event: string, payload: unknown, opts: { id?: string } = {}): Promise<{ status: number; id: string; ms: number; at: number }> {
+    const id = opts.id ?? randomUUID();
+    const body = JSON.stringify(payload);
+    const signature = `sha256=${createHmac('sha256', this.#opts.webhookSecret).update(body).digest('hex')}`;
+    const at = Date.now();
+    const started = performance.now();
+    const res = await fetch(`${this.appUrl}/api/github/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': id, 'x-hub-signature-256': signature, 'user-agent': 'GitHub-Hookshot/fake' },
+      body,
+    });
+    await res.text();
+    return { status: res.status, id, ms: performance.now() - started, at };
+  }
+
+  #repositoryPayload(r: Repo) {
+    return {
+      id: 1,
+      name: r.name,
+      full_name: `${r.owner}/${r.name}`,
+      private: true,
+      owner: { login: r.owner, type: 'Organization' },
+      default_branch: r.defaultBranch,
+      clone_url: `${this.url}/${r.owner}/${r.name}.git`,
+      html_url: `${this.url}/${r.owner}/${r.name}`,
+    };
+  }
+
+  #issueJson(r: Repo, i: Issue) {
+    return {
+      number: i.number,
+      title: i.title,
+      body: i.body,
+      user: i.user,
+      labels: i.labels.map((name) => ({ name })),
+      locked: i.locked,
+      state: i.state,
+      comments: i.comments.length,
+      html_url: `${this.url}/${r.owner}/${r.name}/${i.pull ? 'pull' : 'issues'}/${i.number}`,
+      ...(i.pull ? { pull_request: { url: `${this.apiUrl}/repos/${r.owner}/${r.name}/pulls/${i.number}` } } : {}),
+    };
+  }
+
+  async #pullJson(r: Repo, i: Issue) {
+    const p = i.pull!;
+    const baseSha = (await git(r.dir, ['rev-parse', `refs/heads/${p.baseRef}`])).trim();
+    const stat = await git(r.dir, ['diff', '--numstat', `${baseSha}...${p.headSha}`]);
+    let additions = 0;
+    let deletions = 0;
+    for (const line of stat.split('\n').filter(Boolean)) {
+      const [a, d] = line.split('\t');
+      additions += Number(a) || 0;
+      deletions += Number(d) || 0;
+    }
+    const full = `${r.owner}/${r.name}`;
+    return {
+      number: i.number,
+      title: i.title,
+      body: i.body,
+      user: i.user,
+      state: i.state,
+      draft: p.draft,
+      head: { sha: p.headSha, ref: p.headRef, repo: { full_name: p.fork ? `${i.user.login}/${r.name}` : full, fork: p.fork } },
+      base: { sha: baseSha, ref: p.baseRef, repo: { full_name: full } },
+      additions,
+      deletions,
+      html_url: `${this.url}/${full}/pull/${i.number}`,
+    };
+  }
+
+  /** issues.opened and friends, as GitHub sends them. */
+  issuePayload(owner: string, name: string, n: number, action: string, extra: Record<string, unknown> = {}) {
+    const r = this.#repo(owner, name);
+    return { action, issue: this.#issueJson(r, this.issue(owner, name, n)), repository: this.#repositoryPayload(r), sender: this.issue(owner, name, n).user, installation: { id: this.installationId }, ...extra };
+  }
+
+  async pullPayload(owner: string, name: string, n: number, action: string, extra: Record<string, unknown> = {}) {
+    const r = this.#repo(owner, name);
+    const i = this.issue(owner, name, n);
+    return { action, number: n, pull_request: await this.#pullJson(r, i), repository: this.#repositoryPayload(r), sender: i.user, installation: { id: this.installationId }, ...extra };
+  }
+
+  /** issue_comment.created: the comment is added to the thread too. */
+  commentPayload(owner: string, name: string, n: number, body: string, user: User, association: string) {
+    const r = this.#repo(owner, name);
+    const i = this.issue(owner, name, n);
+    const comment: Comment = { id: this.#nextId++, body, user, created_at: now(), updated_at: now() };
+    i.comments.push(comment);
+    return { action: 'created', issue: this.#issueJson(r, i), comment: { ...comment, author_association: association }, repository: this.#repositoryPayload(r), sender: user, installation: { id: this.installationId } };
+  }
+
+  checkRunPayload(owner: string, name: string, checkRunId: number, action: 'rerequested' | 'requested_action', identifier?: string) {
+    const r = this.#repo(owner, name);
+    const run = r.checkRuns.find((c) => c.id === checkRunId);
+    if (!run) throw new Error(`no check run ${checkRunId}`);
+    const pull = [...r.issues.values()].find((i) => i.pull?.headSha === run.head_sha && !i.pull.fork);
+    return {
+      action,
+      check_run: { id: run.id, name: run.name, head_sha: run.head_sha, status: run.status, conclusion: run.conclusion, pull_requests: pull ? [{ number: pull.number }] : [], app: { id: this.appId } },
+      ...(identifier ? { requested_action: { identifier } } : {}),
+      repository: this.#repositoryPayload(r),
+      sender: { login: 'maintainer', type: 'User' },
+      installation: { id: this.installationId },
+    };
+  }
+
+  // ─── HTTP ──────────────────────────────────────────────────────────────────────────────────
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.url);
+    if (
+      handleGitHttp(req, res, {
+        projectRoot: join(this.#root, 'git'),
+        authorize: (token, owner, repo) => token !== null && this.#knowsToken(token) && this.#repos.has(`${owner}/${repo}`.toLowerCase()),
+      })
+    ) {
+      this.calls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, at: Date.now() });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: any;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = text;
+    }
+    const path = decodeURIComponent(url.pathname.replace(/^\/api\/v3/, '').replace(/^\/api\/graphql$/, '/graphql')) + url.search;
+    const method = req.method ?? 'GET';
+    this.calls.push({ method, path, ...(body !== undefined ? { body } : {}), at: Date.now() });
+    const failure = this.#failures.find((f) => f.method === method && f.path.test(path) && f.times > 0);
+    if (failure) {
+      failure.times--;
+      res.writeHead(failure.status, { 'content-type': 'application/json', ...failure.headers }).end(JSON.stringify({ message: `fake failure ${failure.status}` }));
+      return;
+    }
+    try {
+      const auth = this.#authenticate(req.headers.authorization, path);
+      const out = await this.#route(method, path.split('?')[0]!, url.searchParams, body, auth, req);
+      if (out.raw !== undefined) res.writeHead(out.status ?? 200, { 'content-type': 'text/plain; charset=utf-8' }).end(out.raw);
+      else if (out.status === 204) res.writeHead(204).end();
+      else res.writeHead(out.status ?? 200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(out.json ?? {}));
+    } catch (e) {
+      const status = e instanceof HttpError ? e.status : 500;
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ message: (e as Error).message }));
+    }
+  }
+
+  #knowsToken(token: string): boolean {
+    return this.#tokens.has(token) || Object.hasOwn(this.#opts.personalTokens ?? {}, token);
+  }
+
+  /** The caller: the App (JWT), its installation (token), or a user (personal token). */
+  #authenticate(header: string | undefined, path: string): Caller {
+    const m = /^(?:token|bearer)\s+(.+)$/i.exec(header ?? '');
+    if (!m) throw new HttpError(401, 'Requires authentication');
+    const credential = m[1]!;
+    if (credential.split('.').length === 3 && path.startsWith('/app')) {
+      const [h, p, s] = credential.split('.') as [string, string, string];
+      const publicKey = createPublicKey(this.#opts.appPrivateKey);
+      if (!verify('RSA-SHA256', Buffer.from(`${h}.${p}`), publicKey, Buffer.from(s, 'base64url'))) throw new HttpError(401, 'A JSON web token could not be decoded');
+      const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as { iss: string | number; exp: number };
+      if (String(claims.iss) !== String(this.appId) || claims.exp * 1000 < Date.now()) throw new HttpError(401, "'Expiration time' claim ('exp') is too far in the future");
+      return { kind: 'app' };
+    }
+    if (this.#tokens.has(credential)) return { kind: 'installation' };
+    const login = this.#opts.personalTokens?.[credential];
+    if (login) return { kind: 'user', login };
+    throw new HttpError(401, 'Bad credentials');
+  }
+
+  async #route(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    body: any,
+    auth: Caller,
+    req: IncomingMessage,
+  ): Promise<{ status?: number; json?: unknown; raw?: string }> {
+    const actor: User = auth.kind === 'user' ? { login: auth.login, type: 'User' } : { login: this.botLogin, type: 'Bot' };
+    let m: RegExpExecArray | null;
+    if (method === 'POST' && (m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path))) {
+      if (auth.kind !== 'app') throw new HttpError(401, 'needs the App JWT');
+      if (Number(m[1]) !== this.installationId) throw new HttpError(404, 'Not Found');
+      const token = `ghs_fake${randomBytes(16).toString('hex')}`;
+      this.#tokens.add(token);
+      return { status: 201, json: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {} } };
+    }
+    if (method === 'GET' && path === '/app') return { json: { id: this.appId, slug: this.botLogin.replace(/\[bot\]$/, ''), name: 'swt-bot' } };
+    if (method === 'GET' && path === '/user') {
+      if (auth.kind !== 'user') throw new HttpError(403, 'Resource not accessible by integration');
+      return { json: { login: auth.login, type: 'User' } };
+    }
+    if (method === 'POST' && path === '/graphql') return { json: await this.#graphql(body) };
+    if (!(m = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path))) throw new HttpError(404, 'Not Found');
+    const repo = this.#repo(m[1]!, m[2]!);
+    const rest = m[3] ?? '';
+    if (method === 'GET' && rest === '') return { json: this.#repositoryPayload(repo) };
+    if (method === 'GET' && (m = /^\/branches\/(.+)$/.exec(rest))) {
+      const sha = (await runGit(repo.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${m[1]}`])).stdout.toString().trim();
+      if (!sha) throw new HttpError(404, 'Branch not found');
+      return { json: { name: m[1], commit: { sha } } };
+    }
+    if (method === 'GET' && (m = /^\/contents\/(.+)$/.exec(rest))) {
+      const ref = query.get('ref') ?? `refs/heads/${repo.defaultBranch}`;
+      const r = await runGit(repo.dir, ['show', `${ref}:${m[1]}`]);
+      if (r.code !== 0) throw new HttpError(404, 'Not Found');
+      if (!/raw/.test(String(req.headers.accept))) return { json: { type: 'file', path: m[1], encoding: 'base64', content: r.stdout.toString('base64') } };
+      return { raw: r.stdout.toString('utf8') };
+    }
+    if (method === 'PUT' && (m = /^\/contents\/(.+)$/.exec(rest))) return { status: 201, json: await this.#putContents(repo, m[1]!, body) };
+    if (method === 'POST' && rest === '/git/refs') {
+      const ok = await runGit(repo.dir, ['update-ref', body.ref, body.sha, '0'.repeat(40)]);
+      if (ok.code !== 0) throw new HttpError(422, 'Reference already exists');
+      return { status: 201, json: { ref: body.ref, object: { sha: body.sha } } };
+    }
+    if (method === 'PATCH' && (m = /^\/git\/refs\/(.+)$/.exec(rest))) {
+      await git(repo.dir, ['update-ref', `refs/${m[1]}`, body.sha]);
+      return { json: { ref: `refs/${m[1]}`, object: { sha: body.sha } } };
+    }
+    if (method === 'POST' && rest === '/pulls') {
+      const headSha = (await git(repo.dir, ['rev-parse', `refs/heads/${body.head}`])).trim();
+      const i = await this.addPull(repo.owner, repo.name, { title: body.title, body: body.body ?? '', user: actor, headSha, headRef: body.head });
+      i.pull!.draft = Boolean(body.draft);
+      return { status: 201, json: await this.#pullJson(repo, i) };
+    }
+    if ((m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest)) && method === 'GET') {
+      return { json: { permission: repo.permissions.get(m[1]!) ?? 'read', user: { login: m[1] } } };
+    }
+    if (rest.startsWith('/check-runs') && auth.kind === 'user') throw new HttpError(403, 'Resource not accessible by personal access token');
+    if (method === 'POST' && rest === '/check-runs') {
+      const run: CheckRun = {
+        id: this.#nextId++,
+        head_sha: body.head_sha,
+        name: body.name,
+        status: body.conclusion ? 'completed' : (body.status ?? 'queued'),
+        conclusion: body.conclusion ?? null,
+        output: body.output ?? null,
+        annotations: [...(body.output?.annotations ?? [])],
+        actions: body.actions ?? [],
+        details_url: body.details_url,
+        history: [],
+      };
+      run.history.push({ status: run.status, conclusion: run.conclusion, title: run.output?.title, summary: run.output?.summary, at: Date.now() });
+      repo.checkRuns.push(run);
+      return { status: 201, json: run };
+    }
+    if (method === 'PATCH' && (m = /^\/check-runs\/(\d+)$/.exec(rest))) {
+      const run = repo.checkRuns.find((c) => c.id === Number(m![1]));
+      if (!run) throw new HttpError(404, 'Not Found');
+      if (body.status) run.status = body.status;
+      if (body.conclusion) (run.conclusion = body.conclusion), (run.status = 'completed');
+      if (body.output) {
+        const { annotations, ...output } = body.output;
+        run.output = output;
+        run.annotations.push(...(annotations ?? []));
+      }
+      if (body.actions) run.actions = body.actions;
+      if (body.details_url) run.details_url = body.details_url;
+      run.history.push({ status: run.status, conclusion: run.conclusion, title: run.output?.title, summary: run.output?.summary, at: Date.now() });
+      return { json: run };
+    }
+    if ((m = /^\/(issues|pulls)\/(\d+)(\/.*)?$/.exec(rest))) {
+      const i = repo.issues.get(Number(m[2]));
+      if (!i || (m[1] === 'pulls' && !i.pull)) throw new HttpError(404, 'Not Found');
+      const sub = m[3] ?? '';
+      if (m[1] === 'pulls') {
+        if (method === 'GET' && sub === '') return { json: await this.#pullJson(repo, i) };
+        if (method === 'GET' && sub === '/files') {
+          const base = (await git(repo.dir, ['rev-parse', `refs/heads/${i.pull!.baseRef}`])).trim();
+          const names = (await git(repo.dir, ['diff', '--name-only', `${base}...${i.pull!.headSha}`])).split('\n').filter(Boolean);
+          return { json: names.map((filename) => ({ filename, status: 'modified' })) };
+        }
+        throw new HttpError(404, 'Not Found');
+      }
+      if (method === 'GET' && sub === '') return { json: this.#issueJson(repo, i) };
+      if (method === 'GET' && sub === '/comments') return { json: i.comments };
+      if (method === 'POST' && sub === '/comments') {
+        const c: Comment = { id: this.#nextId++, body: body.body, user: actor, created_at: now(), updated_at: now() };
+        i.comments.push(c);
+        return { status: 201, json: c };
+      }
+      if (method === 'POST' && sub === '/labels') {
+        for (const l of body.labels as string[]) if (!i.labels.includes(l)) i.labels.push(l);
+        return { json: i.labels.map((name) => ({ name })) };
+      }
+      if (method === 'DELETE' && (m = /^\/labels\/(.+)$/.exec(sub))) {
+        const at = i.labels.indexOf(m[1]!);
+        if (at < 0) throw new HttpError(404, 'Label does not exist');
+        i.labels.splice(at, 1);
+        return { json: i.labels.map((name) => ({ name })) };
+      }
+      throw new HttpError(404, 'Not Found');
+    }
+    if (method === 'PATCH' && (m = /^\/issues\/comments\/(\d+)$/.exec(rest))) {
+      for (const i of repo.issues.values()) {
+        const c = i.comments.find((x) => x.id === Number(m![1]));
+        if (!c) continue;
+        if (c.user.login !== actor.login) throw new HttpError(403, 'Must have admin rights to Repository.');
+        c.body = body.body;
+        c.updated_at = now();
+        return { json: c };
+      }
+      throw new HttpError(404, 'Not Found');
+    }
+    throw new HttpError(404, 'Not Found');
+  }
+
+  async #graphql(body: { query: string; variables: { owner: string; repo: string; number: number } }) {
+    if (!/closingIssuesReferences/.test(body?.query ?? '')) return { errors: [{ message: 'the fake GitHub answers closingIssuesReferences only' }] };
+    const { owner, repo, number } = body.variables;
+    const r = this.#repo(owner, repo);
+    const i = r.issues.get(number);
+    if (!i?.pull) return { data: { repository: { pullRequest: null } } };
+    const nodes = i.pull.linked.map((n) => ({ number: n, repository: { nameWithOwner: `${r.owner}/${r.name}` } }));
+    return { data: { repository: { pullRequest: { closingIssuesReferences: { nodes } } } } };
+  }
+
+  /** The contents API's commit of one file onto a branch, done with git in the bare repository. */
+  async #putContents(repo: Repo, path: string, body: { message: string; content: string; branch: string; sha?: string }) {
+    const ref = `refs/heads/${body.branch}`;
+    const parent = (await git(repo.dir, ['rev-parse', ref])).trim();
+    const current = await runGit(repo.dir, ['rev-parse', '--verify', '--quiet', `${parent}:${path}`]);
+    const existing = current.code === 0 ? current.stdout.toString().trim() : undefined;
+    if (existing !== body.sha) throw new HttpError(409, `${path} does not match ${body.sha ?? 'a new file'}`);
+    const blob = (await git(repo.dir, ['hash-object', '-w', '--stdin'], { input: Buffer.from(body.content, 'base64') })).trim();
+    const index = join(this.#root, `index-${randomUUID()}`);
+    const env = { GIT_INDEX_FILE: index };
+    await git(repo.dir, ['read-tree', parent], { env });
+    await git(repo.dir, ['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { env });
+    const tree = (await git(repo.dir, ['write-tree'], { env })).trim();
+    await rm(index, { force: true });
+    const commit = (
+      await git(repo.dir, ['commit-tree', tree, '-p', parent, '-m', body.message], {
+        env: { GIT_AUTHOR_NAME: this.botLogin, GIT_AUTHOR_EMAIL: 'bot@fake.invalid', GIT_COMMITTER_NAME: this.botLogin, GIT_COMMITTER_EMAIL: 'bot@fake.invalid' },
+      })
+    ).trim();
+    await git(repo.dir, ['update-ref', ref, commit, parent]);
+    return { content: { path, sha: blob }, commit: { sha: commit } };
+  }
+}

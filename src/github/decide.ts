@@ -1,0 +1,109 @@
+/**
+ * What the App does with an event: pure decisions over a few facts of the payload and the
+ * repository's settings. The handlers only gather the facts and act on the answer.
+ */
+import type { AppSettings } from '../config/repoConfig.js';
+import { isDependencyManifest } from '../sandbox/envKey.js';
+import type { CheckConclusion, IssueOutcome } from './types.js';
+
+/** GitHub's own limit for an issue body; longer text is refused with a message, never read. */
+export const MAX_ISSUE_BODY = 65_536;
+
+export interface IssueFacts {
+  number: number;
+  title: string;
+  body: string;
+  author: { login: string; type: string };
+  locked: boolean;
+  labels: string[];
+  /** issue_comment events fire for PRs too. */
+  isPullRequest: boolean;
+}
+
+export type IssueTrigger = { kind: 'opened' | 'reopened' } | { kind: 'labeled'; label: string } | { kind: 'command' };
+
+export type Decision = { act: true } | { act: false; reason: string; /** Said on the thread, when silence would leave the user guessing. */ tell?: 'too-large' };
+
+export function isBotAccount(user: { login: string; type: string }): boolean {
+  return user.type === 'Bot' || /\[bot\]$/i.test(user.login);
+}
+
+const QUESTION_START = /^\s*(\[?(question|feature( request)?|proposal|rfc|discussion|idea)\]?\s*[:\]-]|how\b|why\b|what\b|which\b|is there\b|is it possible\b|can (i|you|we)\b|could (i|you|we)\b|should\b|feat(ure)?[:(])/i;
+
+/** The simple rule: a title that ends with `?` or starts like a question or a feature request. */
+export function readsAsQuestion(title: string): boolean {
+  return /\?\s*$/.test(title) || QUESTION_START.test(title) || /\bfeature request\b/i.test(title);
+}
+
+/** Should an issue event start a reproduction? Noise control applies to automatic triggers only. */
+export function shouldReproduce(trigger: IssueTrigger, issue: IssueFacts, s: AppSettings): Decision {
+  if (issue.isPullRequest) return { act: false, reason: 'a pull request, not an issue' };
+  if (trigger.kind !== 'command' && !s.events.issues) return { act: false, reason: 'events.issues is off' };
+  if (trigger.kind === 'labeled' && trigger.label.toLowerCase() !== s.issues.trigger_label.toLowerCase()) {
+    return { act: false, reason: `label "${trigger.label}" is not the trigger label` };
+  }
+  if (issue.body.length > MAX_ISSUE_BODY) return { act: false, reason: `the body has ${issue.body.length} characters`, tell: 'too-large' };
+  if (trigger.kind === 'opened' || trigger.kind === 'reopened') {
+    if (!s.issues.auto) return { act: false, reason: 'issues.auto is off: only the trigger label or /swt reproduce' };
+    if (isBotAccount(issue.author)) return { act: false, reason: `opened by a bot (${issue.author.login})` };
+    if (issue.locked) return { act: false, reason: 'the issue is locked' };
+    const skip = new Set(s.issues.skip_labels.map((l) => l.toLowerCase()));
+    const hit = issue.labels.find((l) => skip.has(l.toLowerCase()));
+    if (hit) return { act: false, reason: `labelled "${hit}"` };
+    if (s.issues.skip_questions && readsAsQuestion(issue.title)) return { act: false, reason: 'the title reads as a question or a feature request' };
+  }
+  return { act: true };
+}
+
+export const COMMANDS = ['reproduce', 'validate', 'help'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+export type Command = { name: CommandName } | { name: 'unknown'; word: string };
+
+/** The first `/swt <word>` at the start of a line; null when the comment holds none. */
+export function parseCommand(body: string | null | undefined): Command | null {
+  const m = /^[ \t]*\/swt(?:[ \t]+([\w-]+))?[ \t]*$/im.exec((body ?? '').replace(/```[\s\S]*?```/g, ''));
+  if (!m) return null;
+  const word = (m[1] ?? 'help').toLowerCase();
+  return (COMMANDS as readonly string[]).includes(word) ? { name: word as CommandName } : { name: 'unknown', word };
+}
+
+/** author_association values that imply write access to the repository. */
+const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+
+export function associationGrantsWrite(association: string | undefined): boolean {
+  return WRITERS.has((association ?? '').toUpperCase());
+}
+
+/** Permission levels (from the collaborator permission API) that allow commands. */
+export function permissionGrantsWrite(permission: string | undefined): boolean {
+  return ['admin', 'maintain', 'write'].includes((permission ?? '').toLowerCase());
+}
+
+/** `*` matches any run of characters; case-insensitive, like GitHub logins. */
+export function matchesAuthor(login: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => {
+    const re = new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+    return re.test(login);
+  });
+}
+
+
+/** The gate: gated authors fail unless the fix filter passes; others get neutral (or failure in mode `all`). */
+export function gateConclusion(author: string, filterPasses: boolean, gate: AppSettings['gate']): { conclusion: CheckConclusion; gated: boolean } {
+  const gated = gate.mode === 'all' || (gate.mode === 'authors' && matchesAuthor(author, gate.authors));
+  if (filterPasses) return { conclusion: 'success', gated };
+  return { conclusion: gated ? 'failure' : 'neutral', gated };
+}
+
+/** A fork's PR that changes dependency manifests waits for a maintainer before anything is installed. */
+export function needsApproval(pr: { fork: boolean; files: string[]; approved: boolean }): string[] | null {
+  if (!pr.fork || pr.approved) return null;
+  const manifests = pr.files.filter(isDependencyManifest);
+  return manifests.length ? manifests : null;
+}
+
+/** The fix filter over every linked issue: each one reproduced passes, none errored, at least one ran. */
+export function fixFilterPasses(outcomes: readonly IssueOutcome[]): boolean {
+  const validated = outcomes.filter((o) => o.kind === 'validated');
+  return validated.length > 0 && outcomes.every((o) => o.kind !== 'error') && validated.every((o) => o.validation.likelyCorrect);
+}

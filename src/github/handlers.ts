@@ -1,0 +1,234 @@
+/**
+ * The webhook handlers: thin on purpose. Probot has verified the signature; each handler skips
+ * a delivery it has seen, reads and validates `.github/swt.yml` (through `context.config`, so an
+ * org's `_extends` works), decides with the pure rules of decide.ts, enqueues, and returns —
+ * well within GitHub's 10 s. Everything slow happens in the workers.
+ */
+import type { Context, Probot } from 'probot';
+import { YAMLParseError } from 'yaml';
+import { appSettings, checkRepoConfig, CONFIG_PATH, type AppSettings, type RepoConfig } from '../config/repoConfig.js';
+import { JOB, type AckPayload, type NoticePayload, type RankPayload, type Target } from '../jobs/payloads.js';
+import type { JobQueue } from '../jobs/queue.js';
+import { isSwtError } from '../util/errors.js';
+import { associationGrantsWrite, isBotAccount, parseCommand, permissionGrantsWrite, shouldReproduce, type IssueFacts, type IssueTrigger } from './decide.js';
+import { pullDataOf, type RawPull } from './port.js';
+import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from './render.js';
+
+/** What the handlers remember (the App's Store implements it). */
+export interface HandlerStore {
+  hasDelivery(id: string): boolean;
+  recordDelivery(id: string, event: string): boolean;
+  claimRefusal(r: { owner: string; repo: string }, thread: number): boolean;
+  pullOfCheckRun(r: { owner: string; repo: string }, checkRunId: number): { pr: number; headSha: string } | undefined;
+  closePull(r: { owner: string; repo: string }, pr: number): number[];
+}
+
+export interface HandlerDeps {
+  queue: JobQueue;
+  store: HandlerStore;
+}
+
+type AnyContext = Context;
+
+function targetOf(ctx: AnyContext): Target {
+  const p = ctx.payload as { repository: { owner: { login: string }; name: string }; installation?: { id: number } };
+  return { owner: p.repository.owner.login, repo: p.repository.name, installationId: p.installation?.id };
+}
+
+type ConfigRead = { config: RepoConfig; settings: AppSettings } | { error: string };
+
+/** `.github/swt.yml` of the default branch, merged with `_extends`, validated; an error names the key. */
+export async function readConfig(ctx: AnyContext): Promise<ConfigRead> {
+  try {
+    const raw = await ctx.config<Record<string, unknown>>('swt.yml');
+    const config = checkRepoConfig(raw ?? {});
+    return { config, settings: appSettings(config) };
+  } catch (e) {
+    const error = configReadError(e);
+    if (error === undefined) throw e;
+    return { error };
+  }
+}
+
+/** The one-line message for a config that cannot be read (bad YAML, a wrong key, a bad `_extends`); undefined for other errors. */
+export function configReadError(e: unknown): string | undefined {
+  if (isSwtError(e, 'BAD_CONFIG')) return e.message;
+  const cause = (e as Error)?.cause;
+  if (cause instanceof YAMLParseError) {
+    const line = cause.linePos ? `:${cause.linePos[0].line}` : '';
+    return `${CONFIG_PATH}${line}: not valid YAML (${cause.message.split('\n')[0]!.replace(/:$/, '')})`;
+  }
+  const message = (e as Error)?.message ?? '';
+  if (message.startsWith('[@probot/octokit-plugin-config]')) return `${CONFIG_PATH}: ${message.replace(/^\[[^\]]+\]\s*/, '')}`;
+  return undefined;
+}
+
+export function issueFactsOf(issue: {
+  number: number;
+  title: string;
+  body?: string | null;
+  user?: { login: string; type?: string } | null;
+  locked?: boolean;
+  labels?: Array<{ name?: string } | string>;
+  pull_request?: unknown;
+}): IssueFacts {
+  return {
+    number: issue.number,
+    title: issue.title,
+    body: issue.body ?? '',
+    author: { login: issue.user?.login ?? 'ghost', type: issue.user?.type ?? 'User' },
+    locked: Boolean(issue.locked),
+    labels: (issue.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
+    isPullRequest: Boolean(issue.pull_request),
+  };
+}
+
+/** Every webhook the App acts on; app.yml subscribes to exactly these events. */
+export const HANDLED = {
+  issue: ['issues.opened', 'issues.reopened', 'issues.labeled'],
+  command: ['issue_comment.created'],
+  pull: ['pull_request.opened', 'pull_request.synchronize', 'pull_request.reopened', 'pull_request.edited'],
+  closed: ['pull_request.closed'],
+  rerun: ['check_run.rerequested', 'check_run.requested_action'],
+} as const;
+
+export function registerHandlers(app: Probot, deps: HandlerDeps): void {
+  const { queue, store } = deps;
+
+  /** A redelivered webhook (same X-GitHub-Delivery) does nothing; the delivery is recorded once handled. */
+  const once = (fn: (ctx: AnyContext) => Promise<void>) => async (ctx: AnyContext) => {
+    if (store.hasDelivery(ctx.id)) {
+      ctx.log.info({ delivery: ctx.id }, 'redelivery of a handled webhook: ignored');
+      return;
+    }
+    await fn(ctx);
+    store.recordDelivery(ctx.id, ctx.name);
+  };
+
+  const notice = (ctx: AnyContext, number: number, kind: NoticePayload['kind'], body: string) =>
+    queue.enqueue<NoticePayload>({ kind: JOB.notice, payload: { target: targetOf(ctx), number, kind, body }, key: `notice:${ctx.id}` });
+
+  const ackIssue = (ctx: AnyContext, issue: number, config: RepoConfig, force?: string) =>
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}) }, key: `ack:${ctx.id}` });
+
+  const ackPull = (ctx: AnyContext, payload: Omit<Extract<AckPayload, { type: 'pr' }>, 'type' | 'target'>) =>
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload }, key: `ack:${ctx.id}` });
+
+  app.on(
+    [...HANDLED.issue],
+    once(async (ctx) => {
+      const p = ctx.payload as { action: string; issue: Parameters<typeof issueFactsOf>[0]; label?: { name: string } };
+      const trigger: IssueTrigger = p.action === 'labeled' ? { kind: 'labeled', label: p.label?.name ?? '' } : { kind: p.action as 'opened' | 'reopened' };
+      const cfg = await readConfig(ctx);
+      if ('error' in cfg) {
+        await notice(ctx, p.issue.number, 'notice', renderConfigError(cfg.error));
+        return;
+      }
+      const facts = issueFactsOf(p.issue);
+      const d = shouldReproduce(trigger, facts, cfg.settings);
+      if (!d.act) {
+        ctx.log.info({ issue: facts.number, reason: d.reason }, 'issue skipped');
+        if (d.tell === 'too-large') await notice(ctx, facts.number, 'notice', renderIssueTooLarge(facts.body.length));
+        return;
+      }
+      await ackIssue(ctx, facts.number, cfg.config);
+    }),
+  );
+
+  app.on(
+    [...HANDLED.command],
+    once(async (ctx) => {
+      const p = ctx.payload as {
+        comment: { body: string; user: { login: string; type: string }; author_association?: string };
+        issue: Parameters<typeof issueFactsOf>[0];
+      };
+      const cmd = parseCommand(p.comment.body);
+      if (!cmd || isBotAccount(p.comment.user)) return;
+      const target = targetOf(ctx);
+      const facts = issueFactsOf(p.issue);
+      const cfg = await readConfig(ctx);
+      if ('error' in cfg) {
+        await notice(ctx, facts.number, 'notice', renderConfigError(cfg.error));
+        return;
+      }
+      if (!cfg.settings.events.commands) return;
+      const allowed = associationGrantsWrite(p.comment.author_association) || permissionGrantsWrite(await permissionOf(ctx, target, p.comment.user.login));
+      if (!allowed) {
+        if (store.claimRefusal(target, facts.number)) await notice(ctx, facts.number, 'refusal', renderRefusal(p.comment.user.login));
+        else ctx.log.info({ thread: facts.number, user: p.comment.user.login }, 'command by a reader: already refused on this thread');
+        return;
+      }
+      if (cmd.name === 'reproduce' && !facts.isPullRequest) {
+        const d = shouldReproduce({ kind: 'command' }, facts, cfg.settings);
+        if (d.act) await ackIssue(ctx, facts.number, cfg.config, ctx.id);
+        else if (d.tell === 'too-large') await notice(ctx, facts.number, 'notice', renderIssueTooLarge(facts.body.length));
+        return;
+      }
+      if (cmd.name === 'validate' && facts.isPullRequest) {
+        await ackPull(ctx, { pr: facts.number, config: cfg.config, approved: true, force: ctx.id });
+        return;
+      }
+      // help, an unknown word, or a command on the wrong kind of thread
+      const note = cmd.name === 'unknown' ? { unknown: cmd.word } : cmd.name === 'help' ? undefined : { misplaced: cmd.name };
+      await notice(ctx, facts.number, 'notice', renderHelp(note));
+    }),
+  );
+
+  app.on(
+    [...HANDLED.pull],
+    once(async (ctx) => {
+      const p = ctx.payload as { action: string; pull_request: RawPull; changes?: { body?: unknown } };
+      // A title edit changes nothing we check; a body edit may link other issues.
+      if (p.action === 'edited' && !p.changes?.body) return;
+      const pull = pullDataOf(p.pull_request);
+      const cfg = await readConfig(ctx);
+      if ('error' in cfg) {
+        await ackPull(ctx, { pr: pull.number, config: {}, pull, configError: { message: cfg.error, headSha: pull.head.sha } });
+        return;
+      }
+      if (!cfg.settings.events.pull_requests) return;
+      await ackPull(ctx, { pr: pull.number, config: cfg.config, pull });
+    }),
+  );
+
+  app.on(
+    [...HANDLED.closed],
+    once(async (ctx) => {
+      const p = ctx.payload as { number: number };
+      const issues = store.closePull(targetOf(ctx), p.number);
+      if (issues.length) await queue.enqueue<RankPayload>({ kind: JOB.rank, payload: { target: targetOf(ctx), issues }, key: `rank:${ctx.id}` });
+    }),
+  );
+
+  app.on(
+    [...HANDLED.rerun],
+    once(async (ctx) => {
+      const p = ctx.payload as { action: string; check_run: { id: number; name: string; head_sha: string; pull_requests: Array<{ number: number }> }; requested_action?: { identifier: string } };
+      if (p.check_run.name !== CHECK_NAME) return;
+      if (p.action === 'requested_action' && p.requested_action?.identifier !== RERUN_ACTION.identifier) return;
+      const target = targetOf(ctx);
+      // A fork's check runs carry no pull_requests: the App remembers which PR a check run is for.
+      const pr = p.check_run.pull_requests[0]?.number ?? store.pullOfCheckRun(target, p.check_run.id)?.pr;
+      if (!pr) {
+        ctx.log.warn({ checkRun: p.check_run.id }, 're-run of a check run whose pull request is unknown');
+        return;
+      }
+      const cfg = await readConfig(ctx);
+      if ('error' in cfg) {
+        await ackPull(ctx, { pr, config: {}, configError: { message: cfg.error, headSha: p.check_run.head_sha } });
+        return;
+      }
+      await ackPull(ctx, { pr, config: cfg.config, force: ctx.id });
+    }),
+  );
+}
+
+async function permissionOf(ctx: AnyContext, target: Target, login: string): Promise<string> {
+  try {
+    const { data } = await ctx.octokit.rest.repos.getCollaboratorPermissionLevel({ owner: target.owner, repo: target.repo, username: login });
+    return data.permission;
+  } catch (e) {
+    if ((e as { status?: number }).status === 404) return 'none';
+    throw e;
+  }
+}

@@ -1,0 +1,294 @@
+/**
+ * What the workers read from and post to GitHub, as one small interface. The App implements it
+ * with an installation's Probot Octokit, the CLI with @octokit/rest and GITHUB_TOKEN (and a
+ * recording wrapper when nothing may be posted). Only `octokit.rest.*`, `graphql` and `paginate`
+ * are used, as Probot v14 requires.
+ */
+import type { Octokit } from '@octokit/rest';
+import { isBotAccount } from './decide.js';
+import { markerOf, type Annotation, type MarkerKind } from './render.js';
+
+export interface RepoRef {
+  owner: string;
+  repo: string;
+}
+
+export interface UserRef {
+  login: string;
+  type: string;
+}
+
+export interface IssueData {
+  number: number;
+  title: string;
+  body: string;
+  author: UserRef;
+  locked: boolean;
+  labels: string[];
+  isPullRequest: boolean;
+  state: string;
+}
+
+export interface PullData {
+  number: number;
+  title: string;
+  body: string;
+  author: UserRef;
+  state: string;
+  head: { sha: string; ref: string; repoFullName: string | null };
+  base: { sha: string; ref: string; repoFullName: string };
+  /** The head lives in another repository (or a deleted one). */
+  fork: boolean;
+  additions: number;
+  deletions: number;
+}
+
+export type CheckStatus = 'queued' | 'in_progress' | 'completed';
+export type CheckRunConclusion = 'success' | 'neutral' | 'failure' | 'cancelled' | 'action_required';
+
+export interface CheckRunFields {
+  status?: CheckStatus;
+  conclusion?: CheckRunConclusion;
+  output?: { title: string; summary: string; text?: string; annotations?: readonly Annotation[] };
+  actions?: ReadonlyArray<{ label: string; description: string; identifier: string }>;
+  detailsUrl?: string;
+}
+
+export interface DraftPullRequest {
+  baseBranch: string;
+  baseSha: string;
+  branch: string;
+  title: string;
+  body: string;
+  /** Full contents of the files to commit, with the blob id they replace (null: a new file). */
+  files: Array<{ path: string; content: string; replaces: string | null }>;
+}
+
+export interface GitHubPort {
+  getIssue(r: RepoRef, n: number): Promise<IssueData>;
+  getPull(r: RepoRef, n: number): Promise<PullData>;
+  listPullFiles(r: RepoRef, n: number): Promise<string[]>;
+  /** Issues GitHub itself links as closed by the PR (GraphQL `closingIssuesReferences`). */
+  closingIssues(r: RepoRef, n: number): Promise<number[]>;
+  defaultBranch(r: RepoRef): Promise<{ branch: string; sha: string }>;
+  collaboratorPermission(r: RepoRef, login: string): Promise<string>;
+  /** A token for git over HTTPS; undefined when none is needed. */
+  gitToken(): Promise<string | undefined>;
+  /** Creates the comment, or edits the one found by its hidden marker. */
+  upsertComment(r: RepoRef, n: number, kind: MarkerKind, body: string): Promise<{ id: number; created: boolean }>;
+  setLabels(r: RepoRef, n: number, change: { add: string[]; remove: string[] }): Promise<void>;
+  createCheckRun(r: RepoRef, headSha: string, name: string, fields: CheckRunFields): Promise<number>;
+  updateCheckRun(r: RepoRef, id: number, fields: CheckRunFields): Promise<void>;
+  openDraftPull(r: RepoRef, pr: DraftPullRequest): Promise<number>;
+}
+
+/** A pull request as the REST API and webhook payloads show it. */
+export interface RawPull {
+  number: number;
+  title: string;
+  body?: string | null;
+  user?: { login: string; type?: string } | null;
+  state: string;
+  head: { sha: string; ref: string; repo?: { full_name: string } | null };
+  base: { sha: string; ref: string; repo: { full_name: string } };
+  additions?: number;
+  deletions?: number;
+}
+
+export function pullDataOf(data: RawPull): PullData {
+  const headRepo = data.head.repo?.full_name ?? null;
+  return {
+    number: data.number,
+    title: data.title,
+    body: data.body ?? '',
+    author: { login: data.user?.login ?? 'ghost', type: data.user?.type ?? 'User' },
+    state: data.state,
+    head: { sha: data.head.sha, ref: data.head.ref, repoFullName: headRepo },
+    base: { sha: data.base.sha, ref: data.base.ref, repoFullName: data.base.repo.full_name },
+    fork: headRepo === null || headRepo.toLowerCase() !== data.base.repo.full_name.toLowerCase(),
+    additions: data.additions ?? 0,
+    deletions: data.deletions ?? 0,
+  };
+}
+
+export type OctokitLike = Pick<Octokit, 'rest' | 'graphql' | 'paginate'> & { auth?: (opts?: unknown) => Promise<unknown> };
+
+const CLOSING_ISSUES = `query($owner: String!, $repo: String!, $number: Int!) {
+  repository(owner: $owner, name: $repo) {
+    pullRequest(number: $number) {
+      closingIssuesReferences(first: 50) { nodes { number repository { nameWithOwner } } }
+    }
+  }
+}`;
+
+/** Serialises calls per key, so two jobs never both create "the" comment of a thread. */
+class KeyedMutex {
+  readonly #tails = new Map<string, Promise<unknown>>();
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.#tails.set(key, tail);
+    void tail.then(() => this.#tails.get(key) === tail && this.#tails.delete(key));
+    return next;
+  }
+}
+
+const commentLocks = new KeyedMutex();
+
+export interface OctokitPortOptions {
+  /** Is this comment one of ours? The App: comments by a Bot account; the CLI: by the token's user. */
+  ownComment?: (c: { user: { login: string; type: string } | null }) => boolean;
+  /** The token for git; default: the Octokit's own installation token. */
+  gitToken?: () => Promise<string | undefined>;
+}
+
+export class OctokitPort implements GitHubPort {
+  readonly #o: OctokitLike;
+  readonly #own: NonNullable<OctokitPortOptions['ownComment']>;
+  readonly #gitToken: () => Promise<string | undefined>;
+  readonly #commentIds = new Map<string, number>();
+
+  constructor(octokit: OctokitLike, opts: OctokitPortOptions = {}) {
+    this.#o = octokit;
+    this.#own = opts.ownComment ?? ((c) => Boolean(c.user && isBotAccount(c.user)));
+    this.#gitToken =
+      opts.gitToken ??
+      (async () => {
+        const a = (await this.#o.auth?.({ type: 'installation' })) as { token?: string } | undefined;
+        return a?.token;
+      });
+  }
+
+  async getIssue(r: RepoRef, n: number): Promise<IssueData> {
+    const { data } = await this.#o.rest.issues.get({ ...r, issue_number: n });
+    return {
+      number: data.number,
+      title: data.title,
+      body: data.body ?? '',
+      author: { login: data.user?.login ?? 'ghost', type: data.user?.type ?? 'User' },
+      locked: Boolean(data.locked),
+      labels: data.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
+      isPullRequest: Boolean(data.pull_request),
+      state: data.state,
+    };
+  }
+
+  async getPull(r: RepoRef, n: number): Promise<PullData> {
+    const { data } = await this.#o.rest.pulls.get({ ...r, pull_number: n });
+    return pullDataOf(data);
+  }
+
+  async listPullFiles(r: RepoRef, n: number): Promise<string[]> {
+    const files = await this.#o.paginate(this.#o.rest.pulls.listFiles, { ...r, pull_number: n, per_page: 100 });
+    return files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename]));
+  }
+
+  async closingIssues(r: RepoRef, n: number): Promise<number[]> {
+    const res = await this.#o.graphql<{
+      repository: { pullRequest: { closingIssuesReferences: { nodes: Array<{ number: number; repository: { nameWithOwner: string } }> } } | null } | null;
+    }>(CLOSING_ISSUES, { owner: r.owner, repo: r.repo, number: n });
+    const nodes = res.repository?.pullRequest?.closingIssuesReferences.nodes ?? [];
+    const self = `${r.owner}/${r.repo}`.toLowerCase();
+    return nodes.filter((x) => x.repository.nameWithOwner.toLowerCase() === self).map((x) => x.number);
+  }
+
+  async defaultBranch(r: RepoRef): Promise<{ branch: string; sha: string }> {
+    const { data: repo } = await this.#o.rest.repos.get({ owner: r.owner, repo: r.repo });
+    const { data: branch } = await this.#o.rest.repos.getBranch({ ...r, branch: repo.default_branch });
+    return { branch: repo.default_branch, sha: branch.commit.sha };
+  }
+
+  async collaboratorPermission(r: RepoRef, login: string): Promise<string> {
+    try {
+      const { data } = await this.#o.rest.repos.getCollaboratorPermissionLevel({ ...r, username: login });
+      return data.permission;
+    } catch (e) {
+      if ((e as { status?: number }).status === 404) return 'none';
+      throw e;
+    }
+  }
+
+  gitToken(): Promise<string | undefined> {
+    return this.#gitToken();
+  }
+
+  async upsertComment(r: RepoRef, n: number, kind: MarkerKind, body: string): Promise<{ id: number; created: boolean }> {
+    const key = `${r.owner}/${r.repo}#${n}:${kind}`;
+    return commentLocks.run(key, async () => {
+      let id = this.#commentIds.get(key) ?? (await this.#findComment(r, n, kind));
+      if (id !== undefined) {
+        try {
+          await this.#o.rest.issues.updateComment({ ...r, comment_id: id, body });
+          this.#commentIds.set(key, id);
+          return { id, created: false };
+        } catch (e) {
+          // Deleted by someone since: post a new one.
+          if ((e as { status?: number }).status !== 404) throw e;
+          this.#commentIds.delete(key);
+        }
+      }
+      const { data } = await this.#o.rest.issues.createComment({ ...r, issue_number: n, body });
+      id = data.id;
+      this.#commentIds.set(key, id);
+      return { id, created: true };
+    });
+  }
+
+  async #findComment(r: RepoRef, n: number, kind: MarkerKind): Promise<number | undefined> {
+    const comments = await this.#o.paginate(this.#o.rest.issues.listComments, { ...r, issue_number: n, per_page: 100 });
+    return comments.find((c) => this.#own(c as { user: { login: string; type: string } | null }) && markerOf(c.body) === kind)?.id;
+  }
+
+  async setLabels(r: RepoRef, n: number, change: { add: string[]; remove: string[] }): Promise<void> {
+    for (const name of change.remove) {
+      try {
+        await this.#o.rest.issues.removeLabel({ ...r, issue_number: n, name });
+      } catch (e) {
+        if ((e as { status?: number }).status !== 404) throw e;
+      }
+    }
+    if (change.add.length) await this.#o.rest.issues.addLabels({ ...r, issue_number: n, labels: change.add });
+  }
+
+  async createCheckRun(r: RepoRef, headSha: string, name: string, f: CheckRunFields): Promise<number> {
+    const { data } = await this.#o.rest.checks.create({ ...r, head_sha: headSha, name, ...checkFields(f) });
+    return data.id;
+  }
+
+  async updateCheckRun(r: RepoRef, id: number, f: CheckRunFields): Promise<void> {
+    await this.#o.rest.checks.update({ ...r, check_run_id: id, ...checkFields(f) });
+  }
+
+  async openDraftPull(r: RepoRef, pr: DraftPullRequest): Promise<number> {
+    const ref = `refs/heads/${pr.branch}`;
+    try {
+      await this.#o.rest.git.createRef({ ...r, ref, sha: pr.baseSha });
+    } catch (e) {
+      if ((e as { status?: number }).status !== 422) throw e;
+      await this.#o.rest.git.updateRef({ ...r, ref: `heads/${pr.branch}`, sha: pr.baseSha, force: true });
+    }
+    for (const f of pr.files) {
+      await this.#o.rest.repos.createOrUpdateFileContents({
+        ...r,
+        path: f.path,
+        branch: pr.branch,
+        message: `Add a test reproducing the issue (${f.path})`,
+        content: Buffer.from(f.content).toString('base64'),
+        ...(f.replaces ? { sha: f.replaces } : {}),
+      });
+    }
+    const { data } = await this.#o.rest.pulls.create({ ...r, head: pr.branch, base: pr.baseBranch, title: pr.title, body: pr.body, draft: true });
+    return data.number;
+  }
+}
+
+function checkFields(f: CheckRunFields) {
+  return {
+    ...(f.status ? { status: f.status } : {}),
+    ...(f.conclusion ? { conclusion: f.conclusion, completed_at: new Date().toISOString() } : {}),
+    ...(f.output ? { output: f.output as { title: string; summary: string; text?: string; annotations?: never[] } } : {}),
+    ...(f.actions ? { actions: f.actions as Array<{ label: string; description: string; identifier: string }> } : {}),
+    ...(f.detailsUrl ? { details_url: f.detailsUrl } : {}),
+  };
+}

@@ -1,0 +1,322 @@
+/**
+ * Everything the App posts, as pure functions of data: issue comments, check-run output and
+ * annotations, the PR comment, the ranking table, refusals and help.
+ *
+ * Two rules hold throughout: text a model wrote (tests, reasons) appears only inside fenced
+ * blocks or code spans, and nothing is said that a real run did not establish.
+ */
+import { parsePatch } from 'diff';
+import type { Reproduction } from '../generation/types.js';
+import { fileOfId } from '../harness/classify.js';
+import { renderVerdictMarkdown } from '../harness/render.js';
+import type { TestTransition, Verdict } from '../harness/types.js';
+import { fence } from '../pipeline/comments.js';
+import { CANDIDATE_VERDICT_TEXT, type Candidate } from '../pipeline/rank.js';
+import { COMMANDS, MAX_ISSUE_BODY } from './decide.js';
+import type { CheckConclusion, IssueOutcome } from './types.js';
+
+export const CHECK_NAME = 'swt: reproduction';
+/** The check run's "Re-run" button (identifier: at most 20 characters). */
+export const RERUN_ACTION = { label: 'Re-run', description: 'Run the reproduction check again', identifier: 'swt-rerun' } as const;
+/** GitHub takes at most this many annotations per check-run request. */
+export const ANNOTATIONS_PER_REQUEST = 50;
+/** Check-run `output.summary` and `output.text` are limited to 65 535 characters each. */
+const OUTPUT_LIMIT = 65_000;
+
+export type MarkerKind = 'reproduction' | 'validation' | 'ranking' | 'refusal' | 'notice';
+
+/** The hidden first line by which the App finds its own comment again and edits it in place. */
+export function marker(kind: MarkerKind): string {
+  return `<!-- swt-bot:${kind} -->`;
+}
+
+export function markerOf(body: string | null | undefined): MarkerKind | null {
+  const m = /^<!-- swt-bot:([a-z]+) -->/.exec(body ?? '');
+  return (m?.[1] as MarkerKind | undefined) ?? null;
+}
+
+const short = (sha: string) => sha.slice(0, 7);
+
+/** Inline text from users (issue titles): no HTML, no line breaks. */
+function inline(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
+}
+
+function usageLine(rep: Pick<Reproduction, 'strategy' | 'usage'>): string {
+  const u = rep.usage;
+  const tokens = u.promptTokens + u.completionTokens;
+  return `Strategy \`${rep.strategy}\` · ${(u.wallMs / 1000).toFixed(1)} s · LLM cost $${u.costUsd.toFixed(4)} (${tokens} tokens)`;
+}
+
+export interface Where {
+  /** The default branch the issue is reproduced on. */
+  branch: string;
+  sha: string;
+}
+
+export function renderReproductionStarted(where: Where): string {
+  return [
+    marker('reproduction'),
+    '### ⏳ swt-bot is reproducing this issue',
+    '',
+    `Writing a test that fails on \`${where.branch}\` at ${short(where.sha)} for the reason this issue describes, and running it to make sure. This comment will show the result.`,
+  ].join('\n');
+}
+
+/** The result on the issue: the test and its failure, or what was tried and how to help. */
+export function renderReproductionResult(rep: Reproduction, where: Where, extra: { draftPr?: number; draftPrError?: string } = {}): string {
+  const out = [marker('reproduction')];
+  if (rep.status === 'reproduced') {
+    out.push('### 🧪 swt-bot reproduced this issue', '');
+    out.push(`This test fails on \`${where.branch}\` at ${short(where.sha)} for the reason the issue describes (it was run twice in a sandbox).`, '');
+    const files = testFilesOf(rep.testPatch);
+    out.push(`<details><summary>Reproducing test${files.length ? ` (${files.map((f) => `<code>${inline(f)}</code>`).join(', ')})` : ''}</summary>`, '', fence(rep.testPatch, 'diff'), '', '</details>', '');
+    if (rep.failureExcerpt) {
+      out.push(`<details open><summary>How it fails at ${short(where.sha)}</summary>`, '', fence(rep.failureExcerpt, 'text'), '', '</details>', '');
+    }
+    if (extra.draftPr) out.push(`The test is in draft pull request #${extra.draftPr}.`, '');
+    if (extra.draftPrError) out.push(`Could not open a draft pull request with the test: ${extra.draftPrError}`, '');
+    out.push('A pull request that links this issue (`Fixes #…`) is checked against this test on its base and head.', '');
+  } else {
+    out.push('### swt-bot could not reproduce this issue', '');
+    out.push(`No test it wrote failed on \`${where.branch}\` at ${short(where.sha)} for the reason the issue gives. What was tried:`, '');
+    const tried = (rep.attempts?.length ? rep.attempts : [rep]).map((a) => `${a.strategy}: ${a.reason}`).join('\n');
+    out.push(fence(tried, 'text'), '');
+    out.push('**How to help:** add a minimal code snippet that shows the problem, or the full traceback or output you see, then comment `/swt reproduce`.', '');
+  }
+  out.push(`<sub>${usageLine(rep)}</sub>`);
+  return out.join('\n');
+}
+
+function testFilesOf(testPatch: string): string[] {
+  try {
+    return parsePatch(testPatch)
+      .map((p) => (p.newFileName ?? '').replace(/^b\//, ''))
+      .filter((f) => f && f !== '/dev/null');
+  } catch {
+    return [];
+  }
+}
+
+export function renderIssueTooLarge(length: number): string {
+  return [
+    marker('notice'),
+    `swt-bot did not read this issue: its body has ${length.toLocaleString('en-US')} characters, more than the ${MAX_ISSUE_BODY.toLocaleString('en-US')} it reads (GitHub's own limit).`,
+    'Move long logs into an attached file, keep the snippet or traceback that shows the problem, then comment `/swt reproduce`.',
+  ].join('\n');
+}
+
+export function renderRefusal(login: string): string {
+  return [
+    marker('refusal'),
+    `Sorry @${login}, only people with write access to this repository can run swt-bot commands. A maintainer can run \`/swt reproduce\` or \`/swt validate\` here for you. (swt-bot says this once per thread.)`,
+  ].join('\n');
+}
+
+const COMMAND_HELP: Record<(typeof COMMANDS)[number], string> = {
+  reproduce: 'on an issue: write a test that reproduces it on the default branch, and post it here',
+  validate: 'on a pull request: run the linked issues\' reproducing tests on its base and head (also approves a fork\'s dependency changes)',
+  help: 'this message',
+};
+
+/** Help; with what was wrong about the command that asked for it. */
+export function renderHelp(note?: { unknown: string } | { misplaced: 'reproduce' | 'validate' }): string {
+  let first = 'swt-bot understands:';
+  if (note && 'unknown' in note) first = `swt-bot does not know \`/swt ${note.unknown.replace(/`/g, '')}\`. It understands:`;
+  else if (note) first = `\`/swt ${note.misplaced}\` works on ${note.misplaced === 'reproduce' ? 'issues' : 'pull requests'} only. swt-bot understands:`;
+  return [
+    marker('notice'),
+    first,
+    '',
+    ...COMMANDS.map((c) => `- \`/swt ${c}\`: ${COMMAND_HELP[c]}`),
+    '',
+    'Commands need write access to the repository. Settings live in `.github/swt.yml`.',
+  ].join('\n');
+}
+
+export function renderConfigError(message: string): string {
+  return [marker('notice'), 'swt-bot cannot run here: the configuration is invalid.', '', fence(message, 'text'), '', 'Fix `.github/swt.yml` on the default branch; the next event uses the new file.'].join('\n');
+}
+
+export function renderJobError(what: 'reproducing this issue' | 'checking this pull request', message: string): string {
+  return [marker(what === 'reproducing this issue' ? 'reproduction' : 'validation'), `swt-bot hit an error while ${what}:`, '', fence(message, 'text')].join('\n');
+}
+
+// ─── Pull requests ────────────────────────────────────────────────────────────────────────────
+
+export interface CheckOutput {
+  title: string;
+  summary: string;
+  text?: string;
+}
+
+export function renderCheckProgress(step: string, issues: number[]): CheckOutput {
+  return {
+    title: 'Running the reproducing tests',
+    summary: `Checking against ${issues.map((n) => `#${n}`).join(', ')} on the base and the head of this pull request.\n\n⏳ ${step}`,
+  };
+}
+
+export function renderNoLinkedIssue(): CheckOutput {
+  return {
+    title: 'No linked issue',
+    summary: 'This pull request links no issue, so there is no reproducing test to check it against. Add `Fixes #<issue>` to its description to have it checked.',
+  };
+}
+
+export function renderAwaitingApproval(manifests: string[]): CheckOutput {
+  return {
+    title: 'Waiting for a maintainer',
+    summary: [
+      'This pull request comes from a fork and changes dependency manifests:',
+      '',
+      ...manifests.map((m) => `- \`${m}\``),
+      '',
+      'Installing them runs code from the fork, so nothing is installed or run until a maintainer comments `/swt validate` on this pull request.',
+    ].join('\n'),
+  };
+}
+
+export function renderSuperseded(newHead: string): CheckOutput {
+  return { title: 'Superseded', summary: `A newer push to this pull request${newHead ? ` (${short(newHead)})` : ''} is checked instead.` };
+}
+
+export function renderBadConfigCheck(message: string): CheckOutput {
+  return { title: 'Invalid .github/swt.yml', summary: `swt-bot cannot run: the configuration is invalid.\n\n${fence(message, 'text')}` };
+}
+
+const CONCLUSION_TITLE: Record<CheckConclusion, string> = {
+  success: 'The fix passes the reproducing tests',
+  neutral: 'The fix does not pass the reproducing tests',
+  failure: 'The fix does not pass the reproducing tests',
+};
+
+function issueSection(o: IssueOutcome): string {
+  if (o.kind === 'no-reproduction') return `#### #${o.issue}: no reproducing test\n\n${fence(o.reason, 'text')}\n`;
+  if (o.kind === 'error') return `#### #${o.issue}: error\n\n${fence(o.message, 'text')}\n`;
+  const v = o.validation;
+  const head = v.head ? short(v.head) : 'head';
+  const lines = [
+    `#### #${o.issue}: base ${short(v.base)} → head ${head}`,
+    '',
+    `Test by strategy \`${o.reproduction.strategy}\`, written at ${short(o.reproduction.sha)}. ${(v.durationMs / 1000).toFixed(1)} s.`,
+    '',
+    renderVerdictMarkdown(v, { maxRows: 30 }),
+  ];
+  if (v.warnings.length) lines.push('⚠️ Warnings:', '', fence(v.warnings.join('\n'), 'text'), '');
+  return lines.join('\n');
+}
+
+/** Why the check concluded as it did, in one sentence. */
+function gateSentence(conclusion: CheckConclusion, gated: boolean, author: string): string {
+  if (conclusion === 'success') return 'Every reproducing test fails on the base and passes on the head, and none fails on the head.';
+  const why = 'The fix filter (at least one test from failing to passing, and no test failing on the head) does not pass';
+  return gated ? `${why}; pull requests by ${author} must pass it (\`gate\` in \`.github/swt.yml\`).` : `${why}. For pull requests by ${author} this is informational.`;
+}
+
+export function renderCheckResult(r: { conclusion: CheckConclusion; gated: boolean; author: string; issues: IssueOutcome[] }): CheckOutput {
+  const summary = [gateSentence(r.conclusion, r.gated, r.author), '', ...r.issues.map(issueSection)].join('\n');
+  return { title: CONCLUSION_TITLE[r.conclusion], summary: clip(summary) };
+}
+
+/** The same table as the check, as one PR comment found again by its marker. */
+export function renderPrComment(r: { conclusion: CheckConclusion; gated: boolean; author: string; issues: IssueOutcome[] }): string {
+  const icon = r.conclusion === 'success' ? '✅' : r.conclusion === 'failure' ? '❌' : '➖';
+  return clip([marker('validation'), `### ${icon} swt-bot: ${CONCLUSION_TITLE[r.conclusion].toLowerCase()}`, '', gateSentence(r.conclusion, r.gated, r.author), '', ...r.issues.map(issueSection)].join('\n'));
+}
+
+function clip(text: string): string {
+  return text.length <= OUTPUT_LIMIT ? text : `${text.slice(0, OUTPUT_LIMIT)}\n\n_…cut to GitHub's size limit._`;
+}
+
+export interface Annotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  annotation_level: 'failure' | 'warning';
+  title: string;
+  message: string;
+}
+
+const ARROW = { F2P: 'F→P', P2F: 'P→F', F2F: 'F→F', P2P: 'P→P' } as const;
+
+/** One annotation per test that fails on the head, on the line where the test patch defines it. */
+export function annotationsFor(v: Verdict, testPatch: string): Annotation[] {
+  const added = addedLines(testPatch);
+  return v.tests
+    .filter((t) => t.head === 'fail' && !t.preexisting)
+    .map((t) => {
+      const path = fileOfId(t.id);
+      const line = testLine(t, added.get(path) ?? []);
+      const failure = t.headFailure;
+      return {
+        path,
+        start_line: line,
+        end_line: line,
+        annotation_level: t.flaky ? ('warning' as const) : ('failure' as const),
+        title: `${ARROW[t.transition]}${t.flaky ? ' (flaky)' : ''}: ${leafName(t.id)}`.slice(0, 255),
+        message: (failure ? `${failure.kind}${failure.message ? `: ${failure.message}` : ''}` : 'fails on the head').slice(0, 4000),
+      };
+    });
+}
+
+/** Annotations in requests of at most 50. */
+export function batches<T>(items: readonly T[], size = ANNOTATIONS_PER_REQUEST): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function leafName(id: string): string {
+  const parts = id.split(/::| > /);
+  return parts[parts.length - 1]!.replace(/\[.*\]$/, '');
+}
+
+function addedLines(testPatch: string): Map<string, Array<{ line: number; text: string }>> {
+  const out = new Map<string, Array<{ line: number; text: string }>>();
+  let files;
+  try {
+    files = parsePatch(testPatch);
+  } catch {
+    return out;
+  }
+  for (const f of files) {
+    const path = (f.newFileName ?? '').replace(/^b\//, '');
+    const lines: Array<{ line: number; text: string }> = [];
+    for (const h of f.hunks) {
+      let n = h.newStart;
+      for (const l of h.lines) {
+        if (l.startsWith('+')) lines.push({ line: n++, text: l.slice(1) });
+        else if (l.startsWith(' ')) n++;
+      }
+    }
+    out.set(path, lines);
+  }
+  return out;
+}
+
+function testLine(t: TestTransition, lines: Array<{ line: number; text: string }>): number {
+  const name = leafName(t.id);
+  const hit = lines.find((l) => l.text.includes(name));
+  return hit?.line ?? lines[0]?.line ?? 1;
+}
+
+// ─── Ranking ──────────────────────────────────────────────────────────────────────────────────
+
+/** The table of competing fixes on the issue, best first (the caller ranks). */
+export function renderRanking(issue: number, ranked: readonly Candidate[]): string {
+  const rows = ranked.map(
+    (c, i) =>
+      `| ${i + 1} | #${c.pr} | ${c.author} | ${c.verdict === 'likely-correct' ? '**likely correct**' : CANDIDATE_VERDICT_TEXT[c.verdict]} | ${c.f2p} | ${c.failing} | ${(c.durationMs / 1000).toFixed(1)} s | ${c.diffSize} | ${short(c.headSha)} |`,
+  );
+  return [
+    marker('ranking'),
+    `### swt-bot: ${ranked.length} pull requests claim to fix #${issue}`,
+    '',
+    '| Rank | PR | Author | Verdict | F→P | Failing after | Run time | Diff lines | Head |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    '<sub>Ranked by verdict, then by smaller diff, then by shorter run. Updated whenever one of them changes.</sub>',
+  ].join('\n');
+}

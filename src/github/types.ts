@@ -1,0 +1,17 @@
+import type { Verdict } from '../harness/types.js';
+
+export type CheckConclusion = 'success' | 'neutral' | 'failure';
+
+/** A validation as stored and rendered: the verdict plus where it ran. */
+export interface ValidationView extends Verdict {
+  base: string;
+  head: string | null;
+  durationMs: number;
+  warnings: string[];
+}
+
+/** What checking a PR against one linked issue gave. */
+export type IssueOutcome =
+  | { issue: number; kind: 'validated'; validation: ValidationView; reproduction: { strategy: string; sha: string; testPatch: string } }
+  | { issue: number; kind: 'no-reproduction'; reason: string }
+  | { issue: number; kind: 'error'; message: string };

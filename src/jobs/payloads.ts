@@ -1,0 +1,74 @@
+/** The App's job kinds and what each carries. Handlers enqueue them; workers (app/workers.ts) run them. */
+import type { RepoConfig } from '../config/repoConfig.js';
+import type { MarkerKind } from '../github/render.js';
+import type { PullData } from '../github/port.js';
+
+export const JOB = {
+  /** Fast lane: acknowledge at once (comment "started", check run in_progress), then queue the work. */
+  ack: 'ack',
+  /** Fast lane: post one comment (refusal, help, notice). */
+  notice: 'notice',
+  /** Fast lane: refresh the ranking table of issues. */
+  rank: 'rank',
+  /** Heavy lane: write and verify a reproducing test. */
+  reproduce: 'reproduce',
+  /** Heavy lane: run the reproducing tests on a PR's base and head. */
+  validate: 'validate',
+} as const;
+
+/** Where a job acts; no installation for the CLI's token. */
+export interface Target {
+  owner: string;
+  repo: string;
+  installationId?: number;
+}
+
+export type AckPayload =
+  | { type: 'issue'; target: Target; issue: number; config: RepoConfig; force?: string }
+  | {
+      type: 'pr';
+      target: Target;
+      pr: number;
+      config: RepoConfig;
+      /** The PR as the webhook showed it (saves a request); fetched when absent. */
+      pull?: PullData;
+      /** A maintainer asked (`/swt validate`): a fork's manifest changes are approved. */
+      approved?: boolean;
+      /** A re-run: a fresh job even for a head already checked. */
+      force?: string;
+      /** The config is invalid: say so on the check and stop. */
+      configError?: { message: string; headSha: string };
+    };
+
+export interface NoticePayload {
+  target: Target;
+  number: number;
+  kind: MarkerKind;
+  body: string;
+}
+
+export interface RankPayload {
+  target: Target;
+  issues: number[];
+}
+
+export interface ReproducePayload {
+  target: Target;
+  issue: number;
+  config: RepoConfig;
+  branch: string;
+  sha: string;
+}
+
+export interface ValidatePayload {
+  target: Target;
+  pr: number;
+  config: RepoConfig;
+  headSha: string;
+  issues: number[];
+  checkRunId: number;
+}
+
+/** Jobs of one PR supersede each other; an issue's reproductions likewise. */
+export const prGroup = (t: Target, pr: number) => `${t.owner}/${t.repo}#pr${pr}`;
+export const issueGroup = (t: Target, issue: number) => `${t.owner}/${t.repo}#issue${issue}`;

@@ -1,0 +1,227 @@
+/**
+ * End to end, with the real thing at every edge but GitHub and the LLM: the App serving on a
+ * port, signed webhooks over HTTP, the fake GitHub (REST, GraphQL and git over smart HTTP, as a
+ * GHES at GHE_HOST with GHE_PROTOCOL=http), the scripted model, and real containers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApp, type RunningApp } from '../../src/app/app.js';
+import { fixtureConfig, publishFixture } from '../../src/demo/appDemo.js';
+import { renderRanking } from '../../src/github/render.js';
+import { JOB } from '../../src/jobs/payloads.js';
+import { rank } from '../../src/pipeline/rank.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
+import { fixtureOnFakeGitHub, MODEL_TEST, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from './fixtureGitHub.js';
+import { appKey } from './payloads.js';
+
+let fx: FixtureGitHub;
+let app: RunningApp;
+let llm: ScriptedLlm;
+let dataDir: string;
+const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+
+beforeAll(async () => {
+  llm = await startScriptedLlm([msg(MODEL_TEST)]);
+  process.env.OPENAI_BASE_URL = llm.baseURL;
+  process.env.OPENAI_API_KEY = 'sk-e2e-scripted-model-key';
+  fx = await fixtureOnFakeGitHub('zero-shot-plus');
+  dataDir = mkdtempSync(join(tmpdir(), `swt-e2e-${process.pid}-`));
+  app = await startApp({
+    appId: fx.fake.appId,
+    privateKey: appKey(),
+    secret: WEBHOOK_SECRET,
+    dataDir,
+    env: { GHE_HOST: fx.fake.host, GHE_PROTOCOL: 'http' },
+    sandbox: createDockerSandbox(),
+    progressIntervalMs: 200,
+  });
+  fx.fake.appUrl = app.url;
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await fx?.cleanup();
+  await llm?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  for (const [k, v] of [['OPENAI_BASE_URL', saved.url], ['OPENAI_API_KEY', saved.key]] as const) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  await removeEnvImagesBuiltFrom([fx.base]);
+  expect(containersOfOurs()).toBe('');
+});
+
+const settle = () => app.services.queue.drain(15 * 60_000);
+
+describe('the App end to end (fake GHES, scripted model, real containers)', () => {
+  it('an issue webhook gives the reproduction comment and the label; 5 redeliveries give nothing more', async () => {
+    const issue = fx.fake.addIssue(OWNER, REPO, { title: fx.fx.issue.title, body: fx.fx.issue.body });
+    const payload = fx.fake.issuePayload(OWNER, REPO, issue.number, 'opened');
+    const first = await fx.fake.deliver('issues', payload, { id: 'e2e-issue-opened' });
+    expect(first.status).toBe(200);
+    await settle();
+
+    const [comment, ...more] = fx.fake.issue(OWNER, REPO, 1).comments;
+    expect(more).toEqual([]);
+    expect(comment!.user).toEqual({ login: 'swt-bot[bot]', type: 'Bot' });
+    const body = comment!.body;
+    expect(body.split('\n').slice(0, 5)).toEqual([
+      '<!-- swt-bot:reproduction -->',
+      '### 🧪 swt-bot reproduced this issue',
+      '',
+      `This test fails on \`main\` at ${fx.base.slice(0, 7)} for the reason the issue describes (it was run twice in a sandbox).`,
+      '',
+    ]);
+    expect(body).toContain('<details><summary>Reproducing test (<code>tests/test_parse.py</code>)</summary>\n\n```diff\ndiff --git a/tests/test_parse.py b/tests/test_parse.py\n');
+    expect(body).toContain('+def test_combined_units():\n+    assert parse_duration("1h30m") == 5400\n');
+    expect(body).toMatch(/<details open><summary>How it fails at [0-9a-f]{7}<\/summary>\n\n```text\n[^`]*ValueError[^`]*\n```/);
+    expect(body).toMatch(/<sub>Strategy `zero-shot-plus` · \d+\.\d s · LLM cost \$\d\.\d{4} \(\d+ tokens\)<\/sub>$/);
+    expect(fx.fake.issue(OWNER, REPO, 1).labels).toEqual(['reproduced']);
+    expect(llm.requests).toHaveLength(1);
+    // The issue text reached the model as data; no token or key did.
+    expect(JSON.stringify(llm.requests[0]!.body)).toContain('parse_duration crashes on combined units');
+
+    const again = await Promise.all([1, 2, 3, 4, 5].map(() => fx.fake.deliver('issues', payload, { id: 'e2e-issue-opened' })));
+    expect(again.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    // A new delivery of the same event (another id) at the same sha: nothing runs either.
+    await fx.fake.deliver('issues', fx.fake.issuePayload(OWNER, REPO, 1, 'reopened'));
+    await settle();
+    expect(fx.fake.issue(OWNER, REPO, 1).comments).toHaveLength(1);
+    expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
+    expect(llm.requests).toHaveLength(1);
+  });
+
+  it('a PR webhook gives a check run that goes in_progress, then completes with F→P and success', async () => {
+    const pr = await fx.fake.addPull(OWNER, REPO, { title: 'Parse combined units', body: 'Fixes #1', user: { login: 'alice', type: 'User' }, headSha: fx.goodFix, headRef: 'fix' });
+    const r = await fx.fake.deliver('pull_request', await fx.fake.pullPayload(OWNER, REPO, pr.number, 'opened'));
+    expect(r.status).toBe(200);
+    await settle();
+    const runs = fx.fake.checkRuns(OWNER, REPO).filter((c) => c.head_sha === fx.goodFix);
+    expect(runs).toHaveLength(1);
+    const run = runs[0]!;
+    expect(run.name).toBe('swt: reproduction');
+    expect(run.history[0]).toMatchObject({ status: 'in_progress', title: 'Running the reproducing tests' });
+    expect(run.history.some((h) => /⏳ #1: running the reproducing test on the base/.test(h.summary ?? ''))).toBe(true);
+    expect(run.history.filter((h) => h.status === 'completed')).toHaveLength(1);
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'success', output: { title: 'The fix passes the reproducing tests' }, annotations: [], actions: [{ label: 'Re-run', identifier: 'swt-rerun', description: 'Run the reproduction check again' }] });
+    expect(run.output!.summary).toMatch(/^Every reproducing test fails on the base and passes on the head, and none fails on the head\.\n\n#### #1: base [0-9a-f]{7} → head [0-9a-f]{7}\n/);
+    expect(run.output!.summary).toContain(
+      "| `tests/test_parse.py::test_combined_units` | ❌ fail (error) | ✅ pass | **F→P** | before: error `ValueError: invalid literal for int() with base 10: '1h30'` |",
+    );
+    expect(run.output!.summary).toContain('F→P 1 · P→F 0 · F→F 0 · P→P 4');
+    expect(run.output!.summary).toContain('- ✅ **Fix likely correct: yes**');
+    const comments = fx.fake.issue(OWNER, REPO, pr.number).comments;
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body.startsWith('<!-- swt-bot:validation -->\n### ✅ swt-bot: the fix passes the reproducing tests\n')).toBe(true);
+    expect(comments[0]!.body).toContain('| `tests/test_parse.py::test_combined_units` | ❌ fail (error) | ✅ pass | **F→P** |');
+  });
+
+  it('a second PR by a bot with an incorrect fix gives failure with an annotation, and the issue ranks both', async () => {
+    const pr = await fx.fake.addPull(OWNER, REPO, {
+      title: 'Handle more input',
+      body: 'An attempt at the parser.',
+      user: { login: 'swt-fixer[bot]', type: 'Bot' },
+      headSha: fx.badFix,
+      headRef: 'no-fix',
+      // Linked in GitHub's sidebar, not in the body: only closingIssuesReferences knows.
+      linked: [1],
+    });
+    await fx.fake.deliver('pull_request', await fx.fake.pullPayload(OWNER, REPO, pr.number, 'opened'));
+    await settle();
+    const run = fx.fake.checkRuns(OWNER, REPO).find((c) => c.head_sha === fx.badFix)!;
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'failure', output: { title: 'The fix does not pass the reproducing tests' } });
+    expect(run.output!.summary!.split('\n')[0]).toBe(
+      'The fix filter (at least one test from failing to passing, and no test failing on the head) does not pass; pull requests by swt-fixer[bot] must pass it (`gate` in `.github/swt.yml`).',
+    );
+    expect(run.output!.summary).toContain(
+      "| `tests/test_parse.py::test_combined_units` | ❌ fail (error) | ❌ fail (error) | F→F | after: error `ValueError: invalid literal for int() with base 10: '1h30'` |",
+    );
+    expect(run.annotations).toEqual([
+      { path: 'tests/test_parse.py', start_line: 25, end_line: 25, annotation_level: 'failure', title: 'F→F: test_combined_units', message: "error: ValueError: invalid literal for int() with base 10: '1h30'" },
+    ]);
+    const ranking = fx.fake.issue(OWNER, REPO, 1).comments.filter((c) => c.body.startsWith('<!-- swt-bot:ranking -->'));
+    expect(ranking).toHaveLength(1);
+    const candidates = rank(app.services.store.candidates({ owner: OWNER, repo: REPO }, 1));
+    expect(candidates.map((c) => [c.pr, c.author, c.verdict])).toEqual([
+      [2, 'alice', 'likely-correct'],
+      [3, 'swt-fixer[bot]', 'does-not-fix'],
+    ]);
+    expect(ranking[0]!.body).toBe(renderRanking(1, candidates));
+    expect(ranking[0]!.body).toContain('| 1 | #2 | alice | **likely correct** | 1 | 0 |');
+    expect(ranking[0]!.body).toContain('| 2 | #3 | swt-fixer[bot] | does not fix | 0 | 1 |');
+  });
+
+  it('the LLM endpoint down: "could not reproduce" says so, the label is not-reproduced, nothing crashes', async () => {
+    const savedRetries = process.env.SWT_LLM_MAX_RETRIES;
+    const dead = createServer();
+    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise((r) => dead.close(r));
+    process.env.OPENAI_BASE_URL = `http://127.0.0.1:${port}/v1`;
+    process.env.SWT_LLM_MAX_RETRIES = '0';
+    try {
+      const issue = fx.fake.addIssue(OWNER, REPO, { title: 'format_duration drops the seconds', body: 'format_duration(3661) gives "1h1m" but the docs say "1h1m1s".' });
+      expect((await fx.fake.deliver('issues', fx.fake.issuePayload(OWNER, REPO, issue.number, 'opened'))).status).toBe(200);
+      await settle();
+      const comments = fx.fake.issue(OWNER, REPO, issue.number).comments;
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body.split('\n').slice(0, 6)).toEqual([
+        '<!-- swt-bot:reproduction -->',
+        '### swt-bot could not reproduce this issue',
+        '',
+        `No test it wrote failed on \`main\` at ${fx.base.slice(0, 7)} for the reason the issue gives. What was tried:`,
+        '',
+        '```text',
+      ]);
+      expect(comments[0]!.body.split('\n')[6]).toMatch(/^zero-shot-plus: the LLM failed: /);
+      expect(fx.fake.issue(OWNER, REPO, issue.number).labels).toEqual(['not-reproduced']);
+      const jobs = await app.services.queue.list({ kind: JOB.reproduce });
+      expect(jobs.at(-1)).toMatchObject({ state: 'done', attempts: 1 });
+    } finally {
+      process.env.OPENAI_BASE_URL = llm.baseURL;
+      if (savedRetries === undefined) delete process.env.SWT_LLM_MAX_RETRIES;
+      else process.env.SWT_LLM_MAX_RETRIES = savedRetries;
+    }
+  });
+
+  it('issues.draft_pr: the reproducing test is pushed to a branch and opened as a draft pull request', async () => {
+    const other = await publishFixture(fx.fake, 'py-durations', {
+      owner: OWNER,
+      repo: 'durations-draft',
+      config: (f) => fixtureConfig(f, { generation: { strategy: 'snippet' }, issues: { draft_pr: true } }),
+    });
+    try {
+      const issue = fx.fake.addIssue(OWNER, 'durations-draft', { title: other.fx.issue.title, body: other.fx.issue.body });
+      await fx.fake.deliver('issues', fx.fake.issuePayload(OWNER, 'durations-draft', issue.number, 'opened'));
+      await settle();
+      const draft = fx.fake.issue(OWNER, 'durations-draft', 2);
+      expect(draft).toMatchObject({ title: 'Test reproducing #1', user: { login: 'swt-bot[bot]', type: 'Bot' }, pull: { draft: true, headRef: 'swt/reproduce-1' } });
+      const stored = app.services.store.latestReproduction({ owner: OWNER, repo: 'durations-draft' }, 1)!;
+      const file = /^\+\+\+ b\/(\S+)/m.exec(stored.testPatch)![1]!;
+      expect(await fx.fake.readFile(OWNER, 'durations-draft', 'refs/heads/swt/reproduce-1', file)).toContain('def test_');
+      const comment = fx.fake.issue(OWNER, 'durations-draft', 1).comments[0]!.body;
+      expect(comment).toContain('\nThe test is in draft pull request #2.\n');
+    } finally {
+      await other.cleanup();
+      await removeEnvImagesBuiltFrom([other.base]);
+    }
+  });
+
+  it('the installation token went to git and the API only: never into a comment, a check run, a prompt or the database', async () => {
+    const tokens = fx.fake.issuedTokens();
+    expect(tokens.length).toBeGreaterThan(0);
+    const posted = JSON.stringify([[1, 2, 3, 4].map((n) => fx.fake.issue(OWNER, REPO, n)), fx.fake.checkRuns(OWNER, REPO), llm.requests.map((r) => r.body)]);
+    const jobs = JSON.stringify(await app.services.queue.list());
+    for (const t of tokens) {
+      expect(posted).not.toContain(t);
+      expect(jobs).not.toContain(t);
+    }
+    // Clones went through git's smart HTTP at <protocol>://<host>/<owner>/<repo>.git.
+    expect(fx.fake.calls.some((c) => c.path.startsWith(`/${OWNER}/${REPO}.git/info/refs?service=git-upload-pack`))).toBe(true);
+  });
+});
