@@ -1,6 +1,8 @@
 /** Read-only views of the host checkout at base: its file list, package.json and runner. */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { join } from 'node:path';
+import { isTape, runnerFromCommand } from '../harness/runners.js';
+import { isTestFile } from '../harness/testFiles.js';
 
 const SKIP_DIRS = new Set([
   '.git', 'node_modules', '__pycache__', '.tox', '.nox', '.venv', 'venv', 'env', '.mypy_cache', '.pytest_cache',
@@ -45,21 +47,22 @@ export async function readRepoFile(root: string, rel: string, maxBytes = 2_000_0
   }
 }
 
-export type RunnerName = 'pytest' | 'jest' | 'vitest' | 'mocha' | 'node-test' | 'unknown';
+export type RunnerName = 'pytest' | 'jest' | 'vitest' | 'mocha' | 'node-test' | 'tap' | 'tape' | 'unknown';
 
-/** The runner named by a test command template. */
+/** The runner named by a test command template (the harness's recognition; tape told apart from tap). */
 export function runnerOf(testCommand: string): RunnerName {
-  const t = testCommand;
-  if (/(^|[\s/;&|(])(py\.test|pytest)(\s|$)|-m\s+pytest\b/.test(t)) return 'pytest';
-  if (/(^|[\s/;&|(])vitest(\s|$)/.test(t)) return 'vitest';
-  if (/(^|[\s/;&|(])jest(\.js)?(\s|$)/.test(t)) return 'jest';
-  if (/(^|[\s/;&|(])_?mocha(\.js)?(\s|$)/.test(t)) return 'mocha';
-  if (/(^|[\s/;&|(])node\s+(?:[^;&|]*\s)?--test(\s|$|=)/.test(t)) return 'node-test';
-  return 'unknown';
+  try {
+    const spec = runnerFromCommand(testCommand);
+    return spec.kind === 'tap' && isTape(spec) ? 'tape' : spec.kind;
+  } catch {
+    return 'unknown';
+  }
 }
 
 export interface RepoInfo {
   files: string[];
+  /** Reads a repository file (text; undefined when absent, binary or large). */
+  read(path: string): Promise<string | undefined>;
   packageJson?: { name?: string; type?: string; main?: string; module?: string; exports?: unknown; [k: string]: unknown };
   runner: RunnerName;
   /** The language most tests are written in. */
@@ -68,11 +71,16 @@ export interface RepoInfo {
 
 export async function repoInfo(root: string, testCommand: string): Promise<RepoInfo> {
   const files = await listRepoFiles(root);
+  const read = (rel: string) => readRepoFile(root, rel);
+  return repoInfoOf(files, testCommand, files.includes('package.json') ? await read('package.json') : undefined, read);
+}
+
+/** RepoInfo from a file list, the test command and package.json's text. Pure. */
+export function repoInfoOf(files: string[], testCommand: string, packageJsonText: string | undefined, read: RepoInfo['read']): RepoInfo {
   let packageJson: RepoInfo['packageJson'];
-  const pj = files.includes('package.json') ? await readRepoFile(root, 'package.json') : undefined;
-  if (pj) {
+  if (packageJsonText) {
     try {
-      packageJson = JSON.parse(pj);
+      packageJson = JSON.parse(packageJsonText);
     } catch {
       packageJson = undefined;
     }
@@ -84,20 +92,14 @@ export async function repoInfo(root: string, testCommand: string): Promise<RepoI
   const js = count(/\.[cm]?jsx?$/);
   let language: RepoInfo['language'] = 'unknown';
   if (runner === 'pytest') language = 'python';
-  else if (runner !== 'unknown') language = ts > 0 && count(/\.(test|spec)\.[cm]?tsx?$/) >= count(/\.(test|spec)\.[cm]?jsx?$/) ? 'typescript' : 'javascript';
-  else if (py >= ts + js && py > 0) {
+  else if (runner !== 'unknown') {
+    // The language the tests are written in.
+    const tests = files.filter((f) => /\.[cm]?[jt]sx?$/.test(f) && !/\.d\.[cm]?ts$/.test(f) && isTestFile(f));
+    const tsTests = tests.filter((f) => /\.[cm]?tsx?$/.test(f)).length;
+    language = tests.length ? (tsTests * 2 >= tests.length && tsTests > 0 ? 'typescript' : 'javascript') : ts > js ? 'typescript' : 'javascript';
+  } else if (py >= ts + js && py > 0) {
     language = 'python';
     runner = 'pytest';
   } else if (ts + js > 0) language = ts > js ? 'typescript' : 'javascript';
-  return { files, packageJson, runner, language };
-}
-
-/** The directory most test files of a language live in, or undefined. */
-export function mostCommonTestDir(files: readonly string[], re: RegExp): string | undefined {
-  const counts = new Map<string, number>();
-  for (const f of files) if (re.test(f)) counts.set(posix.dirname(f), (counts.get(posix.dirname(f)) ?? 0) + 1);
-  let best: string | undefined;
-  let n = 0;
-  for (const [d, c] of counts) if (c > n || (c === n && best !== undefined && d.length < best.length)) [best, n] = [d, c];
-  return best;
+  return { files, packageJson, runner, language, read };
 }

@@ -21,7 +21,28 @@ describe('demo (real containers)', () => {
     expect(result.validation?.success).toBe(true);
     expect(result.validation?.likelyCorrect).toBe(true);
     expect(result.markdown).toContain('swt-bot reproduced this issue');
-    expect(result.markdown).toMatch(/\| `tests\/test_swt_issue_repro\.py::[^`]+` \| ❌ fail \| ✅ pass \| \*\*F→P\*\*/);
+    // The short test a maintainer would keep: the issue's call, one assertion, one comment quoting the issue.
+    expect(result.reproduction.testPatch).toBe(
+      [
+        'diff --git a/tests/test_parse_duration_crashes_on_combined_units.py b/tests/test_parse_duration_crashes_on_combined_units.py',
+        'new file mode 100644',
+        '--- /dev/null',
+        '+++ b/tests/test_parse_duration_crashes_on_combined_units.py',
+        '@@ -0,0 +1,6 @@',
+        '+from durations import parse_duration',
+        '+',
+        '+',
+        '+def test_parse_duration_crashes_on_combined_units_like():',
+        '+    # From the issue: The README says `parse_duration("1h30m") == 5400`, but it raises instead:',
+        '+    assert parse_duration("1h30m") == 5400',
+        '',
+      ].join('\n'),
+    );
+    expect(result.markdown).toContain(result.reproduction.testPatch.trimEnd());
+    expect(result.markdown).toMatch(/ValueError: invalid literal for int\(\) with base 10: '1h30'/);
+    expect(result.markdown).toMatch(
+      /\| `tests\/test_parse_duration_crashes_on_combined_units\.py::test_parse_duration_crashes_on_combined_units_like` \| ❌ fail( \(error\))? \| ✅ pass \| \*\*F→P\*\*/,
+    );
   });
 
   it('with an endpoint configured: uses the configured strategy and the model', async () => {

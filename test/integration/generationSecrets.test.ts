@@ -60,7 +60,7 @@ describe('no secret leaks', () => {
 
   const issue = {
     title: 'token_length is off by one',
-    body: `With API_TOKEN = "${FAKE_TOKEN}" and my key ${FAKE_KEY} exported, token_length() returns one more than len(API_TOKEN).\n\`\`\`python\nfrom vault.config import token_length, API_TOKEN\nassert token_length() == len(API_TOKEN)\n\`\`\``,
+    body: `With API_TOKEN = "${FAKE_TOKEN}" and my key ${FAKE_KEY} exported, token_length() returns one more than len(API_TOKEN), so this assertion fails:\n\`\`\`python\nfrom vault.config import token_length, API_TOKEN\nassert token_length() == len(API_TOKEN)\n\`\`\``,
   };
 
   function capturingLogger() {

@@ -1,0 +1,464 @@
+/**
+ * The repository's own API, read from its files: Python top-level packages and modules and the
+ * names they define or re-export; the JavaScript package's name, entry (package.json
+ * exports/main/module, mapped back to sources when the built file is absent) and its exports;
+ * and how the existing tests import the package and which test directory, file suffix, module
+ * system, quotes and semicolons they use. A name the issue uses but never defines is resolved
+ * only through these, never from the issue's prose.
+ */
+import { posix } from 'node:path';
+import { isTestFile } from '../../harness/testFiles.js';
+import type { RunnerName } from '../repoFiles.js';
+import { isPythonStdlib } from './syntax.js';
+
+export interface RepoView {
+  files: readonly string[];
+  read(path: string): Promise<string | undefined>;
+  runner: RunnerName;
+  language: 'python' | 'javascript' | 'typescript' | 'unknown';
+  packageJson?: Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------- Python
+
+export interface PythonApi {
+  /** Importable top-level modules: `sqlparse` → `sqlparse/__init__.py`. */
+  modules: Map<string, string>;
+  /** Test files' imports of repository names: `parse_duration` → `from durations import parse_duration`. */
+  testImports: Map<string, string>;
+  /** The directory and naming of test files. */
+  testDir: string;
+  testSuffixStyle: 'prefix' | 'suffix';
+  files: readonly string[];
+  read(path: string): Promise<string | undefined>;
+  /** Top-level names a module defines or re-exports (cached). */
+  namesOf(module: string): Promise<Set<string>>;
+  /** The file of a dotted module, or undefined. */
+  fileOf(module: string): string | undefined;
+}
+
+const NOT_MODULES = new Set(['setup', 'conftest', 'noxfile', 'tasks', 'fabfile', 'manage', 'docs', 'tests', 'test', 'testing', 'examples', 'benchmarks', 'scripts']);
+
+export async function pythonApi(repo: RepoView): Promise<PythonApi> {
+  const files = repo.files;
+  const roots = ['', 'src/', 'lib/'];
+  const modules = new Map<string, string>();
+  for (const f of files) {
+    for (const r of roots) {
+      if (r && !f.startsWith(r)) continue;
+      const rest = f.slice(r.length);
+      let m = /^([A-Za-z_]\w*)\/__init__\.py$/.exec(rest);
+      if (m && !NOT_MODULES.has(m[1]) && !modules.has(m[1])) modules.set(m[1], f);
+      m = /^([A-Za-z_]\w*)\.py$/.exec(rest);
+      if (m && !NOT_MODULES.has(m[1]) && !/^test_|_test$/.test(m[1]) && !modules.has(m[1])) modules.set(m[1], f);
+    }
+  }
+  const fileOf = (module: string): string | undefined => {
+    const parts = module.split('.');
+    const top = modules.get(parts[0]);
+    if (!top) return undefined;
+    if (parts.length === 1) return top;
+    const base = top.endsWith('/__init__.py') ? posix.dirname(top) : undefined;
+    if (!base) return undefined;
+    const rel = parts.slice(1).join('/');
+    return [`${base}/${rel}.py`, `${base}/${rel}/__init__.py`].find((p) => files.includes(p));
+  };
+  const cache = new Map<string, Promise<Set<string>>>();
+  const namesOf = (module: string): Promise<Set<string>> => {
+    let p = cache.get(module);
+    if (!p) {
+      p = (async () => {
+        const file = fileOf(module);
+        const text = file ? await repo.read(file) : undefined;
+        const out = new Set<string>();
+        if (!text) return out;
+        for (const m of text.matchAll(/^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)|^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)/gm)) out.add(m[1] ?? m[2]);
+        for (const m of text.matchAll(/^from\s+(\.*[\w.]*)\s+import\s+(\([^)]*\)|[^\n]+)/gm)) {
+          const names = m[2].replace(/[()]/g, '').split(',').map((s) => s.trim()).filter(Boolean);
+          for (const n of names) {
+            if (n === '*') {
+              const target = resolveRelative(module, m[1], Boolean(file?.endsWith('__init__.py')));
+              if (target && target !== module) for (const x of await namesOf(target)) if (!x.startsWith('_')) out.add(x);
+            } else out.add(n.split(/\s+as\s+/).pop()!.trim());
+          }
+        }
+        for (const m of text.matchAll(/^import\s+([\w.]+)(?:\s+as\s+(\w+))?/gm)) out.add(m[2] ?? m[1].split('.')[0]);
+        return out;
+      })();
+      cache.set(module, p);
+    }
+    return p;
+  };
+  const tests = files.filter((f) => f.endsWith('.py') && isTestFile(f));
+  const testImports = new Map<string, string>();
+  for (const t of tests.slice(0, 30)) {
+    const text = (await repo.read(t)) ?? '';
+    for (const m of text.matchAll(/^from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n]+)/gm)) {
+      if (!modules.has(m[1].split('.')[0])) continue;
+      for (const n of m[2].replace(/[()]/g, '').split(',').map((s) => s.trim()).filter(Boolean)) {
+        const [name, alias] = n.split(/\s+as\s+/);
+        if (name !== '*') testImports.set((alias ?? name).trim(), `from ${m[1]} import ${n}`);
+      }
+    }
+  }
+  const dirs = new Map<string, number>();
+  for (const t of tests) dirs.set(posix.dirname(t), (dirs.get(posix.dirname(t)) ?? 0) + 1);
+  const testDir = [...dirs].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length)[0]?.[0] ?? (files.some((f) => f.startsWith('tests/')) ? 'tests' : 'tests');
+  const suffix = tests.filter((t) => /_test\.py$/.test(t)).length > tests.filter((t) => /(^|\/)test_[^/]*\.py$/.test(t)).length;
+  return { modules, testImports, testDir, testSuffixStyle: suffix ? 'suffix' : 'prefix', files, read: repo.read, namesOf, fileOf };
+}
+
+function resolveRelative(module: string, spec: string, isPackage: boolean): string | undefined {
+  const dots = /^\.*/.exec(spec)![0].length;
+  if (!dots) return spec;
+  const parts = module.split('.');
+  const base = isPackage ? parts : parts.slice(0, -1);
+  const up = base.slice(0, base.length - (dots - 1));
+  const rest = spec.slice(dots);
+  return [...up, ...(rest ? rest.split('.') : [])].join('.');
+}
+
+export interface PythonImports {
+  lines: string[];
+  unresolved: string[];
+}
+
+/**
+ * Import lines for the names a snippet uses without defining them: the standard library,
+ * repository modules (with the submodules the code reaches through attributes), names the
+ * existing tests import, names a package exports, and names defined in one of its modules.
+ */
+export async function resolvePythonNames(api: PythonApi, names: readonly string[], code: string): Promise<PythonImports> {
+  const lines: string[] = [];
+  const unresolved: string[] = [];
+  const add = (l: string) => {
+    if (!lines.includes(l)) lines.push(l);
+  };
+  for (const name of names) {
+    if (api.testImports.has(name)) {
+      add(api.testImports.get(name)!);
+      continue;
+    }
+    if (api.modules.has(name)) {
+      // `dateutil.parser.parse(…)`: import the deepest submodule the code reaches.
+      let mod = name;
+      for (const m of code.matchAll(new RegExp(`(?<![\\w.])${name}((?:\\.[A-Za-z_]\\w*)+)`, 'g'))) {
+        const parts = m[1].slice(1).split('.');
+        for (let k = parts.length; k > 0; k--) {
+          const cand = [name, ...parts.slice(0, k)].join('.');
+          if (api.fileOf(cand) && !(await api.namesOf([name, ...parts.slice(0, k - 1)].join('.'))).has(parts[k - 1])) {
+            if (cand.length > mod.length) mod = cand;
+            break;
+          }
+        }
+      }
+      add(`import ${mod}`);
+      continue;
+    }
+    if (isStdlib(name)) {
+      add(`import ${name}`);
+      continue;
+    }
+    let found: string | undefined;
+    for (const mod of api.modules.keys()) if ((await api.namesOf(mod)).has(name)) { found = mod; break; }
+    if (!found) {
+      const defining: string[] = [];
+      for (const f of api.files) {
+        if (!f.endsWith('.py') || isTestFile(f)) continue;
+        const mod = moduleOfFile(api, f);
+        if (!mod || mod.split('.').length < 2) continue;
+        if ((await api.namesOf(mod)).has(name)) defining.push(mod);
+      }
+      // A package that re-exports its private module's name (`parser/__init__` from `parser/_parser`): the package.
+      const shortest = [...defining].sort((a, b) => a.length - b.length)[0];
+      if (shortest && defining.every((d) => d === shortest || d.startsWith(shortest + '.'))) found = shortest;
+    }
+    if (found) add(`from ${found} import ${name}`);
+    else unresolved.push(name);
+  }
+  return { lines, unresolved };
+}
+
+function moduleOfFile(api: PythonApi, file: string): string | undefined {
+  for (const [name, top] of api.modules) {
+    if (!top.endsWith('/__init__.py')) continue;
+    const base = posix.dirname(top);
+    if (file.startsWith(base + '/')) {
+      const rel = file.slice(base.length + 1).replace(/\.py$/, '').replace(/\/__init__$/, '');
+      return [name, ...(rel && rel !== '__init__' ? rel.split('/') : [])].join('.');
+    }
+  }
+  return undefined;
+}
+
+const isStdlib = isPythonStdlib;
+
+// ---------------------------------------------------------------- JavaScript / TypeScript
+
+export type Binding = { kind: 'default' | 'namespace'; local: string } | { kind: 'named'; local: string; imported: string };
+
+export interface JsStyle {
+  /** ESM `import` (also TypeScript) or CommonJS `require`. */
+  esm: boolean;
+  typescript: boolean;
+  quote: "'" | '"';
+  semicolons: boolean;
+  indent: string;
+  declare: 'const' | 'var';
+  /** Directory of the new test file, its suffix (`.spec.ts`, `.test.js`, `.js`). */
+  dir: string;
+  suffix: string;
+  /** Lines the existing tests use to bring in the runner's functions (`import { describe, it, expect } from 'vitest'`). */
+  frameworkImport?: string;
+  /** The tests call `test(…)` at the top level rather than `describe`/`it`. */
+  topLevelTest: boolean;
+  /** Callbacks are arrow functions (else `function () {}`). */
+  arrows: boolean;
+  /** How the existing tests import node's assert, when they do. */
+  assertImport?: string;
+  /** How existing tests name the package and where they import it from (relative to `dir`). */
+  packageBinding?: Binding;
+  packageSpecifier?: string;
+}
+
+export interface JsApi {
+  name?: string;
+  /** Source file of the package's entry (`src/index.ts`), when found. */
+  entry?: string;
+  /** The entry's named exports. */
+  named: Set<string>;
+  /** The entry has a default export (ESM `export default` or CommonJS `module.exports = x`). */
+  hasDefault: boolean;
+  /** Members of the default export (`module.exports = s; s.slugify = …`, `export default { isEmail }`). */
+  defaultMembers: Set<string>;
+  commonjs: boolean;
+  style: JsStyle;
+  files: readonly string[];
+  /** The repository file a package specifier (`pkg`, `pkg/lib/x`) stands for. */
+  fileForSpecifier(spec: string): string | undefined;
+  /** A specifier for `file` from the test file's directory, in the tests' style. */
+  specifierFor(file: string): string;
+}
+
+const JS_EXT = ['.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs', '.jsx'];
+
+function findModule(files: readonly string[], base: string): string | undefined {
+  const b = posix.normalize(base).replace(/\/$/, '');
+  if (files.includes(b) && JS_EXT.some((e) => b.endsWith(e))) return b;
+  const noExt = b.replace(/\.(js|mjs|cjs|ts|jsx|tsx|d\.ts)$/, '');
+  for (const cand of [noExt, `${noExt}/index`]) for (const e of JS_EXT) if (files.includes(cand + e)) return cand + e;
+  return undefined;
+}
+
+/** A built path (`dist/index.js`, `lib/x.js`) back to the source that ships as it. */
+function toSource(files: readonly string[], built: string): string | undefined {
+  const direct = findModule(files, built);
+  if (direct) return direct;
+  const path = built.replace(/^\.\//, '');
+  const rel = path.replace(/^(dist|lib|build|esm|cjs|out)(\.[\w-]+)?\//, '');
+  return findModule(files, `src/${path}`) ?? findModule(files, `src/${rel}`) ?? findModule(files, rel) ?? undefined;
+}
+
+function exportTarget(exp: unknown): string | undefined {
+  if (typeof exp === 'string') return exp;
+  if (Array.isArray(exp)) return exp.map(exportTarget).find(Boolean);
+  if (exp && typeof exp === 'object') {
+    const o = exp as Record<string, unknown>;
+    if ('.' in o) return exportTarget(o['.']);
+    for (const k of ['source', 'import', 'require', 'node', 'default', 'types']) if (k in o) {
+      const t = exportTarget(o[k]);
+      if (t) return t;
+    }
+  }
+  return undefined;
+}
+
+export async function jsApi(repo: RepoView): Promise<JsApi> {
+  const files = repo.files;
+  const pkg = repo.packageJson ?? {};
+  const name = typeof pkg.name === 'string' ? pkg.name : undefined;
+  const candidates = [exportTarget(pkg.exports), pkg.source, pkg.main, pkg.module, pkg.types, pkg.typings].filter((x): x is string => typeof x === 'string');
+  let entry: string | undefined;
+  for (const c of candidates) if ((entry = toSource(files, c))) break;
+  entry ??= findModule(files, 'src/index') ?? findModule(files, 'index') ?? findModule(files, 'lib/index');
+
+  const tests = files.filter((f) => /\.[cm]?[jt]sx?$/.test(f) && isTestFile(f) && !f.includes('node_modules'));
+  const ts = repo.language === 'typescript' || tests.some((t) => /\.tsx?$/.test(t)) && tests.filter((t) => /\.tsx?$/.test(t)).length >= tests.length / 2;
+  // The directory most tests live in, and a sample test there to copy the style of.
+  const dirs = new Map<string, number>();
+  for (const t of tests) dirs.set(posix.dirname(t), (dirs.get(posix.dirname(t)) ?? 0) + 1);
+  const dir = [...dirs].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length)[0]?.[0] ?? (files.some((f) => f.startsWith('test/')) ? 'test' : ts ? 'src' : 'test');
+  const samples = tests.filter((t) => posix.dirname(t) === dir);
+  const suffix = suffixOf(samples, ts);
+  const style: JsStyle = { esm: ts || pkg.type === 'module', typescript: ts, quote: "'", semicolons: true, indent: '  ', declare: 'const', dir, suffix, topLevelTest: false, arrows: true };
+  const texts: Array<{ file: string; text: string }> = [];
+  for (const s of samples.slice(0, 8)) texts.push({ file: s, text: (await repo.read(s)) ?? '' });
+  if (texts.length) {
+    const all = texts.map((t) => t.text).join('\n');
+    style.esm = ts || /^\s*import\s.+from\s+['"]/m.test(all) || (!/\brequire\(/.test(all) && pkg.type === 'module');
+    style.quote = (all.match(/'/g)?.length ?? 0) >= (all.match(/"/g)?.length ?? 0) ? "'" : '"';
+    const stmtLines = all.split('\n').filter((l) => /^\s*(const|let|var|import|expect|assert|t\.|st\.)\b.*[)'"\]]\s*;?\s*$/.test(l));
+    style.semicolons = stmtLines.filter((l) => /;\s*$/.test(l)).length >= stmtLines.length / 2;
+    style.indent = /^\t/m.test(all) ? '\t' : /^ {4}\S/m.test(all) && !/^ {2}\S/m.test(all) ? '    ' : '  ';
+    style.declare = /^\s*var\s/m.test(all) && !/^\s*(const|let)\s/m.test(all) ? 'var' : 'const';
+    const fw = /^\s*(?:import\s+(?:\{[^}]*\}|[\w$]+)\s+from\s+['"](?:vitest|@jest\/globals|node:test)['"]|(?:var|let|const)\s+(?:\{[^}]*\}|[\w$]+)\s*=\s*require\(['"]node:test['"]\));?\s*$/m.exec(all);
+    if (fw) style.frameworkImport = fw[0].trim();
+    style.topLevelTest = /^test\(/m.test(all) && !/^\s*(describe|suite)\(/m.test(all);
+    style.arrows = !/\b(it|test|describe)\(\s*['"`][^'"`]*['"`]\s*,\s*(async\s+)?function\b/.test(all);
+    const asrt = /^\s*(?:import\s+(?:\*\s+as\s+)?assert\s+from\s+['"](node:)?assert(\/strict)?['"]|(?:var|const|let)\s+assert\s*=\s*require\(['"](node:)?assert(\/strict)?['"]\));?\s*$/m.exec(all);
+    if (asrt) style.assertImport = asrt[0].trim();
+  }
+
+  const api: JsApi = {
+    name,
+    entry,
+    named: new Set(),
+    hasDefault: false,
+    defaultMembers: new Set(),
+    commonjs: false,
+    style,
+    files,
+    fileForSpecifier: (spec) => {
+      if (!name || (spec !== name && !spec.startsWith(name + '/'))) return undefined;
+      const sub = spec.slice(name.length + 1);
+      if (!sub) return entry;
+      const exp = pkg.exports && typeof pkg.exports === 'object' ? (pkg.exports as Record<string, unknown>)[`./${sub}`] : undefined;
+      const t = exportTarget(exp);
+      return (t && toSource(files, t)) ?? toSource(files, sub);
+    },
+    specifierFor: (file) => {
+      let rel = posix.relative(dir, file);
+      if (!rel.startsWith('.')) rel = './' + rel;
+      const keepExt = style.esm && !ts && (pkg.type === 'module' || /\.mjs$/.test(suffix));
+      // ESM run by node itself needs the file's extension; bundlers, ts and CommonJS do not.
+      if (keepExt) return rel.replace(/\.tsx?$/, '.js');
+      rel = rel.replace(/\.(ts|tsx|js|jsx|mjs|cjs)$/, '');
+      return /^\.\/index$/.test(rel) ? rel : rel.replace(/\/index$/, '');
+    },
+  };
+  if (entry) await readExports(repo, entry, api, new Set());
+
+  // How the sample tests bind the package: `var send = require('..')`, `import * as pathToRegexp from "./index"`.
+  for (const { file, text } of texts) {
+    const b = packageBindingIn(text, posix.dirname(file), files, entry, name);
+    if (b) {
+      style.packageBinding = b.binding;
+      style.packageSpecifier = b.specifier;
+      break;
+    }
+  }
+  return api;
+}
+
+function suffixOf(samples: readonly string[], ts: boolean): string {
+  const counts = new Map<string, number>();
+  for (const s of samples) {
+    const m = /((?:\.(?:test|spec))?\.[cm]?[jt]sx?)$/.exec(s);
+    if (m) counts.set(m[1], (counts.get(m[1]) ?? 0) + 1);
+  }
+  const best = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return best ?? (ts ? '.test.ts' : '.test.js');
+}
+
+async function readExports(repo: RepoView, file: string, api: JsApi, seen: Set<string>): Promise<void> {
+  if (seen.has(file)) return;
+  seen.add(file);
+  const text = (await repo.read(file)) ?? '';
+  for (const m of text.matchAll(/^\s*export\s+(?:declare\s+)?(?:async\s+)?(?:function\*?|const|let|var|class|enum|interface|type|abstract\s+class)\s+([A-Za-z_$][\w$]*)/gm)) api.named.add(m[1]);
+  for (const m of text.matchAll(/^\s*export\s+(?:type\s+)?\{([^}]*)\}(?:\s*from\s*['"]([^'"]+)['"])?/gm)) {
+    for (const part of m[1].split(',').map((s) => s.trim()).filter(Boolean)) {
+      const [orig, alias] = part.replace(/^type\s+/, '').split(/\s+as\s+/).map((s) => s.trim());
+      if ((alias ?? orig) === 'default') api.hasDefault = true;
+      else api.named.add(alias ?? orig);
+    }
+  }
+  for (const m of text.matchAll(/^\s*export\s+\*\s+from\s+['"](\.[^'"]+)['"]/gm)) {
+    const target = findModule(repo.files, posix.join(posix.dirname(file), m[1]));
+    if (target) {
+      const sub: JsApi = { ...api, named: api.named, defaultMembers: new Set(), hasDefault: false };
+      await readExports(repo, target, sub, seen);
+    }
+  }
+  const def = /^\s*export\s+default\s+(?:async\s+)?(?:function\*?\s*([A-Za-z_$][\w$]*)?|class\s+([A-Za-z_$][\w$]*)?|([A-Za-z_$][\w$]*)\s*;?\s*$|\{)/m.exec(text);
+  if (def) {
+    api.hasDefault = true;
+    const local = def[3];
+    if (local) membersOf(text, local, api.defaultMembers);
+    if (/^\s*export\s+default\s+\{/m.test(text)) objectKeys(text.slice(text.search(/^\s*export\s+default\s+\{/m)), api.defaultMembers);
+  }
+  // CommonJS
+  const cjs = /^\s*(?:(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=\s*)?module\.exports\s*=\s*(?:([A-Za-z_$][\w$]*)\s*;?\s*$|\{|function\s*([A-Za-z_$][\w$]*)?|require\(['"]([^'"]+)['"]\))/m.exec(text);
+  if (cjs) {
+    api.commonjs = true;
+    api.hasDefault = true;
+    if (cjs[4]) {
+      const target = findModule(repo.files, posix.join(posix.dirname(file), cjs[4]));
+      if (target) await readExports(repo, target, api, seen);
+    } else if (/module\.exports\s*=\s*\{/.test(cjs[0])) objectKeys(text.slice(text.indexOf(cjs[0])), api.defaultMembers);
+    else for (const local of [cjs[1], cjs[2], cjs[3]].filter(Boolean)) membersOf(text, local!, api.defaultMembers);
+  }
+  for (const m of text.matchAll(/^\s*(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=/gm)) {
+    api.commonjs = true;
+    api.hasDefault = true;
+    api.defaultMembers.add(m[1]);
+  }
+}
+
+/** `x.member = …` assignments and `const x = { a, b: c }` keys. */
+function membersOf(text: string, local: string, out: Set<string>): void {
+  for (const m of text.matchAll(new RegExp(`^\\s*${local.replace(/\$/g, '\\$')}\\.([A-Za-z_$][\\w$]*)\\s*=`, 'gm'))) out.add(m[1]);
+  const obj = new RegExp(`^\\s*(?:const|let|var)\\s+${local.replace(/\$/g, '\\$')}\\s*=\\s*\\{`, 'm').exec(text);
+  if (obj) objectKeys(text.slice(obj.index), out);
+}
+
+/** Top-level keys of the first object literal in `text`. */
+function objectKeys(text: string, out: Set<string>): void {
+  const start = text.indexOf('{');
+  if (start < 0) return;
+  let depth = 0;
+  let body = '';
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if ('{[('.includes(c)) {
+      depth++;
+      if (depth === 1) continue;
+    } else if ('}])'.includes(c)) {
+      depth--;
+      if (depth === 0) break;
+    }
+    if (depth === 1) body += c;
+  }
+  for (const part of body.split(',')) {
+    const m = /^\s*(?:\.\.\.)?['"]?([A-Za-z_$][\w$]*)['"]?\s*(?::|$)/.exec(part);
+    if (m) out.add(m[1]);
+  }
+}
+
+/** The binding and specifier a test file uses for the package (its entry, or its name). */
+function packageBindingIn(text: string, fromDir: string, files: readonly string[], entry: string | undefined, name: string | undefined): { binding: Binding; specifier: string } | undefined {
+  const isPackage = (spec: string) => {
+    if (name && spec === name) return true;
+    if (!spec.startsWith('.')) return false;
+    const joined = posix.normalize(posix.join(fromDir, spec)).replace(/\/$/, '');
+    const target = findModule(files, joined) ?? (joined === '.' ? entry : undefined);
+    // The entry itself, or the root index that re-exports it (`require('../index')`).
+    return Boolean(target && entry && (target === entry || /^index\.[cm]?[jt]s$/.test(target)));
+  };
+  for (const m of text.matchAll(/^\s*import\s+(\*\s+as\s+([\w$]+)|([\w$]+)|\{([^}]*)\})\s+from\s+['"]([^'"]+)['"]/gm)) {
+    if (!isPackage(m[5])) continue;
+    if (m[2]) return { binding: { kind: 'namespace', local: m[2] }, specifier: m[5] };
+    if (m[3]) return { binding: { kind: 'default', local: m[3] }, specifier: m[5] };
+    const first = m[4].split(',')[0]?.trim().split(/\s+as\s+/);
+    if (first?.[0]) return { binding: { kind: 'named', imported: first[0], local: first[1] ?? first[0] }, specifier: m[5] };
+  }
+  for (const m of text.matchAll(/^\s*(?:var|let|const)\s+([\w$]+)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)\s*;?\s*$/gm)) {
+    if (isPackage(m[2])) return { binding: { kind: 'default', local: m[1] }, specifier: m[2] };
+  }
+  return undefined;
+}
+
+/** The identifier a package name reads as: `path-to-regexp` → `pathToRegexp`, `@scope/deep-merge` → `deepMerge`. */
+export function packageIdentifier(name: string): string {
+  const base = name.replace(/^@[^/]+\//, '');
+  return base.replace(/[-_.]+([a-zA-Z0-9])/g, (_m, c: string) => c.toUpperCase()).replace(/[^\w$]/g, '');
+}

@@ -1,0 +1,435 @@
+/**
+ * The issue's code as syntax (tree-sitter): statements, the names a snippet uses without binding
+ * them, and whether a piece of text is a literal value. JavaScript and TypeScript snippets are read
+ * with the TypeScript grammar (a superset for what issues hold). Call `loadSnippetSyntax` first.
+ */
+import type { Node, Parser } from 'web-tree-sitter';
+import { loadLanguage } from '../../patch/structure.js';
+import { JS_GLOBALS, PYTHON_BUILTINS, PYTHON_STDLIB } from './names.js';
+
+export type CodeLang = 'python' | 'js';
+
+const parsers = new Map<CodeLang, Parser>();
+
+export async function loadSnippetSyntax(): Promise<void> {
+  const [py, ts] = await Promise.all([loadLanguage('python'), loadLanguage('typescript')]);
+  parsers.set('python', py);
+  parsers.set('js', ts);
+}
+
+function parse(lang: CodeLang, code: string): Node {
+  const p = parsers.get(lang);
+  if (!p) throw new Error('snippet syntax used before loadSnippetSyntax()');
+  const tree = p.parse(code);
+  if (!tree) throw new Error('tree-sitter returned no tree');
+  return tree.rootNode;
+}
+
+/** Parses without errors. */
+export function parses(lang: CodeLang, code: string): boolean {
+  if (!code.trim()) return false;
+  const root = parse(lang, code);
+  return !root.hasError;
+}
+
+export interface Statement {
+  text: string;
+  kind: 'import' | 'expression' | 'assign' | 'other';
+  /** For an expression statement: the expression (no trailing `;`). */
+  expr?: string;
+  /** For `x = value` / `const x = value`: the name and the value's text. */
+  target?: string;
+  value?: string;
+  /** `const`/`let`/`var` of a JS declaration. */
+  declarator?: string;
+  /** The import's module (`from x import`, `import x`, `from 'x'`, `require('x')`). */
+  module?: string;
+}
+
+/** Top-level statements, or undefined when the code does not parse. */
+export function statements(lang: CodeLang, code: string): Statement[] | undefined {
+  const root = parse(lang, code);
+  if (root.hasError) return undefined;
+  const out: Statement[] = [];
+  for (const n of root.namedChildren) {
+    if (!n || n.type === 'comment') continue;
+    out.push(lang === 'python' ? pyStatement(n) : jsStatement(n));
+  }
+  return out;
+}
+
+function pyStatement(n: Node): Statement {
+  const text = n.text;
+  if (n.type === 'import_statement' || n.type === 'import_from_statement' || n.type === 'future_import_statement') {
+    const mod = n.childForFieldName('module_name') ?? n.childForFieldName('name');
+    return { text, kind: 'import', module: mod?.text };
+  }
+  if (n.type === 'expression_statement') {
+    const e = n.namedChildren[0];
+    if (e && e.type === 'assignment') {
+      const left = e.childForFieldName('left');
+      const right = e.childForFieldName('right');
+      if (left?.type === 'identifier' && right && !e.childForFieldName('type')) return { text, kind: 'assign', target: left.text, value: right.text };
+      return { text, kind: 'other' };
+    }
+    if (e && n.namedChildren.length === 1 && e.type !== 'augmented_assignment' && e.type !== 'yield') return { text, kind: 'expression', expr: e.text };
+  }
+  return { text, kind: 'other' };
+}
+
+function jsStatement(n: Node): Statement {
+  const text = n.text;
+  if (n.type === 'import_statement') return { text, kind: 'import', module: unquote(n.childForFieldName('source')?.text ?? '') };
+  if (n.type === 'lexical_declaration' || n.type === 'variable_declaration') {
+    const decls = n.namedChildren.filter((c): c is Node => c?.type === 'variable_declarator');
+    const declarator = n.type === 'variable_declaration' ? 'var' : (n.child(0)?.text ?? 'const');
+    if (decls.length === 1) {
+      const name = decls[0].childForFieldName('name');
+      const value = decls[0].childForFieldName('value');
+      const req = value ? requireOf(value) : undefined;
+      if (req !== undefined) return { text, kind: 'import', module: req };
+      if (name?.type === 'identifier' && value) return { text, kind: 'assign', target: name.text, value: value.text, declarator };
+    }
+    return { text, kind: 'other', declarator };
+  }
+  if (n.type === 'expression_statement') {
+    const e = n.namedChildren[0];
+    if (!e) return { text, kind: 'other' };
+    const req = requireOf(e);
+    if (req !== undefined) return { text, kind: 'import', module: req };
+    if (e.type === 'assignment_expression' && e.childForFieldName('left')?.type === 'identifier') {
+      return { text, kind: 'assign', target: e.childForFieldName('left')!.text, value: e.childForFieldName('right')!.text };
+    }
+    return { text, kind: 'expression', expr: e.text };
+  }
+  return { text, kind: 'other' };
+}
+
+/** `require('x')` (possibly `.member` of it): the module. */
+function requireOf(n: Node): string | undefined {
+  let e: Node | null = n;
+  while (e && e.type === 'member_expression') e = e.childForFieldName('object');
+  if (e?.type !== 'call_expression' || e.childForFieldName('function')?.text !== 'require') return undefined;
+  const arg = e.childForFieldName('arguments')?.namedChildren[0];
+  return arg?.type === 'string' ? unquote(arg.text) : undefined;
+}
+
+export function unquote(s: string): string {
+  return s.replace(/^(['"`])([\s\S]*)\1$/, '$2');
+}
+
+/** Does the expression call something (or construct with `new`)? */
+export function hasCall(lang: CodeLang, expr: string): boolean {
+  const root = parse(lang, expr);
+  const types = lang === 'python' ? ['call'] : ['call_expression', 'new_expression'];
+  return root.descendantsOfType(types).length > 0;
+}
+
+const PY_BINDING_PARENTS = new Set(['parameters', 'lambda_parameters', 'default_parameter', 'typed_parameter', 'typed_default_parameter', 'list_splat_pattern', 'dictionary_splat_pattern']);
+
+/** Names the code uses but never binds, minus builtins (and, for JS, globals). In order of first use. */
+export function freeNames(lang: CodeLang, code: string): string[] {
+  const root = parse(lang, code);
+  const bound = new Set<string>();
+  const used: string[] = [];
+  const use = (name: string) => {
+    if (!used.includes(name)) used.push(name);
+  };
+  const walk = (n: Node) => {
+    if (lang === 'python') pyNames(n, bound, use);
+    else jsNames(n, bound, use);
+    for (const c of n.namedChildren) if (c) walk(c);
+  };
+  walk(root);
+  const ambient = lang === 'python' ? PYTHON_BUILTINS : JS_GLOBALS;
+  return used.filter((n) => !bound.has(n) && !ambient.has(n));
+}
+
+function pyNames(n: Node, bound: Set<string>, use: (n: string) => void): void {
+  const p = n.parent;
+  switch (n.type) {
+    case 'import_statement':
+      for (const c of n.namedChildren) {
+        if (c?.type === 'dotted_name') bound.add(c.namedChildren[0]!.text);
+        if (c?.type === 'aliased_import') bound.add(c.childForFieldName('alias')!.text);
+      }
+      return;
+    case 'import_from_statement':
+      for (const c of n.childrenForFieldName('name')) {
+        if (c?.type === 'dotted_name') bound.add(c.text);
+        if (c?.type === 'aliased_import') bound.add(c.childForFieldName('alias')!.text);
+      }
+      return;
+    case 'identifier': {
+      if (!p) return use(n.text);
+      if (p.type === 'attribute' && p.childForFieldName('attribute')?.id === n.id) return;
+      if (p.type === 'keyword_argument' && p.childForFieldName('name')?.id === n.id) return;
+      if ((p.type === 'function_definition' || p.type === 'class_definition') && p.childForFieldName('name')?.id === n.id) return void bound.add(n.text);
+      if (PY_BINDING_PARENTS.has(p.type)) return void bound.add(n.text);
+      if (p.type === 'as_pattern_target' || p.type === 'global_statement' || p.type === 'nonlocal_statement') return void bound.add(n.text);
+      if (p.type === 'named_expression' && p.childForFieldName('name')?.id === n.id) return void bound.add(n.text);
+      if (inTarget(n)) return void bound.add(n.text);
+      if (p.type === 'dotted_name') return; // inside imports (handled above) or decorators
+      return use(n.text);
+    }
+  }
+}
+
+/** An identifier on the left of `=`, in a `for … in` target or an `except … as` name. */
+function inTarget(n: Node): boolean {
+  let c: Node = n;
+  for (let p = n.parent; p; c = p, p = p.parent) {
+    if (p.type === 'assignment' || p.type === 'augmented_assignment') return p.childForFieldName('left')?.id === c.id;
+    if (p.type === 'for_statement' || p.type === 'for_in_clause') return p.childForFieldName('left')?.id === c.id;
+    if (p.type === 'except_clause' || p.type === 'with_item') return c.type === 'identifier' && c.previousSibling?.type === 'as';
+    if (!['pattern_list', 'tuple_pattern', 'list_pattern', 'parenthesized_expression', 'list_splat_pattern'].includes(p.type)) return false;
+  }
+  return false;
+}
+
+function jsNames(n: Node, bound: Set<string>, use: (n: string) => void): void {
+  const p = n.parent;
+  if (n.type === 'shorthand_property_identifier_pattern') return void bound.add(n.text);
+  if (n.type === 'shorthand_property_identifier') return use(n.text);
+  if (n.type !== 'identifier') return;
+  if (!p) return use(n.text);
+  const field = (name: string) => p.childForFieldName(name)?.id === n.id;
+  if (p.type === 'variable_declarator' && field('name')) return void bound.add(n.text);
+  if ((p.type === 'function_declaration' || p.type === 'class_declaration' || p.type === 'function_expression' || p.type === 'class') && field('name')) return void bound.add(n.text);
+  if (['required_parameter', 'optional_parameter', 'formal_parameters', 'rest_pattern', 'array_pattern', 'assignment_pattern', 'pair_pattern', 'object_assignment_pattern'].includes(p.type)) {
+    if (p.type === 'pair_pattern' && !field('value')) return;
+    if (p.type === 'assignment_pattern' && !field('left')) return use(n.text);
+    if (p.type === 'object_assignment_pattern' && !field('left')) return use(n.text);
+    return void bound.add(n.text);
+  }
+  if (p.type === 'arrow_function' && field('parameter')) return void bound.add(n.text);
+  if (p.type === 'catch_clause' && field('parameter')) return void bound.add(n.text);
+  if (p.type === 'import_clause' || p.type === 'import_specifier' || p.type === 'namespace_import') {
+    if (p.type === 'import_specifier' && p.childForFieldName('alias') && !field('alias')) return;
+    return void bound.add(n.text);
+  }
+  if ((p.type === 'for_in_statement') && field('left')) return void bound.add(n.text);
+  if (p.type === 'labeled_statement' || p.type === 'break_statement' || p.type === 'continue_statement') return;
+  return use(n.text);
+}
+
+// ---------------------------------------------------------------- literals
+
+export type LiteralKind = 'primitive' | 'structure' | 'regex' | 'constructor';
+
+export interface Literal {
+  /** Source of the value in the target language. */
+  code: string;
+  kind: LiteralKind;
+  /** Python: modules a constructor literal needs (`datetime` for `datetime.datetime(…)`). */
+  needs?: string[];
+  /** Elements of an array/list literal, as source. */
+  elements?: string[];
+}
+
+/** Bare Python constructors whose repr names them without their module. */
+const PY_BARE_CONSTRUCTORS: Record<string, string> = {
+  Decimal: 'decimal', Fraction: 'fractions', OrderedDict: 'collections', defaultdict: 'collections', Counter: 'collections',
+  deque: 'collections', UUID: 'uuid', PosixPath: 'pathlib', PurePosixPath: 'pathlib',
+};
+
+/** The text as a literal value of the language, or undefined. Never evaluates anything. */
+export function literal(lang: CodeLang, text: string): Literal | undefined {
+  const t = text.trim();
+  if (!t || t.includes('\n\n')) return undefined;
+  const root = parse(lang, lang === 'js' ? `(${t})` : t);
+  if (root.hasError || root.namedChildren.length !== 1) return undefined;
+  let e: Node | null = root.namedChildren[0]!;
+  if (e.type === 'expression_statement') e = e.namedChildren.length === 1 ? e.namedChildren[0] : null;
+  if (lang === 'js') while (e && e.type === 'parenthesized_expression') e = e.namedChildren[0];
+  if (!e) return undefined;
+  if (lang === 'python') {
+    if (isPyLiteral(e)) return { code: t, kind: pyKind(e), elements: pyElements(e) };
+    const ctor = pyConstructor(e);
+    if (ctor) return { code: t, kind: 'constructor', needs: [ctor] };
+    return undefined;
+  }
+  if (e.type === 'regex') return { code: t, kind: 'regex' };
+  if (isJsLiteral(e)) return { code: e.text, kind: e.type === 'array' || e.type === 'object' ? 'structure' : 'primitive', elements: e.type === 'array' ? e.namedChildren.map((c) => c!.text) : undefined };
+  return undefined;
+}
+
+function isPyLiteral(e: Node): boolean {
+  switch (e.type) {
+    case 'string':
+      return !e.namedChildren.some((c) => c?.type === 'interpolation');
+    case 'concatenated_string':
+      return e.namedChildren.every((c) => c && isPyLiteral(c));
+    case 'integer':
+    case 'float':
+    case 'true':
+    case 'false':
+    case 'none':
+      return true;
+    case 'unary_operator':
+      return ['integer', 'float'].includes(e.childForFieldName('argument')?.type ?? '') && /^[-+]/.test(e.text);
+    case 'list':
+    case 'tuple':
+    case 'set':
+    case 'parenthesized_expression':
+      return e.namedChildren.every((c) => c && isPyLiteral(c));
+    case 'dictionary':
+      return e.namedChildren.every((c) => c?.type === 'pair' && isPyLiteral(c.childForFieldName('key')!) && isPyLiteral(c.childForFieldName('value')!));
+    default:
+      return false;
+  }
+}
+
+function pyKind(e: Node): LiteralKind {
+  return ['list', 'tuple', 'set', 'dictionary'].includes(e.type) ? 'structure' : 'primitive';
+}
+
+function pyElements(e: Node): string[] | undefined {
+  return e.type === 'list' || e.type === 'tuple' ? e.namedChildren.map((c) => c!.text) : undefined;
+}
+
+/** `datetime.datetime(2023, 6, 15, 0, 0)`, `Decimal('1.5')`: a stdlib constructor with literal arguments; its module. */
+function pyConstructor(e: Node): string | undefined {
+  if (e.type !== 'call') return undefined;
+  const fn = e.childForFieldName('function')!;
+  const args = e.childForFieldName('arguments');
+  if (!args || args.type !== 'argument_list') return undefined;
+  for (const a of args.namedChildren) {
+    const v = a?.type === 'keyword_argument' ? a.childForFieldName('value') : a;
+    if (!v || !(isPyLiteral(v) || pyConstructor(v))) return undefined;
+  }
+  if (fn.type === 'identifier') return PY_BARE_CONSTRUCTORS[fn.text];
+  let root: Node | null = fn;
+  while (root && root.type === 'attribute') root = root.childForFieldName('object');
+  if (root?.type === 'identifier' && PYTHON_STDLIB.has(root.text)) return root.text;
+  return undefined;
+}
+
+function isJsLiteral(e: Node): boolean {
+  switch (e.type) {
+    case 'string':
+    case 'number':
+    case 'true':
+    case 'false':
+    case 'null':
+    case 'undefined':
+      return true;
+    case 'identifier':
+      return ['undefined', 'NaN', 'Infinity'].includes(e.text);
+    case 'template_string':
+      return !e.namedChildren.some((c) => c?.type === 'template_substitution');
+    case 'unary_expression':
+      return /^[-+]/.test(e.text) && ['number', 'identifier'].includes(e.childForFieldName('argument')?.type ?? '') && isJsLiteral(e.childForFieldName('argument')!);
+    case 'array':
+      return e.namedChildren.every((c) => c && isJsLiteral(c));
+    case 'object':
+      return e.namedChildren.every((c) => {
+        if (c?.type !== 'pair') return false;
+        const k = c.childForFieldName('key')!;
+        return ['property_identifier', 'string', 'number'].includes(k.type) && isJsLiteral(c.childForFieldName('value')!);
+      });
+    default:
+      return false;
+  }
+}
+
+/** A builtin or global of the language (`len`, `Math`). */
+export function isAmbient(lang: CodeLang, name: string): boolean {
+  return (lang === 'python' ? PYTHON_BUILTINS : JS_GLOBALS).has(name);
+}
+
+/** Python modules the snippet's free names refer to that are part of the standard library. */
+export function isPythonStdlib(name: string): boolean {
+  return PYTHON_STDLIB.has(name);
+}
+
+/** Where `name` is read as a variable (not a property, key or keyword argument); byte offsets. */
+export function identifierUses(lang: CodeLang, code: string, name: string): Array<{ start: number; end: number; shorthand: boolean }> {
+  const root = parse(lang, code);
+  const out: Array<{ start: number; end: number; shorthand: boolean }> = [];
+  const walk = (n: Node) => {
+    if ((n.type === 'identifier' || n.type === 'shorthand_property_identifier') && n.text === name) {
+      const p = n.parent;
+      const skip =
+        p &&
+        ((p.type === 'attribute' && p.childForFieldName('attribute')?.id === n.id) ||
+          (p.type === 'keyword_argument' && p.childForFieldName('name')?.id === n.id));
+      if (!skip) out.push({ start: n.startIndex, end: n.endIndex, shorthand: n.type === 'shorthand_property_identifier' });
+    }
+    for (const c of n.namedChildren) if (c) walk(c);
+  };
+  walk(root);
+  return out;
+}
+
+/** Replaces every use of `name` (see identifierUses) with `text`. */
+export function replaceIdentifier(lang: CodeLang, code: string, name: string, text: string): string {
+  // tree-sitter positions are byte offsets into the UTF-8 text.
+  let buf = Buffer.from(code, 'utf8');
+  for (const u of identifierUses(lang, code, name).sort((a, b) => b.start - a.start)) {
+    const repl = u.shorthand ? `${name}: ${text}` : text;
+    buf = Buffer.concat([buf.subarray(0, u.start), Buffer.from(repl, 'utf8'), buf.subarray(u.end)]);
+  }
+  return buf.toString('utf8');
+}
+
+/** JavaScript string literals re-quoted with `quote` where that needs no escaping (the repository's style). */
+export function requote(code: string, quote: "'" | '"'): string {
+  const root = parse('js', code);
+  if (root.hasError) return code;
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  for (const n of root.descendantsOfType('string')) {
+    if (!n) continue;
+    const t = n.text;
+    const body = t.slice(1, -1);
+    if (t[0] === quote || /['"\\]/.test(body)) continue;
+    edits.push({ start: n.startIndex, end: n.endIndex, text: `${quote}${body}${quote}` });
+  }
+  let buf = Buffer.from(code, 'utf8');
+  for (const e of edits.sort((a, b) => b.start - a.start)) buf = Buffer.concat([buf.subarray(0, e.start), Buffer.from(e.text, 'utf8'), buf.subarray(e.end)]);
+  return buf.toString('utf8');
+}
+
+/** Indents each line of `code` by `prefix`, except lines inside a multi-line string (their text would change). */
+export function indentCode(lang: CodeLang, code: string, prefix: string): string {
+  const root = parse(lang, code);
+  const inside = new Set<number>();
+  for (const n of root.descendantsOfType(lang === 'python' ? ['string'] : ['template_string', 'string'])) {
+    if (!n) continue;
+    for (let r = n.startPosition.row + 1; r <= n.endPosition.row; r++) inside.add(r);
+  }
+  return code
+    .split('\n')
+    .map((l, i) => (inside.has(i) || !l.trim() ? l : prefix + l))
+    .join('\n');
+}
+
+/**
+ * The issue's own assertion of a value (the expected side a literal or the issue's own expression):
+ * Python `assert f(x) == 3` (also `assert(…)`), JavaScript
+ * `assert.equal(f(x), 3)` / `assert.deepStrictEqual(…)` / `expect(f(x)).toEqual(…)`.
+ */
+export function assertedValue(lang: CodeLang, code: string): { actual: string; expected: string } | undefined {
+  const root = parse(lang, code);
+  if (root.hasError || root.namedChildren.length !== 1) return undefined;
+  const st = root.namedChildren[0]!;
+  if (lang === 'python') {
+    if (st.type !== 'assert_statement') return undefined;
+    let cond = st.namedChildren[0];
+    while (cond?.type === 'parenthesized_expression') cond = cond.namedChildren[0];
+    if (cond?.type !== 'comparison_operator' || cond.namedChildren.length !== 2) return undefined;
+    const op = cond.childForFieldName('operators')?.text ?? cond.children.find((c) => c && !c.isNamed)?.text;
+    if (op !== '==') return undefined;
+    const [a, b] = cond.namedChildren as Node[];
+    return literal('python', a.text) && !literal('python', b.text) ? { actual: b.text, expected: a.text } : { actual: a.text, expected: b.text };
+  }
+  if (st.type !== 'expression_statement') return undefined;
+  const call = st.namedChildren[0];
+  if (call?.type !== 'call_expression') return undefined;
+  const fn = call.childForFieldName('function')?.text ?? '';
+  const args = call.childForFieldName('arguments')?.namedChildren ?? [];
+  if (/^assert\.(equal|strictEqual|deepEqual|deepStrictEqual)$/.test(fn) && args.length >= 2) return { actual: args[0]!.text, expected: args[1]!.text };
+  const m = /^expect\(([\s\S]*)\)\.(toBe|toEqual|toStrictEqual)$/.exec(fn);
+  if (m && args.length === 1) return { actual: m[1], expected: args[0]!.text };
+  return undefined;
+}
