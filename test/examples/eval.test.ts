@@ -67,7 +67,7 @@ describe('swt eval on the real example instances (real containers)', () => {
   it('empty predictions: S = 0', async () => {
     const sandbox = await createDockerSandbox();
     const { report } = await runEval(sandbox, { instances, source: { kind: 'empty' }, repos, out: join(out, 'empty') });
-    expect(report).toEqual({ instances: instances.length, errors: 0, W: 0, S: 0, F2X: 0, F2P: 0, P2P: 0 });
+    expect(report).toMatchObject({ instances: instances.length, errors: 0, W: 0, S: 0, F2X: 0, F2P: 0, P2P: 0, dC: null });
   });
 
   it('tests of unrelated, already-working behaviour come out P2P, not success', async () => {
@@ -97,7 +97,8 @@ describe('swt eval on the real example instances (real containers)', () => {
     const code = await main(['node', 'swt', '--quiet', 'eval', '--instances', join(examplesDir(), 'instances.jsonl'), '--predictions', 'generate', '--strategy', 'snippet', '--out', dir, '--json']);
     expect(code).toBe(0);
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
-    expect(Object.keys(report).sort()).toEqual(['F2P', 'F2X', 'P2P', 'S', 'W', 'errors', 'instances']);
+    expect(Object.keys(report).sort()).toEqual(['F2P', 'F2X', 'P2P', 'S', 'W', 'dC', 'dC_S', 'dC_instances', 'dC_notS', 'errors', 'images', 'instances', 'phases']);
+    expect(report.phases.generationMs).toBeGreaterThan(0);
     expect(report.instances).toBe(instances.length);
     expect(report.errors).toBe(0);
     const rows = (await readFile(join(dir, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));

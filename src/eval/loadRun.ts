@@ -1,0 +1,15 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunData } from '../report/compare.js';
+import { SwtError } from '../util/errors.js';
+import { summarize } from './report.js';
+import { finishedRows, RESULTS_FILE } from './resume.js';
+
+/** A finished (or interrupted) run from its --out directory; the summary is recomputed from its rows. */
+export async function loadRun(dir: string): Promise<RunData> {
+  const path = join(dir, RESULTS_FILE);
+  if (!existsSync(path)) throw new SwtError('BAD_INPUT', `${dir} holds no ${RESULTS_FILE}: not an swt eval --out directory`);
+  const results = [...finishedRows(await readFile(path, 'utf8')).values()];
+  return { label: dir.replace(/\/+$/, '').split('/').pop() || dir, report: summarize(results), results };
+}
