@@ -107,7 +107,7 @@ describe('v8LineCounts (real V8 coverage)', () => {
       '})()', // 8
     ].join('\n');
     const functions = await v8Coverage(code, `/testbed/${file}`, (sign) => [1, 2, 0].forEach((n) => sign(n)));
-    const collected: Collected = { version: 1, scripts: [{ file, functions: functions as Collected['scripts'][number]['functions'], source: code }], files: { [file]: code } };
+    const collected: Collected = { version: 1, scripts: [{ file, functions: functions as Collected['scripts'][number]['functions'], source: code }], files: { [file]: code }, lost: [] };
     const { counts, skipped } = await v8LineCounts(collected, [file]);
     expect(skipped).toEqual([]);
     // sign ran 3 times, never with n < 0. Line 2 starts before sign's block, so it keeps the outer
@@ -134,7 +134,7 @@ describe('v8LineCounts (real V8 coverage)', () => {
       mod.exports.sign(-1);
       mod.exports.sign(-2);
     });
-    const collected: Collected = { version: 1, scripts: [{ file, functions: functions as Collected['scripts'][number]['functions'], source: wrapped }], files: { [file]: original } };
+    const collected: Collected = { version: 1, scripts: [{ file, functions: functions as Collected['scripts'][number]['functions'], source: wrapped }], files: { [file]: original }, lost: [] };
     const { counts } = await v8LineCounts(collected, [file]);
     expect(counts[file]).toMatchObject({ 1: 2, 2: 2, 3: 2, 5: 0 });
   });
@@ -143,7 +143,7 @@ describe('v8LineCounts (real V8 coverage)', () => {
     const file = 'a.js';
     const code = 'module.exports = 1\n//# sourceMappingURL=/etc/passwd\n';
     const functions = [{ functionName: '', isBlockCoverage: true, ranges: [{ startOffset: 0, endOffset: code.length, count: 1 }] }];
-    const collected: Collected = { version: 1, scripts: [{ file, functions }, { file: 'b.js', functions }], files: { [file]: code } };
+    const collected: Collected = { version: 1, scripts: [{ file, functions }, { file: 'b.js', functions }], files: { [file]: code }, lost: [] };
     const { counts } = await v8LineCounts(collected, [file]);
     expect(Object.keys(counts)).toEqual([file]);
     expect(counts[file]![1]).toBe(1);
