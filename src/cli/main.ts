@@ -137,6 +137,7 @@ export function buildProgram(): Command {
       .addOption(new Option('--concurrency <n>', 'instances at once (default: what the cores and memory allow)').argParser(positiveInt('--concurrency')))
       .addOption(new Option('--reruns <n>', 'extra runs per side').argParser(positiveInt('--reruns')).default(0))
       .option('--coverage', 'also measure change coverage ΔC (extra runs)')
+      .option('--no-coverage-cache', 'with --coverage: run every coverage run, even one an earlier evaluation made')
       .option('--fresh', 'start over even when --out holds finished instances of this run')
       .option('--compare <runs...>', 'compare two finished runs (their --out directories) instead of running')
       .addOption(strategyOption().default(undefined))
@@ -178,6 +179,7 @@ export function buildProgram(): Command {
         reruns: o.reruns,
         limits,
         coverage: !!o.coverage,
+        coverageCache: o.coverageCache !== false,
         fresh: !!o.fresh,
       },
       progress,

@@ -10,7 +10,7 @@ export type ResultTest = Pick<TestTransition, 'id' | 'base' | 'head' | 'transiti
 };
 
 /** ΔC of one instance as results.jsonl keeps it (the line lists included, for the report). */
-export type InstanceCoverage = Pick<ChangeCoverage, 'counter' | 'dC' | 'referenceDC' | 'lines' | 'covered' | 'executableBy' | 'executable' | 'coveredLines' | 'runs' | 'durationMs'>;
+export type InstanceCoverage = Pick<ChangeCoverage, 'counter' | 'dC' | 'referenceDC' | 'lines' | 'covered' | 'executableBy' | 'executable' | 'coveredLines' | 'runs' | 'reused' | 'durationMs'>;
 
 /** One row of results.jsonl. */
 export interface InstanceResult {

@@ -44,6 +44,8 @@ export interface EvalOptions {
   limits?: Partial<ResourceLimits>;
   /** Measure change coverage ΔC in extra runs. */
   coverage?: boolean;
+  /** Reuse counts of identical coverage runs from earlier evaluations (default true). */
+  coverageCache?: boolean;
   /** Start over even when `out` holds finished instances of the same run. */
   fresh?: boolean;
 }
@@ -129,7 +131,7 @@ export async function evaluateInstance(clock: PhaseClock, inst: Instance, opts: 
         testCmd: inst.test_cmd,
         reruns: opts.reruns,
         limits: opts.limits,
-        coverage: opts.coverage ? { referenceTestPatch: inst.test_patch } : undefined,
+        coverage: opts.coverage ? { referenceTestPatch: inst.test_patch, cache: opts.coverageCache } : undefined,
       },
       { step: (m) => progress.step(`${inst.instance_id}: ${m}`) },
     );
@@ -163,8 +165,8 @@ function resultTest(t: ValidationResult['tests'][number]): ResultTest {
 
 function keepCoverage(row: InstanceResult, v: Pick<ValidationResult, 'coverage' | 'coverageError'>): void {
   if (v.coverage) {
-    const { counter, dC, referenceDC, lines, covered, executableBy, executable, coveredLines, runs, durationMs } = v.coverage;
-    row.coverage = { counter, dC, referenceDC, lines, covered, executableBy, executable, coveredLines, runs, durationMs } satisfies InstanceCoverage;
+    const { counter, dC, referenceDC, lines, covered, executableBy, executable, coveredLines, runs, reused, durationMs } = v.coverage;
+    row.coverage = { counter, dC, referenceDC, lines, covered, executableBy, executable, coveredLines, runs, reused, durationMs } satisfies InstanceCoverage;
   }
   if (v.coverageError) row.coverageError = v.coverageError;
 }
@@ -185,7 +187,7 @@ async function referenceOnlyCoverage(sandbox: Sandbox, inst: Instance, repoPath:
   if (!inst.test_patch.trim()) return;
   progress.step(`${inst.instance_id}: measuring which changed lines the golden tests execute`);
   const ctx = await prepareContext(sandbox, { repo: repoPath, base: inst.base_commit, image: inst.image, install: inst.install, testCmd: inst.test_cmd });
-  keepCoverage(row, await coverageOfReference(sandbox, { repo: ctx.repo, env: ctx.env, runner: ctx.runner, base: ctx.base, fixPatch: inst.patch, referenceTestPatch: inst.test_patch, limits: opts.limits }));
+  keepCoverage(row, await coverageOfReference(sandbox, { repo: ctx.repo, env: ctx.env, runner: ctx.runner, base: ctx.base, fixPatch: inst.patch, referenceTestPatch: inst.test_patch, limits: opts.limits, cache: opts.coverageCache }));
 }
 
 async function predictedTests(clock: PhaseClock, inst: Instance, source: TestSource, repoPath: string, row: InstanceResult): Promise<string> {

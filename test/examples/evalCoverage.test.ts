@@ -68,7 +68,7 @@ describe('ΔC on the real example instances (real containers)', () => {
   });
 
   it('gold predictions: S = 100 and every instance’s ΔC is the golden tests’ own coverage of the fix', async () => {
-    const { results, report } = await runEval(createDockerSandbox(), { instances, source: { kind: 'gold' }, repos, out: join(out, 'gold'), concurrency: 2, coverage: true });
+    const { results, report } = await runEval(createDockerSandbox(), { instances, source: { kind: 'gold' }, repos, out: join(out, 'gold'), concurrency: 2, coverage: true, coverageCache: false });
     const figures: Record<string, unknown> = {};
     for (const r of results) {
       expect({ id: r.instance_id, error: r.error, coverageError: r.coverageError, success: r.success }).toEqual({ id: r.instance_id, error: undefined, coverageError: undefined, success: true });
@@ -104,6 +104,7 @@ describe('ΔC on the real example instances (real containers)', () => {
       out: join(out, 'partial'),
       concurrency: 2,
       coverage: true,
+      coverageCache: false,
     });
     const [s, p] = results;
     expect([s.error, p.error, s.coverageError, p.coverageError]).toEqual([undefined, undefined, undefined, undefined]);

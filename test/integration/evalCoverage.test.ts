@@ -53,7 +53,7 @@ describe('swt eval --coverage on fixture instances (real containers)', () => {
 
   it('gold predictions: S = 100 and ΔC equals the golden tests’ own coverage of the fix (13 of 13 Python lines, 2 of 2 TypeScript)', async () => {
     const out = join(root, 'gold');
-    const { report, results } = await runEval(createDockerSandbox(), { instances: instances(), source: { kind: 'gold' }, repos, out, concurrency: 2, coverage: true });
+    const { report, results } = await runEval(createDockerSandbox(), { instances: instances(), source: { kind: 'gold' }, repos, out, concurrency: 2, coverage: true, coverageCache: false });
     const [py, ts] = results;
     expect(results.map((r) => [r.error, r.coverageError])).toEqual([[undefined, undefined], [undefined, undefined]]);
     expect(py.coverage).toMatchObject({
@@ -92,6 +92,7 @@ describe('swt eval --coverage on fixture instances (real containers)', () => {
       repos,
       out: join(root, 'partial'),
       coverage: true,
+      coverageCache: false,
     });
     expect(results[0]).toMatchObject({ applied: true, success: false, model: 'partial' });
     expect(results[0].tests.find((t) => t.id.endsWith('test_unknown_character'))?.transition).toBe('P2P');
@@ -154,7 +155,7 @@ describe('swt eval --coverage on fixture instances (real containers)', () => {
     expect(value).toEqual({ onlyA: [...ids()].sort(), circles: 2, t2rows: 2 });
   });
 
-  it('resumes in the same --out: finished instances are kept, a torn row is run again, other settings are refused', async () => {
+  it('resumes in the same --out: finished instances are kept, a torn row is run again (its coverage from the cache), other settings are refused', async () => {
     const out = join(root, 'empty');
     const rows = (await readFile(join(out, 'results.jsonl'), 'utf8')).trim().split('\n');
     const py = rows.find((r) => r.includes(ids()[0]))!;
@@ -164,7 +165,8 @@ describe('swt eval --coverage on fixture instances (real containers)', () => {
     const { results, resumed } = await runEval(createDockerSandbox(), { instances: instances(), source: { kind: 'empty' }, repos, out, coverage: true });
     expect(resumed).toBe(1);
     expect(JSON.stringify(results[0])).toBe(py);
-    expect(results[1]).toMatchObject({ instance_id: ids()[1], applied: false, coverage: { lines: 2, dC: 0 } });
+    // Its golden-test runs are the empty run's: counted once, reused from the cache.
+    expect(results[1]).toMatchObject({ instance_id: ids()[1], applied: false, coverage: { lines: 2, dC: 0, runs: 0, reused: 2 } });
     expect((await readFile(join(out, 'results.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(2);
     await expect(runEval(createDockerSandbox(), { instances: instances(), source: { kind: 'empty' }, repos, out })).rejects.toMatchObject({
       code: 'BAD_INPUT',

@@ -11,7 +11,7 @@ import { COVERAGE_MARKER } from '../../src/coverage/instrument.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 
 const row = (over: Partial<InstanceResult>): InstanceResult => ({ instance_id: 'x', applied: true, success: false, likelyCorrect: false, tests: [], durationMs: 1, ...over });
-const cov = (dC: number | null, lines = 4) => ({ counter: 'v8' as const, dC, referenceDC: 1, lines, covered: dC === null ? 0 : Math.round(dC * lines), executableBy: 'reference' as const, executable: { removed: {}, added: {} }, coveredLines: { removed: {}, added: {} }, runs: 4, durationMs: 1 });
+const cov = (dC: number | null, lines = 4) => ({ counter: 'v8' as const, dC, referenceDC: 1, lines, covered: dC === null ? 0 : Math.round(dC * lines), executableBy: 'reference' as const, executable: { removed: {}, added: {} }, coveredLines: { removed: {}, added: {} }, runs: 4, reused: 0, durationMs: 1 });
 
 describe('summarize: ΔC as SWT-bench aggregates it (Table 3)', () => {
   it('averages the instances’ ΔC over those with executable lines, and over those with and without S', () => {

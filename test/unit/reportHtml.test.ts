@@ -12,7 +12,7 @@ describe('report.html', () => {
       model: 'gpt-x',
       testPatch: '+<script>alert(1)</script>',
       tests: [{ id: 't::a', base: 'fail', head: 'pass', transition: 'F2P', flaky: false, baseFailure: 'AssertionError: <b>1</b> != 2' }],
-      coverage: { counter: 'python-trace', dC: 0.5, referenceDC: 1, lines: 2, covered: 1, executableBy: 'reference', executable: { removed: { 'a.py': [3] }, added: { 'a.py': [4] } }, coveredLines: { removed: {}, added: { 'a.py': [4] } }, runs: 4, durationMs: 10 },
+      coverage: { counter: 'python-trace', dC: 0.5, referenceDC: 1, lines: 2, covered: 1, executableBy: 'reference', executable: { removed: { 'a.py': [3] }, added: { 'a.py': [4] } }, coveredLines: { removed: {}, added: { 'a.py': [4] } }, runs: 4, reused: 0, durationMs: 10 },
       phases: { imageBuildMs: 1000, installMs: 2000, testRunsMs: 3000, generationMs: 0, coverageMs: 4000 },
     }),
     row({ instance_id: 'o__q-2', repo: 'o/q', model: 'gpt-x', applied: false, error: 'install command `npm ci` exited with 1' }),
