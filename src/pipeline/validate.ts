@@ -70,6 +70,7 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const withTests = compareRuns(runs.base, runs.head);
   const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
   const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;
+  if (input.coverage) progress.step('measuring change coverage (extra runs with line counting)');
   const coverage = input.coverage
     ? await coverageOfValidation(
         sandbox,

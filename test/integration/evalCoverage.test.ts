@@ -155,6 +155,31 @@ describe('swt eval --coverage on fixture instances (real containers)', () => {
     expect(value).toEqual({ onlyA: [...ids()].sort(), circles: 2, t2rows: 2 });
   });
 
+  it('swt validate --coverage: with golden tests as the reference, and without (every changed code line counts)', async () => {
+    const { main } = await import('../../src/cli/main.js');
+    const [py] = fixtures;
+    const tests = join(root, 'py-tests.patch');
+    const fix = join(root, 'py-fix.patch');
+    await writeFile(tests, py.instance.test_patch);
+    await writeFile(fix, py.instance.patch);
+    const json = async (args: string[]) => {
+      const writes: string[] = [];
+      const spy = jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => (writes.push(String(c)), true));
+      try {
+        expect(await main(['node', 'swt', '--quiet', 'validate', '--repo', py.dir, '--base', py.base, '--tests', tests, '--coverage', ...args, '--json'])).toBe(0);
+      } finally {
+        spy.mockRestore();
+      }
+      return JSON.parse(writes.join('').trim().split('\n').pop()!);
+    };
+    const withReference = await json(['--fix', fix, '--reference-tests', tests]);
+    expect(withReference).toMatchObject({ success: true, coverage: { executableBy: 'reference', lines: 13, covered: 13, dC: 1 } });
+    // The fix commit as head: X is base..head without the tests. Every changed code line counts:
+    // base 11–14 (4) and head 11–23 (13, `else:` included); raised: base 11, 12, 14 and head 11–18, 21, 23.
+    const fromHead = await json(['--head', py.head]);
+    expect(fromHead).toMatchObject({ success: true, coverage: { executableBy: 'static', lines: 17, covered: 13, referenceDC: null } });
+  });
+
   it('resumes in the same --out: finished instances are kept, a torn row is run again (its coverage from the cache), other settings are refused', async () => {
     const out = join(root, 'empty');
     const rows = (await readFile(join(out, 'results.jsonl'), 'utf8')).trim().split('\n');
