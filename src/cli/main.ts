@@ -7,7 +7,7 @@ import { defaultConcurrency, thisMachine } from '../eval/concurrency.js';
 import { loadRun } from '../eval/loadRun.js';
 import type { EvalReport } from '../eval/report.js';
 import { compareEvalRuns, renderCompareHtml, renderCompareText } from '../report/compare.js';
-import { REPORT_HTML } from '../report/write.js';
+import { writeReportHtml } from '../report/write.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
 import { mkdir } from 'node:fs/promises';
 import { runDemo } from '../demo/demo.js';
@@ -168,7 +168,7 @@ export function buildProgram(): Command {
         : await testSource(o.predictions);
     const limits = limitsFrom(o);
     const out = resolve(o.out);
-    const { report, resumed } = await runEval(
+    const outcome = await runEval(
       sandbox,
       {
         instances,
@@ -184,12 +184,14 @@ export function buildProgram(): Command {
       },
       progress,
     );
+    const { report, resumed } = outcome;
+    const page = await writeReportHtml(out, { report, results: outcome.results, title: `swt eval: ${outcome.label}` });
     if (o.json) printJson(report);
     else {
       process.stdout.write(
         `${summaryLine(report)}\n` +
           `environment images: ${report.images.built} built, ${report.images.reused} reused${resumed ? `; ${resumed} instance(s) reused from an earlier run` : ''}\n` +
-          `results: ${join(out, 'results.jsonl')}\nreport:  ${join(out, REPORT_HTML)}\n`,
+          `results: ${join(out, 'results.jsonl')}\nreport:  ${page}\n`,
       );
     }
   });

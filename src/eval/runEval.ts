@@ -14,7 +14,6 @@ import { PhaseClock } from './phases.js';
 import { resolveRepoPath } from './repos.js';
 import { summarize, type EvalReport, type InstanceCoverage, type InstanceResult, type ResultTest } from './report.js';
 import { openRun, predictionsDigest, RESULTS_FILE, type RunSettings } from './resume.js';
-import { writeReportHtml } from '../report/write.js';
 
 /**
  * Where an instance's predicted tests come from: the golden tests, none, a predictions file
@@ -37,7 +36,7 @@ export interface EvalOptions {
   source: TestSource;
   /** Directory of `<owner>__<name>` repositories. */
   repos: string;
-  /** results.jsonl, report.json and report.html go here; finished instances there are reused. */
+  /** results.jsonl and report.json go here; finished instances there are reused. */
   out: string;
   concurrency?: number;
   reruns?: number;
@@ -55,6 +54,8 @@ export interface EvalOutcome {
   report: EvalReport;
   /** Instances taken from an earlier, interrupted run in the same --out. */
   resumed: number;
+  /** What was graded, as run.json names it (gold, empty, file:<digest>, generate:<strategy>). */
+  label: string;
 }
 
 /** Errors that make every further instance pointless: stop the run instead of recording them. */
@@ -97,8 +98,7 @@ export async function runEval(sandbox: Sandbox, opts: EvalOptions, progress: Pro
   const results = opts.instances.map((i) => byId.get(i.instance_id)!);
   const report = summarize(results);
   await writeFile(join(opts.out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-  await writeReportHtml(opts.out, { report, results, title: `swt eval: ${runSettings(opts).predictions}` });
-  return { results, report, resumed };
+  return { results, report, resumed, label: runSettings(opts).predictions };
 }
 
 export async function evaluateInstance(clock: PhaseClock, inst: Instance, opts: EvalOptions, progress: Progress): Promise<InstanceResult> {

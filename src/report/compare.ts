@@ -3,16 +3,10 @@
  * instances each alone solves (S), as in SWT-bench's Fig. 6 overlap. Pure: text and HTML.
  */
 import escape from 'escape-html';
+import type { RunData } from '../eval/loadRun.js';
 import type { EvalReport, InstanceResult } from '../eval/report.js';
 import { fmtPct, methodName, page, table2, table3 } from './html.js';
 import { overlapChart } from './svg.js';
-
-export interface RunData {
-  /** The run's directory as given, shown when its predictions name no model. */
-  label: string;
-  report: EvalReport;
-  results: readonly InstanceResult[];
-}
 
 export interface Comparison {
   names: [string, string];

@@ -97,6 +97,7 @@ describe('swt eval on the real example instances (real containers)', () => {
     const code = await main(['node', 'swt', '--quiet', 'eval', '--instances', join(examplesDir(), 'instances.jsonl'), '--predictions', 'generate', '--strategy', 'snippet', '--out', dir, '--json']);
     expect(code).toBe(0);
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
+    expect(await readFile(join(dir, 'report.html'), 'utf8')).toMatch(/^<!doctype html>[^]*<table id="table2"/);
     expect(Object.keys(report).sort()).toEqual(['F2P', 'F2X', 'P2P', 'S', 'W', 'dC', 'dC_S', 'dC_instances', 'dC_notS', 'errors', 'images', 'instances', 'phases']);
     expect(report.phases.generationMs).toBeGreaterThan(0);
     expect(report.instances).toBe(instances.length);

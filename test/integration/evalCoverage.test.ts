@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { createFixtureRepo, type FixtureRepo } from '../../src/demo/fixtureRepos.js';
 import { parseInstances, parsePredictions, repoDirName } from '../../src/eval/instances.js';
 import { runEval } from '../../src/eval/runEval.js';
+import { writeReportHtml } from '../../src/report/write.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { artifactsDir, withPage } from '../helpers/browser.js';
 import { containersOfOurs } from '../helpers/docker.js';
@@ -53,7 +54,8 @@ describe('swt eval --coverage on fixture instances (real containers)', () => {
 
   it('gold predictions: S = 100 and ΔC equals the golden tests’ own coverage of the fix (13 of 13 Python lines, 2 of 2 TypeScript)', async () => {
     const out = join(root, 'gold');
-    const { report, results } = await runEval(createDockerSandbox(), { instances: instances(), source: { kind: 'gold' }, repos, out, concurrency: 2, coverage: true, coverageCache: false });
+    const { report, results, label } = await runEval(createDockerSandbox(), { instances: instances(), source: { kind: 'gold' }, repos, out, concurrency: 2, coverage: true, coverageCache: false });
+    await writeReportHtml(out, { report, results, title: `swt eval: ${label}` }); // as swt eval does
     const [py, ts] = results;
     expect(results.map((r) => [r.error, r.coverageError])).toEqual([[undefined, undefined], [undefined, undefined]]);
     expect(py.coverage).toMatchObject({
