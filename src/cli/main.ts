@@ -3,6 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseInstances, parsePredictions } from '../eval/instances.js';
 import { runEval, type TestSource } from '../eval/runEval.js';
+import { defaultConcurrency, thisMachine } from '../eval/concurrency.js';
+import { loadRun } from '../eval/loadRun.js';
+import type { EvalReport } from '../eval/report.js';
+import { compareEvalRuns, renderCompareHtml, renderCompareText } from '../report/compare.js';
+import { writeReportHtml } from '../report/write.js';
+import type { ChangeCoverage } from '../coverage/measure.js';
+import { mkdir } from 'node:fs/promises';
 import { runDemo } from '../demo/demo.js';
 import { FIXTURE_NAMES, parseIssueMarkdown, type FixtureName } from '../demo/fixtureRepos.js';
 import { STRATEGIES } from '../generation/index.js';
@@ -84,11 +91,14 @@ export function buildProgram(): Command {
       .option('--install <cmd>', 'dependency install command, run with network (default: from the repository)')
       .option('--test-cmd <cmd>', 'test command with {files}, e.g. "npx mocha --exit {files}"')
       .addOption(new Option('--reruns <n>', 'extra runs per side to detect flaky tests').argParser(positiveInt('--reruns')).default(0))
+      .option('--coverage', 'also measure change coverage ΔC of the tests (extra runs)')
+      .option('--reference-tests <patch>', 'with --coverage: golden tests that decide which changed lines are executable')
       .option('--json', 'print one JSON object as the last line of stdout'),
   ).action(async (url: string | undefined, o) => {
     if (url) return remoteCommand('pull', url, o, program.opts().quiet);
     requireOptions(o, ['--repo <path>', '--base <rev>', '--tests <patch>'], 'a pull request URL');
     if (!o.head === !o.fix) throw new SwtError('BAD_INPUT', 'give exactly one of --head <rev> or --fix <patch>');
+    if (o.referenceTests && !o.coverage) throw new SwtError('BAD_INPUT', '--reference-tests needs --coverage');
     const progress = terminalProgress({ quiet: program.opts().quiet });
     const sandbox = await createDockerSandbox();
     const result = await validate(
@@ -104,6 +114,7 @@ export function buildProgram(): Command {
         testCmd: o.testCmd,
         reruns: o.reruns,
         limits: limitsFrom(o),
+        coverage: o.coverage ? { referenceTestPatch: o.referenceTests ? await readText(o.referenceTests, 'reference tests') : undefined } : undefined,
       },
       progress,
     );
@@ -113,6 +124,8 @@ export function buildProgram(): Command {
       printJson({ ...rest, runs: { base: runs.base.map(summarizeRun), head: runs.head.map(summarizeRun) } });
     } else {
       process.stdout.write(`${renderVerdictText(result)}\n`);
+      if (result.coverage) process.stdout.write(`${coverageLine(result.coverage)}\n`);
+      if (result.coverageError) process.stderr.write(`swt: warning: change coverage not measured: ${result.coverageError}\n`);
       for (const w of result.warnings) process.stderr.write(`swt: warning: ${w}\n`);
     }
   });
@@ -120,16 +133,25 @@ export function buildProgram(): Command {
   addLimitOptions(
     program
       .command('eval')
-      .description('evaluate predicted tests on SWE-bench style instances (W, S, F2X, F2P, P2P)')
-      .requiredOption('--instances <file.jsonl>', 'SWE-bench JSONL instances')
-      .requiredOption('--predictions <gold|empty|file.jsonl>', 'gold tests, no tests, or a predictions file')
+      .description('evaluate predicted tests on SWE-bench style instances (W, S, F2X, F2P, P2P, and ΔC with --coverage)')
+      .option('--instances <file.jsonl>', 'SWE-bench JSONL instances')
+      .option('--predictions <gold|empty|generate|file>', 'gold tests, no tests, generated ones, or a predictions file (JSONL or JSON)')
       .option('--repos <dir>', 'directory of <owner>__<name> repositories or .bundle files (default: <instances dir>/repos)')
-      .option('--out <dir>', 'where results.jsonl and report.json go', 'swt-eval-out')
-      .addOption(new Option('--concurrency <n>', 'instances at once').argParser(positiveInt('--concurrency')).default(1))
+      .option('--out <dir>', 'where results.jsonl, report.json and report.html go; finished instances there are reused', 'swt-eval-out')
+      .addOption(new Option('--concurrency <n>', 'instances at once (default: what the cores and memory allow)').argParser(positiveInt('--concurrency')))
       .addOption(new Option('--reruns <n>', 'extra runs per side').argParser(positiveInt('--reruns')).default(0))
+      .option('--coverage', 'also measure change coverage ΔC (extra runs)')
+      .option('--no-coverage-cache', 'with --coverage: run every coverage run, even one an earlier evaluation made')
+      .option('--fresh', 'start over even when --out holds finished instances of this run')
+      .option('--compare <runs...>', 'compare two finished runs (their --out directories) instead of running')
       .addOption(strategyOption().default(undefined))
       .option('--json', 'print the summary as one JSON object on the last line of stdout'),
   ).action(async (o) => {
+    if (o.compare) {
+      await compareCommand(o.compare, resolve(o.out), !!o.json);
+      return;
+    }
+    if (!o.instances || !o.predictions) throw new SwtError('BAD_INPUT', 'give --instances and --predictions (or --compare <runA> <runB>)');
     const instances = parseInstances(await readText(o.instances, 'instances'), o.instances);
     const progress = terminalProgress({ quiet: program.opts().quiet });
     const sandbox = await createDockerSandbox();
@@ -137,6 +159,7 @@ export function buildProgram(): Command {
       o.predictions === 'generate'
         ? {
             kind: 'generate',
+            label: o.strategy ?? 'default',
             generate: async (inst, repoPath) => {
               const rep = await reproduceIssue(
                 sandbox,
@@ -147,24 +170,32 @@ export function buildProgram(): Command {
             },
           }
         : await testSource(o.predictions);
-    const { report } = await runEval(
+    const limits = limitsFrom(o);
+    const out = resolve(o.out);
+    const outcome = await runEval(
       sandbox,
       {
         instances,
         source,
         repos: resolve(o.repos ?? join(dirname(resolve(o.instances)), 'repos')),
-        out: resolve(o.out),
-        concurrency: Math.max(1, o.concurrency),
+        out,
+        concurrency: o.concurrency === undefined ? defaultConcurrency(thisMachine(), limits.memoryBytes) : Math.max(1, o.concurrency),
         reruns: o.reruns,
-        limits: limitsFrom(o),
+        limits,
+        coverage: !!o.coverage,
+        coverageCache: o.coverageCache !== false,
+        fresh: !!o.fresh,
       },
       progress,
     );
+    const { report, resumed } = outcome;
+    const page = await writeReportHtml(out, { report, results: outcome.results, title: `swt eval: ${outcome.label}` });
     if (o.json) printJson(report);
     else {
       process.stdout.write(
-        `instances ${report.instances}  errors ${report.errors}  W ${report.W}%  S ${report.S}%  F2X ${report.F2X}%  F2P ${report.F2P}%  P2P ${report.P2P}%\n` +
-          `results: ${join(resolve(o.out), 'results.jsonl')}\n`,
+        `${summaryLine(report)}\n` +
+          `environment images: ${report.images.built} built, ${report.images.reused} reused${resumed ? `; ${resumed} instance(s) reused from an earlier run` : ''}\n` +
+          `results: ${join(out, 'results.jsonl')}\nreport:  ${page}\n`,
       );
     }
   });
@@ -270,6 +301,29 @@ async function testSource(predictions: string): Promise<TestSource> {
   if (predictions === 'gold') return { kind: 'gold' };
   if (predictions === 'empty') return { kind: 'empty' };
   return { kind: 'file', predictions: parsePredictions(await readText(predictions, 'predictions'), predictions) };
+}
+
+function summaryLine(r: EvalReport): string {
+  const dC = r.dC === null ? '' : `  dC ${r.dC}% (S ${r.dC_S ?? '-'}%, not S ${r.dC_notS ?? '-'}%; n=${r.dC_instances})`;
+  return `instances ${r.instances}  errors ${r.errors}  W ${r.W}%  S ${r.S}%  F2X ${r.F2X}%  F2P ${r.F2P}%  P2P ${r.P2P}%${dC}`;
+}
+
+function coverageLine(c: ChangeCoverage): string {
+  if (c.dC === null) return 'change coverage: no executable changed line (left out of ΔC)';
+  const ref = c.referenceDC === null ? '' : `; the reference tests ${(100 * c.referenceDC).toFixed(1)}%`;
+  return `change coverage ΔC ${(100 * c.dC).toFixed(1)}%: the tests run ${c.covered} of ${c.lines} executable changed lines more often${ref}`;
+}
+
+/** `swt eval --compare A B`: metrics side by side and who alone solves what, on stdout and as compare.html. */
+async function compareCommand(dirs: string[], outDir: string, json: boolean): Promise<void> {
+  if (dirs.length !== 2) throw new SwtError('BAD_INPUT', `--compare takes two run directories, got ${dirs.length}`);
+  const [a, b] = await Promise.all(dirs.map((d) => loadRun(resolve(d))));
+  const c = compareEvalRuns(a!, b!);
+  await mkdir(outDir, { recursive: true });
+  const path = join(outDir, 'compare.html');
+  await writeFile(path, renderCompareHtml(c, new Date().toISOString().replace(/\.\d+Z$/, 'Z')));
+  if (json) printJson({ names: c.names, reports: c.reports, onlyA: c.onlyA, onlyB: c.onlyB, both: c.both, html: path });
+  else process.stdout.write(`${renderCompareText(c)}comparison: ${path}\n`);
 }
 
 function summarizeRun(r: { tests: unknown[]; fileErrors: unknown[]; timedOut: boolean; exitCode: number | null; durationMs: number }) {

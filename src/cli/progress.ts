@@ -13,14 +13,19 @@ export function terminalProgress(opts: { quiet?: boolean; stream?: NodeJS.WriteS
   if (!stream.isTTY) {
     let done = 0;
     let total = 0;
+    let begun = Date.now();
     return {
       step: (m) => stream.write(`[swt ${elapsed()}] ${m}\n`),
       begin: (n, label) => {
         total = n;
         done = 0;
+        begun = Date.now();
         stream.write(`[swt ${elapsed()}] ${label}: 0/${n}\n`);
       },
-      advance: (label) => stream.write(`[swt ${elapsed()}] ${++done}/${total} ${label}\n`),
+      advance: (label) => {
+        done++;
+        stream.write(`[swt ${elapsed()}] ${done}/${total} ${label}${done < total ? ` (ETA ${etaText(Date.now() - begun, done, total)})` : ''}\n`);
+      },
       end() {},
     };
   }
@@ -33,7 +38,7 @@ export function terminalProgress(opts: { quiet?: boolean; stream?: NodeJS.WriteS
     begin(n, label) {
       stream.write('\r\x1b[2K');
       bar = new cliProgress.SingleBar(
-        { stream, format: `${label} [{bar}] {value}/{total} | {duration_formatted} | {step}`, hideCursor: true, clearOnComplete: false },
+        { stream, format: `${label} [{bar}] {value}/{total} | {duration_formatted} | ETA {eta_formatted} | {step}`, hideCursor: true, clearOnComplete: false, etaBuffer: 4 },
         cliProgress.Presets.shades_classic,
       );
       bar.start(n, 0, { step: '' });
@@ -47,4 +52,11 @@ export function terminalProgress(opts: { quiet?: boolean; stream?: NodeJS.WriteS
       stream.write('\r\x1b[2K');
     },
   };
+}
+
+/** Time left at the pace so far, e.g. `3m 20s`. Pure. */
+export function etaText(elapsedMs: number, done: number, total: number): string {
+  if (done <= 0) return '?';
+  const left = Math.round(((elapsedMs / done) * (total - done)) / 1000);
+  return left >= 60 ? `${Math.floor(left / 60)}m ${String(left % 60).padStart(2, '0')}s` : `${left}s`;
 }

@@ -77,8 +77,49 @@ export function parseInstances(text: string, source = 'instances'): Instance[] {
   return instances;
 }
 
+/**
+ * SWT-bench / SWE-bench predictions (`instance_id`, `model_name_or_path`, `model_patch`), as they
+ * are shipped: JSONL, a JSON array of the same objects, or a JSON object keyed by instance_id.
+ */
 export function parsePredictions(text: string, source = 'predictions'): Map<string, Prediction> {
-  return new Map(parseJsonl(text, predictionSchema, source).map((p) => [p.instance_id, p]));
+  const rows = /^\s*[[{]/.test(text) && !looksLikeJsonl(text) ? parseJsonDocument(text, source) : parseJsonl(text, predictionSchema, source);
+  const out = new Map<string, Prediction>();
+  for (const p of rows) {
+    if (out.has(p.instance_id)) throw new SwtError('BAD_INPUT', `${source}: two predictions for ${p.instance_id}`);
+    out.set(p.instance_id, p);
+  }
+  return out;
+}
+
+/** A first line that is a whole JSON object: JSONL (a one-line JSON document is read the same way). */
+function looksLikeJsonl(text: string): boolean {
+  const first = text.trimStart().split(/\r?\n/, 1)[0]!;
+  try {
+    const v = JSON.parse(first);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) && 'instance_id' in v;
+  } catch {
+    return false;
+  }
+}
+
+function parseJsonDocument(text: string, source: string): Prediction[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new SwtError('BAD_INPUT', `${source}: not valid JSON or JSONL (${(e as Error).message})`);
+  }
+  const items: Array<[string, unknown]> = Array.isArray(raw)
+    ? raw.map((v, i) => [`[${i}]`, v])
+    : Object.entries(raw as Record<string, unknown>).map(([id, v]) => [id, v && typeof v === 'object' && !('instance_id' in v) ? { ...v, instance_id: id } : v]);
+  return items.map(([where, v]) => {
+    const parsed = predictionSchema.safeParse(v);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new SwtError('BAD_INPUT', `${source}${where.startsWith('[') ? where : `.${where}`}: ${issue.path.join('.') || 'entry'}: ${issue.message}`);
+    }
+    return parsed.data;
+  });
 }
 
 /** `<repos>/<owner>__<name>`, the SWE-bench layout. */

@@ -1,43 +1,88 @@
+import type { ChangeCoverage } from '../coverage/measure.js';
 import { judgedTests, reproduces } from '../harness/classify.js';
 import type { TestTransition } from '../harness/types.js';
+import { noTime, PHASES, type PhaseTimes } from './phases.js';
+
+/** A test's transition as results.jsonl keeps it: failure messages trimmed to an excerpt. */
+export type ResultTest = Pick<TestTransition, 'id' | 'base' | 'head' | 'transition' | 'flaky' | 'preexisting'> & {
+  baseFailure?: string;
+  headFailure?: string;
+};
+
+/** ΔC of one instance as results.jsonl keeps it (the line lists included, for the report). */
+export type InstanceCoverage = Pick<ChangeCoverage, 'counter' | 'dC' | 'referenceDC' | 'lines' | 'covered' | 'executableBy' | 'executable' | 'coveredLines' | 'runs' | 'reused' | 'durationMs'>;
 
 /** One row of results.jsonl. */
 export interface InstanceResult {
   instance_id: string;
+  repo?: string;
+  /** model_name_or_path of the prediction, when it had one. */
+  model?: string;
   /** The predicted tests applied (W). */
   applied: boolean;
   success: boolean;
   likelyCorrect: boolean;
-  tests: Pick<TestTransition, 'id' | 'base' | 'head' | 'transition' | 'flaky' | 'preexisting'>[];
+  tests: ResultTest[];
   /** Set when the instance could not be evaluated (unresolvable repo, missing commit, failed install…). */
   error?: string;
   warnings?: string[];
   testPatch?: string;
   /** Generation evidence when predictions were generated. */
   reproduction?: { strategy: string; status: string; reason: string };
+  /** Change coverage, when measured (--coverage); coverageError when it could not be. */
+  coverage?: InstanceCoverage;
+  coverageError?: string;
+  phases?: PhaseTimes;
+  /** The environment image the instance used, and whether this run built it. */
+  environment?: { image: string; built: boolean };
   durationMs: number;
 }
 
 export interface EvalReport {
   instances: number;
   errors: number;
-  /** Percentages over all instances, 0–100, one decimal. */
+  /** Percentages over all instances, 0–100, one decimal (paper Table 2). */
   W: number;
   S: number;
   F2X: number;
   F2P: number;
   P2P: number;
+  /**
+   * ΔC in % (paper Table 3): the mean of the instances' ΔC over those with executable changed
+   * lines, over those with S and over those without; null when coverage was not measured.
+   */
+  dC: number | null;
+  dC_S: number | null;
+  dC_notS: number | null;
+  /** Instances that count for dC. */
+  dC_instances: number;
+  /** Time per phase, summed over instances. */
+  phases: PhaseTimes;
+  /** Environment images this run built, and instances that used one that already existed. */
+  images: { built: number; reused: number };
 }
 
 const pct = (n: number, d: number): number => (d === 0 ? 0 : Math.round((1000 * n) / d) / 10);
 
-/** SWT-bench's summary metrics (§3.1): each a share of all instances, errors counting as misses. */
+function meanPct(values: number[]): number | null {
+  if (values.length === 0) return null;
+  return Math.round((1000 * values.reduce((a, b) => a + b, 0)) / values.length) / 10;
+}
+
+/** SWT-bench's summary metrics (§3.1, §3.3): each a share of all instances, errors counting as misses. */
 export function summarize(results: readonly InstanceResult[]): EvalReport {
   const n = results.length;
   const ok = results.filter((r) => !r.error);
   const count = (pred: (r: InstanceResult) => boolean) => ok.filter(pred).length;
   // Pre-existing transitions (the same without the predicted tests) say nothing about the prediction.
   const judged = (r: InstanceResult) => judgedTests(r);
+  const counted = ok.filter((r) => r.coverage && r.coverage.dC !== null);
+  const dCs = (rows: InstanceResult[]) => rows.map((r) => r.coverage!.dC!);
+  const measured = results.some((r) => r.coverage || r.coverageError);
+  const phases = noTime();
+  for (const r of results) for (const p of PHASES) phases[p] += r.phases?.[p] ?? 0;
+  const built = new Set(results.filter((r) => r.environment?.built).map((r) => r.environment!.image)).size;
+  const withEnv = results.filter((r) => r.environment).length;
   return {
     instances: n,
     errors: n - ok.length,
@@ -46,5 +91,11 @@ export function summarize(results: readonly InstanceResult[]): EvalReport {
     F2X: pct(count((r) => judged(r).some((t) => t.base === 'fail')), n),
     F2P: pct(count((r) => judged(r).some(reproduces)), n),
     P2P: pct(count((r) => judged(r).some((t) => t.transition === 'P2P')), n),
+    dC: measured ? meanPct(dCs(counted)) : null,
+    dC_S: measured ? meanPct(dCs(counted.filter((r) => r.success))) : null,
+    dC_notS: measured ? meanPct(dCs(counted.filter((r) => !r.success))) : null,
+    dC_instances: counted.length,
+    phases,
+    images: { built, reused: withEnv - built },
   };
 }

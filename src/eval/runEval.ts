@@ -1,15 +1,19 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
+import { coverageOfReference } from '../coverage/forValidation.js';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
-import { validate } from '../pipeline/validate.js';
+import { prepareContext } from '../pipeline/context.js';
+import { validate, type ValidationResult } from '../pipeline/validate.js';
 import { silentProgress, type Progress } from '../pipeline/progress.js';
 import { materialize } from '../sandbox/git.js';
 import type { ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { isSwtError } from '../util/errors.js';
 import type { Instance, Prediction } from './instances.js';
+import { PhaseClock } from './phases.js';
 import { resolveRepoPath } from './repos.js';
-import { summarize, type EvalReport, type InstanceResult } from './report.js';
+import { summarize, type EvalReport, type InstanceCoverage, type InstanceResult, type ResultTest } from './report.js';
+import { openRun, predictionsDigest, RESULTS_FILE, type RunSettings } from './resume.js';
 
 /**
  * Where an instance's predicted tests come from: the golden tests, none, a predictions file
@@ -19,7 +23,7 @@ export type TestSource =
   | { kind: 'gold' }
   | { kind: 'empty' }
   | { kind: 'file'; predictions: Map<string, Prediction> }
-  | { kind: 'generate'; generate: TestGenerator };
+  | { kind: 'generate'; generate: TestGenerator; label?: string };
 
 /** Produces model output (any format applyModelPatch reads) for an instance, e.g. a strategy. */
 export type TestGenerator = (instance: Instance, repoPath: string) => Promise<{
@@ -32,31 +36,56 @@ export interface EvalOptions {
   source: TestSource;
   /** Directory of `<owner>__<name>` repositories. */
   repos: string;
-  /** results.jsonl and report.json go here. */
+  /** results.jsonl and report.json go here; finished instances there are reused. */
   out: string;
   concurrency?: number;
   reruns?: number;
   limits?: Partial<ResourceLimits>;
+  /** Measure change coverage ΔC in extra runs. */
+  coverage?: boolean;
+  /** Reuse counts of identical coverage runs from earlier evaluations (default true). */
+  coverageCache?: boolean;
+  /** Start over even when `out` holds finished instances of the same run. */
+  fresh?: boolean;
 }
 
 export interface EvalOutcome {
   results: InstanceResult[];
   report: EvalReport;
+  /** Instances taken from an earlier, interrupted run in the same --out. */
+  resumed: number;
+  /** What was graded, as run.json names it (gold, empty, file:<digest>, generate:<strategy>). */
+  label: string;
 }
 
 /** Errors that make every further instance pointless: stop the run instead of recording them. */
 const FATAL = new Set(['DOCKER_UNREACHABLE', 'INTERRUPTED']);
 
+/** A failure message trimmed for results.jsonl and the report. */
+const EXCERPT_CHARS = 800;
+
+export function runSettings(opts: Pick<EvalOptions, 'source' | 'coverage' | 'reruns'>): RunSettings {
+  const s = opts.source;
+  const predictions = s.kind === 'file' ? `file:${predictionsDigest(s.predictions)}` : s.kind === 'generate' ? `generate:${s.label ?? 'default'}` : s.kind;
+  return { predictions, coverage: !!opts.coverage, reruns: opts.reruns ?? 0 };
+}
+
 export async function runEval(sandbox: Sandbox, opts: EvalOptions, progress: Progress = silentProgress): Promise<EvalOutcome> {
   await mkdir(opts.out, { recursive: true });
-  const resultsPath = join(opts.out, 'results.jsonl');
-  await writeFile(resultsPath, '');
+  const resultsPath = join(opts.out, RESULTS_FILE);
+  const done = await openRun(opts.out, runSettings(opts), !!opts.fresh);
+  const todo = opts.instances.filter((i) => !done.has(i.instance_id));
+  const resumed = opts.instances.length - todo.length;
+  if (resumed > 0) progress.step(`resuming: ${resumed} of ${opts.instances.length} instances already done in ${opts.out}`);
+  const clock = new PhaseClock(sandbox);
   const limit = pLimit(Math.max(1, opts.concurrency ?? 1));
-  progress.begin?.(opts.instances.length, 'instances');
-  const results = await Promise.all(
-    opts.instances.map((inst) =>
+  progress.begin?.(todo.length, 'instances');
+  const fresh = await Promise.all(
+    todo.map((inst) =>
       limit(async () => {
-        const result = await evaluateInstance(sandbox, inst, opts, progress);
+        const { value: result, times, environment } = await clock.instance(() => evaluateInstance(clock, inst, opts, progress));
+        result.phases = times;
+        if (environment) result.environment = environment;
         // Written as each finishes, so an interrupted run keeps what it has.
         await appendFile(resultsPath, `${JSON.stringify(result)}\n`);
         progress.advance?.(`${inst.instance_id}: ${result.error ? 'error' : result.success ? 'S' : 'not S'}`);
@@ -65,27 +94,27 @@ export async function runEval(sandbox: Sandbox, opts: EvalOptions, progress: Pro
     ),
   );
   progress.end?.();
+  const byId = new Map([...done, ...fresh.map((r) => [r.instance_id, r] as const)]);
+  const results = opts.instances.map((i) => byId.get(i.instance_id)!);
   const report = summarize(results);
   await writeFile(join(opts.out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-  return { results, report };
+  return { results, report, resumed, label: runSettings(opts).predictions };
 }
 
-export async function evaluateInstance(sandbox: Sandbox, inst: Instance, opts: EvalOptions, progress: Progress): Promise<InstanceResult> {
+export async function evaluateInstance(clock: PhaseClock, inst: Instance, opts: EvalOptions, progress: Progress): Promise<InstanceResult> {
+  const sandbox = clock.sandbox;
   const started = Date.now();
-  const row: InstanceResult = { instance_id: inst.instance_id, applied: false, success: false, likelyCorrect: false, tests: [], durationMs: 0 };
+  const row: InstanceResult = { instance_id: inst.instance_id, repo: inst.repo, applied: false, success: false, likelyCorrect: false, tests: [], durationMs: 0 };
+  const model = opts.source.kind === 'file' ? opts.source.predictions.get(inst.instance_id)?.model_name_or_path : undefined;
+  if (model) row.model = model;
   try {
     const repoPath = await resolveRepoPath(opts.repos, inst.repo);
-    const modelOutput = await predictedTests(inst, opts.source, repoPath, row);
-    if (!modelOutput.trim()) return row;
-    const checkout = await materialize(repoPath, { rev: inst.base_commit, patches: [] });
-    let testPatch: string;
-    try {
-      const application = await applyModelPatch(checkout.dir, modelOutput);
-      row.warnings = [...application.warnings, ...application.errors];
-      if (!application.applied || !application.diff.trim()) return row;
-      testPatch = application.diff;
-    } finally {
-      await checkout.cleanup();
+    const modelOutput = await predictedTests(clock, inst, opts.source, repoPath, row);
+    const testPatch = modelOutput.trim() ? await applicableTests(repoPath, inst, modelOutput, row) : undefined;
+    if (!testPatch) {
+      // Nothing to run; with --coverage the golden tests still decide whether the instance counts for ΔC (then with 0).
+      if (opts.coverage) await referenceOnlyCoverage(sandbox, inst, repoPath, opts, row, progress);
+      return row;
     }
     row.applied = true;
     row.testPatch = testPatch;
@@ -102,12 +131,14 @@ export async function evaluateInstance(sandbox: Sandbox, inst: Instance, opts: E
         testCmd: inst.test_cmd,
         reruns: opts.reruns,
         limits: opts.limits,
+        coverage: opts.coverage ? { referenceTestPatch: inst.test_patch, cache: opts.coverageCache } : undefined,
       },
       { step: (m) => progress.step(`${inst.instance_id}: ${m}`) },
     );
     row.success = v.success;
     row.likelyCorrect = v.likelyCorrect;
-    row.tests = v.tests.map(({ id, base, head, transition, flaky, preexisting }) => ({ id, base, head, transition, flaky, ...(preexisting ? { preexisting } : {}) }));
+    row.tests = v.tests.map(resultTest);
+    keepCoverage(row, v);
   } catch (e) {
     if (isSwtError(e) && FATAL.has(e.code)) throw e;
     row.error = isSwtError(e) ? e.oneLine() : (e as Error).message;
@@ -117,7 +148,49 @@ export async function evaluateInstance(sandbox: Sandbox, inst: Instance, opts: E
   return row;
 }
 
-async function predictedTests(inst: Instance, source: TestSource, repoPath: string, row: InstanceResult): Promise<string> {
+function excerpt(message: string | undefined): string | undefined {
+  if (!message) return undefined;
+  return message.length > EXCERPT_CHARS ? `${message.slice(0, EXCERPT_CHARS)}…` : message;
+}
+
+function resultTest(t: ValidationResult['tests'][number]): ResultTest {
+  const out: ResultTest = { id: t.id, base: t.base, head: t.head, transition: t.transition, flaky: t.flaky };
+  if (t.preexisting) out.preexisting = true;
+  const base = t.base === 'fail' ? excerpt(t.baseFailure?.message) : undefined;
+  const head = t.head === 'fail' ? excerpt(t.headFailure?.message) : undefined;
+  if (base) out.baseFailure = base;
+  if (head) out.headFailure = head;
+  return out;
+}
+
+function keepCoverage(row: InstanceResult, v: Pick<ValidationResult, 'coverage' | 'coverageError'>): void {
+  if (v.coverage) {
+    const { counter, dC, referenceDC, lines, covered, executableBy, executable, coveredLines, runs, reused, durationMs } = v.coverage;
+    row.coverage = { counter, dC, referenceDC, lines, covered, executableBy, executable, coveredLines, runs, reused, durationMs } satisfies InstanceCoverage;
+  }
+  if (v.coverageError) row.coverageError = v.coverageError;
+}
+
+/** The predicted tests as a unified diff that applies at base, or undefined (W fails). */
+async function applicableTests(repoPath: string, inst: Instance, modelOutput: string, row: InstanceResult): Promise<string | undefined> {
+  const checkout = await materialize(repoPath, { rev: inst.base_commit, patches: [] });
+  try {
+    const application = await applyModelPatch(checkout.dir, modelOutput);
+    row.warnings = [...application.warnings, ...application.errors];
+    return application.applied && application.diff.trim() ? application.diff : undefined;
+  } finally {
+    await checkout.cleanup();
+  }
+}
+
+async function referenceOnlyCoverage(sandbox: Sandbox, inst: Instance, repoPath: string, opts: EvalOptions, row: InstanceResult, progress: Progress): Promise<void> {
+  if (!inst.test_patch.trim()) return;
+  progress.step(`${inst.instance_id}: measuring which changed lines the golden tests execute`);
+  const ctx = await prepareContext(sandbox, { repo: repoPath, base: inst.base_commit, image: inst.image, install: inst.install, testCmd: inst.test_cmd });
+  keepCoverage(row, await coverageOfReference(sandbox, { repo: ctx.repo, env: ctx.env, runner: ctx.runner, base: ctx.base, fixPatch: inst.patch, referenceTestPatch: inst.test_patch, limits: opts.limits, cache: opts.coverageCache }));
+}
+
+async function predictedTests(clock: PhaseClock, inst: Instance, source: TestSource, repoPath: string, row: InstanceResult): Promise<string> {
   switch (source.kind) {
     case 'gold':
       return inst.test_patch;
@@ -126,7 +199,7 @@ async function predictedTests(inst: Instance, source: TestSource, repoPath: stri
     case 'file':
       return source.predictions.get(inst.instance_id)?.model_patch ?? '';
     case 'generate': {
-      const generated = await source.generate(inst, repoPath);
+      const generated = await clock.generation(() => source.generate(inst, repoPath));
       row.reproduction = generated.reproduction;
       return generated.modelPatch;
     }

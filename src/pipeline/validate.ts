@@ -1,3 +1,5 @@
+import { coverageOfValidation, type CoverageRequest } from '../coverage/forValidation.js';
+import type { ChangeCoverage } from '../coverage/measure.js';
 import { compareRuns, relativeTo } from '../harness/classify.js';
 import { filesTouchedByPatch, runTests } from '../harness/runTests.js';
 import type { RunResult, Verdict } from '../harness/types.js';
@@ -19,6 +21,8 @@ export interface ValidateInput extends ContextInput {
   /** Extra runs per side; a test whose outcome changes on the same code is flaky. */
   reruns?: number;
   limits?: Partial<ResourceLimits>;
+  /** Also measure change coverage ΔC of the tests, in extra runs. */
+  coverage?: CoverageRequest;
 }
 
 export interface ValidationResult extends Verdict {
@@ -35,6 +39,9 @@ export interface ValidationResult extends Verdict {
   baseline: { verdict: Verdict; base: RunResult; head: RunResult } | null;
   /** E.g. the test patch needed fuzz to apply to the fixed state. */
   warnings: string[];
+  /** ΔC when asked for; `coverageError` when it could not be measured. */
+  coverage?: ChangeCoverage;
+  coverageError?: string;
   durationMs: number;
 }
 
@@ -69,6 +76,14 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const withTests = compareRuns(runs.base, runs.head);
   const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
   const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;
+  if (input.coverage) progress.step('measuring change coverage (extra runs with line counting)');
+  const coverage = input.coverage
+    ? await coverageOfValidation(
+        sandbox,
+        { repo: ctx.repo, env: ctx.env, runner: ctx.runner, base: ctx.base, fixedCode, fixPatch: input.fixPatch, withTests: { base: baseState, head: fixed, files }, existing, headBaseline, limits: opts.limits },
+        input.coverage,
+      )
+    : {};
   return {
     ...verdict,
     base: ctx.base,
@@ -79,6 +94,7 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     runs: { base: runs.base, head: runs.head },
     baseline,
     warnings,
+    ...coverage,
     durationMs: Date.now() - started,
   };
 }

@@ -10,6 +10,7 @@ export type SwtErrorCode =
   | 'IMAGE_UNAVAILABLE'
   | 'INSTALL_FAILED'
   | 'TEST_COMMAND_NOT_FOUND'
+  | 'COVERAGE_FAILED'
   | 'NO_TEST_FILES'
   | 'BAD_CONFIG'
   | 'BAD_INPUT'

@@ -61,7 +61,11 @@ async function evalSnippet(instancesFile: string, out: string, repos = join(exam
   } finally {
     spy.mockRestore();
   }
-  expect(JSON.parse(stdout.trim().split('\n').pop()!)).toMatchObject({ errors: 0 });
+  const report = JSON.parse(stdout.trim().split('\n').pop()!);
+  expect(report).toMatchObject({ errors: 0 });
+  // The report carries generation time among its phases, and the page is written beside it.
+  expect(report.phases.generationMs).toBeGreaterThan(0);
+  expect(await readFile(join(out, 'report.html'), 'utf8')).toMatch(/^<!doctype html>[^]*<table id="table2"/);
   return (await readFile(join(out, 'results.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
 }
 

@@ -31,7 +31,7 @@ describe('swt eval on fixture instances (real containers)', () => {
   it('gold predictions: S = 100, F2P = 100, rows and report on disk', async () => {
     const out = join(root, 'gold');
     const { report, results } = await runEval(createDockerSandbox(), { instances: instances(), source: { kind: 'gold' }, repos, out, concurrency: 2 });
-    expect(report).toEqual({ instances: 2, errors: 0, W: 100, S: 100, F2X: 100, F2P: 100, P2P: 100 });
+    expect(report).toMatchObject({ instances: 2, errors: 0, W: 100, S: 100, F2X: 100, F2P: 100, P2P: 100, dC: null, dC_S: null, dC_notS: null });
     expect(results.map((r) => r.likelyCorrect)).toEqual([true, true]);
     expect(JSON.parse(await readFile(join(out, 'report.json'), 'utf8'))).toEqual(report);
   });

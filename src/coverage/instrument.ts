@@ -1,0 +1,60 @@
+/**
+ * Wrapping a test command so it also counts lines: Python through `trace` (pytest), everything
+ * else Node runs through NODE_V8_COVERAGE. Scripts travel inside the command as quoted
+ * here-documents, so nothing else enters the sandbox. Pure.
+ */
+import type { RunnerKind } from '../harness/types.js';
+import { DEFAULT_OUT_DIR } from '../harness/runners.js';
+import { shellQuote } from '../util/shell.js';
+import { SANDBOX_REPO_ROOT } from '../util/repoPath.js';
+import { parsePythonCounts, SITECUSTOMIZE } from './pythonTrace.js';
+import { COLLECT_JS, PRELOAD_JS } from './v8Scripts.js';
+
+export type Counter = 'python-trace' | 'v8';
+
+/** Under the out dir, so the harness brings it back with the reports. */
+export const COVERAGE_OUT = 'swt-coverage';
+const WORK = '/tmp/swt-coverage';
+const EOF_MARK = 'SWT_COVERAGE_EOF';
+/** Every coverage command sets this variable: how timing tells coverage runs from test runs. */
+export const COVERAGE_MARKER = 'SWT_COV_TARGETS=';
+
+export function counterFor(kind: RunnerKind): Counter {
+  return kind === 'pytest' ? 'python-trace' : 'v8';
+}
+
+/** Source files a counter can count (others are never executed as code: docs, changelogs, data). */
+export function countable(counter: Counter, path: string): boolean {
+  return counter === 'python-trace' ? /\.py$/.test(path) : /\.([cm]?[jt]sx?)$/.test(path);
+}
+
+function hereDoc(path: string, body: string): string {
+  if (body.split('\n').includes(EOF_MARK)) throw new Error('script contains the here-document marker');
+  return `cat > ${shellQuote(path)} <<'${EOF_MARK}'\n${body}\n${EOF_MARK}`;
+}
+
+/** `command` (one built by buildTestCommand) with line counting of `targets` around it. */
+export function withCoverage(counter: Counter, command: string, targets: readonly string[]): string {
+  const out = `${DEFAULT_OUT_DIR}/${COVERAGE_OUT}`;
+  const common = `${COVERAGE_MARKER}${shellQuote(JSON.stringify(targets))} SWT_COV_ROOT=${SANDBOX_REPO_ROOT}`;
+  if (counter === 'python-trace') {
+    return [
+      `mkdir -p ${WORK}/py ${out}`,
+      hereDoc(`${WORK}/py/sitecustomize.py`, SITECUSTOMIZE),
+      `export ${common} SWT_COV_OUT=${out} PYTHONPATH="${WORK}/py\${PYTHONPATH:+:$PYTHONPATH}"`,
+      `( ${command} )`,
+    ].join('\n');
+  }
+  return [
+    `mkdir -p ${WORK}/v8 ${out}`,
+    hereDoc(`${WORK}/preload.cjs`, PRELOAD_JS),
+    hereDoc(`${WORK}/collect.cjs`, COLLECT_JS),
+    `export ${common} SWT_COV_V8_DIR=${WORK}/v8 NODE_V8_COVERAGE=${WORK}/v8 NODE_OPTIONS="--require=${WORK}/preload.cjs\${NODE_OPTIONS:+ $NODE_OPTIONS}"`,
+    `( ${command} ); swt_rc=$?`,
+    'unset NODE_V8_COVERAGE NODE_OPTIONS SWT_COV_V8_DIR',
+    `node ${WORK}/collect.cjs ${WORK}/v8 ${out}/v8.json`,
+    'exit $swt_rc',
+  ].join('\n');
+}
+
+export { parsePythonCounts };
