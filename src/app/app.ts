@@ -18,7 +18,7 @@ import { RepoCache, webBaseUrl } from '../repo/cache.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
-import { openDatabase, Store } from './store.js';
+import { openDatabase, SqliteStore, type Store } from './store.js';
 import { registerWorkers, type WorkerDeps } from './workers.js';
 
 export interface ServicesOptions {
@@ -61,7 +61,7 @@ export function openServices(opts: ServicesOptions = {}): Services {
   const logger = opts.logger ?? rootLogger;
   const db = openDatabase(join(dataDir, 'swt.db'));
   const queue = new SqliteJobQueue(db, { logger: logger.child({ mod: 'queue' }) });
-  const store = new Store(db);
+  const store = new SqliteStore(db);
   const cache = new RepoCache({ root: join(dataDir, 'repos'), logger });
   const sandbox = opts.sandbox ?? createDockerSandbox({ logger });
   return {

@@ -159,18 +159,18 @@ export function registerWorkers(deps: WorkerDeps): void {
     const r = refOf(p.target);
     if (p.configError) {
       const id = await gh.createCheckRun(r, p.configError.headSha, CHECK_NAME, { status: 'completed', conclusion: 'action_required', output: renderBadConfigCheck(p.configError.message), detailsUrl: `${deps.gitBaseUrl}/${r.owner}/${r.repo}/blob/HEAD/.github/swt.yml` });
-      store.saveCheckRun(r, p.configError.headSha, p.pr, id);
+      await store.saveCheckRun(r, p.configError.headSha, p.pr, id);
       return;
     }
     const pull: PullData = p.pull ?? (await gh.getPull(r, p.pr));
     if (pull.state !== 'open') return;
     const headSha = pull.head.sha;
     // The first thing a PR author sees: the check is running. Links and approval come after.
-    const existing = store.checkRunFor(r, headSha);
+    const existing = await store.checkRunFor(r, headSha);
     let checkId = p.force || existing === undefined ? undefined : existing;
     if (checkId === undefined) {
       checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: finding the linked issues, then waiting for a free worker', []) });
-      store.saveCheckRun(r, headSha, pull.number, checkId);
+      await store.saveCheckRun(r, headSha, pull.number, checkId);
     }
     const fresh = checkId !== existing;
     const fromGraphql = await gh.closingIssues(r, pull.number).catch((e) => {
@@ -182,9 +182,9 @@ export function registerWorkers(deps: WorkerDeps): void {
       await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'neutral', output: renderNoLinkedIssue() });
       return;
     }
-    if (p.approved) store.approve(r, pull.number, headSha);
+    if (p.approved) await store.approve(r, pull.number, headSha);
     if (pull.fork) {
-      const manifests = needsApproval({ fork: true, files: await gh.listPullFiles(r, pull.number), approved: store.isApproved(r, pull.number, headSha) });
+      const manifests = needsApproval({ fork: true, files: await gh.listPullFiles(r, pull.number), approved: await store.isApproved(r, pull.number, headSha) });
       if (manifests) {
         await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'action_required', output: renderAwaitingApproval(manifests), detailsUrl: `${deps.gitBaseUrl}/${r.owner}/${r.repo}/pull/${pull.number}` });
         return;
@@ -198,7 +198,7 @@ export function registerWorkers(deps: WorkerDeps): void {
     if (!fresh) {
       // The same head, other links (an edited description): a new check run for the new question.
       checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: waiting for a free worker', links) });
-      store.saveCheckRun(r, headSha, pull.number, checkId);
+      await store.saveCheckRun(r, headSha, pull.number, checkId);
     }
     // (A fresh check run already says it is queued; the worker's first step names the issues. Every
     // write counts against GitHub's secondary rate limit, which Probot's throttling enforces.)
@@ -228,7 +228,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       const dir = await fetchRepo(gh, r, [{ sha: p.sha, ref: `refs/heads/${p.branch}` }]);
       const rep = await reproduceIssue(deps.sandbox, { ...contextFor(dir, p.sha, p.config), issue: issueInput(issue), generation: generationFor(p.config) });
       if (signal.aborted) return;
-      store.saveReproduction(r, p.issue, where, rep);
+      await store.saveReproduction(r, p.issue, where, rep);
       const ok = rep.status === 'reproduced';
       const [add, other] = ok ? [s.labels.reproduced, s.labels.not_reproduced] : [s.labels.not_reproduced, s.labels.reproduced];
       await gh.setLabels(r, p.issue, { add: [add], remove: issue.labels.includes(other) ? [other] : [] });
@@ -283,7 +283,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       await progress.close();
       if (signal.aborted) {
         // A newer push is being checked: close this head's check unless the new job reuses it.
-        if (store.checkRunFor(r, p.headSha) !== p.checkRunId || store.latestHead(r, p.pr) !== p.headSha) {
+        if ((await store.checkRunFor(r, p.headSha)) !== p.checkRunId || (await store.latestHead(r, p.pr)) !== p.headSha) {
           await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'cancelled', output: { title: 'Superseded', summary: 'A newer run for this pull request replaced this one.' } });
         }
         return;
@@ -298,7 +298,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       for (const o of outcomes) {
         if (o.kind === 'no-reproduction') continue;
         const v = o.kind === 'validated' ? o.validation : undefined;
-        store.saveVerdict(r, {
+        await store.saveVerdict(r, {
           pr: p.pr,
           issue: o.issue,
           headSha: p.headSha,
@@ -330,16 +330,16 @@ export function registerWorkers(deps: WorkerDeps): void {
   /** One linked issue: its stored test (or a new one written at the PR's base), run on base and head. */
   async function checkIssue(gh: GitHubPort, r: RepoRef, dir: string, pull: PullData, p: ValidatePayload, issue: number, progress: Progress): Promise<IssueOutcome> {
     try {
-      let rep = store.latestReproduction(r, issue);
+      let rep = await store.latestReproduction(r, issue);
       if (!rep) {
         progress.step(`#${issue} has no reproducing test yet: writing one at the base ${short(pull.base.sha)}`);
         const data = await gh.getIssue(r, issue);
         if (data.isPullRequest) return { issue, kind: 'no-reproduction', reason: `#${issue} is a pull request, not an issue` };
         if (data.body.length > MAX_ISSUE_BODY) return { issue, kind: 'no-reproduction', reason: `the issue body has ${data.body.length} characters, more than the ${MAX_ISSUE_BODY} swt-bot reads` };
         const made = await reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), issue: issueInput(data), generation: generationFor(p.config) }, progress);
-        store.saveReproduction(r, issue, { branch: pull.base.ref, sha: pull.base.sha }, made);
+        await store.saveReproduction(r, issue, { branch: pull.base.ref, sha: pull.base.sha }, made);
         if (made.status !== 'reproduced') return { issue, kind: 'no-reproduction', reason: made.reason };
-        rep = store.latestReproduction(r, issue)!;
+        rep = (await store.latestReproduction(r, issue))!;
       }
       progress.step(`#${issue}: running the reproducing test on the base ${short(pull.base.sha)} and the head ${short(p.headSha)}`);
       const v = await validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns }, progress);
@@ -353,7 +353,7 @@ export function registerWorkers(deps: WorkerDeps): void {
 
   async function updateRanking(gh: GitHubPort, r: RepoRef, issues: number[]): Promise<void> {
     for (const issue of issues) {
-      const ranked = rank(store.candidates(r, issue));
+      const ranked = rank(await store.candidates(r, issue));
       if (ranked.length >= 2) await gh.upsertComment(r, issue, 'ranking', renderRanking(issue, ranked));
     }
   }

@@ -16,11 +16,11 @@ import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderR
 
 /** What the handlers remember (the App's Store implements it). */
 export interface HandlerStore {
-  hasDelivery(id: string): boolean;
-  recordDelivery(id: string, event: string): boolean;
-  claimRefusal(r: { owner: string; repo: string }, thread: number): boolean;
-  pullOfCheckRun(r: { owner: string; repo: string }, checkRunId: number): { pr: number; headSha: string } | undefined;
-  closePull(r: { owner: string; repo: string }, pr: number): number[];
+  hasDelivery(id: string): Promise<boolean>;
+  recordDelivery(id: string, event: string): Promise<boolean>;
+  claimRefusal(r: { owner: string; repo: string }, thread: number): Promise<boolean>;
+  pullOfCheckRun(r: { owner: string; repo: string }, checkRunId: number): Promise<{ pr: number; headSha: string } | undefined>;
+  closePull(r: { owner: string; repo: string }, pr: number): Promise<number[]>;
 }
 
 export interface HandlerDeps {
@@ -88,12 +88,12 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
 
   /** A redelivered webhook (same X-GitHub-Delivery) does nothing; the delivery is recorded once handled. */
   const once = (fn: (ctx: AnyContext) => Promise<void>) => async (ctx: AnyContext) => {
-    if (store.hasDelivery(ctx.id)) {
+    if (await store.hasDelivery(ctx.id)) {
       ctx.log.info({ delivery: ctx.id }, 'redelivery of a handled webhook: ignored');
       return;
     }
     await fn(ctx);
-    store.recordDelivery(ctx.id, ctx.name);
+    await store.recordDelivery(ctx.id, ctx.name);
   };
 
   const notice = (ctx: AnyContext, number: number, kind: NoticePayload['kind'], body: string) =>
@@ -145,7 +145,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
       if (!cfg.settings.events.commands) return;
       const allowed = associationGrantsWrite(p.comment.author_association) || permissionGrantsWrite(await permissionOf(ctx, target, p.comment.user.login));
       if (!allowed) {
-        if (store.claimRefusal(target, facts.number)) await notice(ctx, facts.number, 'refusal', renderRefusal(p.comment.user.login));
+        if (await store.claimRefusal(target, facts.number)) await notice(ctx, facts.number, 'refusal', renderRefusal(p.comment.user.login));
         else ctx.log.info({ thread: facts.number, user: p.comment.user.login }, 'command by a reader: already refused on this thread');
         return;
       }
@@ -186,7 +186,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
     'pull_request.closed',
     once(async (ctx) => {
       const p = ctx.payload as { number: number };
-      const issues = store.closePull(targetOf(ctx), p.number);
+      const issues = await store.closePull(targetOf(ctx), p.number);
       if (issues.length) await queue.enqueue<RankPayload>({ kind: JOB.rank, payload: { target: targetOf(ctx), issues }, key: `rank:${ctx.id}` });
     }),
   );
@@ -199,7 +199,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
       if (p.action === 'requested_action' && p.requested_action?.identifier !== RERUN_ACTION.identifier) return;
       const target = targetOf(ctx);
       // A fork's check runs carry no pull_requests: the App remembers which PR a check run is for.
-      const pr = p.check_run.pull_requests[0]?.number ?? store.pullOfCheckRun(target, p.check_run.id)?.pr;
+      const pr = p.check_run.pull_requests[0]?.number ?? (await store.pullOfCheckRun(target, p.check_run.id))?.pr;
       if (!pr) {
         ctx.log.warn({ checkRun: p.check_run.id }, 're-run of a check run whose pull request is unknown');
         return;

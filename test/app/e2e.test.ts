@@ -143,7 +143,7 @@ describe('the App end to end (fake GHES, scripted model, real containers)', () =
     ]);
     const ranking = fx.fake.issue(OWNER, REPO, 1).comments.filter((c) => c.body.startsWith('<!-- swt-bot:ranking -->'));
     expect(ranking).toHaveLength(1);
-    const candidates = rank(app.services.store.candidates({ owner: OWNER, repo: REPO }, 1));
+    const candidates = rank(await app.services.store.candidates({ owner: OWNER, repo: REPO }, 1));
     expect(candidates.map((c) => [c.pr, c.author, c.verdict])).toEqual([
       [2, 'alice', 'likely-correct'],
       [3, 'swt-fixer[bot]', 'does-not-fix'],

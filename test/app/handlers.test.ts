@@ -356,6 +356,6 @@ describe('GitHub misbehaving', () => {
     const r = await deliver(app.url, 'issues', example('issues', 'opened'), { secret: 'not-the-secret' });
     expect(r.status).toBe(400);
     expect(await app.services.queue.list()).toEqual([]);
-    expect(app.services.store.hasDelivery(r.id)).toBe(false);
+    expect(await app.services.store.hasDelivery(r.id)).toBe(false);
   });
 });
