@@ -5,8 +5,10 @@
 import type { Reproduction } from '../generation/types.js';
 import type { RepoRef } from '../github/port.js';
 import type { ValidationView } from '../github/types.js';
-import type { Transition } from '../harness/types.js';
+import type { Confirmation, MergeRecord, ReproductionCost } from '../pipeline/liveAccuracy.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
+
+export type { Confirmation, MergeRecord, ReproductionCost } from '../pipeline/liveAccuracy.js';
 
 export interface StoredReproduction extends Pick<Reproduction, 'status' | 'strategy' | 'testPatch' | 'failureExcerpt' | 'reason'> {
   id: number;
@@ -17,17 +19,6 @@ export interface StoredReproduction extends Pick<Reproduction, 'status' | 'strat
   tokens: number;
   wallMs: number;
   createdAt: number;
-}
-
-/** One reproduction attempt, as live accuracy counts its cost. */
-export interface ReproductionCost {
-  owner: string;
-  repo: string;
-  issue: number;
-  strategy: string;
-  status: Reproduction['status'];
-  costUsd: number;
-  tokens: number;
 }
 
 export interface VerdictInput {
@@ -56,40 +47,6 @@ export interface JobOutcome {
   costUsd: number;
   tokens: number;
   wallMs: number;
-  at: number;
-}
-
-/** A merged PR, as live accuracy needs it. */
-export interface MergeRecord {
-  owner: string;
-  repo: string;
-  pr: number;
-  mergeSha: string;
-  author: string;
-  /** The author matched gate.authors and the bot's check ran on it. */
-  gated: boolean;
-  issues: number[];
-  /** Strategy of the reproduction that checked it, if any. */
-  strategy: string | null;
-  mergedAt: number;
-  /** Set when a later merged PR reverted it or fixed one of its issues again. */
-  followUp: { kind: 'reverted' | 'fixed-again'; pr: number } | null;
-}
-
-/** The stored reproduction of an issue run at the merge commit of the PR that closed it. */
-export interface Confirmation {
-  owner: string;
-  repo: string;
-  issue: number;
-  pr: number;
-  mergeSha: string;
-  baseSha: string;
-  strategy: string;
-  reproductionId: number;
-  /** The reproducing test went F→P (a true reproduction). */
-  confirmed: boolean;
-  /** Transitions of the reproducing tests, e.g. ['F2P'] or ['F2F']. */
-  transitions: Transition[];
   at: number;
 }
 
