@@ -230,6 +230,18 @@ export function buildProgram(): Command {
       if (result.reproduction.status !== 'reproduced') process.exitCode = 3;
     });
 
+  program
+    .command('doctor')
+    .description('check Docker, the base images, disk, Redis, the LLM endpoint and the GitHub App credentials; one line each, exit 1 if something is wrong')
+    .option('--json', 'print the checks as one JSON array on the last line of stdout')
+    .action(async (o) => {
+      const { runDoctor, renderDoctor } = await import('./doctor.js');
+      const results = await runDoctor();
+      if (o.json) printJson(results);
+      else process.stdout.write(renderDoctor(results));
+      if (results.some((r) => r.level === 'fail')) process.exitCode = 1;
+    });
+
   return program;
 }
 
