@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { createNodeMiddleware, Probot, type ApplicationFunction, type ProbotOctokit } from 'probot';
+import { createNodeMiddleware, Probot, ProbotOctokit, type ApplicationFunction } from 'probot';
 import { registerHandlers } from '../github/handlers.js';
 import { OctokitPort, type OctokitLike } from '../github/port.js';
 import type { Target } from '../jobs/payloads.js';
@@ -79,6 +79,16 @@ export function openServices(opts: ServicesOptions = {}): Services {
   };
 }
 
+/**
+ * The Octokit the App uses. Probot's default throttles to GitHub's secondary rate limits (one
+ * write per second, one comment per three seconds, per process). SWT_GITHUB_THROTTLE=off drops
+ * that for a GHES whose administrators turned rate limits off (its default).
+ */
+export function octokitClass(env: NodeJS.ProcessEnv = process.env): typeof ProbotOctokit | undefined {
+  if (env.SWT_GITHUB_THROTTLE !== 'off') return undefined;
+  return ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, throttle: { ...(o.throttle as object), enabled: false } })) as typeof ProbotOctokit;
+}
+
 /** The GitHub of an installation, for a worker. */
 async function installationPort(app: Probot, t: Target): Promise<OctokitPort> {
   if (!t.installationId) throw new PermanentJobError(`no installation for ${t.owner}/${t.repo}: the App is not installed there`);
@@ -116,7 +126,8 @@ export function swtApp(services: Services): ApplicationFunction {
       generation: services.options.generation,
       concurrency: services.options.concurrency,
       lanes: services.options.lanes,
-      progressIntervalMs: services.options.progressIntervalMs,
+      // Progress edits are writes too: under GitHub's throttling they must leave room for new checks.
+      progressIntervalMs: services.options.progressIntervalMs ?? ((services.options.env ?? process.env).SWT_GITHUB_THROTTLE === 'off' ? 2000 : 10_000),
       env: services.options.env,
     });
     addHandler(healthHandler(services));
@@ -152,7 +163,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     secret: opts.secret,
     baseUrl: opts.baseUrl ?? apiBaseUrl(opts.env ?? process.env),
     log: services.logger.child({ name: 'probot' }),
-    ...(opts.Octokit ? { Octokit: opts.Octokit } : {}),
+    ...((opts.Octokit ?? octokitClass(opts.env)) ? { Octokit: opts.Octokit ?? octokitClass(opts.env) } : {}),
   });
   const middleware = await createNodeMiddleware(swtApp(services), { probot });
   const server: Server = createServer((req, res) => {

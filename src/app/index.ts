@@ -5,10 +5,11 @@
  * Probot's setup flow that registers the App from app.yml. Jobs live in SWT_DATA_DIR.
  */
 import { run } from 'probot';
-import { openServices, swtApp } from './app.js';
+import { octokitClass, openServices, swtApp } from './app.js';
 
 const services = openServices();
-const server = await run(swtApp(services));
+const Octokit = octokitClass();
+const server = await run(swtApp(services), Octokit ? { Octokit } : {});
 
 // Docker stops containers with SIGTERM: stop taking webhooks and let the queue settle. A job cut
 // short stays in the queue and resumes at the next start; its containers go with this process.

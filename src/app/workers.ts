@@ -23,6 +23,7 @@ import {
   renderRanking,
   renderReproductionResult,
   renderReproductionStarted,
+  renderSuperseded,
   RERUN_ACTION,
 } from '../github/render.js';
 import type { IssueOutcome, ValidationView } from '../github/types.js';
@@ -59,8 +60,10 @@ export interface WorkerDeps {
    * both; a deployment may run webhook receivers and container workers as separate processes.
    */
   lanes?: ReadonlyArray<'fast' | 'heavy'>;
-  /** At most one live progress update of a check run per this many ms (default 3000). */
+  /** At most one live progress update of a check run per this many ms (default 3000; the App: 10 s under GitHub's throttling, else 2 s). */
   progressIntervalMs?: number;
+  /** Ranking edits of one issue are batched over windows of this many ms (default 5000). */
+  rankWindowMs?: number;
   /** The operator's ceilings (SWT_BUDGET_*), which a repository's budget cannot raise. */
   env?: NodeJS.ProcessEnv;
 }
@@ -202,12 +205,19 @@ export function registerWorkers(deps: WorkerDeps): void {
     }
     // (A fresh check run already says it is queued; the worker's first step names the issues. Every
     // write counts against GitHub's secondary rate limit, which Probot's throttling enforces.)
-    await queue.enqueue<ValidatePayload>({
+    const { superseded } = await queue.enqueue<ValidatePayload>({
       kind: JOB.validate,
       payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links, checkRunId: checkId },
       key,
       group: prGroup(p.target, pull.number),
     });
+    // A newer push: the older checks that had not started are closed here (running ones close themselves).
+    for (const id of superseded) {
+      const old = await queue.get<ValidatePayload>(id);
+      if (old?.state === 'cancelled' && old.payload.checkRunId !== checkId) {
+        await gh.updateCheckRun(r, old.payload.checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(headSha) });
+      }
+    }
   }
 
   // ─── heavy lane ──────────────────────────────────────────────────────────────────────────
@@ -283,8 +293,9 @@ export function registerWorkers(deps: WorkerDeps): void {
       await progress.close();
       if (signal.aborted) {
         // A newer push is being checked: close this head's check unless the new job reuses it.
-        if ((await store.checkRunFor(r, p.headSha)) !== p.checkRunId || (await store.latestHead(r, p.pr)) !== p.headSha) {
-          await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'cancelled', output: { title: 'Superseded', summary: 'A newer run for this pull request replaced this one.' } });
+        const latest = await store.latestHead(r, p.pr);
+        if ((await store.checkRunFor(r, p.headSha)) !== p.checkRunId || latest !== p.headSha) {
+          await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(latest ?? '') });
         }
         return;
       }
@@ -312,7 +323,7 @@ export function registerWorkers(deps: WorkerDeps): void {
           validation: v,
         });
       }
-      await updateRanking(gh, r, p.issues);
+      await scheduleRanking(p.target, p.issues);
     } catch (e) {
       await progress.close();
       if (lastAttempt || isPermanent(e)) {
@@ -348,6 +359,25 @@ export function registerWorkers(deps: WorkerDeps): void {
       // The engine or an image may come back: retry the job. Anything else belongs to this issue's row.
       if (!isSwtError(e) || TRANSIENT.has(e.code)) throw e;
       return { issue, kind: 'error', message: oneLine(e) };
+    }
+  }
+
+  /**
+   * The ranking table is refreshed by a fast-lane job at the end of a short window: several PRs
+   * finishing together cost one edit of the issue's table, not one each (every edit is a write
+   * that counts against GitHub's rate limits). The job reads the store when it runs, so it shows all.
+   */
+  async function scheduleRanking(target: Target, issues: number[]): Promise<void> {
+    const windowMs = deps.rankWindowMs ?? 5000;
+    const now = Date.now();
+    const bucket = Math.floor(now / windowMs);
+    for (const issue of issues) {
+      await queue.enqueue<RankPayload>({
+        kind: JOB.rank,
+        payload: { target, issues: [issue] },
+        key: `rank:${target.owner}/${target.repo}#${issue}@${bucket}`,
+        delayMs: (bucket + 1) * windowMs - now,
+      });
     }
   }
 

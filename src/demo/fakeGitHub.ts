@@ -219,6 +219,12 @@ export class FakeGitHub {
     return i;
   }
 
+  /** A file's text at a ref of a repository, or undefined. */
+  async readFile(owner: string, name: string, ref: string, path: string): Promise<string | undefined> {
+    const r = await runGit(this.#repo(owner, name).dir, ['show', `${ref}:${path}`]);
+    return r.code === 0 ? r.stdout.toString('utf8') : undefined;
+  }
+
   /** Installation tokens handed out (a test checks none leaked). */
   issuedTokens(): string[] {
     return [...this.#tokens];

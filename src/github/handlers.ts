@@ -83,6 +83,15 @@ export function issueFactsOf(issue: {
   };
 }
 
+/** Every webhook the App acts on; app.yml subscribes to exactly these events. */
+export const HANDLED = {
+  issue: ['issues.opened', 'issues.reopened', 'issues.labeled'],
+  command: ['issue_comment.created'],
+  pull: ['pull_request.opened', 'pull_request.synchronize', 'pull_request.reopened', 'pull_request.edited'],
+  closed: ['pull_request.closed'],
+  rerun: ['check_run.rerequested', 'check_run.requested_action'],
+} as const;
+
 export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   const { queue, store } = deps;
 
@@ -106,7 +115,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
     queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload }, key: `ack:${ctx.id}` });
 
   app.on(
-    ['issues.opened', 'issues.reopened', 'issues.labeled'],
+    [...HANDLED.issue],
     once(async (ctx) => {
       const p = ctx.payload as { action: string; issue: Parameters<typeof issueFactsOf>[0]; label?: { name: string } };
       const trigger: IssueTrigger = p.action === 'labeled' ? { kind: 'labeled', label: p.label?.name ?? '' } : { kind: p.action as 'opened' | 'reopened' };
@@ -127,7 +136,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   );
 
   app.on(
-    'issue_comment.created',
+    [...HANDLED.command],
     once(async (ctx) => {
       const p = ctx.payload as {
         comment: { body: string; user: { login: string; type: string }; author_association?: string };
@@ -166,7 +175,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   );
 
   app.on(
-    ['pull_request.opened', 'pull_request.synchronize', 'pull_request.reopened', 'pull_request.edited'],
+    [...HANDLED.pull],
     once(async (ctx) => {
       const p = ctx.payload as { action: string; pull_request: RawPull; changes?: { body?: unknown } };
       // A title edit changes nothing we check; a body edit may link other issues.
@@ -183,7 +192,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   );
 
   app.on(
-    'pull_request.closed',
+    [...HANDLED.closed],
     once(async (ctx) => {
       const p = ctx.payload as { number: number };
       const issues = await store.closePull(targetOf(ctx), p.number);
@@ -192,7 +201,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   );
 
   app.on(
-    ['check_run.rerequested', 'check_run.requested_action'],
+    [...HANDLED.rerun],
     once(async (ctx) => {
       const p = ctx.payload as { action: string; check_run: { id: number; name: string; head_sha: string; pull_requests: Array<{ number: number }> }; requested_action?: { identifier: string } };
       if (p.check_run.name !== CHECK_NAME) return;

@@ -177,6 +177,10 @@ export function renderAwaitingApproval(manifests: string[]): CheckOutput {
   };
 }
 
+export function renderSuperseded(newHead: string): CheckOutput {
+  return { title: 'Superseded', summary: `A newer push to this pull request${newHead ? ` (${short(newHead)})` : ''} is checked instead.` };
+}
+
 export function renderBadConfigCheck(message: string): CheckOutput {
   return { title: 'Invalid .github/swt.yml', summary: `swt-bot cannot run: the configuration is invalid.\n\n${fence(message, 'text')}` };
 }

@@ -199,3 +199,15 @@ describe('rank(issue)', () => {
     expect(ranked.map((r) => r.pr)).toEqual([5, 4, 3, 2, 6, 1]);
   });
 });
+
+describe('app.yml', () => {
+  it('subscribes to exactly the events the handlers use, with least privilege', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('yaml');
+    const { HANDLED } = await import('../../src/github/handlers.js');
+    const manifest = parse(readFileSync('app.yml', 'utf8'));
+    const events = [...new Set(Object.values(HANDLED).flatMap((names) => names.map((n) => n.split('.')[0])))].sort();
+    expect([...manifest.default_events].sort()).toEqual(events);
+    expect(manifest.default_permissions).toEqual({ metadata: 'read', contents: 'read', issues: 'write', pull_requests: 'write', checks: 'write' });
+  });
+});

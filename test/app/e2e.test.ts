@@ -4,9 +4,12 @@
  * GHES at GHE_HOST with GHE_PROTOCOL=http), the scripted model, and real containers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, type RunningApp } from '../../src/app/app.js';
+import { fixtureConfig, publishFixture } from '../../src/demo/appDemo.js';
 import { renderRanking } from '../../src/github/render.js';
 import { JOB } from '../../src/jobs/payloads.js';
 import { rank } from '../../src/pipeline/rank.js';
@@ -153,10 +156,66 @@ describe('the App end to end (fake GHES, scripted model, real containers)', () =
     expect(ranking[0]!.body).toContain('| 2 | #3 | swt-fixer[bot] | does not fix | 0 | 1 |');
   });
 
+  it('the LLM endpoint down: "could not reproduce" says so, the label is not-reproduced, nothing crashes', async () => {
+    const savedRetries = process.env.SWT_LLM_MAX_RETRIES;
+    const dead = createServer();
+    await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise((r) => dead.close(r));
+    process.env.OPENAI_BASE_URL = `http://127.0.0.1:${port}/v1`;
+    process.env.SWT_LLM_MAX_RETRIES = '0';
+    try {
+      const issue = fx.fake.addIssue(OWNER, REPO, { title: 'format_duration drops the seconds', body: 'format_duration(3661) gives "1h1m" but the docs say "1h1m1s".' });
+      expect((await fx.fake.deliver('issues', fx.fake.issuePayload(OWNER, REPO, issue.number, 'opened'))).status).toBe(200);
+      await settle();
+      const comments = fx.fake.issue(OWNER, REPO, issue.number).comments;
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body.split('\n').slice(0, 6)).toEqual([
+        '<!-- swt-bot:reproduction -->',
+        '### swt-bot could not reproduce this issue',
+        '',
+        `No test it wrote failed on \`main\` at ${fx.base.slice(0, 7)} for the reason the issue gives. What was tried:`,
+        '',
+        '```text',
+      ]);
+      expect(comments[0]!.body.split('\n')[6]).toMatch(/^zero-shot-plus: the LLM failed: /);
+      expect(fx.fake.issue(OWNER, REPO, issue.number).labels).toEqual(['not-reproduced']);
+      const jobs = await app.services.queue.list({ kind: JOB.reproduce });
+      expect(jobs.at(-1)).toMatchObject({ state: 'done', attempts: 1 });
+    } finally {
+      process.env.OPENAI_BASE_URL = llm.baseURL;
+      if (savedRetries === undefined) delete process.env.SWT_LLM_MAX_RETRIES;
+      else process.env.SWT_LLM_MAX_RETRIES = savedRetries;
+    }
+  });
+
+  it('issues.draft_pr: the reproducing test is pushed to a branch and opened as a draft pull request', async () => {
+    const other = await publishFixture(fx.fake, 'py-durations', {
+      owner: OWNER,
+      repo: 'durations-draft',
+      config: (f) => fixtureConfig(f, { generation: { strategy: 'snippet' }, issues: { draft_pr: true } }),
+    });
+    try {
+      const issue = fx.fake.addIssue(OWNER, 'durations-draft', { title: other.fx.issue.title, body: other.fx.issue.body });
+      await fx.fake.deliver('issues', fx.fake.issuePayload(OWNER, 'durations-draft', issue.number, 'opened'));
+      await settle();
+      const draft = fx.fake.issue(OWNER, 'durations-draft', 2);
+      expect(draft).toMatchObject({ title: 'Test reproducing #1', user: { login: 'swt-bot[bot]', type: 'Bot' }, pull: { draft: true, headRef: 'swt/reproduce-1' } });
+      const stored = (await app.services.store.latestReproduction({ owner: OWNER, repo: 'durations-draft' }, 1))!;
+      const file = /^\+\+\+ b\/(\S+)/m.exec(stored.testPatch)![1]!;
+      expect(await fx.fake.readFile(OWNER, 'durations-draft', 'refs/heads/swt/reproduce-1', file)).toContain('def test_');
+      const comment = fx.fake.issue(OWNER, 'durations-draft', 1).comments[0]!.body;
+      expect(comment).toContain('\nThe test is in draft pull request #2.\n');
+    } finally {
+      await other.cleanup();
+      await removeEnvImagesBuiltFrom([other.base]);
+    }
+  });
+
   it('the installation token went to git and the API only: never into a comment, a check run, a prompt or the database', async () => {
     const tokens = fx.fake.issuedTokens();
     expect(tokens.length).toBeGreaterThan(0);
-    const posted = JSON.stringify([fx.fake.issue(OWNER, REPO, 1), fx.fake.issue(OWNER, REPO, 2), fx.fake.issue(OWNER, REPO, 3), fx.fake.checkRuns(OWNER, REPO), llm.requests.map((r) => r.body)]);
+    const posted = JSON.stringify([[1, 2, 3, 4].map((n) => fx.fake.issue(OWNER, REPO, n)), fx.fake.checkRuns(OWNER, REPO), llm.requests.map((r) => r.body)]);
     const jobs = JSON.stringify(await app.services.queue.list());
     for (const t of tokens) {
       expect(posted).not.toContain(t);

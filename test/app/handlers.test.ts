@@ -214,6 +214,30 @@ describe('pull requests', () => {
     ]);
   });
 
+  it('a newer push supersedes the queued check of the older head: its check run is closed as cancelled', async () => {
+    const gh = mockGitHub().noConfig(OWNER, REPO).noConfig(OWNER, REPO);
+    const NEW_HEAD = 'a'.repeat(40);
+    gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 701 })
+      .on('POST', '/graphql', 200, closingIssues([]))
+      .on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 702 })
+      .on('POST', '/graphql', 200, closingIssues([]))
+      .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/701`, 200, {});
+    await deliver(app.url, 'pull_request', pullOpened());
+    await settle();
+    await deliver(app.url, 'pull_request', example('pull_request', 'synchronize', (p) => ((p.pull_request.body = 'Fixes #1'), (p.pull_request.head.sha = NEW_HEAD))));
+    await settle();
+    expect(gh.writes().map((w) => [w.method, w.path, w.body.head_sha ?? w.body.conclusion])).toEqual([
+      ['POST', `/repos/${OWNER}/${REPO}/check-runs`, HEAD_SHA],
+      ['POST', `/repos/${OWNER}/${REPO}/check-runs`, NEW_HEAD],
+      ['PATCH', `/repos/${OWNER}/${REPO}/check-runs/701`, 'cancelled'],
+    ]);
+    expect(gh.writes()[2]!.body.output).toEqual({ title: 'Superseded', summary: 'A newer push to this pull request (aaaaaaa) is checked instead.' });
+    expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => [j.state, (j.payload as { headSha: string }).headSha])).toEqual([
+      ['cancelled', HEAD_SHA],
+      ['queued', NEW_HEAD],
+    ]);
+  });
+
   it('a PR with no linked issue: the check completes neutral and says how to link one', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO);
     gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 502 }).on('POST', '/graphql', 200, closingIssues([])).on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/502`, 200, {});

@@ -75,6 +75,36 @@ afterAll(async () => {
   await removeEnvImagesBuiltFrom([fx.base]);
 });
 
+describe('npm start', () => {
+  it('with no credentials: serves Probot\'s setup flow, which registers the App from app.yml', async () => {
+    const port = await freePort();
+    const child = runner.start(`setup-${children.length}`, `import ${JSON.stringify(pathToFileURL(resolve('src/app/index.ts')).href)};\n`, [], {
+      APP_ID: '',
+      PRIVATE_KEY: '',
+      PRIVATE_KEY_PATH: '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SWT_DATA_DIR: dataDir,
+      // No smee.io channel from a test: the network is loopback only.
+      NO_SMEE_SETUP: 'true',
+    });
+    children.push(child);
+    let html = '';
+    for (let i = 0; i < 300 && !html; i++) {
+      html = await fetch(`http://127.0.0.1:${port}/probot`).then(
+        (r) => (r.ok ? r.text() : ''),
+        () => '',
+      );
+      if (!html) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(html).toContain('Register GitHub App');
+    const manifest = JSON.parse(/id="manifest" value='([^']+)'/.exec(html)![1]!);
+    expect(manifest).toMatchObject({ name: 'swt-bot', default_events: ['issues', 'issue_comment', 'pull_request', 'check_run'], default_permissions: { checks: 'write', contents: 'read' } });
+    child.child.kill('SIGTERM');
+    await child.exited;
+  });
+});
+
 describe('kill and restart', () => {
   it('a check cut by SIGKILL resumes after a restart and completes once; the dead process leaves no container', async () => {
     const port = await freePort();
