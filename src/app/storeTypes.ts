@@ -5,7 +5,7 @@
 import type { Reproduction } from '../generation/types.js';
 import type { RepoRef } from '../github/port.js';
 import type { ValidationView } from '../github/types.js';
-import type { Confirmation, MergeRecord, ReproductionCost } from '../pipeline/liveAccuracy.js';
+import { liveAccuracy, type Confirmation, type LiveAccuracyRow, type MergeRecord, type RepoKey, type ReproductionCost } from '../pipeline/liveAccuracy.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
 
 export type { Confirmation, MergeRecord, ReproductionCost } from '../pipeline/liveAccuracy.js';
@@ -86,4 +86,10 @@ export interface Store {
   confirmations(r?: RepoRef): Promise<Confirmation[]>;
   reproductionCosts(r?: RepoRef): Promise<ReproductionCost[]>;
   close(): Promise<void>;
+}
+
+/** Live accuracy of one repository (all when omitted), from what the store keeps. */
+export async function liveAccuracyRows(store: Store, r?: RepoKey): Promise<LiveAccuracyRow[]> {
+  const [confirmations, merges, costs] = await Promise.all([store.confirmations(r), store.merges(r), store.reproductionCosts(r)]);
+  return liveAccuracy({ confirmations, merges, costs });
 }

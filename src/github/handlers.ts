@@ -7,7 +7,7 @@
 import type { Context, Probot } from 'probot';
 import { YAMLParseError } from 'yaml';
 import { appSettings, checkRepoConfig, CONFIG_PATH, type AppSettings, type RepoConfig } from '../config/repoConfig.js';
-import { JOB, type AckPayload, type NoticePayload, type RankPayload, type Target } from '../jobs/payloads.js';
+import { JOB, type AckPayload, type MergedPayload, type NoticePayload, type RankPayload, type StatsPayload, type Target } from '../jobs/payloads.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { isSwtError } from '../util/errors.js';
 import { associationGrantsWrite, isBotAccount, parseCommand, permissionGrantsWrite, shouldReproduce, type IssueFacts, type IssueTrigger } from './decide.js';
@@ -106,13 +106,13 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   };
 
   const notice = (ctx: AnyContext, number: number, kind: NoticePayload['kind'], body: string) =>
-    queue.enqueue<NoticePayload>({ kind: JOB.notice, payload: { target: targetOf(ctx), number, kind, body }, key: `notice:${ctx.id}` });
+    queue.enqueue<NoticePayload>({ kind: JOB.notice, payload: { target: targetOf(ctx), number, kind, body, delivery: ctx.id }, key: `notice:${ctx.id}` });
 
   const ackIssue = (ctx: AnyContext, issue: number, config: RepoConfig, force?: string) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}) }, key: `ack:${ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), delivery: ctx.id }, key: `ack:${ctx.id}` });
 
   const ackPull = (ctx: AnyContext, payload: Omit<Extract<AckPayload, { type: 'pr' }>, 'type' | 'target'>) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload }, key: `ack:${ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, delivery: ctx.id }, key: `ack:${ctx.id}` });
 
   app.on(
     [...HANDLED.issue],
@@ -168,8 +168,12 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
         await ackPull(ctx, { pr: facts.number, config: cfg.config, approved: true, force: ctx.id });
         return;
       }
+      if (cmd.name === 'stats') {
+        await queue.enqueue<StatsPayload>({ kind: JOB.stats, payload: { target, number: facts.number, delivery: ctx.id }, key: `stats:${ctx.id}` });
+        return;
+      }
       // help, an unknown word, or a command on the wrong kind of thread
-      const note = cmd.name === 'unknown' ? { unknown: cmd.word } : cmd.name === 'help' ? undefined : { misplaced: cmd.name };
+      const note = cmd.name === 'unknown' ? { unknown: cmd.word } : cmd.name === 'help' ? undefined : { misplaced: cmd.name as 'reproduce' | 'validate' };
       await notice(ctx, facts.number, 'notice', renderHelp(note));
     }),
   );
@@ -194,9 +198,26 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   app.on(
     [...HANDLED.closed],
     once(async (ctx) => {
-      const p = ctx.payload as { number: number };
+      const p = ctx.payload as { number: number; pull_request: RawPull & { merged?: boolean; merge_commit_sha?: string | null; merged_at?: string | null } };
       const issues = await store.closePull(targetOf(ctx), p.number);
-      if (issues.length) await queue.enqueue<RankPayload>({ kind: JOB.rank, payload: { target: targetOf(ctx), issues }, key: `rank:${ctx.id}` });
+      if (issues.length) await queue.enqueue<RankPayload>({ kind: JOB.rank, payload: { target: targetOf(ctx), issues, delivery: ctx.id }, key: `rank:${ctx.id}` });
+      // A merged fix is ground truth for live accuracy: recorded and checked off the hot path.
+      const merged = p.pull_request;
+      if (merged?.merged && merged.merge_commit_sha) {
+        const cfg = await readConfig(ctx);
+        await queue.enqueue<MergedPayload>({
+          kind: JOB.merged,
+          payload: {
+            target: targetOf(ctx),
+            pull: pullDataOf(merged),
+            mergeSha: merged.merge_commit_sha,
+            config: 'error' in cfg ? {} : cfg.config,
+            mergedAt: merged.merged_at ? Date.parse(merged.merged_at) : Date.now(),
+            delivery: ctx.id,
+          },
+          key: `merged:${ctx.id}`,
+        });
+      }
     }),
   );
 

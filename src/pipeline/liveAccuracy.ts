@@ -133,6 +133,18 @@ export function totalRow(rows: LiveAccuracyRow[], key: RepoKey & { strategy?: st
   };
 }
 
+/** Rows per strategy, each repository followed by its total when it has more than one. */
+export function accuracyRowsWithTotals(rows: LiveAccuracyRow[]): Array<{ row: LiveAccuracyRow; total: boolean }> {
+  const out: Array<{ row: LiveAccuracyRow; total: boolean }> = [];
+  const repos = [...new Set(rows.map((r) => `${r.owner}/${r.repo}`))];
+  for (const name of repos) {
+    const mine = rows.filter((r) => `${r.owner}/${r.repo}` === name);
+    for (const r of mine) out.push({ row: r, total: false });
+    if (mine.length > 1) out.push({ row: totalRow(mine, { owner: mine[0]!.owner, repo: mine[0]!.repo }), total: true });
+  }
+  return out;
+}
+
 /** A merged PR's title and body, and the closing links found for it. */
 export interface MergedPull {
   pr: number;

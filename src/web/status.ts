@@ -5,10 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Heartbeats } from '../app/heartbeat.js';
-import type { JobOutcome, Store } from '../app/storeTypes.js';
+import { liveAccuracyRows, type JobOutcome, type Store } from '../app/storeTypes.js';
 import type { JobQueue, JobRecord } from '../jobs/queue.js';
-import type { RepoKey } from '../pipeline/liveAccuracy.js';
-import { liveAccuracy, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
 import { authorized } from './auth.js';
 import { renderMetrics, type ProcessMetrics } from './metrics.js';
 import { renderStatusPage, type StatusData, type StatusJobRow } from './statusPage.js';
@@ -23,11 +21,6 @@ export interface StatusSource {
   selfId?: string;
   /** SWT_STATUS_TOKEN; unset: both pages answer 401. */
   token: string | undefined;
-}
-
-export async function liveAccuracyRows(store: Store, r?: RepoKey): Promise<LiveAccuracyRow[]> {
-  const [confirmations, merges, costs] = await Promise.all([store.confirmations(r), store.merges(r), store.reproductionCosts(r)]);
-  return liveAccuracy({ confirmations, merges, costs });
 }
 
 /** Repository and target of a job, from the payload shapes of jobs/payloads.ts. */

@@ -4,7 +4,7 @@
  */
 import type { WorkerReport } from '../app/heartbeat.js';
 import type { JobState } from '../jobs/queue.js';
-import { percent, totalRow, usd, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
+import { accuracyRowsWithTotals, percent, usd, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
 
 export interface StatusJobRow {
   id: string;
@@ -105,17 +105,6 @@ ${rows}
 
 function accuracyRow(r: LiveAccuracyRow, total = false): string {
   return `<tr${total ? ' class="total"' : ''} data-repo="${esc(`${r.owner}/${r.repo}`)}" data-strategy="${esc(r.strategy)}"><td>${esc(`${r.owner}/${r.repo}`)}</td><td>${esc(r.strategy)}</td><td class="num">${r.confirmed} / ${r.checked}</td><td class="num">${percent(r.liveS)}</td><td class="num">${r.followedUp} / ${r.gatedMerged}</td><td class="num">${percent(r.followUpRate)}</td><td class="num">${r.issues}</td><td class="num">${usd(r.costPerIssue)}</td></tr>`;
-}
-
-export function accuracyRowsWithTotals(rows: LiveAccuracyRow[]): Array<{ row: LiveAccuracyRow; total: boolean }> {
-  const out: Array<{ row: LiveAccuracyRow; total: boolean }> = [];
-  const repos = [...new Set(rows.map((r) => `${r.owner}/${r.repo}`))];
-  for (const name of repos) {
-    const mine = rows.filter((r) => `${r.owner}/${r.repo}` === name);
-    for (const r of mine) out.push({ row: r, total: false });
-    if (mine.length > 1) out.push({ row: totalRow(mine, { owner: mine[0]!.owner, repo: mine[0]!.repo }), total: true });
-  }
-  return out;
 }
 
 function accuracySection(d: StatusData): string {

@@ -57,7 +57,7 @@ describe('issues', () => {
     ]);
     expect((await app.services.queue.list({ kind: JOB.reproduce })).map((j) => ({ payload: j.payload, key: j.key, group: j.group }))).toEqual([
       {
-        payload: { target: { owner: OWNER, repo: REPO, installationId: INSTALLATION }, issue: 1, config: {}, branch: 'main', sha: MAIN_SHA },
+        payload: { target: { owner: OWNER, repo: REPO, installationId: INSTALLATION }, issue: 1, config: {}, branch: 'main', sha: MAIN_SHA, delivery: expect.any(String) },
         key: `reproduce:${OWNER}/${REPO}#1@${MAIN_SHA}`,
         group: `${OWNER}/${REPO}#issue1`,
       },
@@ -166,7 +166,7 @@ describe('commands', () => {
     gh.thread(OWNER, REPO, 1);
     await deliver(app.url, 'issue_comment', comment('/swt help', 'OWNER'));
     await settle();
-    await deliver(app.url, 'issue_comment', comment('/swt stats', 'MEMBER'));
+    await deliver(app.url, 'issue_comment', comment('/swt deploy', 'MEMBER'));
     await settle();
     await deliver(app.url, 'issue_comment', comment('/swt validate', 'COLLABORATOR'));
     await settle();
@@ -174,7 +174,7 @@ describe('commands', () => {
     await settle();
     expect(gh.writes().map((w) => [w.method, w.body.body])).toEqual([
       ['POST', renderHelp()],
-      ['PATCH', renderHelp({ unknown: 'stats' })],
+      ['PATCH', renderHelp({ unknown: 'deploy' })],
       ['PATCH', renderHelp({ misplaced: 'validate' })],
     ]);
   });
@@ -207,7 +207,7 @@ describe('pull requests', () => {
     const jobs = await app.services.queue.list({ kind: JOB.validate });
     expect(jobs.map((j) => ({ payload: j.payload, key: j.key, group: j.group }))).toEqual([
       {
-        payload: { target: { owner: OWNER, repo: REPO, installationId: INSTALLATION }, pr: 2, config: {}, headSha: HEAD_SHA, issues: [1, 3], checkRunId: 501 },
+        payload: { target: { owner: OWNER, repo: REPO, installationId: INSTALLATION }, pr: 2, config: {}, headSha: HEAD_SHA, issues: [1, 3], checkRunId: 501, delivery: expect.any(String) },
         key: `validate:${OWNER}/${REPO}#2@${HEAD_SHA}:1,3`,
         group: `${OWNER}/${REPO}#pr2`,
       },
