@@ -60,7 +60,7 @@ export interface ServicesOptions {
   redisUrl?: string;
   /** BullMQ tuning (tests shorten the lock so a killed worker's job comes back sooner). */
   bull?: Omit<BullQueueOptions, 'prefix' | 'logger'>;
-  /** How often a worker reports (default 10 s). */
+  /** How often a worker reports (default SWT_HEARTBEAT_SECONDS, else 10 s). */
   heartbeatMs?: number;
   /** SWT_STATUS_TOKEN: the status page and /metrics answer only with it. */
   statusToken?: string;
@@ -249,7 +249,7 @@ export function swtApp(services: Services): ApplicationFunction {
       const startedAt = Date.now();
       const beat = startHeartbeat({
         heartbeats: services.heartbeats,
-        intervalMs: services.options.heartbeatMs ?? 10_000,
+        intervalMs: services.options.heartbeatMs ?? (Number(env.SWT_HEARTBEAT_SECONDS) > 0 ? Number(env.SWT_HEARTBEAT_SECONDS) * 1000 : 10_000),
         collect: () => workerReport(services, [...lanes], startedAt),
         onError: (e) => services.logger.warn({ err: (e as Error).message }, 'heartbeat failed'),
       });

@@ -55,6 +55,8 @@ interface Pull {
   /** Issues linked outside the body (GitHub's sidebar): returned by closingIssuesReferences. */
   linked: number[];
   draft: boolean;
+  /** Set once merged: the merge commit, and the base it was made on. */
+  merged?: { sha: string; baseSha: string; at: string };
 }
 
 export interface CheckRun {
@@ -213,6 +215,25 @@ export class FakeGitHub {
     return issue;
   }
 
+  /**
+   * Merges a pull request as GitHub's merge button does: a merge commit of its base and head on
+   * the base branch (git merge-tree, so the bare repository needs no work tree), and the PR closed.
+   */
+  async mergePull(owner: string, name: string, n: number, by: User = { login: 'maintainer', type: 'User' }): Promise<string> {
+    const repo = this.#repo(owner, name);
+    const i = this.issue(owner, name, n);
+    const p = i.pull;
+    if (!p || i.state !== 'open') throw new Error(`#${n} is not an open pull request`);
+    const baseSha = (await git(repo.dir, ['rev-parse', `refs/heads/${p.baseRef}`])).trim();
+    const tree = (await git(repo.dir, ['merge-tree', '--write-tree', baseSha, p.headSha])).split('\n')[0]!.trim();
+    const env = { GIT_AUTHOR_NAME: by.login, GIT_AUTHOR_EMAIL: `${by.login}@users.noreply`, GIT_COMMITTER_NAME: 'GitHub', GIT_COMMITTER_EMAIL: 'noreply@github.com' };
+    const sha = (await git(repo.dir, ['commit-tree', tree, '-p', baseSha, '-p', p.headSha, '-m', `Merge pull request #${n} from ${p.headRef}\n\n${i.title}`], { env })).trim();
+    await git(repo.dir, ['update-ref', `refs/heads/${p.baseRef}`, sha, baseSha]);
+    p.merged = { sha, baseSha, at: now() };
+    i.state = 'closed';
+    return sha;
+  }
+
   issue(owner: string, name: string, n: number): Issue {
     const i = this.#repo(owner, name).issues.get(n);
     if (!i) throw new Error(`no issue #${n}`);
@@ -288,7 +309,7 @@ export class FakeGitHub {
 
   async #pullJson(r: Repo, i: Issue) {
     const p = i.pull!;
-    const baseSha = (await git(r.dir, ['rev-parse', `refs/heads/${p.baseRef}`])).trim();
+    const baseSha = p.merged?.baseSha ?? (await git(r.dir, ['rev-parse', `refs/heads/${p.baseRef}`])).trim();
     const stat = await git(r.dir, ['diff', '--numstat', `${baseSha}...${p.headSha}`]);
     let additions = 0;
     let deletions = 0;
@@ -309,6 +330,9 @@ export class FakeGitHub {
       base: { sha: baseSha, ref: p.baseRef, repo: { full_name: full } },
       additions,
       deletions,
+      merged: Boolean(p.merged),
+      merge_commit_sha: p.merged?.sha ?? null,
+      merged_at: p.merged?.at ?? null,
       html_url: `${this.url}/${full}/pull/${i.number}`,
     };
   }

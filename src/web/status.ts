@@ -25,10 +25,10 @@ export interface StatusSource {
 
 /** Repository and target of a job, from the payload shapes of jobs/payloads.ts. */
 function targetOf(job: JobRecord): { repository: string | null; target: string | null } {
-  const p = job.payload as { target?: { owner?: string; repo?: string }; issue?: number; pr?: number; number?: number; issues?: number[] } | null;
+  const p = job.payload as { target?: { owner?: string; repo?: string }; issue?: number; pr?: number; number?: number; issues?: number[]; pull?: { number?: number } } | null;
   const t = p?.target;
   const repository = t?.owner && t.repo ? `${t.owner}/${t.repo}` : null;
-  const n = p?.pr ?? p?.issue ?? p?.number;
+  const n = p?.pr ?? p?.issue ?? p?.number ?? p?.pull?.number;
   const target = typeof n === 'number' ? `#${n}` : Array.isArray(p?.issues) && p.issues.length ? p.issues.map((i) => `#${i}`).join(' ') : null;
   return { repository, target };
 }

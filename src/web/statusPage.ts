@@ -60,7 +60,7 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color
 header{background:#24292f;color:#fff;padding:12px 24px}header h1{font-size:18px;margin:0}header p{margin:2px 0 0;color:#c9d1d9;font-size:12px}
 main{padding:16px 24px;max-width:1200px}section{background:#fff;border:1px solid #d0d7de;border-radius:6px;margin:0 0 16px;padding:12px 16px}
 h2{font-size:15px;margin:0 0 8px}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eaeef2;vertical-align:top}
-th{font-weight:600;background:#f6f8fa}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+th{font-weight:600;background:#f6f8fa}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.num{white-space:nowrap}
 .tiles{display:flex;gap:12px;flex-wrap:wrap}.tile{border:1px solid #d0d7de;border-radius:6px;padding:8px 14px;min-width:90px}
 .tile b{display:block;font-size:22px}.tile span{color:#57606a;font-size:12px}
 .state{border-radius:10px;padding:1px 8px;font-size:12px}.queued{background:#ddf4ff}.running{background:#fff8c5}.done{background:#dafbe1}.failed{background:#ffebe9}.cancelled{background:#eaeef2}
