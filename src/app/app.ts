@@ -219,7 +219,9 @@ export function swtApp(services: Services): ApplicationFunction {
   return async (app, { addHandler }) => {
     const { role } = services;
     const env = services.options.env ?? process.env;
-    if (role !== 'worker') registerHandlers(app, { queue: services.queue, store: services.store });
+    const lanes = services.options.lanes ?? ['fast', 'heavy'];
+    // The web role receives and enqueues; a worker with a fast lane reads configs and decides.
+    registerHandlers(app, { queue: services.queue, store: services.store, receive: role !== 'worker', work: role !== 'web' && lanes.includes('fast'), concurrency: services.options.concurrency?.fast });
     if (role !== 'web') registerWorkers({
       queue: services.queue,
       store: services.store,
@@ -245,7 +247,6 @@ export function swtApp(services: Services): ApplicationFunction {
     );
     await services.queue.start();
     if (role !== 'web') {
-      const lanes = services.options.lanes ?? ['fast', 'heavy'];
       const startedAt = Date.now();
       const beat = startHeartbeat({
         heartbeats: services.heartbeats,

@@ -4,6 +4,8 @@ import type { MarkerKind } from '../github/render.js';
 import type { PullData } from '../github/port.js';
 
 export const JOB = {
+  /** Fast lane: a webhook as received: read the config, decide, enqueue what follows. */
+  event: 'event',
   /** Fast lane: acknowledge at once (comment "started", check run in_progress), then queue the work. */
   ack: 'ack',
   /** Fast lane: post one comment (refusal, help, notice). */
@@ -88,6 +90,14 @@ export interface ValidatePayload extends Traced {
 /** Jobs of one PR supersede each other; an issue's reproductions likewise. */
 export const prGroup = (t: Target, pr: number) => `${t.owner}/${t.repo}#pr${pr}`;
 export const issueGroup = (t: Target, issue: number) => `${t.owner}/${t.repo}#issue${issue}`;
+
+export interface EventPayload extends Traced {
+  /** The event name (`issues`, `pull_request`, ...); the action is in the payload. */
+  name: string;
+  payload: unknown;
+  target: Target;
+  installationId?: number;
+}
 
 export interface MergedPayload extends Traced {
   target: Target;
