@@ -42,7 +42,9 @@ export async function startPrivateDockerd(opts: { tmpfsBytes?: number } = {}): P
   let proc: ChildProcess | undefined;
   let log = '';
   const launch = async () => {
-    proc = spawn('dockerd', ['--host', `unix://${sock}`, '--data-root', data, '--exec-root', join(root, 'exec'), '--pidfile', join(root, 'docker.pid'), '--bridge', 'none', '--iptables=false', '--ip-masq=false', '--storage-driver', 'overlay2'], {
+    // Its own network namespace: dockerd with `--bridge none` deletes a `docker0` it can see, and
+    // the machine's engine (shared by every other test) needs its docker0. unshare execs dockerd, same pid.
+    proc = spawn('unshare', ['--net', '--', 'dockerd', '--host', `unix://${sock}`, '--data-root', data, '--exec-root', join(root, 'exec'), '--pidfile', join(root, 'docker.pid'), '--bridge', 'none', '--iptables=false', '--ip-masq=false', '--storage-driver', 'overlay2'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     proc.stdout!.on('data', (d) => (log = (log + d.toString()).slice(-4000)));
