@@ -14,6 +14,8 @@ export default {
     { ...common, displayName: 'examples', testMatch: ['<rootDir>/test/examples/**/*.test.ts'], slowTestThreshold: 120 },
     // The GitHub App: handlers against nock, the queue, the repo cache, and the end-to-end run on the fake GitHub.
     { ...common, displayName: 'app', testMatch: ['<rootDir>/test/app/**/*.test.ts'], slowTestThreshold: 60 },
+    // At scale: BullMQ on a real redis-server, worker processes, the status page in Chromium, faults.
+    { ...common, displayName: 'scale', testMatch: ['<rootDir>/test/scale/**/*.test.ts'], slowTestThreshold: 60 },
   ],
   testTimeout: 600000,
 };

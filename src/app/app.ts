@@ -1,25 +1,46 @@
 /**
- * The GitHub App assembled: its database, queue, store and repository cache; the Probot
- * application function (webhook handlers, workers, a health endpoint); and `startApp`, which
- * serves it on a port (tests, the demo, the benchmark). `index.ts` runs it under Probot's `run`.
+ * The GitHub App assembled: its queue, store and repository cache (SQLite on one machine; Redis
+ * with REDIS_URL, shared by a web process and any number of workers); the Probot application
+ * function (webhook handlers, workers, heartbeats, health, status page, metrics); and `startApp`,
+ * which serves it on a port (tests, the demo, the benchmarks). `index.ts` runs it under Probot's
+ * `run`; `swt worker` (worker.ts) runs the workers alone.
  */
 import type Database from 'better-sqlite3';
+import type { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { createNodeMiddleware, Probot, ProbotOctokit, type ApplicationFunction } from 'probot';
 import { registerHandlers } from '../github/handlers.js';
 import { OctokitPort, type OctokitLike } from '../github/port.js';
 import type { Target } from '../jobs/payloads.js';
 import { PermanentJobError, type JobQueue } from '../jobs/queue.js';
+import { BullJobQueue, type BullQueueOptions } from '../jobs/bullQueue.js';
+import { connectRedis, redisPrefix } from '../jobs/redis.js';
 import { SqliteJobQueue } from '../jobs/sqliteQueue.js';
 import { RepoCache, webBaseUrl } from '../repo/cache.js';
-import { createDockerSandbox } from '../sandbox/index.js';
+import { connectDocker, createDockerSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
+import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
-import { openDatabase, Store } from './store.js';
+import { createProcessMetrics, observeQueue, type ProcessMetrics } from '../web/metrics.js';
+import { statusHandler } from '../web/status.js';
+import { dockerHostReport } from './dockerHost.js';
+import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type WorkerReport } from './heartbeat.js';
+import { RedisStore } from './redisStore.js';
+import { openDatabase, SqliteStore, type Store } from './store.js';
 import { registerWorkers, type WorkerDeps } from './workers.js';
+
+/** What a process does: receive webhooks, run jobs, or both (SWT_ROLE, default all). */
+export type Role = 'web' | 'worker' | 'all';
+
+export function roleFrom(env: NodeJS.ProcessEnv = process.env): Role {
+  const raw = env.SWT_ROLE?.trim() || 'all';
+  if (raw !== 'web' && raw !== 'worker' && raw !== 'all') throw new SwtError('BAD_CONFIG', `SWT_ROLE must be web, worker or all, got ${JSON.stringify(raw)}`);
+  return raw;
+}
 
 export interface ServicesOptions {
   /** Database and repository cache; default SWT_DATA_DIR, else ~/.cache/swt-bot/app. */
@@ -33,12 +54,31 @@ export interface ServicesOptions {
   /** Where repositories are cloned from; default from GHE_HOST/GHE_PROTOCOL, else github.com. */
   gitBaseUrl?: string;
   env?: NodeJS.ProcessEnv;
+  /** Default SWT_ROLE, else all. */
+  role?: Role;
+  /** Default REDIS_URL: with it, queue, store and heartbeats live in Redis. */
+  redisUrl?: string;
+  /** BullMQ tuning (tests shorten the lock so a killed worker's job comes back sooner). */
+  bull?: Omit<BullQueueOptions, 'prefix' | 'logger'>;
+  /** How often a worker reports (default SWT_HEARTBEAT_SECONDS, else 10 s). */
+  heartbeatMs?: number;
+  /** SWT_STATUS_TOKEN: the status page and /metrics answer only with it. */
+  statusToken?: string;
 }
 
 export interface Services {
-  db: Database.Database;
+  engine: 'sqlite' | 'redis';
+  role: Role;
+  /** The SQLite database (embedded engine only). */
+  db?: Database.Database;
+  /** The Redis connection (REDIS_URL only). */
+  redis?: Redis;
   queue: JobQueue;
   store: Store;
+  heartbeats: Heartbeats;
+  metrics: ProcessMetrics;
+  /** This process in heartbeats and the queue's records. */
+  id: string;
   cache: RepoCache;
   sandbox: Sandbox;
   logger: Logger;
@@ -59,19 +99,53 @@ export function openServices(opts: ServicesOptions = {}): Services {
   const env = opts.env ?? process.env;
   const dataDir = opts.dataDir ?? defaultDataDir(env);
   const logger = opts.logger ?? rootLogger;
-  const db = openDatabase(join(dataDir, 'swt.db'));
-  const queue = new SqliteJobQueue(db, { logger: logger.child({ mod: 'queue' }) });
-  const store = new Store(db);
+  const role = opts.role ?? roleFrom(env);
+  const redisUrl = opts.redisUrl ?? (env.REDIS_URL?.trim() || undefined);
   const cache = new RepoCache({ root: join(dataDir, 'repos'), logger });
   const sandbox = opts.sandbox ?? createDockerSandbox({ logger });
+  const metrics = createProcessMetrics();
+  const options = { ...opts, dataDir, role };
+  if (redisUrl) {
+    // Web and workers share nothing but Redis (and GitHub): queue, store and heartbeats live there.
+    const prefix = redisPrefix(env);
+    const redis = connectRedis(redisUrl, logger.child({ mod: 'redis' }));
+    const queue = new BullJobQueue(redis, { prefix, logger: logger.child({ mod: 'queue' }), ...opts.bull });
+    observeQueue(queue, metrics);
+    return {
+      engine: 'redis',
+      role,
+      redis,
+      queue,
+      store: new RedisStore(redis, { prefix }),
+      heartbeats: new RedisHeartbeats(redis, { prefix }),
+      metrics,
+      id: queue.owner,
+      cache,
+      sandbox,
+      logger,
+      options,
+      async close() {
+        await queue.stop({ timeoutMs: 5000 });
+        redis.disconnect();
+      },
+    };
+  }
+  const db = openDatabase(join(dataDir, 'swt.db'));
+  const queue = new SqliteJobQueue(db, { logger: logger.child({ mod: 'queue' }) });
+  observeQueue(queue, metrics);
   return {
+    engine: 'sqlite',
+    role,
     db,
     queue,
-    store,
+    store: new SqliteStore(db),
+    heartbeats: new LocalHeartbeats(),
+    metrics,
+    id: `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`,
     cache,
     sandbox,
     logger,
-    options: { ...opts, dataDir },
+    options,
     async close() {
       await queue.stop({ timeoutMs: 5000 });
       db.close();
@@ -90,32 +164,65 @@ export function octokitClass(env: NodeJS.ProcessEnv = process.env): typeof Probo
 }
 
 /** The GitHub of an installation, for a worker. */
-async function installationPort(app: Probot, t: Target): Promise<OctokitPort> {
+export async function installationPort(app: Probot, t: Target): Promise<OctokitPort> {
   if (!t.installationId) throw new PermanentJobError(`no installation for ${t.owner}/${t.repo}: the App is not installed there`);
   const octokit: OctokitLike = await app.auth(t.installationId);
   return new OctokitPort(octokit);
 }
 
-/** GET /healthz: 200 while the database answers, with the queue's counts. */
+/** GET /healthz: 200 while the queue answers (within 2 s), with its counts. */
 export function healthHandler(services: Services) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/healthz') return false;
-    try {
-      const rows = services.db.prepare(`SELECT state, COUNT(*) AS n FROM jobs GROUP BY state`).all() as Array<{ state: string; n: number }>;
-      const jobs = Object.fromEntries(rows.map((r) => [r.state, r.n]));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', jobs }));
-    } catch (e) {
-      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', error: (e as Error).message.split('\n')[0] }));
-    }
+    void (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const counts = await Promise.race([
+          services.queue.counts(),
+          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the ${services.engine === 'redis' ? 'Redis' : 'SQLite'} queue does not answer`)), 2000))),
+        ]);
+        const jobs = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', role: services.role, engine: services.engine, jobs }));
+      } catch (e) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', error: (e as Error).message.split('\n')[0] }));
+      } finally {
+        clearTimeout(timer);
+      }
+    })();
     return true;
   };
 }
 
-/** The Probot application: handlers, workers, health endpoint; starts the queue. */
+/** What this process tells the others every few seconds (workers only). */
+async function workerReport(services: Services, kinds: string[], startedAt: number, docker = connectDocker()): Promise<WorkerReport> {
+  const report = await dockerHostReport(docker).catch((e: Error) => ({ error: `Docker engine: ${e.message.split('\n')[0]}` }));
+  if (!('error' in report) && report.freeDiskBytes !== null) services.metrics.freeDiskBytes.set({ worker: services.id }, report.freeDiskBytes);
+  return {
+    id: services.id,
+    host: hostname(),
+    pid: process.pid,
+    role: services.role,
+    kinds,
+    startedAt,
+    seenAt: Date.now(),
+    docker: report,
+    evicted: [],
+    metrics: services.engine === 'redis' ? await services.metrics.registry.getMetricsAsJSON() : undefined,
+  };
+}
+
+/**
+ * The Probot application, by role: webhook handlers (web), workers and their heartbeat (worker),
+ * or both (all); health, status page and metrics everywhere a server runs. Starts the queue.
+ */
 export function swtApp(services: Services): ApplicationFunction {
   return async (app, { addHandler }) => {
-    registerHandlers(app, { queue: services.queue, store: services.store });
-    registerWorkers({
+    const { role } = services;
+    const env = services.options.env ?? process.env;
+    const lanes = services.options.lanes ?? ['fast', 'heavy'];
+    // The web role receives and enqueues; a worker with a fast lane reads configs and decides.
+    registerHandlers(app, { queue: services.queue, store: services.store, receive: role !== 'worker', work: role !== 'web' && lanes.includes('fast'), concurrency: services.options.concurrency?.fast });
+    if (role !== 'web') registerWorkers({
       queue: services.queue,
       store: services.store,
       cache: services.cache,
@@ -127,11 +234,32 @@ export function swtApp(services: Services): ApplicationFunction {
       concurrency: services.options.concurrency,
       lanes: services.options.lanes,
       // Progress edits are writes too: under GitHub's throttling they must leave room for new checks.
-      progressIntervalMs: services.options.progressIntervalMs ?? ((services.options.env ?? process.env).SWT_GITHUB_THROTTLE === 'off' ? 2000 : 10_000),
+      progressIntervalMs: services.options.progressIntervalMs ?? (env.SWT_GITHUB_THROTTLE === 'off' ? 2000 : 10_000),
       env: services.options.env,
+      metrics: services.metrics,
     });
     addHandler(healthHandler(services));
+    const token = services.options.statusToken ?? (env.SWT_STATUS_TOKEN?.trim() || undefined);
+    addHandler(
+      statusHandler({ engine: services.engine, queue: services.queue, store: services.store, heartbeats: services.heartbeats, metrics: services.metrics, selfId: services.id, token }, (e) =>
+        services.logger.warn({ err: (e as Error).message }, 'status page failed'),
+      ),
+    );
     await services.queue.start();
+    if (role !== 'web') {
+      const startedAt = Date.now();
+      const beat = startHeartbeat({
+        heartbeats: services.heartbeats,
+        intervalMs: services.options.heartbeatMs ?? (Number(env.SWT_HEARTBEAT_SECONDS) > 0 ? Number(env.SWT_HEARTBEAT_SECONDS) * 1000 : 10_000),
+        collect: () => workerReport(services, [...lanes], startedAt),
+        onError: (e) => services.logger.warn({ err: (e as Error).message }, 'heartbeat failed'),
+      });
+      const close = services.close;
+      services.close = async () => {
+        beat.stop();
+        await close();
+      };
+    }
   };
 }
 

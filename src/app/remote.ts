@@ -18,7 +18,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger } from '../util/logger.js';
 import { defaultDataDir } from './app.js';
-import { openDatabase, Store } from './store.js';
+import { openDatabase, SqliteStore } from './store.js';
 import { registerWorkers } from './workers.js';
 
 export interface ParsedUrl extends RepoRef {
@@ -182,7 +182,7 @@ export async function runRemote(kind: 'issue' | 'pull', urlText: string, opts: R
 
   const db = openDatabase(':memory:');
   const queue = new SqliteJobQueue(db, { pollMs: 100 });
-  const store = new Store(db);
+  const store = new SqliteStore(db);
   registerWorkers({
     queue,
     store,
@@ -204,7 +204,7 @@ export async function runRemote(kind: 'issue' | 'pull', urlText: string, opts: R
     await queue.drain(60 * 60_000);
     const jobs = await queue.list();
     const failed = jobs.find((j) => j.state === 'failed');
-    const reproduced = kind === 'issue' ? store.latestReproduction(r, url.number) !== undefined : undefined;
+    const reproduced = kind === 'issue' ? (await store.latestReproduction(r, url.number)) !== undefined : undefined;
     return { url, posts: port.posts, summary: summarizePosts(port.posts), state: failed ? 'failed' : 'done', error: failed?.error ?? null, ...(reproduced === undefined ? {} : { reproduced }) };
   } finally {
     await queue.stop({ timeoutMs: 1000 });

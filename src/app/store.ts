@@ -1,15 +1,19 @@
 /**
  * What the App remembers, in the same SQLite database as its queue: webhook deliveries seen,
  * reproductions (so a later PR check finds its test), PR verdicts per linked issue (for the
- * ranking), check runs by head sha, and the one refusal each thread may get.
+ * ranking), check runs by head sha, the one refusal each thread may get, and what live accuracy
+ * counts (job outcomes, merged PRs, confirmations at merge commits). The Store interface is in
+ * storeTypes.ts; redisStore.ts keeps the same in Redis.
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Reproduction } from '../generation/types.js';
 import type { RepoRef } from '../github/port.js';
-import type { ValidationView } from '../github/types.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
+import type { Confirmation, JobOutcome, MergeRecord, ReproductionCost, StoredReproduction, Store, VerdictInput } from './storeTypes.js';
+
+export type { Store, StoredReproduction } from './storeTypes.js';
 
 export function openDatabase(file: string): Database.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -58,20 +62,52 @@ CREATE TABLE IF NOT EXISTS refusals (
   owner TEXT NOT NULL, repo TEXT NOT NULL, thread INTEGER NOT NULL, at INTEGER NOT NULL,
   PRIMARY KEY (owner, repo, thread)
 );
+CREATE TABLE IF NOT EXISTS outcomes (
+  job_id TEXT PRIMARY KEY, body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS merges (
+  owner TEXT NOT NULL, repo TEXT NOT NULL, pr INTEGER NOT NULL, merged_at INTEGER NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (owner, repo, pr)
+);
+CREATE TABLE IF NOT EXISTS confirmations (
+  owner TEXT NOT NULL, repo TEXT NOT NULL, issue INTEGER NOT NULL, merge_sha TEXT NOT NULL, at INTEGER NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (owner, repo, issue, merge_sha)
+);
 `;
 
-export interface StoredReproduction extends Pick<Reproduction, 'status' | 'strategy' | 'testPatch' | 'failureExcerpt' | 'reason'> {
-  id: number;
-  issue: number;
-  branch: string;
-  baseSha: string;
-  costUsd: number;
-  tokens: number;
-  wallMs: number;
-  createdAt: number;
+function reproOf(row: Record<string, unknown>): StoredReproduction {
+  return {
+    id: row.id as number,
+    issue: row.issue as number,
+    branch: row.branch as string,
+    baseSha: row.base_sha as string,
+    status: row.status as Reproduction['status'],
+    strategy: row.strategy as string,
+    testPatch: row.test_patch as string,
+    failureExcerpt: (row.failure_excerpt as string | null) ?? undefined,
+    reason: row.reason as string,
+    costUsd: row.cost_usd as number,
+    tokens: row.tokens as number,
+    wallMs: row.wall_ms as number,
+    createdAt: row.created_at as number,
+  };
 }
 
-export class Store {
+function candidateOf(row: Record<string, unknown>): Candidate {
+  return {
+    pr: row.pr as number,
+    title: row.title as string,
+    author: row.author as string,
+    headSha: row.head_sha as string,
+    verdict: row.verdict as CandidateVerdict,
+    f2p: row.f2p as number,
+    failing: row.failing as number,
+    durationMs: row.duration_ms as number,
+    diffSize: row.diff_size as number,
+  };
+}
+
+export class SqliteStore implements Store {
   readonly #db: Database.Database;
 
   constructor(db: Database.Database, opts: { retentionDays?: number } = {}) {
@@ -81,16 +117,15 @@ export class Store {
     db.prepare('DELETE FROM deliveries WHERE received_at < ?').run(Date.now() - (opts.retentionDays ?? 30) * 86_400_000);
   }
 
-  hasDelivery(id: string): boolean {
+  async hasDelivery(id: string): Promise<boolean> {
     return Boolean(this.#db.prepare('SELECT 1 FROM deliveries WHERE id = ?').get(id));
   }
 
-  /** False when the delivery was already recorded. */
-  recordDelivery(id: string, event: string): boolean {
+  async recordDelivery(id: string, event: string): Promise<boolean> {
     return this.#db.prepare('INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)').run(id, event, Date.now()).changes === 1;
   }
 
-  saveReproduction(r: RepoRef, issue: number, where: { branch: string; sha: string }, rep: Reproduction): number {
+  async saveReproduction(r: RepoRef, issue: number, where: { branch: string; sha: string }, rep: Reproduction): Promise<number> {
     const u = rep.usage;
     const info = this.#db
       .prepare(
@@ -101,37 +136,27 @@ export class Store {
     return Number(info.lastInsertRowid);
   }
 
-  /** The newest reproduction of the issue that did reproduce it. */
-  latestReproduction(r: RepoRef, issue: number): StoredReproduction | undefined {
+  async latestReproduction(r: RepoRef, issue: number): Promise<StoredReproduction | undefined> {
     const row = this.#db
       .prepare(`SELECT * FROM reproductions WHERE owner = ? AND repo = ? AND issue = ? AND status = 'reproduced' ORDER BY id DESC LIMIT 1`)
       .get(r.owner, r.repo, issue) as Record<string, unknown> | undefined;
-    if (!row) return undefined;
-    return {
-      id: row.id as number,
-      issue: row.issue as number,
-      branch: row.branch as string,
-      baseSha: row.base_sha as string,
-      status: row.status as Reproduction['status'],
-      strategy: row.strategy as string,
-      testPatch: row.test_patch as string,
-      failureExcerpt: (row.failure_excerpt as string | null) ?? undefined,
-      reason: row.reason as string,
-      costUsd: row.cost_usd as number,
-      tokens: row.tokens as number,
-      wallMs: row.wall_ms as number,
-      createdAt: row.created_at as number,
-    };
+    return row ? reproOf(row) : undefined;
   }
 
-  countReproductions(r: RepoRef, issue: number): number {
+  async countReproductions(r: RepoRef, issue: number): Promise<number> {
     return (this.#db.prepare('SELECT COUNT(*) AS n FROM reproductions WHERE owner = ? AND repo = ? AND issue = ?').get(r.owner, r.repo, issue) as { n: number }).n;
   }
 
-  saveVerdict(
-    r: RepoRef,
-    v: { pr: number; issue: number; headSha: string; title: string; author: string; verdict: CandidateVerdict; f2p: number; failing: number; durationMs: number; diffSize: number; validation?: ValidationView },
-  ): void {
+  async reproductionCosts(r?: RepoRef): Promise<ReproductionCost[]> {
+    const rows = (
+      r
+        ? this.#db.prepare('SELECT owner, repo, issue, strategy, status, cost_usd, tokens FROM reproductions WHERE owner = ? AND repo = ? ORDER BY id').all(r.owner, r.repo)
+        : this.#db.prepare('SELECT owner, repo, issue, strategy, status, cost_usd, tokens FROM reproductions ORDER BY id').all()
+    ) as Array<Record<string, unknown>>;
+    return rows.map((x) => ({ owner: x.owner as string, repo: x.repo as string, issue: x.issue as number, strategy: x.strategy as string, status: x.status as Reproduction['status'], costUsd: x.cost_usd as number, tokens: x.tokens as number }));
+  }
+
+  async saveVerdict(r: RepoRef, v: VerdictInput): Promise<void> {
     this.#db
       .prepare(
         `INSERT INTO verdicts (owner, repo, pr, issue, head_sha, title, author, verdict, f2p, failing, duration_ms, diff_size, open, validation, updated_at)
@@ -143,67 +168,108 @@ export class Store {
       .run(r.owner, r.repo, v.pr, v.issue, v.headSha, v.title, v.author, v.verdict, v.f2p, v.failing, v.durationMs, v.diffSize, v.validation ? JSON.stringify(v.validation) : null, Date.now());
   }
 
-  /** The open PRs with a verdict for the issue (unranked). */
-  candidates(r: RepoRef, issue: number): Candidate[] {
-    const rows = this.#db.prepare('SELECT * FROM verdicts WHERE owner = ? AND repo = ? AND issue = ? AND open = 1').all(r.owner, r.repo, issue) as Array<Record<string, unknown>>;
-    return rows.map((row) => ({
-      pr: row.pr as number,
-      title: row.title as string,
-      author: row.author as string,
-      headSha: row.head_sha as string,
-      verdict: row.verdict as CandidateVerdict,
-      f2p: row.f2p as number,
-      failing: row.failing as number,
-      durationMs: row.duration_ms as number,
-      diffSize: row.diff_size as number,
-    }));
+  async verdictOf(r: RepoRef, pr: number, issue: number): Promise<(Candidate & { open: boolean }) | undefined> {
+    const row = this.#db.prepare('SELECT * FROM verdicts WHERE owner = ? AND repo = ? AND pr = ? AND issue = ?').get(r.owner, r.repo, pr, issue) as Record<string, unknown> | undefined;
+    return row ? { ...candidateOf(row), open: row.open === 1 } : undefined;
   }
 
-  /** Marks a closed PR's verdicts; returns the issues whose ranking changes. */
-  closePull(r: RepoRef, pr: number): number[] {
-    const issues = this.#db.prepare('SELECT issue FROM verdicts WHERE owner = ? AND repo = ? AND pr = ? AND open = 1').all(r.owner, r.repo, pr) as Array<{ issue: number }>;
+  async candidates(r: RepoRef, issue: number): Promise<Candidate[]> {
+    const rows = this.#db.prepare('SELECT * FROM verdicts WHERE owner = ? AND repo = ? AND issue = ? AND open = 1').all(r.owner, r.repo, issue) as Array<Record<string, unknown>>;
+    return rows.map(candidateOf);
+  }
+
+  async closePull(r: RepoRef, pr: number): Promise<number[]> {
+    const issues = this.#db.prepare('SELECT issue FROM verdicts WHERE owner = ? AND repo = ? AND pr = ? AND open = 1 ORDER BY issue').all(r.owner, r.repo, pr) as Array<{ issue: number }>;
     this.#db.prepare('UPDATE verdicts SET open = 0, updated_at = ? WHERE owner = ? AND repo = ? AND pr = ?').run(Date.now(), r.owner, r.repo, pr);
     return issues.map((i) => i.issue);
   }
 
-  checkRunFor(r: RepoRef, headSha: string): number | undefined {
+  async checkRunFor(r: RepoRef, headSha: string): Promise<number | undefined> {
     const row = this.#db.prepare('SELECT check_run_id FROM check_runs WHERE owner = ? AND repo = ? AND head_sha = ?').get(r.owner, r.repo, headSha) as { check_run_id: number } | undefined;
     return row?.check_run_id;
   }
 
-  saveCheckRun(r: RepoRef, headSha: string, pr: number, id: number): void {
+  async saveCheckRun(r: RepoRef, headSha: string, pr: number, id: number): Promise<void> {
     this.#db
-      .prepare('INSERT INTO check_runs (owner, repo, head_sha, pr, check_run_id, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (owner, repo, head_sha) DO UPDATE SET check_run_id = excluded.check_run_id, pr = excluded.pr')
+      .prepare('INSERT INTO check_runs (owner, repo, head_sha, pr, check_run_id, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (owner, repo, head_sha) DO UPDATE SET check_run_id = excluded.check_run_id, pr = excluded.pr, created_at = excluded.created_at')
       .run(r.owner, r.repo, headSha, pr, id, Date.now());
   }
 
-  /** The PR a check run belongs to (check_run events of forks carry no pull_requests). */
-  pullOfCheckRun(r: RepoRef, checkRunId: number): { pr: number; headSha: string } | undefined {
+  async pullOfCheckRun(r: RepoRef, checkRunId: number): Promise<{ pr: number; headSha: string } | undefined> {
     const row = this.#db.prepare('SELECT pr, head_sha FROM check_runs WHERE owner = ? AND repo = ? AND check_run_id = ?').get(r.owner, r.repo, checkRunId) as
       | { pr: number; head_sha: string }
       | undefined;
     return row ? { pr: row.pr, headSha: row.head_sha } : undefined;
   }
 
-  /** The head sha of the PR's newest check run. */
-  latestHead(r: RepoRef, pr: number): string | undefined {
+  async latestHead(r: RepoRef, pr: number): Promise<string | undefined> {
     const row = this.#db.prepare('SELECT head_sha FROM check_runs WHERE owner = ? AND repo = ? AND pr = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(r.owner, r.repo, pr) as
       | { head_sha: string }
       | undefined;
     return row?.head_sha;
   }
 
-  /** True the first time a thread is refused; false ever after (one polite refusal per thread). */
-  claimRefusal(r: RepoRef, thread: number): boolean {
+  async claimRefusal(r: RepoRef, thread: number): Promise<boolean> {
     return this.#db.prepare('INSERT OR IGNORE INTO refusals (owner, repo, thread, at) VALUES (?, ?, ?, ?)').run(r.owner, r.repo, thread, Date.now()).changes === 1;
   }
 
-  /** A maintainer's `/swt validate` on a fork's PR approves installing its head's dependencies. */
-  approve(r: RepoRef, pr: number, headSha: string): void {
+  async approve(r: RepoRef, pr: number, headSha: string): Promise<void> {
     this.#db.prepare('INSERT OR IGNORE INTO approvals (owner, repo, pr, head_sha, at) VALUES (?, ?, ?, ?, ?)').run(r.owner, r.repo, pr, headSha, Date.now());
   }
 
-  isApproved(r: RepoRef, pr: number, headSha: string): boolean {
+  async isApproved(r: RepoRef, pr: number, headSha: string): Promise<boolean> {
     return Boolean(this.#db.prepare('SELECT 1 FROM approvals WHERE owner = ? AND repo = ? AND pr = ? AND head_sha = ?').get(r.owner, r.repo, pr, headSha));
+  }
+
+  async recordOutcome(o: JobOutcome): Promise<void> {
+    this.#db.prepare('INSERT INTO outcomes (job_id, body) VALUES (?, ?) ON CONFLICT (job_id) DO UPDATE SET body = excluded.body').run(o.jobId, JSON.stringify(o));
+  }
+
+  async outcomes(jobIds: string[]): Promise<Map<string, JobOutcome>> {
+    const get = this.#db.prepare('SELECT body FROM outcomes WHERE job_id = ?');
+    const out = new Map<string, JobOutcome>();
+    for (const id of jobIds) {
+      const row = get.get(id) as { body: string } | undefined;
+      if (row) out.set(id, JSON.parse(row.body) as JobOutcome);
+    }
+    return out;
+  }
+
+  async recordMerge(m: MergeRecord): Promise<void> {
+    this.#db
+      .prepare('INSERT INTO merges (owner, repo, pr, merged_at, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT (owner, repo, pr) DO UPDATE SET merged_at = excluded.merged_at, body = excluded.body')
+      .run(m.owner, m.repo, m.pr, m.mergedAt, JSON.stringify(m));
+  }
+
+  async merges(r?: RepoRef): Promise<MergeRecord[]> {
+    const rows = (
+      r ? this.#db.prepare('SELECT body FROM merges WHERE owner = ? AND repo = ? ORDER BY merged_at, pr').all(r.owner, r.repo) : this.#db.prepare('SELECT body FROM merges ORDER BY merged_at, pr').all()
+    ) as Array<{ body: string }>;
+    return rows.map((x) => JSON.parse(x.body) as MergeRecord);
+  }
+
+  async setFollowUp(r: RepoRef, pr: number, followUp: NonNullable<MergeRecord['followUp']>): Promise<void> {
+    const row = this.#db.prepare('SELECT body FROM merges WHERE owner = ? AND repo = ? AND pr = ?').get(r.owner, r.repo, pr) as { body: string } | undefined;
+    if (!row) return;
+    const m = JSON.parse(row.body) as MergeRecord;
+    if (m.followUp) return;
+    this.#db.prepare('UPDATE merges SET body = ? WHERE owner = ? AND repo = ? AND pr = ?').run(JSON.stringify({ ...m, followUp }), r.owner, r.repo, pr);
+  }
+
+  async saveConfirmation(c: Confirmation): Promise<void> {
+    this.#db
+      .prepare('INSERT INTO confirmations (owner, repo, issue, merge_sha, at, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (owner, repo, issue, merge_sha) DO UPDATE SET at = excluded.at, body = excluded.body')
+      .run(c.owner, c.repo, c.issue, c.mergeSha, c.at, JSON.stringify(c));
+  }
+
+  async confirmations(r?: RepoRef): Promise<Confirmation[]> {
+    const rows = (
+      r ? this.#db.prepare('SELECT body FROM confirmations WHERE owner = ? AND repo = ? ORDER BY at').all(r.owner, r.repo) : this.#db.prepare('SELECT body FROM confirmations ORDER BY at').all()
+    ) as Array<{ body: string }>;
+    return rows.map((x) => JSON.parse(x.body) as Confirmation);
+  }
+
+  async close(): Promise<void> {
+    // The database belongs to the services that opened it.
   }
 }

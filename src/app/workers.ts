@@ -6,7 +6,7 @@
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { budgetLimitsFrom, type BudgetLimits, type ReproduceOptions } from '../generation/index.js';
 import type { IssueInput, Reproduction } from '../generation/types.js';
-import { fixFilterPasses, gateConclusion, MAX_ISSUE_BODY, needsApproval } from '../github/decide.js';
+import { fixFilterPasses, gateConclusion, matchesAuthor, MAX_ISSUE_BODY, needsApproval } from '../github/decide.js';
 import { closingIssueNumbers } from '../github/links.js';
 import type { GitHubPort, PullData, RepoRef } from '../github/port.js';
 import {
@@ -23,12 +23,29 @@ import {
   renderRanking,
   renderReproductionResult,
   renderReproductionStarted,
+  renderStats,
   renderSuperseded,
   RERUN_ACTION,
 } from '../github/render.js';
 import type { IssueOutcome, ValidationView } from '../github/types.js';
-import { issueGroup, JOB, prGroup, type AckPayload, type NoticePayload, type RankPayload, type ReproducePayload, type Target, type ValidatePayload } from '../jobs/payloads.js';
-import { isPermanent, type JobContext, type JobQueue } from '../jobs/queue.js';
+import {
+  issueGroup,
+  JOB,
+  LOW_PRIORITY,
+  prGroup,
+  repoLimit,
+  type AckPayload,
+  type ConfirmPayload,
+  type MergedPayload,
+  type NoticePayload,
+  type RankPayload,
+  type ReproducePayload,
+  type StatsPayload,
+  type Target,
+  type ValidatePayload,
+} from '../jobs/payloads.js';
+import { isPermanent, type JobContext, type JobQueue, type JobRecord } from '../jobs/queue.js';
+import { accuracyRowsWithTotals, followUpsOf } from '../pipeline/liveAccuracy.js';
 import { effectiveLimits, type ContextInput } from '../pipeline/context.js';
 import type { Progress } from '../pipeline/progress.js';
 import { candidateVerdict, rank } from '../pipeline/rank.js';
@@ -40,7 +57,8 @@ import type { ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { isSwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/secrets.js';
-import type { Store } from './store.js';
+import { countUsage, timed, type ProcessMetrics } from '../web/metrics.js';
+import { liveAccuracyRows, type Store } from './storeTypes.js';
 
 export interface WorkerDeps {
   queue: JobQueue;
@@ -64,8 +82,10 @@ export interface WorkerDeps {
   progressIntervalMs?: number;
   /** Ranking edits of one issue are batched over windows of this many ms (default 5000). */
   rankWindowMs?: number;
-  /** The operator's ceilings (SWT_BUDGET_*), which a repository's budget cannot raise. */
+  /** The operator's ceilings (SWT_BUDGET_*), which a repository's budget cannot raise; SWT_REPO_CONCURRENCY. */
   env?: NodeJS.ProcessEnv;
+  /** Phase durations and LLM usage are counted here (the App's /metrics). */
+  metrics?: ProcessMetrics;
 }
 
 /** SwtError codes that a later attempt may not hit again (the engine, a pull): the job is retried. */
@@ -82,12 +102,15 @@ function oneLine(e: unknown): string {
 export function registerWorkers(deps: WorkerDeps): void {
   const { queue, store, logger } = deps;
   const log = logger.child({ mod: 'workers' });
+  const env = deps.env ?? process.env;
+  /** A job's logger: its id and the webhook delivery it came from, in whichever process runs it. */
+  const jobLog = (job: JobRecord<{ delivery?: string }>) => log.child({ job: job.id, kind: job.kind, ...(job.payload?.delivery ? { delivery: job.payload.delivery } : {}) });
   const fast = deps.concurrency?.fast ?? 4;
   const heavy = deps.concurrency?.heavy ?? 2;
   const lanes = new Set(deps.lanes ?? ['fast', 'heavy']);
 
-  const ceiling = budgetLimitsFrom(deps.env ?? process.env);
-  const generationFor = (config: RepoConfig): ReproduceOptions => {
+  const ceiling = budgetLimitsFrom(env);
+  const generationFor = (config: RepoConfig, logger: Logger = log): ReproduceOptions => {
     const b = config.budget ?? {};
     const budget: BudgetLimits = {
       tokens: Math.min(ceiling.tokens, b.tokens ?? Infinity),
@@ -106,8 +129,8 @@ export function registerWorkers(deps: WorkerDeps): void {
     testCmd: config.test_command,
     limits: effectiveLimits(config),
   });
-  const fetchRepo = async (gh: GitHubPort, r: RepoRef, want: Array<{ sha: string; ref?: string }>) =>
-    deps.cache.ensure({ ...r, url: cloneUrl(deps.gitBaseUrl, r), token: await gh.gitToken(), want });
+  const fetchRepo = async (kind: string, gh: GitHubPort, r: RepoRef, want: Array<{ sha: string; ref?: string }>) =>
+    timed(deps.metrics, kind, 'fetch', async () => deps.cache.ensure({ ...r, url: cloneUrl(deps.gitBaseUrl, r), token: await gh.gitToken(), want }));
 
   // ─── fast lane ───────────────────────────────────────────────────────────────────────────
 
@@ -135,14 +158,70 @@ export function registerWorkers(deps: WorkerDeps): void {
       JOB.ack,
       async ({ job }) => {
         const p = job.payload;
-        if (p.type === 'issue') await ackIssue(p);
-        else await ackPull(p);
+        if (p.type === 'issue') await ackIssue(p, jobLog(job));
+        else await ackPull(p, jobLog(job));
+      },
+      { concurrency: fast },
+    );
+
+    queue.work<MergedPayload>(JOB.merged, (ctx) => mergedJob(ctx), { concurrency: fast });
+
+    queue.work<StatsPayload>(
+      JOB.stats,
+      async ({ job }) => {
+        const p = job.payload;
+        const r = refOf(p.target);
+        const rows = accuracyRowsWithTotals(await liveAccuracyRows(store, r));
+        const gh = await deps.github(p.target);
+        await gh.upsertComment(r, p.number, 'stats', renderStats(`${r.owner}/${r.repo}`, rows));
       },
       { concurrency: fast },
     );
   }
 
-  async function ackIssue(p: Extract<AckPayload, { type: 'issue' }>): Promise<void> {
+  /**
+   * A merged PR, for live accuracy: later merges that revert it or fix its issues again mark the
+   * earlier ones; the merge is recorded (gated when its author is one the gate watches and the
+   * bot checked it); each linked issue with a stored reproduction gets a low-priority confirmation.
+   */
+  async function mergedJob({ job }: JobContext<MergedPayload>): Promise<void> {
+    const p = job.payload;
+    const log = jobLog(job);
+    const gh = await deps.github(p.target);
+    const r = refOf(p.target);
+    const s = appSettings(p.config);
+    const fromGraphql = await gh.closingIssues(r, p.pull.number).catch(() => [] as number[]);
+    const issues = [...new Set([...closingIssueNumbers(p.pull.body, r.owner, r.repo), ...fromGraphql])].sort((a, b) => a - b);
+    for (const f of followUpsOf({ pr: p.pull.number, title: p.pull.title, body: p.pull.body, issues }, await store.merges(r))) {
+      await store.setFollowUp(r, f.pr, { kind: f.kind, pr: p.pull.number });
+    }
+    const checked = (await Promise.all(issues.map((i) => store.verdictOf(r, p.pull.number, i)))).some(Boolean);
+    const reproductions = (await Promise.all(issues.map(async (issue) => ({ issue, rep: await store.latestReproduction(r, issue) })))).filter((x) => x.rep);
+    await store.recordMerge({
+      owner: r.owner,
+      repo: r.repo,
+      pr: p.pull.number,
+      mergeSha: p.mergeSha,
+      author: p.pull.author.login,
+      gated: checked && matchesAuthor(p.pull.author.login, s.gate.authors),
+      issues,
+      strategy: reproductions[0]?.rep?.strategy ?? null,
+      mergedAt: p.mergedAt,
+      followUp: null,
+    });
+    for (const { issue } of reproductions) {
+      await queue.enqueue<ConfirmPayload>({
+        kind: JOB.confirm,
+        payload: { target: p.target, issue, pr: p.pull.number, mergeSha: p.mergeSha, baseSha: p.pull.base.sha, baseRef: p.pull.base.ref, config: p.config, delivery: p.delivery },
+        key: `confirm:${r.owner}/${r.repo}#${issue}@${p.mergeSha}`,
+        priority: LOW_PRIORITY,
+        limit: repoLimit(p.target, env),
+      });
+    }
+    log.info({ pr: p.pull.number, issues, confirmations: reproductions.length }, 'merged PR recorded');
+  }
+
+  async function ackIssue(p: Extract<AckPayload, { type: 'issue' }>, log: Logger): Promise<void> {
     const gh = await deps.github(p.target);
     const r = refOf(p.target);
     const s = appSettings(p.config);
@@ -154,26 +233,32 @@ export function registerWorkers(deps: WorkerDeps): void {
       return;
     }
     if (s.issues.comment_on_failure) await gh.upsertComment(r, p.issue, 'reproduction', renderReproductionStarted(where));
-    await queue.enqueue<ReproducePayload>({ kind: JOB.reproduce, payload: { target: p.target, issue: p.issue, config: p.config, ...where }, key, group: issueGroup(p.target, p.issue) });
+    await queue.enqueue<ReproducePayload>({
+      kind: JOB.reproduce,
+      payload: { target: p.target, issue: p.issue, config: p.config, ...where, delivery: p.delivery },
+      key,
+      group: issueGroup(p.target, p.issue),
+      limit: repoLimit(p.target, env),
+    });
   }
 
-  async function ackPull(p: Extract<AckPayload, { type: 'pr' }>): Promise<void> {
+  async function ackPull(p: Extract<AckPayload, { type: 'pr' }>, log: Logger): Promise<void> {
     const gh = await deps.github(p.target);
     const r = refOf(p.target);
     if (p.configError) {
       const id = await gh.createCheckRun(r, p.configError.headSha, CHECK_NAME, { status: 'completed', conclusion: 'action_required', output: renderBadConfigCheck(p.configError.message), detailsUrl: `${deps.gitBaseUrl}/${r.owner}/${r.repo}/blob/HEAD/.github/swt.yml` });
-      store.saveCheckRun(r, p.configError.headSha, p.pr, id);
+      await store.saveCheckRun(r, p.configError.headSha, p.pr, id);
       return;
     }
     const pull: PullData = p.pull ?? (await gh.getPull(r, p.pr));
     if (pull.state !== 'open') return;
     const headSha = pull.head.sha;
     // The first thing a PR author sees: the check is running. Links and approval come after.
-    const existing = store.checkRunFor(r, headSha);
+    const existing = await store.checkRunFor(r, headSha);
     let checkId = p.force || existing === undefined ? undefined : existing;
     if (checkId === undefined) {
       checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: finding the linked issues, then waiting for a free worker', []) });
-      store.saveCheckRun(r, headSha, pull.number, checkId);
+      await store.saveCheckRun(r, headSha, pull.number, checkId);
     }
     const fresh = checkId !== existing;
     const fromGraphql = await gh.closingIssues(r, pull.number).catch((e) => {
@@ -185,9 +270,9 @@ export function registerWorkers(deps: WorkerDeps): void {
       await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'neutral', output: renderNoLinkedIssue() });
       return;
     }
-    if (p.approved) store.approve(r, pull.number, headSha);
+    if (p.approved) await store.approve(r, pull.number, headSha);
     if (pull.fork) {
-      const manifests = needsApproval({ fork: true, files: await gh.listPullFiles(r, pull.number), approved: store.isApproved(r, pull.number, headSha) });
+      const manifests = needsApproval({ fork: true, files: await gh.listPullFiles(r, pull.number), approved: await store.isApproved(r, pull.number, headSha) });
       if (manifests) {
         await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'action_required', output: renderAwaitingApproval(manifests), detailsUrl: `${deps.gitBaseUrl}/${r.owner}/${r.repo}/pull/${pull.number}` });
         return;
@@ -201,15 +286,16 @@ export function registerWorkers(deps: WorkerDeps): void {
     if (!fresh) {
       // The same head, other links (an edited description): a new check run for the new question.
       checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: waiting for a free worker', links) });
-      store.saveCheckRun(r, headSha, pull.number, checkId);
+      await store.saveCheckRun(r, headSha, pull.number, checkId);
     }
     // (A fresh check run already says it is queued; the worker's first step names the issues. Every
     // write counts against GitHub's secondary rate limit, which Probot's throttling enforces.)
     const { superseded } = await queue.enqueue<ValidatePayload>({
       kind: JOB.validate,
-      payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links, checkRunId: checkId },
+      payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links, checkRunId: checkId, delivery: p.delivery },
       key,
       group: prGroup(p.target, pull.number),
+      limit: repoLimit(p.target, env),
     });
     // A newer push: the older checks that had not started are closed here (running ones close themselves).
     for (const id of superseded) {
@@ -225,20 +311,28 @@ export function registerWorkers(deps: WorkerDeps): void {
   if (lanes.has('heavy')) {
     queue.work<ReproducePayload>(JOB.reproduce, (ctx) => reproduceJob(ctx), { concurrency: heavy });
     queue.work<ValidatePayload>(JOB.validate, (ctx) => validateJob(ctx), { concurrency: heavy });
+    // Off the hot path: one at a time, after the webhook-driven work of the same kind.
+    queue.work<ConfirmPayload>(JOB.confirm, (ctx) => confirmJob(ctx), { concurrency: 1 });
   }
 
   async function reproduceJob({ job, lastAttempt, signal }: JobContext<ReproducePayload>): Promise<void> {
     const p = job.payload;
+    const log = jobLog(job);
     const gh = await deps.github(p.target);
     const r = refOf(p.target);
     const s = appSettings(p.config);
     const where = { branch: p.branch, sha: p.sha };
     try {
       const issue = await gh.getIssue(r, p.issue);
-      const dir = await fetchRepo(gh, r, [{ sha: p.sha, ref: `refs/heads/${p.branch}` }]);
-      const rep = await reproduceIssue(deps.sandbox, { ...contextFor(dir, p.sha, p.config), issue: issueInput(issue), generation: generationFor(p.config) });
+      const dir = await fetchRepo(job.kind, gh, r, [{ sha: p.sha, ref: `refs/heads/${p.branch}` }]);
+      const rep = await timed(deps.metrics, job.kind, 'reproduce', () =>
+        reproduceIssue(deps.sandbox, { ...contextFor(dir, p.sha, p.config), issue: issueInput(issue), generation: generationFor(p.config, log) }),
+      );
+      countUsage(deps.metrics, rep.strategy, rep.usage);
       if (signal.aborted) return;
-      store.saveReproduction(r, p.issue, where, rep);
+      await store.saveReproduction(r, p.issue, where, rep);
+      await store.recordOutcome({ jobId: job.id, owner: r.owner, repo: r.repo, target: `#${p.issue}`, verdict: rep.status, costUsd: rep.usage.costUsd, tokens: rep.usage.promptTokens + rep.usage.completionTokens, wallMs: rep.usage.wallMs, at: Date.now() });
+      log.info({ issue: p.issue, status: rep.status, strategy: rep.strategy }, 'reproduction done');
       const ok = rep.status === 'reproduced';
       const [add, other] = ok ? [s.labels.reproduced, s.labels.not_reproduced] : [s.labels.not_reproduced, s.labels.reproduced];
       await gh.setLabels(r, p.issue, { add: [add], remove: issue.labels.includes(other) ? [other] : [] });
@@ -272,6 +366,9 @@ export function registerWorkers(deps: WorkerDeps): void {
 
   async function validateJob({ job, lastAttempt, signal }: JobContext<ValidatePayload>): Promise<void> {
     const p = job.payload;
+    const log = jobLog(job);
+    const started = Date.now();
+    const spent = { costUsd: 0, tokens: 0 };
     const gh = await deps.github(p.target);
     const r = refOf(p.target);
     const s = appSettings(p.config);
@@ -281,20 +378,21 @@ export function registerWorkers(deps: WorkerDeps): void {
       progress.step('fetching the base and the head');
       const pull = await gh.getPull(r, p.pr);
       author = pull.author.login;
-      const dir = await fetchRepo(gh, r, [
+      const dir = await fetchRepo(job.kind, gh, r, [
         { sha: pull.base.sha, ref: `refs/heads/${pull.base.ref}` },
         { sha: p.headSha, ref: `refs/pull/${p.pr}/head` },
       ]);
       const outcomes: IssueOutcome[] = [];
       for (const issue of p.issues) {
         if (signal.aborted) break;
-        outcomes.push(await checkIssue(gh, r, dir, pull, p, issue, progress));
+        outcomes.push(await checkIssue(gh, r, dir, pull, p, issue, progress, log, spent));
       }
       await progress.close();
       if (signal.aborted) {
         // A newer push is being checked: close this head's check unless the new job reuses it.
-        if (store.checkRunFor(r, p.headSha) !== p.checkRunId || store.latestHead(r, p.pr) !== p.headSha) {
-          await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(store.latestHead(r, p.pr) ?? '') });
+        const latest = await store.latestHead(r, p.pr);
+        if ((await store.checkRunFor(r, p.headSha)) !== p.checkRunId || latest !== p.headSha) {
+          await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(latest ?? '') });
         }
         return;
       }
@@ -308,7 +406,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       for (const o of outcomes) {
         if (o.kind === 'no-reproduction') continue;
         const v = o.kind === 'validated' ? o.validation : undefined;
-        store.saveVerdict(r, {
+        await store.saveVerdict(r, {
           pr: p.pr,
           issue: o.issue,
           headSha: p.headSha,
@@ -323,6 +421,8 @@ export function registerWorkers(deps: WorkerDeps): void {
         });
       }
       await scheduleRanking(p.target, p.issues);
+      await store.recordOutcome({ jobId: job.id, owner: r.owner, repo: r.repo, target: `#${p.pr}`, verdict: conclusion, ...spent, wallMs: Date.now() - started, at: Date.now() });
+      log.info({ pr: p.pr, conclusion }, 'check done');
     } catch (e) {
       await progress.close();
       if (lastAttempt || isPermanent(e)) {
@@ -337,22 +437,75 @@ export function registerWorkers(deps: WorkerDeps): void {
     }
   }
 
+  /**
+   * Live accuracy's ground truth: the issue's stored test at the PR's base and at the merge
+   * commit. F→P confirms the reproduction. Posts nothing; the status page and `/swt stats` show it.
+   */
+  async function confirmJob({ job }: JobContext<ConfirmPayload>): Promise<void> {
+    const p = job.payload;
+    const log = jobLog(job);
+    const r = refOf(p.target);
+    const rep = await store.latestReproduction(r, p.issue);
+    if (!rep) return;
+    const gh = await deps.github(p.target);
+    const started = Date.now();
+    const dir = await fetchRepo(job.kind, gh, r, [
+      { sha: p.baseSha, ref: `refs/heads/${p.baseRef}` },
+      { sha: p.mergeSha, ref: `refs/heads/${p.baseRef}` },
+    ]);
+    const v = await timed(deps.metrics, job.kind, 'confirm', () => validate(deps.sandbox, { ...contextFor(dir, p.baseSha, p.config), head: p.mergeSha, testPatch: rep.testPatch, reruns: p.config.reruns }));
+    const judged = v.tests.filter((t) => !t.preexisting);
+    const confirmed = judged.some((t) => t.transition === 'F2P');
+    await store.saveConfirmation({
+      owner: r.owner,
+      repo: r.repo,
+      issue: p.issue,
+      pr: p.pr,
+      mergeSha: p.mergeSha,
+      baseSha: p.baseSha,
+      strategy: rep.strategy,
+      reproductionId: rep.id,
+      confirmed,
+      transitions: judged.map((t) => t.transition),
+      at: Date.now(),
+    });
+    await store.recordOutcome({ jobId: job.id, owner: r.owner, repo: r.repo, target: `#${p.issue} by #${p.pr}`, verdict: confirmed ? 'confirmed' : 'not confirmed', costUsd: 0, tokens: 0, wallMs: Date.now() - started, at: Date.now() });
+    log.info({ issue: p.issue, pr: p.pr, confirmed, transitions: judged.map((t) => t.transition) }, 'live accuracy: reproduction checked at the merge commit');
+  }
+
   /** One linked issue: its stored test (or a new one written at the PR's base), run on base and head. */
-  async function checkIssue(gh: GitHubPort, r: RepoRef, dir: string, pull: PullData, p: ValidatePayload, issue: number, progress: Progress): Promise<IssueOutcome> {
+  async function checkIssue(
+    gh: GitHubPort,
+    r: RepoRef,
+    dir: string,
+    pull: PullData,
+    p: ValidatePayload,
+    issue: number,
+    progress: Progress,
+    log: Logger,
+    spent: { costUsd: number; tokens: number },
+  ): Promise<IssueOutcome> {
     try {
-      let rep = store.latestReproduction(r, issue);
+      let rep = await store.latestReproduction(r, issue);
       if (!rep) {
         progress.step(`#${issue} has no reproducing test yet: writing one at the base ${short(pull.base.sha)}`);
         const data = await gh.getIssue(r, issue);
         if (data.isPullRequest) return { issue, kind: 'no-reproduction', reason: `#${issue} is a pull request, not an issue` };
         if (data.body.length > MAX_ISSUE_BODY) return { issue, kind: 'no-reproduction', reason: `the issue body has ${data.body.length} characters, more than the ${MAX_ISSUE_BODY} swt-bot reads` };
-        const made = await reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), issue: issueInput(data), generation: generationFor(p.config) }, progress);
-        store.saveReproduction(r, issue, { branch: pull.base.ref, sha: pull.base.sha }, made);
+        const made = await timed(deps.metrics, JOB.validate, 'reproduce', () =>
+          reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), issue: issueInput(data), generation: generationFor(p.config, log) }, progress),
+        );
+        countUsage(deps.metrics, made.strategy, made.usage);
+        spent.costUsd += made.usage.costUsd;
+        spent.tokens += made.usage.promptTokens + made.usage.completionTokens;
+        await store.saveReproduction(r, issue, { branch: pull.base.ref, sha: pull.base.sha }, made);
         if (made.status !== 'reproduced') return { issue, kind: 'no-reproduction', reason: made.reason };
-        rep = store.latestReproduction(r, issue)!;
+        rep = (await store.latestReproduction(r, issue))!;
       }
       progress.step(`#${issue}: running the reproducing test on the base ${short(pull.base.sha)} and the head ${short(p.headSha)}`);
-      const v = await validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns }, progress);
+      const v = await timed(deps.metrics, JOB.validate, 'validate', () =>
+        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns }, progress),
+      );
       return { issue, kind: 'validated', validation: viewOf(v), reproduction: { strategy: rep.strategy, sha: rep.baseSha, testPatch: rep.testPatch } };
     } catch (e) {
       // The engine or an image may come back: retry the job. Anything else belongs to this issue's row.
@@ -382,7 +535,7 @@ export function registerWorkers(deps: WorkerDeps): void {
 
   async function updateRanking(gh: GitHubPort, r: RepoRef, issues: number[]): Promise<void> {
     for (const issue of issues) {
-      const ranked = rank(store.candidates(r, issue));
+      const ranked = rank(await store.candidates(r, issue));
       if (ranked.length >= 2) await gh.upsertComment(r, issue, 'ranking', renderRanking(issue, ranked));
     }
   }

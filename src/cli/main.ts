@@ -261,6 +261,32 @@ export function buildProgram(): Command {
       if (result.reproduction.status !== 'reproduced') process.exitCode = 3;
     });
 
+  program
+    .command('worker')
+    .description('run jobs only (no webhooks): with REDIS_URL, one of any number of workers sharing the Redis queue; needs APP_ID and PRIVATE_KEY')
+    .action(async () => {
+      const { runWorker } = await import('../app/worker.js');
+      const w = await runWorker();
+      process.stderr.write(`swt worker ${w.services.id}: taking jobs from the ${w.services.engine === 'redis' ? 'Redis' : 'SQLite'} queue\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => void w.stop().finally(resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+
+  program
+    .command('doctor')
+    .description('check Docker, the base images, disk, Redis, the LLM endpoint and the GitHub App credentials; one line each, exit 1 if something is wrong')
+    .option('--json', 'print the checks as one JSON array on the last line of stdout')
+    .action(async (o) => {
+      const { runDoctor, renderDoctor } = await import('./doctor.js');
+      const results = await runDoctor();
+      if (o.json) printJson(results);
+      else process.stdout.write(renderDoctor(results));
+      if (results.some((r) => r.level === 'fail')) process.exitCode = 1;
+    });
+
   return program;
 }
 

@@ -55,6 +55,8 @@ interface Pull {
   /** Issues linked outside the body (GitHub's sidebar): returned by closingIssuesReferences. */
   linked: number[];
   draft: boolean;
+  /** Set once merged: the merge commit, and the base it was made on. */
+  merged?: { sha: string; baseSha: string; at: string };
 }
 
 export interface CheckRun {
@@ -118,6 +120,11 @@ export class FakeGitHub {
   #tokens = new Set<string>();
   #opts: FakeGitHubOptions;
   #nextId = 1000;
+  /**
+   * Reads of refs and files (`git rev-parse`, `git show`), kept until a ref may have moved: any
+   * write to the fake, or a push. Spares a small machine a git process per API read under load.
+   */
+  #reads = new Map<string, { code: number | null; stdout: Buffer }>();
   #failures: Array<{ method: string; path: RegExp; status: number; headers: Record<string, string>; times: number }> = [];
   /** Where webhooks go (the App's base URL). */
   appUrl = '';
@@ -169,13 +176,26 @@ export class FakeGitHub {
   async addRepo(owner: string, name: string, source: string, defaultBranch = 'main'): Promise<void> {
     const dir = join(this.#root, 'git', owner, `${name}.git`);
     await mkdir(dir, { recursive: true });
+    this.#reads.clear();
     await git(dir, ['init', '--quiet', '--bare', `--initial-branch=${defaultBranch}`]);
     await git(source, ['push', '--quiet', dir, `+HEAD:refs/heads/${defaultBranch}`]);
     this.#repos.set(`${owner}/${name}`.toLowerCase(), { owner, name, defaultBranch, dir, issues: new Map(), checkRuns: [], nextNumber: 1, permissions: new Map() });
   }
 
   /** Pushes a commit of a local repository to a ref (e.g. `refs/heads/fix`). */
+  async #read(dir: string, args: string[]): Promise<{ code: number | null; stdout: Buffer }> {
+    const key = `${dir}\u0000${args.join('\u0000')}`;
+    let hit = this.#reads.get(key);
+    if (!hit) {
+      const r = await runGit(dir, args);
+      hit = { code: r.code, stdout: r.stdout };
+      this.#reads.set(key, hit);
+    }
+    return hit;
+  }
+
   async pushRef(owner: string, name: string, source: string, sha: string, ref: string): Promise<void> {
+    this.#reads.clear();
     await git(source, ['push', '--quiet', '--force', this.#repo(owner, name).dir, `${sha}:${ref}`]);
   }
 
@@ -208,9 +228,30 @@ export class FakeGitHub {
       comments: [],
       pull: { headSha: p.headSha, headRef: p.headRef, baseRef: repo.defaultBranch, fork: Boolean(p.fork), linked: p.linked ?? [], draft: false },
     };
+    this.#reads.clear();
     await git(repo.dir, ['update-ref', `refs/pull/${issue.number}/head`, p.headSha]);
     repo.issues.set(issue.number, issue);
     return issue;
+  }
+
+  /**
+   * Merges a pull request as GitHub's merge button does: a merge commit of its base and head on
+   * the base branch (git merge-tree, so the bare repository needs no work tree), and the PR closed.
+   */
+  async mergePull(owner: string, name: string, n: number, by: User = { login: 'maintainer', type: 'User' }): Promise<string> {
+    const repo = this.#repo(owner, name);
+    const i = this.issue(owner, name, n);
+    const p = i.pull;
+    if (!p || i.state !== 'open') throw new Error(`#${n} is not an open pull request`);
+    const baseSha = (await git(repo.dir, ['rev-parse', `refs/heads/${p.baseRef}`])).trim();
+    const tree = (await git(repo.dir, ['merge-tree', '--write-tree', baseSha, p.headSha])).split('\n')[0]!.trim();
+    const env = { GIT_AUTHOR_NAME: by.login, GIT_AUTHOR_EMAIL: `${by.login}@users.noreply`, GIT_COMMITTER_NAME: 'GitHub', GIT_COMMITTER_EMAIL: 'noreply@github.com' };
+    const sha = (await git(repo.dir, ['commit-tree', tree, '-p', baseSha, '-p', p.headSha, '-m', `Merge pull request #${n} from ${p.headRef}\n\n${i.title}`], { env })).trim();
+    this.#reads.clear();
+    await git(repo.dir, ['update-ref', `refs/heads/${p.baseRef}`, sha, baseSha]);
+    p.merged = { sha, baseSha, at: now() };
+    i.state = 'closed';
+    return sha;
   }
 
   issue(owner: string, name: string, n: number): Issue {
@@ -288,7 +329,7 @@ export class FakeGitHub {
 
   async #pullJson(r: Repo, i: Issue) {
     const p = i.pull!;
-    const baseSha = (await git(r.dir, ['rev-parse', `refs/heads/${p.baseRef}`])).trim();
+    const baseSha = p.merged?.baseSha ?? (await git(r.dir, ['rev-parse', `refs/heads/${p.baseRef}`])).trim();
     const stat = await git(r.dir, ['diff', '--numstat', `${baseSha}...${p.headSha}`]);
     let additions = 0;
     let deletions = 0;
@@ -309,6 +350,9 @@ export class FakeGitHub {
       base: { sha: baseSha, ref: p.baseRef, repo: { full_name: full } },
       additions,
       deletions,
+      merged: Boolean(p.merged),
+      merge_commit_sha: p.merged?.sha ?? null,
+      merged_at: p.merged?.at ?? null,
       html_url: `${this.url}/${full}/pull/${i.number}`,
     };
   }
@@ -353,6 +397,7 @@ export class FakeGitHub {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !(req.method === 'POST' && url.pathname.endsWith('/graphql'))) this.#reads.clear();
     if (
       handleGitHttp(req, res, {
         projectRoot: join(this.#root, 'git'),
@@ -443,13 +488,13 @@ export class FakeGitHub {
     const rest = m[3] ?? '';
     if (method === 'GET' && rest === '') return { json: this.#repositoryPayload(repo) };
     if (method === 'GET' && (m = /^\/branches\/(.+)$/.exec(rest))) {
-      const sha = (await runGit(repo.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${m[1]}`])).stdout.toString().trim();
+      const sha = (await this.#read(repo.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${m[1]}`])).stdout.toString().trim();
       if (!sha) throw new HttpError(404, 'Branch not found');
       return { json: { name: m[1], commit: { sha } } };
     }
     if (method === 'GET' && (m = /^\/contents\/(.+)$/.exec(rest))) {
       const ref = query.get('ref') ?? `refs/heads/${repo.defaultBranch}`;
-      const r = await runGit(repo.dir, ['show', `${ref}:${m[1]}`]);
+      const r = await this.#read(repo.dir, ['show', `${ref}:${m[1]}`]);
       if (r.code !== 0) throw new HttpError(404, 'Not Found');
       if (!/raw/.test(String(req.headers.accept))) return { json: { type: 'file', path: m[1], encoding: 'base64', content: r.stdout.toString('base64') } };
       return { raw: r.stdout.toString('utf8') };

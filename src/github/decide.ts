@@ -55,7 +55,7 @@ export function shouldReproduce(trigger: IssueTrigger, issue: IssueFacts, s: App
   return { act: true };
 }
 
-export const COMMANDS = ['reproduce', 'validate', 'help'] as const;
+export const COMMANDS = ['reproduce', 'validate', 'stats', 'help'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 export type Command = { name: CommandName } | { name: 'unknown'; word: string };
 

@@ -1,13 +1,15 @@
 /**
- * The webhook handlers: thin on purpose. Probot has verified the signature; each handler skips
- * a delivery it has seen, reads and validates `.github/swt.yml` (through `context.config`, so an
- * org's `_extends` works), decides with the pure rules of decide.ts, enqueues, and returns —
- * well within GitHub's 10 s. Everything slow happens in the workers.
+ * The webhooks. Receiving is all the web process does on the hot path: Probot has verified the
+ * signature; a delivery already seen is skipped; the event is enqueued (one Redis or SQLite
+ * write) and recorded; GitHub gets its answer in milliseconds, whatever GitHub's own API or the
+ * workers are doing. The fast lane then reads and validates `.github/swt.yml` (through
+ * `context.config`, so an org's `_extends` works), decides with the pure rules of decide.ts, and
+ * enqueues the acknowledgements, notices and checks.
  */
-import type { Context, Probot } from 'probot';
+import { Context, type Probot } from 'probot';
 import { YAMLParseError } from 'yaml';
 import { appSettings, checkRepoConfig, CONFIG_PATH, type AppSettings, type RepoConfig } from '../config/repoConfig.js';
-import { JOB, type AckPayload, type NoticePayload, type RankPayload, type Target } from '../jobs/payloads.js';
+import { JOB, type AckPayload, type EventPayload, type MergedPayload, type NoticePayload, type RankPayload, type StatsPayload, type Target } from '../jobs/payloads.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { isSwtError } from '../util/errors.js';
 import { associationGrantsWrite, isBotAccount, parseCommand, permissionGrantsWrite, shouldReproduce, type IssueFacts, type IssueTrigger } from './decide.js';
@@ -16,16 +18,22 @@ import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderR
 
 /** What the handlers remember (the App's Store implements it). */
 export interface HandlerStore {
-  hasDelivery(id: string): boolean;
-  recordDelivery(id: string, event: string): boolean;
-  claimRefusal(r: { owner: string; repo: string }, thread: number): boolean;
-  pullOfCheckRun(r: { owner: string; repo: string }, checkRunId: number): { pr: number; headSha: string } | undefined;
-  closePull(r: { owner: string; repo: string }, pr: number): number[];
+  hasDelivery(id: string): Promise<boolean>;
+  recordDelivery(id: string, event: string): Promise<boolean>;
+  claimRefusal(r: { owner: string; repo: string }, thread: number): Promise<boolean>;
+  pullOfCheckRun(r: { owner: string; repo: string }, checkRunId: number): Promise<{ pr: number; headSha: string } | undefined>;
+  closePull(r: { owner: string; repo: string }, pr: number): Promise<number[]>;
 }
 
 export interface HandlerDeps {
   queue: JobQueue;
   store: HandlerStore;
+  /** Receive webhooks (the web role; default true). */
+  receive?: boolean;
+  /** Work the queued events (a fast lane; default true). */
+  work?: boolean;
+  /** Events handled at once by this process's fast lane (default 4). */
+  concurrency?: number;
 }
 
 type AnyContext = Context;
@@ -95,28 +103,23 @@ export const HANDLED = {
 export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   const { queue, store } = deps;
 
-  /** A redelivered webhook (same X-GitHub-Delivery) does nothing; the delivery is recorded once handled. */
-  const once = (fn: (ctx: AnyContext) => Promise<void>) => async (ctx: AnyContext) => {
-    if (store.hasDelivery(ctx.id)) {
-      ctx.log.info({ delivery: ctx.id }, 'redelivery of a handled webhook: ignored');
-      return;
-    }
-    await fn(ctx);
-    store.recordDelivery(ctx.id, ctx.name);
+  const routes = new Map<string, (ctx: AnyContext) => Promise<void>>();
+  const on = (names: readonly string[], fn: (ctx: AnyContext) => Promise<void>) => {
+    for (const n of names) routes.set(n, fn);
   };
 
   const notice = (ctx: AnyContext, number: number, kind: NoticePayload['kind'], body: string) =>
-    queue.enqueue<NoticePayload>({ kind: JOB.notice, payload: { target: targetOf(ctx), number, kind, body }, key: `notice:${ctx.id}` });
+    queue.enqueue<NoticePayload>({ kind: JOB.notice, payload: { target: targetOf(ctx), number, kind, body, delivery: ctx.id }, key: `notice:${ctx.id}` });
 
   const ackIssue = (ctx: AnyContext, issue: number, config: RepoConfig, force?: string) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}) }, key: `ack:${ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), delivery: ctx.id }, key: `ack:${ctx.id}` });
 
   const ackPull = (ctx: AnyContext, payload: Omit<Extract<AckPayload, { type: 'pr' }>, 'type' | 'target'>) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload }, key: `ack:${ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, delivery: ctx.id }, key: `ack:${ctx.id}` });
 
-  app.on(
+  on(
     [...HANDLED.issue],
-    once(async (ctx) => {
+    async (ctx) => {
       const p = ctx.payload as { action: string; issue: Parameters<typeof issueFactsOf>[0]; label?: { name: string } };
       const trigger: IssueTrigger = p.action === 'labeled' ? { kind: 'labeled', label: p.label?.name ?? '' } : { kind: p.action as 'opened' | 'reopened' };
       const cfg = await readConfig(ctx);
@@ -132,12 +135,12 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
         return;
       }
       await ackIssue(ctx, facts.number, cfg.config);
-    }),
+    },
   );
 
-  app.on(
+  on(
     [...HANDLED.command],
-    once(async (ctx) => {
+    async (ctx) => {
       const p = ctx.payload as {
         comment: { body: string; user: { login: string; type: string }; author_association?: string };
         issue: Parameters<typeof issueFactsOf>[0];
@@ -154,7 +157,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
       if (!cfg.settings.events.commands) return;
       const allowed = associationGrantsWrite(p.comment.author_association) || permissionGrantsWrite(await permissionOf(ctx, target, p.comment.user.login));
       if (!allowed) {
-        if (store.claimRefusal(target, facts.number)) await notice(ctx, facts.number, 'refusal', renderRefusal(p.comment.user.login));
+        if (await store.claimRefusal(target, facts.number)) await notice(ctx, facts.number, 'refusal', renderRefusal(p.comment.user.login));
         else ctx.log.info({ thread: facts.number, user: p.comment.user.login }, 'command by a reader: already refused on this thread');
         return;
       }
@@ -168,15 +171,19 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
         await ackPull(ctx, { pr: facts.number, config: cfg.config, approved: true, force: ctx.id });
         return;
       }
+      if (cmd.name === 'stats') {
+        await queue.enqueue<StatsPayload>({ kind: JOB.stats, payload: { target, number: facts.number, delivery: ctx.id }, key: `stats:${ctx.id}` });
+        return;
+      }
       // help, an unknown word, or a command on the wrong kind of thread
-      const note = cmd.name === 'unknown' ? { unknown: cmd.word } : cmd.name === 'help' ? undefined : { misplaced: cmd.name };
+      const note = cmd.name === 'unknown' ? { unknown: cmd.word } : cmd.name === 'help' ? undefined : { misplaced: cmd.name as 'reproduce' | 'validate' };
       await notice(ctx, facts.number, 'notice', renderHelp(note));
-    }),
+    },
   );
 
-  app.on(
+  on(
     [...HANDLED.pull],
-    once(async (ctx) => {
+    async (ctx) => {
       const p = ctx.payload as { action: string; pull_request: RawPull; changes?: { body?: unknown } };
       // A title edit changes nothing we check; a body edit may link other issues.
       if (p.action === 'edited' && !p.changes?.body) return;
@@ -188,27 +195,44 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
       }
       if (!cfg.settings.events.pull_requests) return;
       await ackPull(ctx, { pr: pull.number, config: cfg.config, pull });
-    }),
+    },
   );
 
-  app.on(
+  on(
     [...HANDLED.closed],
-    once(async (ctx) => {
-      const p = ctx.payload as { number: number };
-      const issues = store.closePull(targetOf(ctx), p.number);
-      if (issues.length) await queue.enqueue<RankPayload>({ kind: JOB.rank, payload: { target: targetOf(ctx), issues }, key: `rank:${ctx.id}` });
-    }),
+    async (ctx) => {
+      const p = ctx.payload as { number: number; pull_request: RawPull & { merged?: boolean; merge_commit_sha?: string | null; merged_at?: string | null } };
+      const issues = await store.closePull(targetOf(ctx), p.number);
+      if (issues.length) await queue.enqueue<RankPayload>({ kind: JOB.rank, payload: { target: targetOf(ctx), issues, delivery: ctx.id }, key: `rank:${ctx.id}` });
+      // A merged fix is ground truth for live accuracy: recorded and checked off the hot path.
+      const merged = p.pull_request;
+      if (merged?.merged && merged.merge_commit_sha) {
+        const cfg = await readConfig(ctx);
+        await queue.enqueue<MergedPayload>({
+          kind: JOB.merged,
+          payload: {
+            target: targetOf(ctx),
+            pull: pullDataOf(merged),
+            mergeSha: merged.merge_commit_sha,
+            config: 'error' in cfg ? {} : cfg.config,
+            mergedAt: merged.merged_at ? Date.parse(merged.merged_at) : Date.now(),
+            delivery: ctx.id,
+          },
+          key: `merged:${ctx.id}`,
+        });
+      }
+    },
   );
 
-  app.on(
+  on(
     [...HANDLED.rerun],
-    once(async (ctx) => {
+    async (ctx) => {
       const p = ctx.payload as { action: string; check_run: { id: number; name: string; head_sha: string; pull_requests: Array<{ number: number }> }; requested_action?: { identifier: string } };
       if (p.check_run.name !== CHECK_NAME) return;
       if (p.action === 'requested_action' && p.requested_action?.identifier !== RERUN_ACTION.identifier) return;
       const target = targetOf(ctx);
       // A fork's check runs carry no pull_requests: the App remembers which PR a check run is for.
-      const pr = p.check_run.pull_requests[0]?.number ?? store.pullOfCheckRun(target, p.check_run.id)?.pr;
+      const pr = p.check_run.pull_requests[0]?.number ?? (await store.pullOfCheckRun(target, p.check_run.id))?.pr;
       if (!pr) {
         ctx.log.warn({ checkRun: p.check_run.id }, 're-run of a check run whose pull request is unknown');
         return;
@@ -219,8 +243,43 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
         return;
       }
       await ackPull(ctx, { pr, config: cfg.config, force: ctx.id });
-    }),
+    },
   );
+
+  // Receive: a redelivered webhook (same X-GitHub-Delivery) adds nothing; the event is queued, then recorded.
+  if (deps.receive !== false) {
+    app.on([...routes.keys()] as never, async (ctx: AnyContext) => {
+      // The event's key is its delivery id: enqueueing is the dedup, one write on the hot path.
+      const installationId = (ctx.payload as { installation?: { id: number } }).installation?.id;
+      const r = await queue.enqueue<EventPayload>({
+        kind: JOB.event,
+        payload: { name: ctx.name, payload: ctx.payload, delivery: ctx.id, target: targetOf(ctx), ...(installationId ? { installationId } : {}) },
+        key: `event:${ctx.id}`,
+      });
+      if (!r.created) {
+        ctx.log.info({ delivery: ctx.id }, 'redelivery of a handled webhook: ignored');
+        return;
+      }
+      await store.recordDelivery(ctx.id, ctx.name);
+    });
+  }
+
+  // Work: the event as Probot's handlers see it, with the installation's Octokit.
+  if (deps.work !== false) {
+    queue.work<EventPayload>(
+      JOB.event,
+      async ({ job }) => {
+        const e = job.payload;
+        const action = (e.payload as { action?: string }).action;
+        const fn = routes.get(`${e.name}.${action}`);
+        if (!fn) return;
+        const octokit = await app.auth(e.installationId);
+        const ctx = new Context({ id: e.delivery ?? job.id, name: e.name, payload: e.payload } as never, octokit, app.log.child({ job: job.id, delivery: e.delivery, event: `${e.name}.${action}` }));
+        await fn(ctx as AnyContext);
+      },
+      { concurrency: deps.concurrency ?? 4 },
+    );
+  }
 }
 
 async function permissionOf(ctx: AnyContext, target: Target, login: string): Promise<string> {

@@ -11,6 +11,7 @@ import { fileOfId } from '../harness/classify.js';
 import { renderVerdictMarkdown } from '../harness/render.js';
 import type { TestTransition, Verdict } from '../harness/types.js';
 import { fence } from '../pipeline/comments.js';
+import { percent, usd, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
 import { CANDIDATE_VERDICT_TEXT, type Candidate } from '../pipeline/rank.js';
 import { COMMANDS, MAX_ISSUE_BODY } from './decide.js';
 import type { CheckConclusion, IssueOutcome } from './types.js';
@@ -23,7 +24,7 @@ export const ANNOTATIONS_PER_REQUEST = 50;
 /** Check-run `output.summary` and `output.text` are limited to 65 535 characters each. */
 const OUTPUT_LIMIT = 65_000;
 
-export type MarkerKind = 'reproduction' | 'validation' | 'ranking' | 'refusal' | 'notice';
+export type MarkerKind = 'reproduction' | 'validation' | 'ranking' | 'refusal' | 'notice' | 'stats';
 
 /** The hidden first line by which the App finds its own comment again and edits it in place. */
 export function marker(kind: MarkerKind): string {
@@ -116,6 +117,7 @@ export function renderRefusal(login: string): string {
 const COMMAND_HELP: Record<(typeof COMMANDS)[number], string> = {
   reproduce: 'on an issue: write a test that reproduces it on the default branch, and post it here',
   validate: 'on a pull request: run the linked issues\' reproducing tests on its base and head (also approves a fork\'s dependency changes)',
+  stats: 'how often swt-bot was right here: its tests checked against merged fixes (live S), gated bot PRs later reverted or fixed again, cost per issue',
   help: 'this message',
 };
 
@@ -304,6 +306,24 @@ function testLine(t: TestTransition, lines: Array<{ line: number; text: string }
 // ─── Ranking ──────────────────────────────────────────────────────────────────────────────────
 
 /** The table of competing fixes on the issue, best first (the caller ranks). */
+/** `/swt stats`: the repository's live accuracy, one row per strategy (and their total). */
+export function renderStats(repo: string, rows: ReadonlyArray<{ row: LiveAccuracyRow; total: boolean }>): string {
+  const head = [marker('stats'), `### swt-bot on ${repo}: live accuracy`, ''];
+  if (rows.length === 0) return [...head, 'Nothing measured yet: live accuracy counts once a pull request that closes a reproduced issue is merged.'].join('\n');
+  const line = ({ row: r, total }: { row: LiveAccuracyRow; total: boolean }) => {
+    const b = (x: string) => (total ? `**${x}**` : x);
+    return `| ${b(r.strategy)} | ${r.confirmed} / ${r.checked} | ${b(percent(r.liveS))} | ${r.followedUp} / ${r.gatedMerged} | ${percent(r.followUpRate)} | ${r.issues} | ${usd(r.costPerIssue)} |`;
+  };
+  return [
+    ...head,
+    '| Strategy | Confirmed / merged fixes checked | Live S | Reverted or fixed again / gated bot PRs merged | Rate | Issues | Cost per issue |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map(line),
+    '',
+    "<sub>When a pull request that closes a reproduced issue is merged, swt-bot runs its test at the PR's base and at the merge commit: F→P confirms the reproduction.</sub>",
+  ].join('\n');
+}
+
 export function renderRanking(issue: number, ranked: readonly Candidate[]): string {
   const rows = ranked.map(
     (c, i) =>

@@ -1,6 +1,6 @@
 /**
  * The job queue the App's webhook handlers put work into and its workers take work from.
- * Engine-neutral on purpose: SQLite today (sqliteQueue.ts), a Redis engine later, same calls.
+ * Engine-neutral on purpose: SQLite embedded (sqliteQueue.ts), BullMQ on Redis at scale (bullQueue.ts).
  *
  * - `key`: enqueueing a key that exists is a no-op, whatever state its job is in (idempotency
  *   per webhook delivery, and per repository + issue/PR + sha).
@@ -8,10 +8,14 @@
  *   ones see their `signal` abort (a new push makes the stale run moot).
  * - Workers run at most `concurrency` jobs of a kind at once; a failed attempt is retried with
  *   exponential backoff until `maxAttempts`; a job whose process died is resumed at restart.
+ * - `limit`: at most `max` jobs sharing `limit.key` run at once, across every worker of the queue
+ *   (one noisy repository cannot take all workers).
  */
 import { isSwtError } from '../util/errors.js';
+import { redact } from '../util/secrets.js';
 
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
 
 export interface JobSpec<P = unknown> {
   kind: string;
@@ -22,6 +26,15 @@ export interface JobSpec<P = unknown> {
   maxAttempts?: number;
   /** Start no earlier than this many ms from now. */
   delayMs?: number;
+  /** Among due jobs of a kind, lower runs first (default 0; work off the hot path uses more). */
+  priority?: number;
+  /** At most `max` running jobs with this `key`, across all workers (e.g. per repository). */
+  limit?: JobLimit;
+}
+
+export interface JobLimit {
+  key: string;
+  max: number;
 }
 
 export interface JobRecord<P = unknown> {
@@ -39,6 +52,7 @@ export interface JobRecord<P = unknown> {
   createdAt: number;
   updatedAt: number;
   runAt: number;
+  limit: JobLimit | null;
 }
 
 export interface EnqueueResult {
@@ -75,6 +89,10 @@ export interface JobQueue {
   /** The job enqueued under this key, in whatever state. */
   findByKey<P = unknown>(key: string): Promise<JobRecord<P> | undefined>;
   list<P = unknown>(filter?: { kind?: string; state?: JobState; group?: string }): Promise<JobRecord<P>[]>;
+  /** The newest `n` jobs, newest first (the status page). */
+  recent<P = unknown>(n: number): Promise<JobRecord<P>[]>;
+  /** How many jobs are in each state (the status page, /metrics). */
+  counts(): Promise<Record<JobState, number>>;
   /** Cancels the queued and running jobs of a group; returns their ids. */
   cancelGroup(group: string): Promise<string[]>;
   /** Resolves once nothing is queued or running for the registered kinds (tests, the demo). */
@@ -105,3 +123,10 @@ export function backoffMs(attempt: number, opts: { baseMs?: number; maxMs?: numb
   const jitter = 0.8 + 0.4 * (opts.random ?? Math.random)();
   return Math.round(raw * jitter);
 }
+
+/** What a failed attempt leaves in the job: its first line, at most 1000 characters, secrets removed. */
+export function jobErrorLine(e: unknown): string {
+  return redact(((e as Error)?.message ?? String(e)).split('\n')[0]!.slice(0, 1000));
+}
+
+export const SUPERSEDED = 'superseded by a newer job';

@@ -7,9 +7,8 @@ import type { Database } from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { redact } from '../util/secrets.js';
 import type { Logger } from '../util/logger.js';
-import { backoffMs, isPermanent, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
+import { backoffMs, isPermanent, JOB_STATES, jobErrorLine, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
 
 export interface SqliteQueueOptions {
   /** How long a claim lasts without renewal; renewed every third of it. */
@@ -41,6 +40,9 @@ interface Row {
   owner_pid: number | null;
   lease_until: number | null;
   cancel_requested: number;
+  priority: number;
+  limit_key: string | null;
+  limit_max: number | null;
   error: string | null;
   created_at: number;
   updated_at: number;
@@ -63,6 +65,9 @@ CREATE TABLE IF NOT EXISTS jobs (
   owner_pid INTEGER,
   lease_until INTEGER,
   cancel_requested INTEGER NOT NULL DEFAULT 0,
+  priority INTEGER NOT NULL DEFAULT 0,
+  limit_key TEXT,
+  limit_max INTEGER,
   error TEXT,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
@@ -70,6 +75,13 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_due ON jobs (state, kind, run_at);
 CREATE INDEX IF NOT EXISTS jobs_group ON jobs (grp, state);
 `;
+
+/** Columns added after the first release: a database made before them gets them. */
+const ADDED_COLUMNS: Array<[string, string]> = [
+  ['priority', 'INTEGER NOT NULL DEFAULT 0'],
+  ['limit_key', 'TEXT'],
+  ['limit_max', 'INTEGER'],
+];
 
 function toRecord<P>(r: Row): JobRecord<P> {
   return {
@@ -85,6 +97,7 @@ function toRecord<P>(r: Row): JobRecord<P> {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     runAt: r.run_at,
+    limit: r.limit_key ? { key: r.limit_key, max: r.limit_max ?? 1 } : null,
   };
 }
 
@@ -120,6 +133,9 @@ export class SqliteJobQueue implements JobQueue {
     this.#db = db;
     this.#opts = { leaseMs: 30_000, pollMs: 250, maxRecoveries: 5, retentionMs: 30 * 86_400_000, ...opts };
     db.exec(SCHEMA);
+    const have = new Set((db.prepare('PRAGMA table_info(jobs)').all() as Array<{ name: string }>).map((c) => c.name));
+    for (const [name, type] of ADDED_COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE jobs ADD COLUMN ${name} ${type}`);
+    db.exec('CREATE INDEX IF NOT EXISTS jobs_limit ON jobs (limit_key, state)');
   }
 
   async enqueue<P>(spec: JobSpec<P>): Promise<EnqueueResult> {
@@ -131,10 +147,22 @@ export class SqliteJobQueue implements JobQueue {
       }
       const info = this.#db
         .prepare(
-          `INSERT INTO jobs (kind, payload, key, grp, state, max_attempts, run_at, created_at, updated_at)
-           VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
+          `INSERT INTO jobs (kind, payload, key, grp, state, max_attempts, run_at, priority, limit_key, limit_max, created_at, updated_at)
+           VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(spec.kind, JSON.stringify(spec.payload), spec.key ?? null, spec.group ?? null, Math.max(1, spec.maxAttempts ?? 3), now + (spec.delayMs ?? 0), now, now);
+        .run(
+          spec.kind,
+          JSON.stringify(spec.payload),
+          spec.key ?? null,
+          spec.group ?? null,
+          Math.max(1, spec.maxAttempts ?? 3),
+          now + (spec.delayMs ?? 0),
+          spec.priority ?? 0,
+          spec.limit?.key ?? null,
+          spec.limit ? Math.max(1, spec.limit.max) : null,
+          now,
+          now,
+        );
       const id = Number(info.lastInsertRowid);
       const superseded = spec.group ? this.#cancelGroupRows(spec.group, id) : [];
       return { id: String(id), created: true, superseded };
@@ -198,6 +226,18 @@ export class SqliteJobQueue implements JobQueue {
     return rows.map((r) => toRecord<P>(r));
   }
 
+  async recent<P = unknown>(n: number): Promise<JobRecord<P>[]> {
+    const rows = this.#db.prepare('SELECT * FROM jobs ORDER BY id DESC LIMIT ?').all(Math.max(0, Math.floor(n))) as Row[];
+    return rows.map((r) => toRecord<P>(r));
+  }
+
+  async counts(): Promise<Record<JobState, number>> {
+    const rows = this.#db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as Array<{ state: JobState; n: number }>;
+    const out = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+    for (const r of rows) out[r.state] = r.n;
+    return out;
+  }
+
   async cancelGroup(group: string): Promise<string[]> {
     const ids = this.#db.transaction(() => this.#cancelGroupRows(group, -1)).immediate();
     for (const id of ids) this.#abortLocal(Number(id));
@@ -232,7 +272,7 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   #abortLocal(id: number): void {
-    this.#live.get(id)?.controller.abort(new Error('superseded by a newer job'));
+    this.#live.get(id)?.controller.abort(new Error(SUPERSEDED));
   }
 
   /**
@@ -291,7 +331,9 @@ export class SqliteJobQueue implements JobQueue {
     return this.#db
       .prepare(
         `UPDATE jobs SET state = 'running', attempts = attempts + 1, owner = ?, owner_host = ?, owner_pid = ?, lease_until = ?, updated_at = ?
-         WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND kind = ? AND run_at <= ? ORDER BY run_at, id LIMIT 1)
+         WHERE id = (SELECT id FROM jobs j WHERE state = 'queued' AND kind = ? AND run_at <= ?
+           AND (limit_key IS NULL OR (SELECT COUNT(*) FROM jobs r WHERE r.limit_key = j.limit_key AND r.state = 'running') < j.limit_max)
+           ORDER BY priority, run_at, id LIMIT 1)
          RETURNING *`,
       )
       .get(this.#owner, hostname(), process.pid, now + this.#opts.leaseMs, now, kind, now) as Row | undefined;
@@ -305,10 +347,10 @@ export class SqliteJobQueue implements JobQueue {
       const r = this.#db.prepare('UPDATE jobs SET lease_until = ? WHERE id = ? AND owner = ? RETURNING cancel_requested').get(Date.now() + this.#opts.leaseMs, row.id, this.#owner) as
         | { cancel_requested: number }
         | undefined;
-      if (r?.cancel_requested) controller.abort(new Error('superseded by a newer job'));
+      if (r?.cancel_requested) controller.abort(new Error(SUPERSEDED));
     }, Math.max(50, Math.floor(this.#opts.leaseMs / 3)));
     renew.unref();
-    if (row.cancel_requested) controller.abort(new Error('superseded by a newer job'));
+    if (row.cancel_requested) controller.abort(new Error(SUPERSEDED));
     this.#events.emit('started', job);
     const done = (async () => {
       let outcome: { state: JobState; error?: string; retryAt?: number };
@@ -316,7 +358,7 @@ export class SqliteJobQueue implements JobQueue {
         await w.handler({ job, attempt: row.attempts, lastAttempt: row.attempts >= row.max_attempts, signal: controller.signal });
         outcome = controller.signal.aborted ? { state: 'cancelled', error: 'superseded' } : { state: 'done' };
       } catch (e) {
-        const message = redact(((e as Error)?.message ?? String(e)).split('\n')[0]!.slice(0, 1000));
+        const message = jobErrorLine(e);
         if (controller.signal.aborted) outcome = { state: 'cancelled', error: 'superseded' };
         else if (isPermanent(e) || row.attempts >= row.max_attempts) outcome = { state: 'failed', error: message };
         else outcome = { state: 'queued', error: message, retryAt: Date.now() + backoffMs(row.attempts, this.#opts.backoff) };

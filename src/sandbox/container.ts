@@ -137,6 +137,11 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
     await withinMs(ended, 2_000);
     (attach as unknown as { destroy?: () => void }).destroy?.();
     const info = await container.inspect();
+    // Killed by a signal we did not send, and not by the memory limit: the engine stopped it (a
+    // restart, `docker stop`). What it printed is no result: the run must be repeated.
+    if (!timedOut && !info.State.OOMKilled && (info.State.ExitCode === 137 || info.State.ExitCode === 143)) {
+      throw new SwtError('INTERRUPTED', `the test container was stopped from outside the run (exit ${info.State.ExitCode}: the Docker engine restarting, or someone stopping it)`);
+    }
     const files = await collectOutFiles(container);
     const outcome: RunOutcome = {
       exitCode: timedOut ? null : info.State.ExitCode,

@@ -125,7 +125,8 @@ describe('commands and permissions', () => {
     expect(parseCommand('/swt reproduce')).toEqual({ name: 'reproduce' });
     expect(parseCommand('Thanks!\n  /SWT Validate  \nmore')).toEqual({ name: 'validate' });
     expect(parseCommand('/swt')).toEqual({ name: 'help' });
-    expect(parseCommand('/swt stats')).toEqual({ name: 'unknown', word: 'stats' });
+    expect(parseCommand('/swt deploy')).toEqual({ name: 'unknown', word: 'deploy' });
+    expect(parseCommand('/swt stats')).toEqual({ name: 'stats' });
     expect(parseCommand('please run /swt reproduce')).toBeNull();
     expect(parseCommand('```\n/swt reproduce\n```')).toBeNull();
     expect(parseCommand(null)).toBeNull();

@@ -146,7 +146,7 @@ describe('the App end to end (fake GHES, scripted model, real containers)', () =
     ]);
     const ranking = fx.fake.issue(OWNER, REPO, 1).comments.filter((c) => c.body.startsWith('<!-- swt-bot:ranking -->'));
     expect(ranking).toHaveLength(1);
-    const candidates = rank(app.services.store.candidates({ owner: OWNER, repo: REPO }, 1));
+    const candidates = rank(await app.services.store.candidates({ owner: OWNER, repo: REPO }, 1));
     expect(candidates.map((c) => [c.pr, c.author, c.verdict])).toEqual([
       [2, 'alice', 'likely-correct'],
       [3, 'swt-fixer[bot]', 'does-not-fix'],
@@ -201,7 +201,7 @@ describe('the App end to end (fake GHES, scripted model, real containers)', () =
       await settle();
       const draft = fx.fake.issue(OWNER, 'durations-draft', 2);
       expect(draft).toMatchObject({ title: 'Test reproducing #1', user: { login: 'swt-bot[bot]', type: 'Bot' }, pull: { draft: true, headRef: 'swt/reproduce-1' } });
-      const stored = app.services.store.latestReproduction({ owner: OWNER, repo: 'durations-draft' }, 1)!;
+      const stored = (await app.services.store.latestReproduction({ owner: OWNER, repo: 'durations-draft' }, 1))!;
       const file = /^\+\+\+ b\/(\S+)/m.exec(stored.testPatch)![1]!;
       expect(await fx.fake.readFile(OWNER, 'durations-draft', 'refs/heads/swt/reproduce-1', file)).toContain('def test_');
       const comment = fx.fake.issue(OWNER, 'durations-draft', 1).comments[0]!.body;

@@ -133,13 +133,14 @@ describe('issue comments', () => {
     expect(renderRefusal('mallory')).toBe(
       '<!-- swt-bot:refusal -->\nSorry @mallory, only people with write access to this repository can run swt-bot commands. A maintainer can run `/swt reproduce` or `/swt validate` here for you. (swt-bot says this once per thread.)',
     );
-    expect(renderHelp({ unknown: 'stats' })).toBe(
+    expect(renderHelp({ unknown: 'deploy' })).toBe(
       [
         '<!-- swt-bot:notice -->',
-        'swt-bot does not know `/swt stats`. It understands:',
+        'swt-bot does not know `/swt deploy`. It understands:',
         '',
         '- `/swt reproduce`: on an issue: write a test that reproduces it on the default branch, and post it here',
         "- `/swt validate`: on a pull request: run the linked issues' reproducing tests on its base and head (also approves a fork's dependency changes)",
+        '- `/swt stats`: how often swt-bot was right here: its tests checked against merged fixes (live S), gated bot PRs later reverted or fixed again, cost per issue',
         '- `/swt help`: this message',
         '',
         'Commands need write access to the repository. Settings live in `.github/swt.yml`.',

@@ -1,0 +1,61 @@
+/**
+ * What a worker tells about the Docker engine it runs containers on (its local engine or
+ * DOCKER_HOST): version, data root, what images and containers take, and the free disk of the data
+ * root when the engine is on this machine (a remote engine's filesystem cannot be looked at from
+ * here: its free disk is that host's own report).
+ */
+import { statfs } from 'node:fs/promises';
+import type { Docker } from '../sandbox/docker.js';
+
+export interface DockerHostReport {
+  /** Where the engine is: DOCKER_HOST without credentials, or the local socket. */
+  location: string;
+  version: string;
+  dataRoot: string;
+  /** Bytes free on the data root's filesystem; null when the engine is not on this machine. */
+  freeDiskBytes: number | null;
+  imagesBytes: number;
+  images: number;
+  containers: number;
+}
+
+/** DOCKER_HOST as shown to people: scheme, host and port; never a user or a password. */
+export function engineLocation(env: NodeJS.ProcessEnv = process.env): string {
+  const raw = env.DOCKER_HOST?.trim();
+  if (!raw) return 'unix:///var/run/docker.sock';
+  try {
+    const u = new URL(raw);
+    if (u.protocol === 'unix:' || u.protocol === 'npipe:') return `${u.protocol}//${u.pathname}`;
+    return `${u.protocol}//${u.hostname}${u.port ? `:${u.port}` : ''}`;
+  } catch {
+    return 'DOCKER_HOST (unparsable)';
+  }
+}
+
+function isLocal(env: NodeJS.ProcessEnv): boolean {
+  const h = env.DOCKER_HOST?.trim();
+  return !h || h.startsWith('unix://');
+}
+
+export async function dockerHostReport(docker: Docker, env: NodeJS.ProcessEnv = process.env): Promise<DockerHostReport> {
+  const info = (await docker.info()) as { ServerVersion?: string; DockerRootDir?: string; Images?: number; Containers?: number };
+  const df = (await docker.df()) as { LayersSize?: number };
+  let freeDiskBytes: number | null = null;
+  if (isLocal(env) && info.DockerRootDir) {
+    try {
+      const s = await statfs(info.DockerRootDir);
+      freeDiskBytes = s.bavail * s.bsize;
+    } catch {
+      freeDiskBytes = null; // the engine runs here, but its data root is not visible to this user
+    }
+  }
+  return {
+    location: engineLocation(env),
+    version: info.ServerVersion ?? 'unknown',
+    dataRoot: info.DockerRootDir ?? 'unknown',
+    freeDiskBytes,
+    imagesBytes: df.LayersSize ?? 0,
+    images: info.Images ?? 0,
+    containers: info.Containers ?? 0,
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * What the App remembers, engine-neutral: SQLite beside the embedded queue (store.ts), Redis when
+ * web and workers share nothing else (redisStore.ts). Every call is async so either fits.
+ */
+import type { Reproduction } from '../generation/types.js';
+import type { RepoRef } from '../github/port.js';
+import type { ValidationView } from '../github/types.js';
+import { liveAccuracy, type Confirmation, type LiveAccuracyRow, type MergeRecord, type RepoKey, type ReproductionCost } from '../pipeline/liveAccuracy.js';
+import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
+
+export type { Confirmation, MergeRecord, ReproductionCost } from '../pipeline/liveAccuracy.js';
+
+export interface StoredReproduction extends Pick<Reproduction, 'status' | 'strategy' | 'testPatch' | 'failureExcerpt' | 'reason'> {
+  id: number;
+  issue: number;
+  branch: string;
+  baseSha: string;
+  costUsd: number;
+  tokens: number;
+  wallMs: number;
+  createdAt: number;
+}
+
+export interface VerdictInput {
+  pr: number;
+  issue: number;
+  headSha: string;
+  title: string;
+  author: string;
+  verdict: CandidateVerdict;
+  f2p: number;
+  failing: number;
+  durationMs: number;
+  diffSize: number;
+  validation?: ValidationView;
+}
+
+/** What a finished job showed, for the status page: keyed by the queue's job id. */
+export interface JobOutcome {
+  jobId: string;
+  owner: string;
+  repo: string;
+  /** `#12` for an issue or PR. */
+  target: string;
+  /** reproduced / not-reproduced / success / failure / neutral / confirmed / not-confirmed / error text. */
+  verdict: string;
+  costUsd: number;
+  tokens: number;
+  wallMs: number;
+  at: number;
+}
+
+export interface Store {
+  hasDelivery(id: string): Promise<boolean>;
+  /** False when the delivery was already recorded. */
+  recordDelivery(id: string, event: string): Promise<boolean>;
+  saveReproduction(r: RepoRef, issue: number, where: { branch: string; sha: string }, rep: Reproduction): Promise<number>;
+  /** The newest reproduction of the issue that did reproduce it. */
+  latestReproduction(r: RepoRef, issue: number): Promise<StoredReproduction | undefined>;
+  countReproductions(r: RepoRef, issue: number): Promise<number>;
+  saveVerdict(r: RepoRef, v: VerdictInput): Promise<void>;
+  /** The open PRs with a verdict for the issue (unranked). */
+  candidates(r: RepoRef, issue: number): Promise<Candidate[]>;
+  /** Marks a closed PR's verdicts; returns the issues whose ranking changes. */
+  closePull(r: RepoRef, pr: number): Promise<number[]>;
+  checkRunFor(r: RepoRef, headSha: string): Promise<number | undefined>;
+  saveCheckRun(r: RepoRef, headSha: string, pr: number, id: number): Promise<void>;
+  /** The PR a check run belongs to (check_run events of forks carry no pull_requests). */
+  pullOfCheckRun(r: RepoRef, checkRunId: number): Promise<{ pr: number; headSha: string } | undefined>;
+  /** The head sha of the PR's newest check run. */
+  latestHead(r: RepoRef, pr: number): Promise<string | undefined>;
+  /** True the first time a thread is refused; false ever after. */
+  claimRefusal(r: RepoRef, thread: number): Promise<boolean>;
+  approve(r: RepoRef, pr: number, headSha: string): Promise<void>;
+  isApproved(r: RepoRef, pr: number, headSha: string): Promise<boolean>;
+
+  /** The latest verdict of a PR for an issue (a merged PR's gate, live accuracy). */
+  verdictOf(r: RepoRef, pr: number, issue: number): Promise<(Candidate & { open: boolean }) | undefined>;
+  recordOutcome(o: JobOutcome): Promise<void>;
+  outcomes(jobIds: string[]): Promise<Map<string, JobOutcome>>;
+  recordMerge(m: MergeRecord): Promise<void>;
+  /** Merged PRs of a repository (all repositories when omitted), oldest first. */
+  merges(r?: RepoRef): Promise<MergeRecord[]>;
+  setFollowUp(r: RepoRef, pr: number, followUp: NonNullable<MergeRecord['followUp']>): Promise<void>;
+  saveConfirmation(c: Confirmation): Promise<void>;
+  confirmations(r?: RepoRef): Promise<Confirmation[]>;
+  reproductionCosts(r?: RepoRef): Promise<ReproductionCost[]>;
+  close(): Promise<void>;
+}
+
+/** Live accuracy of one repository (all when omitted), from what the store keeps. */
+export async function liveAccuracyRows(store: Store, r?: RepoKey): Promise<LiveAccuracyRow[]> {
+  const [confirmations, merges, costs] = await Promise.all([store.confirmations(r), store.merges(r), store.reproductionCosts(r)]);
+  return liveAccuracy({ confirmations, merges, costs });
+}
