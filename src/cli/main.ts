@@ -10,6 +10,7 @@ import { reproduceIssue } from '../pipeline/reproduce.js';
 import { writeFile } from 'node:fs/promises';
 import { validate } from '../pipeline/validate.js';
 import { renderVerdictText } from '../harness/render.js';
+import { cappedLines, renderNotesText } from '../pipeline/notes.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import type { ResourceLimits } from '../sandbox/types.js';
 import { isSwtError, SwtError } from '../util/errors.js';
@@ -36,12 +37,13 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function limitsFrom(opts: { timeout?: number; memory?: number; pids?: number; cpus?: number }): Partial<ResourceLimits> {
+function limitsFrom(opts: { timeout?: number; memory?: number; pids?: number; cpus?: number; disk?: number }): Partial<ResourceLimits> {
   const out: Partial<ResourceLimits> = {};
   if (opts.timeout !== undefined) out.timeoutMs = opts.timeout * 1000;
   if (opts.memory !== undefined) out.memoryBytes = opts.memory * 1024 ** 2;
   if (opts.pids !== undefined) out.pids = opts.pids;
   if (opts.cpus !== undefined) out.cpus = opts.cpus;
+  if (opts.disk !== undefined) out.diskBytes = opts.disk * 1024 ** 2;
   return out;
 }
 
@@ -50,7 +52,8 @@ function addLimitOptions(cmd: Command): Command {
     .addOption(new Option('--timeout <seconds>', 'wall-clock limit per test run').argParser(positiveInt('--timeout')))
     .addOption(new Option('--memory <MiB>', 'memory limit per test run').argParser(positiveInt('--memory')))
     .addOption(new Option('--pids <n>', 'process limit per test run').argParser(positiveInt('--pids')))
-    .addOption(new Option('--cpus <n>', 'CPU limit per test run').argParser(Number));
+    .addOption(new Option('--cpus <n>', 'CPU limit per test run').argParser(Number))
+    .addOption(new Option('--disk <MiB>', 'disk a test run may write').argParser(positiveInt('--disk')));
 }
 
 /** JSON goes on the last line of stdout, so scripts can take `tail -n1`. */
@@ -108,7 +111,7 @@ export function buildProgram(): Command {
       const { runs, ...rest } = result;
       printJson({ ...rest, runs: { base: runs.base.map(summarizeRun), head: runs.head.map(summarizeRun) } });
     } else {
-      process.stdout.write(`${renderVerdictText(result)}\n`);
+      process.stdout.write(`${renderVerdictText(result)}${renderNotesText(result)}\n`);
       for (const w of result.warnings) process.stderr.write(`swt: warning: ${w}\n`);
     }
   });
@@ -191,7 +194,10 @@ export function buildProgram(): Command {
     progress.end?.();
     if (o.out && rep.testPatch) await writeFile(o.out, rep.testPatch);
     if (o.json) printJson(rep);
-    else process.stdout.write(`${rep.status}: ${rep.reason}\n${rep.testPatch}${rep.failureExcerpt ? `\n${rep.failureExcerpt}\n` : ''}`);
+    else {
+      for (const l of cappedLines(rep.limitsCapped)) process.stderr.write(`swt: limit capped: ${l}\n`);
+      process.stdout.write(`${rep.status}: ${rep.reason}\n${rep.testPatch}${rep.failureExcerpt ? `\n${rep.failureExcerpt}\n` : ''}`);
+    }
     if (rep.status !== 'reproduced') process.exitCode = 3;
   });
 

@@ -20,6 +20,7 @@ export interface RunReportInput {
   exitCode: number | null;
   timedOut: boolean;
   oomKilled?: boolean;
+  diskLimit?: boolean;
   /** Repository root inside the run. */
   root?: string;
 }
@@ -86,14 +87,14 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
     fileErrors = fileErrors.filter((e) => wanted.has(e.file));
   }
 
-  const failed = input.timedOut || !!input.oomKilled || input.exitCode !== 0;
+  const failed = input.timedOut || !!input.oomKilled || !!input.diskLimit || input.exitCode !== 0;
   const seen = new Set<string>([...tests.map((t) => t.file ?? ''), ...fileErrors.map((e) => e.file)]);
   const silent = files.filter((f) => !seen.has(f));
   const silentMissing = silent.filter((f) => missingFor.has(f));
   const culprits = silentMissing.filter((f) => mentions(input.output, f));
   for (const f of silent) {
     if (!failed && !missingFor.has(f)) continue; // ran cleanly, reported no tests for this file
-    fileErrors.push({ file: f, kind: input.timedOut ? 'timeout' : 'collection', message: silentMessage(f, input, missingFor.has(f), culprits) });
+    fileErrors.push({ file: f, kind: input.diskLimit ? 'disk' : input.timedOut ? 'timeout' : 'collection', message: silentMessage(f, input, missingFor.has(f), culprits) });
   }
   tests = mergeDuplicates(tests);
   fileErrors = mergeFileErrors(fileErrors);
@@ -115,6 +116,7 @@ function mentions(output: string, file: string): boolean {
 }
 
 function silentMessage(file: string, input: RunReportInput, reportMissing: boolean, culprits: string[]): string {
+  if (input.diskLimit) return `killed: disk limit (the run wrote more than its disk limit)\n${lastLines(input.output, 4)}`.trim();
   if (input.timedOut) return `timed out before reporting results for this file\n${lastLines(input.output, 4)}`.trim();
   if (input.oomKilled) return 'killed: out of memory';
   if (!reportMissing) return excerptForFile(input.output, file) || 'the runner reported no tests for this file';
