@@ -17,7 +17,7 @@ import { containerLabels, hostConfigFor, resolveLimits } from './limits.js';
 import { haltIfInterrupted, registerContainer, removeContainer } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from './overlay.js';
-import { CACHE_MOUNT, cacheEnv, ensureCacheVolume, prunePackageCaches } from './packageCache.js';
+import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches } from './packageCache.js';
 import type { Environment, EnvironmentSpec, ResourceLimits } from './types.js';
 
 /**
@@ -172,7 +172,8 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       const cacheStart: { bytes?: number } = {};
       const disk = watchDisk(docker, container.id, {
         limitBytes: limits.diskBytes,
-        minIntervalMs: 2_000,
+        // An install's layer holds every installed file: looking costs more, so look less often.
+        minIntervalMs: 3_000,
         extraBytes: volume ? () => cacheGrowth(docker, container.id, cacheStart) : undefined,
         onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
       });
@@ -228,6 +229,11 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
 /** The default package-cache scope: the repository's own path on this host. */
 async function defaultScope(repo: GitRepo): Promise<string> {
   return realpath(repo.gitDir).catch(() => repo.gitDir);
+}
+
+/** The package cache volume installs of this spec use. */
+export async function packageCacheVolume(spec: Pick<EnvironmentSpec, 'repo' | 'cacheScope'>): Promise<string> {
+  return cacheVolumeName(spec.cacheScope ?? (await defaultScope(await openRepo(spec.repo))));
 }
 
 export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: EnvironmentSpec, onProgress?: (msg: string) => void): Promise<Environment> {
