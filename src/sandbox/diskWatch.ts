@@ -10,8 +10,11 @@ import { containerLabels } from './limits.js';
  */
 
 export interface DiskWatch {
-  /** Stops watching; true when the limit was passed (and the container killed). */
-  stop(): Promise<{ exceeded: boolean; peakBytes: number }>;
+  /**
+   * Stops watching; true when the limit was passed (and the container killed). `finalLook` (default
+   * true) looks once more: a file stopped at the fsize limit between two looks still counts.
+   */
+  stop(finalLook?: boolean): Promise<{ exceeded: boolean; peakBytes: number }>;
 }
 
 export interface DiskWatchOptions {
@@ -60,13 +63,12 @@ export function watchDisk(docker: Docker, id: string, opts: DiskWatchOptions): D
   })();
   let result: Promise<{ exceeded: boolean; peakBytes: number }> | undefined;
   return {
-    stop() {
+    stop(finalLook = true) {
       return (result ??= (async () => {
         stopped = true;
         wake?.();
         await loop;
-        // One last look: a file stopped at the fsize limit between two looks still counts.
-        if (!exceeded) {
+        if (!exceeded && finalLook) {
           const used = await look();
           if (used !== undefined && used >= opts.limitBytes) exceeded = true;
         }

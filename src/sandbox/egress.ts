@@ -36,7 +36,8 @@ interface ProcessEgress {
   proxy?: Promise<Proxy>;
 }
 
-const state = new WeakMap<Docker, ProcessEgress>();
+/** Per engine, per allowlist (two sandboxes in one process may allow different hosts). */
+const state = new WeakMap<Docker, Map<string, ProcessEgress>>();
 const PROXY_READY = 'Accepting connections';
 const LABEL_ROLE = 'swt-bot.role';
 
@@ -145,8 +146,11 @@ export async function withInstallNetwork<T>(
   fn: (net: InstallNetwork) => Promise<T>,
   onProgress?: (m: string) => void,
 ): Promise<T> {
-  let st = state.get(docker);
-  if (!st) state.set(docker, (st = { users: 0 }));
+  let byConfig = state.get(docker);
+  if (!byConfig) state.set(docker, (byConfig = new Map()));
+  const configKey = JSON.stringify(settings);
+  let st = byConfig.get(configKey);
+  if (!st) byConfig.set(configKey, (st = { users: 0 }));
   st.users++;
   try {
     const running = (st.proxy ??= startProxy(docker, settings, log, onProgress).catch((e) => {

@@ -187,7 +187,8 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       ]);
       clearTimeout(timer);
       if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-      const { exceeded } = await disk.stop();
+      // A successful install needs no last look at its (large) layer.
+      const { exceeded } = await disk.stop(result === 'timeout' || result.StatusCode !== 0);
       await withinMs(ended, 2_000);
       await haltIfInterrupted();
       const info = await container.inspect();
@@ -203,7 +204,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
                 ? 'succeeded, but putting the tracked files back failed'
                 : `exited with ${code}`;
         throw new SwtError('INSTALL_FAILED', `install command \`${install}\` ${why}; last lines of its output:\n${lastLines(tail.toString(), INSTALL_LOG_LINES)}`, {
-          hint: 'fix the install command (it runs in /testbed as a non-root user and reaches only the package registries, through the egress proxy)',
+          hint: `fix the install command (it runs in /testbed as a non-root user and reaches only ${deps.egress.hosts.join(', ')} through the egress proxy; an operator adds hosts with SWT_EGRESS_ALLOW)`,
         });
       }
     }

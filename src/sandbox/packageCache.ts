@@ -80,37 +80,50 @@ export async function ensureCacheVolume(docker: Docker, scope: string, image: st
   );
 }
 
+let lastSizeCheck = 0;
+const SIZE_CHECK_EVERY_MS = 10 * 60_000;
+
+async function removeVolume(docker: Docker, name: string): Promise<boolean> {
+  try {
+    await docker.getVolume(name).remove();
+    return true;
+  } catch (e) {
+    if (!isNotFound(e)) logger.debug({ volume: name, err: (e as Error).message }, 'package cache not removed (in use)');
+    return false;
+  }
+}
+
 /**
  * Removes package caches nobody can use any more (their repository path is gone from this host)
- * and, past maxBytes, the least recently used ones. Volumes mounted by a running install stay.
+ * and, past maxBytes, the least recently used ones (sizes come from `docker system df`, which is
+ * slow on a busy engine: at most every 10 minutes, unless `force`). Volumes in use stay.
  */
-export async function prunePackageCaches(docker: Docker, maxBytes: number): Promise<string[]> {
+export async function prunePackageCaches(docker: Docker, maxBytes: number, opts: { force?: boolean } = {}): Promise<string[]> {
   const host = hostname();
-  const df = (await docker.df()) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null; UsageData?: { Size: number; RefCount: number } }> };
-  const volumes = (df.Volumes ?? []).filter((v) => v.Labels?.[CACHE_LABELS.cache] === '1');
+  const listed = await docker.listVolumes({ filters: { label: [CACHE_LABELS.cache] } });
   const removed: string[] = [];
-  const remove = async (name: string) => {
-    try {
-      await docker.getVolume(name).remove();
-      removed.push(name);
-      return true;
-    } catch (e) {
-      if (!isNotFound(e)) logger.debug({ volume: name, err: (e as Error).message }, 'package cache not removed (in use)');
-      return false;
-    }
-  };
-  const kept: Array<{ name: string; bytes: number; used: number }> = [];
-  for (const v of volumes) {
+  for (const v of listed.Volumes ?? []) {
     const scope = v.Labels?.[CACHE_LABELS.scope] ?? '';
-    const orphan = v.Labels?.[CACHE_LABELS.host] === host && isAbsolute(scope) && !existsSync(scope);
-    if (orphan && (v.UsageData?.RefCount ?? 0) === 0 && (await remove(v.Name))) continue;
-    kept.push({ name: v.Name, bytes: Math.max(0, v.UsageData?.Size ?? 0), used: (await lastUse(v.Name)) ?? 0 });
+    if (v.Labels?.[CACHE_LABELS.host] === host && isAbsolute(scope) && !existsSync(scope) && (await removeVolume(docker, v.Name))) removed.push(v.Name);
   }
-  let total = kept.reduce((n, v) => n + v.bytes, 0);
-  for (const v of kept.sort((a, b) => a.used - b.used)) {
-    if (total <= maxBytes) break;
-    if (Date.now() - v.used < 60_000) continue;
-    if (await remove(v.name)) total -= v.bytes;
+  const left = (listed.Volumes ?? []).length - removed.length;
+  if (Number.isFinite(maxBytes) && left > 0 && (opts.force || Date.now() - lastSizeCheck > SIZE_CHECK_EVERY_MS)) {
+    lastSizeCheck = Date.now();
+    const df = (await docker.df()) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null; UsageData?: { Size: number } }> };
+    const kept = await Promise.all(
+      (df.Volumes ?? [])
+        .filter((v) => v.Labels?.[CACHE_LABELS.cache] === '1' && !removed.includes(v.Name))
+        .map(async (v) => ({ name: v.Name, bytes: Math.max(0, v.UsageData?.Size ?? 0), used: (await lastUse(v.Name)) ?? 0 })),
+    );
+    let total = kept.reduce((n, v) => n + v.bytes, 0);
+    for (const v of kept.sort((a, b) => a.used - b.used)) {
+      if (total <= maxBytes) break;
+      if (Date.now() - v.used < 60_000) continue;
+      if (await removeVolume(docker, v.name)) {
+        total -= v.bytes;
+        removed.push(v.name);
+      }
+    }
   }
   if (removed.length) logger.info({ removed }, 'removed package caches');
   return removed;

@@ -80,6 +80,14 @@ describe("head's own dependencies (real containers, real packages from the regis
     const again = await validate(sandbox, { repo: repo.path, base, head, testPatch: TEST_PATCH, ...common });
     expect([again.environment.base.cached, again.environment.head.cached]).toEqual([true, true]);
     expect(again.environment.head.image).toBe(v.environment.head.image);
+
+    // Both versions now sit in the repository's package cache: an install with no registry at all
+    // (npm --offline) builds from it, and fails for a version never fetched.
+    const offline = (semver: string) =>
+      sandbox.ensureEnvironment({ repo: repo.path, rev: repo.commit({ 'package.json': pkg(semver) }), baseImage: common.image, install: 'npm install --offline --no-audit --no-fund' });
+    await expect(offline('5.4.1')).resolves.toMatchObject({ cached: false });
+    await expect(offline('5.5.0')).resolves.toMatchObject({ cached: false });
+    await expect(offline('5.6.0')).rejects.toThrow(/ENOTCACHED|offline/);
   });
 
   it('base + a fix patch that bumps the dependency: the patched state gets its own environment, which still holds base’s tracked files', async () => {
