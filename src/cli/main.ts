@@ -82,7 +82,7 @@ export function buildProgram(): Command {
       .option('--fix <patch>', 'code patch applied to base to get the fixed state')
       .requiredOption('--tests <patch>', 'unified diff adding the tests')
       .option('--image <ref>', 'base image, e.g. node:18 or python:3.11 (default: from the repository)')
-      .option('--install <cmd>', 'dependency install command, run with network (default: from the repository)')
+      .option('--install <cmd>', 'dependency install command, run with the package registries only (default: from the repository)')
       .option('--test-cmd <cmd>', 'test command with {files}, e.g. "npx mocha --exit {files}"')
       .addOption(new Option('--reruns <n>', 'extra runs per side to detect flaky tests').argParser(positiveInt('--reruns')).default(0))
       .option('--json', 'print one JSON object as the last line of stdout'),
