@@ -32,16 +32,18 @@ export function watchDisk(docker: Docker, id: string, opts: DiskWatchOptions): D
   let exceeded = false;
   let peak = 0;
   let wake: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
   const container = docker.getContainer(id);
-  /** Bytes written now, or undefined when the container is gone or the engine did not answer. */
-  const look = async (): Promise<number | undefined> => {
+  /** Bytes written now; 'gone' once the container is; undefined when the engine did not answer. */
+  const look = async (): Promise<number | 'gone' | undefined> => {
     try {
       const info = (await container.inspect({ size: true } as object)) as { SizeRw?: number };
       const used = (info.SizeRw ?? 0) + (opts.extraBytes ? await opts.extraBytes() : 0);
       peak = Math.max(peak, used);
       return used;
     } catch (e) {
-      if (!isNotFound(e)) logger.debug({ container: id, err: (e as Error).message }, 'disk watchdog: inspect failed');
+      if (isNotFound(e)) return 'gone';
+      logger.debug({ container: id, err: (e as Error).message }, 'disk watchdog: inspect failed');
       return undefined;
     }
   };
@@ -49,15 +51,19 @@ export function watchDisk(docker: Docker, id: string, opts: DiskWatchOptions): D
     while (!stopped) {
       const t0 = Date.now();
       const used = await look();
-      if (used !== undefined && used >= opts.limitBytes && !stopped) {
+      if (used === 'gone' || stopped) return;
+      if (used !== undefined && used >= opts.limitBytes) {
         exceeded = true;
         await opts.onExceeded();
         return;
       }
       const pause = Math.max(opts.minIntervalMs ?? 500, 4 * (Date.now() - t0));
+      // stop() clears the timer and wakes the loop at once, so the caller never waits for a pause;
+      // unref: a watchdog alone never keeps the process alive.
       await new Promise<void>((r) => {
         wake = r;
-        setTimeout(r, pause).unref?.();
+        timer = setTimeout(r, pause);
+        timer.unref();
       });
     }
   })();
@@ -66,11 +72,12 @@ export function watchDisk(docker: Docker, id: string, opts: DiskWatchOptions): D
     stop(finalLook = true) {
       return (result ??= (async () => {
         stopped = true;
+        clearTimeout(timer);
         wake?.();
         await loop;
         if (!exceeded && finalLook) {
           const used = await look();
-          if (used !== undefined && used >= opts.limitBytes) exceeded = true;
+          if (typeof used === 'number' && used >= opts.limitBytes) exceeded = true;
         }
         return { exceeded, peakBytes: peak };
       })());

@@ -178,17 +178,23 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
       });
       let timer: NodeJS.Timeout | undefined;
-      const waited = container.wait() as Promise<{ StatusCode: number }>;
-      const result = await Promise.race([
-        waited,
-        new Promise<'timeout'>((r) => {
-          timer = setTimeout(() => r('timeout'), limits.timeoutMs + 10_000);
-        }),
-      ]);
-      clearTimeout(timer);
-      if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-      // A successful install needs no last look at its (large) layer.
-      const { exceeded } = await disk.stop(result === 'timeout' || result.StatusCode !== 0);
+      let result: { StatusCode: number } | 'timeout';
+      let exceeded = false;
+      try {
+        const waited = container.wait() as Promise<{ StatusCode: number }>;
+        result = await Promise.race([
+          waited,
+          new Promise<'timeout'>((r) => {
+            timer = setTimeout(() => r('timeout'), limits.timeoutMs + 10_000);
+          }),
+        ]);
+        if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+        // A successful install needs no last look at its (large) layer.
+        exceeded = (await disk.stop(result === 'timeout' || result.StatusCode !== 0)).exceeded;
+      } finally {
+        clearTimeout(timer);
+        await disk.stop(false);
+      }
       await withinMs(ended, 2_000);
       await haltIfInterrupted();
       const info = await container.inspect();
@@ -288,8 +294,10 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
       ),
     );
     if (!env.cached) {
+      const t0 = Date.now();
       await evictEnvironments(docker, deps.cache, [env.image]).catch((e) => log.warn({ err: (e as Error).message }, 'evicting environment images failed'));
       await prunePackageCaches(docker, deps.packageCacheBytes).catch((e) => log.warn({ err: (e as Error).message }, 'pruning package caches failed'));
+      log.debug({ ms: Date.now() - t0 }, 'environment cache and package caches within their sizes');
     }
     return env;
   } finally {
