@@ -50,6 +50,10 @@ function markerFor(image: string): string {
   return join(useDir(), image.replace(/[^A-Za-z0-9._-]+/g, '_'));
 }
 
+export async function forgetUse(name: string): Promise<void> {
+  await rm(markerFor(name), { force: true });
+}
+
 /** Records a use of an environment image (or package cache) now. */
 export async function markUsed(image: string): Promise<void> {
   const file = markerFor(image);
@@ -105,6 +109,7 @@ export async function evictEnvironments(docker: Docker, settings: EnvCacheSettin
     const images = await listEnvImages(docker, settings.namespace);
     let total = images.reduce((n, i) => n + i.bytes, 0);
     const removed: string[] = [];
+    await pruneMarkers(docker).catch(() => undefined);
     if (total <= settings.maxBytes) return { removed, totalBytes: total };
     const containers = await docker.listContainers({ all: true });
     const inUse = new Set(containers.map((c) => c.ImageID));
@@ -132,14 +137,13 @@ export async function evictEnvironments(docker: Docker, settings: EnvCacheSettin
       removed.push(img.tags[0] ?? img.id);
     }
     if (removed.length) logger.info({ removed, totalBytes: total, maxBytes: settings.maxBytes }, 'evicted least recently used environment images');
-    await pruneMarkers(docker).catch(() => undefined);
     return { removed, totalBytes: total };
   });
 }
 
-/** Markers of images that no longer exist (removed by hand, or by another namespace's owner). */
+/** Markers of environment images that no longer exist (removed by hand, or by another namespace's owner). */
 async function pruneMarkers(docker: Docker): Promise<void> {
-  const names = await readdir(useDir()).catch(() => [] as string[]);
+  const names = (await readdir(useDir()).catch(() => [] as string[])).filter((n) => n.startsWith('swt-env'));
   const tags = new Set(
     (await docker.listImages({ filters: { label: [ENV_LABELS.key] } })).flatMap((i) => (i.RepoTags ?? []).map((t) => t.replace(/[^A-Za-z0-9._-]+/g, '_'))),
   );

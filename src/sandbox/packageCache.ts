@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { logger } from '../util/logger.js';
 import { isNotFound, type Docker } from './docker.js';
-import { lastUse, markUsed } from './envCache.js';
+import { forgetUse, lastUse, markUsed } from './envCache.js';
 import { containerLabels, LABEL } from './limits.js';
 import { registerContainer, removeContainer } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
@@ -86,6 +86,7 @@ const SIZE_CHECK_EVERY_MS = 10 * 60_000;
 async function removeVolume(docker: Docker, name: string): Promise<boolean> {
   try {
     await docker.getVolume(name).remove();
+    await forgetUse(name);
     return true;
   } catch (e) {
     if (!isNotFound(e)) logger.debug({ volume: name, err: (e as Error).message }, 'package cache not removed (in use)');
