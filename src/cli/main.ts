@@ -17,6 +17,7 @@ import { reproduceIssue } from '../pipeline/reproduce.js';
 import { writeFile } from 'node:fs/promises';
 import { validate } from '../pipeline/validate.js';
 import { renderVerdictText } from '../harness/render.js';
+import { cappedLines, renderNotesText } from '../pipeline/notes.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import type { ResourceLimits } from '../sandbox/types.js';
 import { isSwtError, SwtError } from '../util/errors.js';
@@ -43,12 +44,13 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function limitsFrom(opts: { timeout?: number; memory?: number; pids?: number; cpus?: number }): Partial<ResourceLimits> {
+function limitsFrom(opts: { timeout?: number; memory?: number; pids?: number; cpus?: number; disk?: number }): Partial<ResourceLimits> {
   const out: Partial<ResourceLimits> = {};
   if (opts.timeout !== undefined) out.timeoutMs = opts.timeout * 1000;
   if (opts.memory !== undefined) out.memoryBytes = opts.memory * 1024 ** 2;
   if (opts.pids !== undefined) out.pids = opts.pids;
   if (opts.cpus !== undefined) out.cpus = opts.cpus;
+  if (opts.disk !== undefined) out.diskBytes = opts.disk * 1024 ** 2;
   return out;
 }
 
@@ -57,7 +59,8 @@ function addLimitOptions(cmd: Command): Command {
     .addOption(new Option('--timeout <seconds>', 'wall-clock limit per test run').argParser(positiveInt('--timeout')))
     .addOption(new Option('--memory <MiB>', 'memory limit per test run').argParser(positiveInt('--memory')))
     .addOption(new Option('--pids <n>', 'process limit per test run').argParser(positiveInt('--pids')))
-    .addOption(new Option('--cpus <n>', 'CPU limit per test run').argParser(Number));
+    .addOption(new Option('--cpus <n>', 'CPU limit per test run').argParser(Number))
+    .addOption(new Option('--disk <MiB>', 'disk a test run may write').argParser(positiveInt('--disk')));
 }
 
 /** JSON goes on the last line of stdout, so scripts can take `tail -n1`. */
@@ -88,7 +91,7 @@ export function buildProgram(): Command {
       .option('--fix <patch>', 'code patch applied to base to get the fixed state')
       .option('--tests <patch>', 'unified diff adding the tests')
       .option('--image <ref>', 'base image, e.g. node:18 or python:3.11 (default: from the repository)')
-      .option('--install <cmd>', 'dependency install command, run with network (default: from the repository)')
+      .option('--install <cmd>', 'dependency install command, run with the package registries only (default: from the repository)')
       .option('--test-cmd <cmd>', 'test command with {files}, e.g. "npx mocha --exit {files}"')
       .addOption(new Option('--reruns <n>', 'extra runs per side to detect flaky tests').argParser(positiveInt('--reruns')).default(0))
       .option('--coverage', 'also measure change coverage ΔC of the tests (extra runs)')
@@ -123,7 +126,7 @@ export function buildProgram(): Command {
       const { runs, ...rest } = result;
       printJson({ ...rest, runs: { base: runs.base.map(summarizeRun), head: runs.head.map(summarizeRun) } });
     } else {
-      process.stdout.write(`${renderVerdictText(result)}\n`);
+      process.stdout.write(`${renderVerdictText(result)}${renderNotesText(result)}\n`);
       if (result.coverage) process.stdout.write(`${coverageLine(result.coverage)}\n`);
       if (result.coverageError) process.stderr.write(`swt: warning: change coverage not measured: ${result.coverageError}\n`);
       for (const w of result.warnings) process.stderr.write(`swt: warning: ${w}\n`);
@@ -230,7 +233,10 @@ export function buildProgram(): Command {
     progress.end?.();
     if (o.out && rep.testPatch) await writeFile(o.out, rep.testPatch);
     if (o.json) printJson(rep);
-    else process.stdout.write(`${rep.status}: ${rep.reason}\n${rep.testPatch}${rep.failureExcerpt ? `\n${rep.failureExcerpt}\n` : ''}`);
+    else {
+      for (const l of cappedLines(rep.limitsCapped)) process.stderr.write(`swt: limit capped: ${l}\n`);
+      process.stdout.write(`${rep.status}: ${rep.reason}\n${rep.testPatch}${rep.failureExcerpt ? `\n${rep.failureExcerpt}\n` : ''}`);
+    }
     if (rep.status !== 'reproduced') process.exitCode = 3;
   });
 

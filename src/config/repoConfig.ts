@@ -14,12 +14,20 @@ export const repoConfigSchema = z
     _extends: z.string().optional(),
     /** Base image, e.g. `node:18`, `python:3.11`. */
     image: z.string().min(1).optional(),
-    /** Dependency install command, run with network while the environment image is built. */
+    /** Dependency install command, run while the environment image is built; reaches only the package registries. */
     install: z.string().optional(),
     /** Test command with `{files}`. */
     test_command: z.string().includes('{files}', { message: 'must contain {files}' }).optional(),
+    /** Per test run; lowered by the operator's ceilings (SWT_MAX_*), never raised past them. */
     limits: z
-      .object({ timeout_seconds: positive, memory_mib: positive, pids: z.number().int().positive(), cpus: positive })
+      .object({
+        timeout_seconds: positive,
+        memory_mib: positive,
+        pids: z.number().int().positive(),
+        cpus: positive,
+        disk_mib: positive,
+        output_kib: positive,
+      })
       .partial()
       .strict()
       .optional(),

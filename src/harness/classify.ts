@@ -152,6 +152,7 @@ function outcomeIn(s: Subject, { run, byId }: Indexed): SideResult {
   const file = s.file ?? fileOfId(s.id);
   const fe = run.fileErrors.find((e) => e.file === file);
   if (fe) return { value: 'fail', flaky: false, failure: withMessage(fe.kind, fe.message) };
+  if (run.diskLimit) return { value: 'fail', flaky: false, failure: { kind: 'disk', message: 'killed: disk limit, before reporting this test' } };
   if (run.timedOut) return { value: 'fail', flaky: false, failure: { kind: 'timeout', message: 'the run timed out before reporting this test' } };
   return { value: 'fail', flaky: false, failure: { kind: 'missing', message: 'not reported in this run' } };
 }

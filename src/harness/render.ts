@@ -69,7 +69,7 @@ function sideLabel(t: TestTransition, side: 'base' | 'head'): string {
   if (flaky) return 'flaky';
   if (t[side] === 'pass') return 'pass';
   const kind: FailureKind | undefined = (side === 'base' ? t.baseFailure : t.headFailure)?.kind;
-  return kind === 'skipped' ? 'skipped' : kind === 'assertion' || !kind ? 'fail' : `fail (${kind})`;
+  return kind === 'skipped' ? 'skipped' : kind === 'assertion' || !kind ? 'fail' : kind === 'disk' ? 'fail (disk limit)' : `fail (${kind})`;
 }
 
 function sideIcon(t: TestTransition, side: 'base' | 'head'): string {

@@ -37,9 +37,10 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
     exitCode: outcome.exitCode,
     timedOut: outcome.timedOut,
     oomKilled: outcome.oomKilled,
+    diskLimit: outcome.diskLimit,
     root: SANDBOX_ROOT,
   });
-  if (!parsed.reportFound && !outcome.timedOut && !outcome.oomKilled) {
+  if (!parsed.reportFound && !outcome.timedOut && !outcome.oomKilled && !outcome.diskLimit) {
     const why = missingTestCommand(outcome);
     if (why) {
       throw new SwtError('TEST_COMMAND_NOT_FOUND', `The test command \`${opts.runner.template}\` could not run: ${why}`, {
@@ -51,6 +52,7 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
     tests: parsed.tests,
     fileErrors: parsed.fileErrors,
     timedOut: outcome.timedOut,
+    ...(outcome.diskLimit ? { diskLimit: true } : {}),
     exitCode: outcome.exitCode,
     output: tail(outcome.output ?? '', OUTPUT_TAIL_CHARS),
     durationMs: outcome.durationMs,

@@ -6,7 +6,7 @@ export type Outcome = 'passed' | 'failed' | 'skipped';
  * Why a test failed: the report distinguishes a real assertion from a broken test file.
  * `skipped`: the test was skipped (or xfail/todo) on that side, which counts as not passing (SWT-bench).
  */
-export type FailureKind = 'assertion' | 'error' | 'collection' | 'timeout' | 'missing' | 'skipped';
+export type FailureKind = 'assertion' | 'error' | 'collection' | 'timeout' | 'disk' | 'missing' | 'skipped';
 
 export interface TestResult {
   /** Stable across base and head: `<file>::<suite…>::<name>` (pytest style) or `<file> > <suite> > <name>`. */
@@ -21,7 +21,8 @@ export interface TestResult {
 /** A test file that could not be collected or loaded at all (syntax error, import error). */
 export interface FileError {
   file: string;
-  kind: 'collection' | 'timeout';
+  /** `disk`: the run was killed for writing past its disk limit before reporting the file. */
+  kind: 'collection' | 'timeout' | 'disk';
   message: string;
 }
 
@@ -29,6 +30,8 @@ export interface RunResult {
   tests: TestResult[];
   fileErrors: FileError[];
   timedOut: boolean;
+  /** Killed for writing past its disk limit. */
+  diskLimit?: boolean;
   exitCode: number | null;
   /** Combined output, trimmed to a bounded tail. */
   output: string;

@@ -4,6 +4,7 @@ import { silentProgress } from './progress.js';
 import { detectRunner, runnerFromCommand } from '../harness/runners.js';
 import type { RunnerSpec } from '../harness/types.js';
 import { listFiles, openRepo, readFileAt, resolveRev } from '../sandbox/git.js';
+import { capLimits, ceilingsFromEnv, type CappedLimit } from '../sandbox/ceilings.js';
 import type { Environment, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { CONFIG_PATH, parseRepoConfig, type RepoConfig } from '../config/repoConfig.js';
 
@@ -17,6 +18,9 @@ export interface RepoContext {
   config: RepoConfig;
   /** Every file at base. */
   files: string[];
+  /** What env was built from, to build another side's environment the same way. */
+  baseImage: string;
+  install: string;
 }
 
 export interface ContextInput {
@@ -43,20 +47,44 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
   const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd }, (m) => progress.step(m));
-  return { repo, base, env, runner, config, files };
+  return { repo, base, env, runner, config, files, baseImage, install: installCmd };
 }
 
-/** Limits from the repository's config, overridden by the caller's. */
-export function effectiveLimits(config: RepoConfig, limits: Partial<ResourceLimits> = {}): Partial<ResourceLimits> {
+/** A request above the operator's ceiling, lowered to it: who asked, and for what. */
+export interface CappedNote extends CappedLimit {
+  /** `.github/swt.yml` or `the caller` (command-line flags, the App's own settings). */
+  source: string;
+}
+
+export interface LimitsDecision {
+  /** What the runs get: the config's limits, overridden by the caller's, none above a ceiling. */
+  limits: Partial<ResourceLimits>;
+  capped: CappedNote[];
+}
+
+/**
+ * Limits from the repository's config, overridden by the caller's, then capped at the operator's
+ * ceilings (a config can lower the limits, never raise them past the ceilings).
+ */
+export function decideLimits(config: RepoConfig, limits: Partial<ResourceLimits> = {}, ceilings: ResourceLimits = ceilingsFromEnv()): LimitsDecision {
   const c = config.limits ?? {};
   const fromConfig: Partial<ResourceLimits> = {
     timeoutMs: c.timeout_seconds === undefined ? undefined : c.timeout_seconds * 1000,
     memoryBytes: c.memory_mib === undefined ? undefined : c.memory_mib * 1024 ** 2,
     pids: c.pids,
     cpus: c.cpus,
+    diskBytes: c.disk_mib === undefined ? undefined : c.disk_mib * 1024 ** 2,
+    outputBytes: c.output_kib === undefined ? undefined : c.output_kib * 1024,
   };
-  const defined = (o: Partial<ResourceLimits>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-  return { ...defined(fromConfig), ...defined(limits) };
+  const defined = (o: Partial<ResourceLimits>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<ResourceLimits>;
+  const fromCaller = defined(limits);
+  const { limits: capped, capped: notes } = capLimits({ ...defined(fromConfig), ...fromCaller }, ceilings);
+  return { limits: capped, capped: notes.map((n) => ({ ...n, source: n.limit in fromCaller ? 'the caller' : CONFIG_PATH })) };
+}
+
+/** The limits of decideLimits alone. */
+export function effectiveLimits(config: RepoConfig, limits: Partial<ResourceLimits> = {}, ceilings?: ResourceLimits): Partial<ResourceLimits> {
+  return decideLimits(config, limits, ceilings).limits;
 }
 
 async function repoFacts(repo: string, rev: string, files: string[]) {

@@ -5,10 +5,11 @@ import { filesTouchedByPatch, runTests } from '../harness/runTests.js';
 import type { RunResult, Verdict } from '../harness/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
-import { listFiles, materialize, resolveRev, withState } from '../sandbox/git.js';
-import type { RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
+import { changedManifests } from '../sandbox/envKey.js';
+import { changedPathsSince, listFiles, materialize, resolveRev, withState } from '../sandbox/git.js';
+import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { isSwtError, SwtError } from '../util/errors.js';
-import { effectiveLimits, prepareContext, type ContextInput, type RepoContext } from './context.js';
+import { decideLimits, prepareContext, type CappedNote, type ContextInput, type RepoContext } from './context.js';
 import { testTargetsOfPatch } from './testTargets.js';
 import { silentProgress, type Progress } from './progress.js';
 
@@ -25,12 +26,29 @@ export interface ValidateInput extends ContextInput {
   coverage?: CoverageRequest;
 }
 
+/** One side's environment image, as reported. */
+export interface EnvironmentSummary {
+  image: string;
+  baseImage: string;
+  cached: boolean;
+  buildMs: number;
+}
+
 export interface ValidationResult extends Verdict {
   base: string;
   head: string | null;
   files: string[];
   runner: string;
-  environment: { image: string; baseImage: string; cached: boolean; buildMs: number };
+  /**
+   * The environment each side ran in. The top-level fields are base's (as before head could have
+   * its own); `head.own` says whether head got its own image because `head.manifests` changed.
+   */
+  environment: EnvironmentSummary & {
+    base: EnvironmentSummary;
+    head: EnvironmentSummary & { own: boolean; manifests: string[] };
+  };
+  /** Limits asked for (by `.github/swt.yml` or the caller) above the operator's ceilings, and lowered to them. */
+  limitsCapped: CappedNote[];
   runs: { base: RunResult[]; head: RunResult[] };
   /**
    * The touched test files run without the test patch on both sides, when they exist there: what the
@@ -62,7 +80,9 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
   const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
-  const opts = { reruns: input.reruns ?? ctx.config.reruns, limits: effectiveLimits(ctx.config, input.limits) };
+  const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
+  const opts = { reruns: input.reruns ?? ctx.config.reruns, limits: decided.limits };
+  const headEnv = await fixedEnvironment(sandbox, ctx, fixedCode, progress);
   const existing = await touchedFilesThatExist(ctx, fixedCode, files);
   if (headTests.contained) {
     const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => (p.newFileName ?? '').replace(/^b\//, '')));
@@ -72,7 +92,8 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const headBaseline: RepoState = headTests.contained
     ? { rev: fixedCode.rev, patches: [...fixedCode.patches, formatPatch(reversePatch(parsePatch(input.testPatch)))], patchNames: [...(fixedCode.patchNames ?? []), 'reversed test patch'] }
     : fixedCode;
-  const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained }, existing, opts, progress);
+  const envs = { base: ctx.env, head: headEnv.env };
+  const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs }, existing, opts, progress);
   const withTests = compareRuns(runs.base, runs.head);
   const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
   const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;
@@ -90,13 +111,33 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     head,
     files,
     runner: ctx.runner.kind,
-    environment: { image: ctx.env.image, baseImage: ctx.env.baseImage, cached: ctx.env.cached, buildMs: ctx.env.buildMs },
+    environment: { ...summary(ctx.env), base: summary(ctx.env), head: { ...summary(headEnv.env), own: headEnv.env !== ctx.env, manifests: headEnv.manifests } },
+    limitsCapped: decided.capped,
     runs: { base: runs.base, head: runs.head },
     baseline,
     warnings,
     ...coverage,
     durationMs: Date.now() - started,
   };
+}
+
+function summary(env: Environment): EnvironmentSummary {
+  return { image: env.image, baseImage: env.baseImage, cached: env.cached, buildMs: env.buildMs };
+}
+
+/**
+ * The fixed code's environment: base's, unless the fix changes a dependency manifest (and there is
+ * an install step); then its own, built from the fixed code and cached by the same key.
+ */
+async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: RepoState, progress: Progress): Promise<{ env: Environment; manifests: string[] }> {
+  const manifests = changedManifests(await changedPathsSince(ctx.repo, ctx.base, fixedCode));
+  if (manifests.length === 0 || !ctx.install.trim()) return { env: ctx.env, manifests };
+  progress.step(`environment for the fixed code (${manifests.join(', ')} changed)`);
+  const env = await sandbox.ensureEnvironment(
+    { repo: ctx.repo, rev: fixedCode.rev, patches: fixedCode.patches, baseImage: ctx.baseImage, install: ctx.install },
+    (m) => progress.step(m),
+  );
+  return { env, manifests };
 }
 
 /**
@@ -143,19 +184,21 @@ const NO_RUN: RunResult = { tests: [], fileErrors: [], timedOut: false, exitCode
 export async function runSides(
   sandbox: Sandbox,
   ctx: RepoContext,
-  withTests: { base: RepoState; head: RepoState; files: string[]; headBaseline: RepoState; headHoldsTests: boolean },
+  withTests: { base: RepoState; head: RepoState; files: string[]; headBaseline: RepoState; headHoldsTests: boolean; envs?: { base: Environment; head: Environment } },
   existing: { base: string[]; head: string[] },
   opts: { reruns?: number; limits?: Partial<ResourceLimits> },
   progress: Progress,
 ): Promise<{ base: RunResult[]; head: RunResult[]; baseline?: { base: RunResult; head: RunResult } }> {
   const rounds = 1 + Math.max(0, opts.reruns ?? 0);
-  const run = (state: RepoState, files: string[]) =>
-    files.length ? runTests(sandbox, { env: ctx.env, repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits }) : Promise.resolve(NO_RUN);
-  const side = async (name: string, state: RepoState) => {
+  // Each side runs in its own environment: head's when its manifests changed (baselines too).
+  const envOf = { base: withTests.envs?.base ?? ctx.env, head: withTests.envs?.head ?? ctx.env };
+  const run = (name: 'base' | 'head', state: RepoState, files: string[]) =>
+    files.length ? runTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits }) : Promise.resolve(NO_RUN);
+  const side = async (name: 'base' | 'head', state: RepoState) => {
     const results: RunResult[] = [];
     for (let i = 0; i < rounds; i++) {
       progress.step(`running ${withTests.files.length} test file(s) on ${name}${rounds > 1 ? ` (${i + 1}/${rounds})` : ''}`);
-      results.push(await run(state, withTests.files));
+      results.push(await run(name, state, withTests.files));
     }
     return results;
   };
@@ -164,7 +207,7 @@ export async function runSides(
   const settled = await Promise.allSettled([
     side('base', withTests.base),
     side('head', withTests.head),
-    needBaseline ? run({ rev: withTests.base.rev, patches: [] }, existing.base) : Promise.resolve(NO_RUN),
+    needBaseline ? run('base', { rev: withTests.base.rev, patches: [] }, existing.base) : Promise.resolve(NO_RUN),
   ] as const);
   for (const r of settled) if (r.status === 'rejected') throw r.reason;
   const [base, head, baselineBase] = settled.map((r) => (r as PromiseFulfilledResult<RunResult[] | RunResult>).value) as [RunResult[], RunResult[], RunResult];
@@ -180,5 +223,5 @@ export async function runSides(
     return { base, head };
   }
   progress.step('running the touched files without the tests at head (baseline)');
-  return { base, head, baseline: { base: baselineBase, head: await run(withTests.headBaseline, existing.head) } };
+  return { base, head, baseline: { base: baselineBase, head: await run('head', withTests.headBaseline, existing.head) } };
 }

@@ -1,7 +1,10 @@
 import { SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { demux, readTarFiles, TailBuffer, DEFAULT_OUTPUT_BYTES, withinMs } from './containerIo.js';
+import { clampLimits } from './ceilings.js';
+import { demux, readTarFiles, TailBuffer, withinMs } from './containerIo.js';
+import { storageOptSupported, watchDisk } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from './docker.js';
+import { markUsed } from './envCache.js';
 import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from './git.js';
 import { containerLabels, hostConfigFor, resolveLimits, type ContainerRole } from './limits.js';
 import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
@@ -10,15 +13,23 @@ import type { Environment, ResourceLimits, RunOutcome, RunRequest } from './type
 
 /**
  * One-shot sandboxed runs: a container from the environment image with no network, no
- * capabilities, no new privileges, the non-root user, pids/memory/cpu limits; the state's changed
- * files overlaid into /testbed; `sh -c <command>`; killed at the wall-clock timeout; always removed.
+ * capabilities, no new privileges, the non-root user, pids/memory/cpu/nofile limits, a tmpfs /tmp;
+ * the state's changed files overlaid into /testbed; `sh -c <command>`; killed at the wall-clock
+ * timeout or past the disk limit; always removed.
  */
 
 export interface SandboxDeps {
   docker: Docker;
   log: Logger;
+  /** Defaults for every run and session. */
   limits: ResourceLimits;
-  outputBytes?: number;
+  /** No run or session gets more than these (the operator's SWT_MAX_*). */
+  ceilings: ResourceLimits;
+}
+
+/** A run's or session's limits: defaults, then the request, then no more than the ceilings. */
+export function limitsFor(deps: SandboxDeps, requested?: Partial<ResourceLimits>): ResourceLimits {
+  return clampLimits(resolveLimits(deps.limits, requested), deps.ceilings);
 }
 
 export const SANDBOX_USER = '1000:1000';
@@ -48,7 +59,13 @@ export async function prepareContainer(
   const { docker } = deps;
   const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
   if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
-  const hostConfig = hostConfigFor({ limits: opts.limits, network: 'none', engineCpus: await engineCpus(docker) });
+  await markUsed(opts.env.image);
+  const hostConfig = hostConfigFor({
+    limits: opts.limits,
+    network: 'none',
+    engineCpus: await engineCpus(docker),
+    storageOpt: await storageOptSupported(docker, opts.env.image),
+  });
   let container: Docker.Container;
   try {
     container = await docker.createContainer({
@@ -99,10 +116,11 @@ async function collectOutFiles(container: Docker.Container): Promise<Record<stri
 
 export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<RunOutcome> {
   const { docker, log } = deps;
-  const limits = resolveLimits(deps.limits, req.limits);
+  const limits = limitsFor(deps, req.limits);
   const repo = await openRepo(req.repo);
   const state = await openState(repo, req.state);
   let prepared: PreparedContainer | undefined;
+  let disk: ReturnType<typeof watchDisk> | undefined;
   try {
     prepared = await prepareContainer(deps, {
       env: req.env,
@@ -113,12 +131,13 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
       limits,
     });
     const { container } = prepared;
-    const tail = new TailBuffer(deps.outputBytes ?? DEFAULT_OUTPUT_BYTES);
+    const tail = new TailBuffer(limits.outputBytes);
     const attach = await container.attach({ stream: true, stdout: true, stderr: true });
     const ended = demux(docker, attach, (b) => tail.push(b), (b) => tail.push(b));
 
     const started = Date.now();
     await container.start();
+    disk = watchDisk(docker, prepared.id, { limitBytes: limits.diskBytes, onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined) });
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
     const waited = container.wait() as Promise<{ StatusCode: number }>;
@@ -133,30 +152,33 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
       await withinMs(waited.catch(() => undefined), 15_000);
     }
     const durationMs = Date.now() - started;
+    const { exceeded: diskLimit } = await disk.stop();
     await haltIfInterrupted();
     await withinMs(ended, 2_000);
     (attach as unknown as { destroy?: () => void }).destroy?.();
     const info = await container.inspect();
     // Killed by a signal we did not send, and not by the memory limit: the engine stopped it (a
     // restart, `docker stop`). What it printed is no result: the run must be repeated.
-    if (!timedOut && !info.State.OOMKilled && (info.State.ExitCode === 137 || info.State.ExitCode === 143)) {
+    if (!timedOut && !diskLimit && !info.State.OOMKilled && (info.State.ExitCode === 137 || info.State.ExitCode === 143)) {
       throw new SwtError('INTERRUPTED', `the test container was stopped from outside the run (exit ${info.State.ExitCode}: the Docker engine restarting, or someone stopping it)`);
     }
     const files = await collectOutFiles(container);
     const outcome: RunOutcome = {
-      exitCode: timedOut ? null : info.State.ExitCode,
-      timedOut,
+      exitCode: timedOut || diskLimit ? null : info.State.ExitCode,
+      timedOut: timedOut && !diskLimit,
       oomKilled: !!info.State.OOMKilled,
-      output: tail.toString(),
+      ...(diskLimit ? { diskLimit } : {}),
+      output: diskLimit ? `${tail.toString()}\n[swt: killed: disk limit, wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB]` : tail.toString(),
       files,
       durationMs,
     };
-    log.debug({ image: req.env.image, exitCode: outcome.exitCode, timedOut, oomKilled: outcome.oomKilled, durationMs, overlay: prepared.plan.write.length }, 'sandbox run');
+    log.debug({ image: req.env.image, exitCode: outcome.exitCode, timedOut, oomKilled: outcome.oomKilled, diskLimit, durationMs, overlay: prepared.plan.write.length }, 'sandbox run');
     return outcome;
   } catch (e) {
     await haltIfInterrupted();
     throw e;
   } finally {
+    await disk?.stop();
     if (prepared) await removeContainer(docker, prepared.id).catch(() => undefined);
     await state.dispose();
   }

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * The environment cache key: sha256 over the base image id, the install command and the blob ids
- * of the dependency manifests and lockfiles at the snapshot revision. Pure.
+ * of the dependency manifests and lockfiles at the snapshot revision (none when nothing is
+ * installed). Pure.
  */
 
 const MANIFEST_NAMES = new Set([
@@ -19,7 +20,7 @@ const MANIFEST_NAMES = new Set([
 ]);
 
 /** Bump when the key's inputs or the environment build change meaning. */
-export const ENV_KEY_VERSION = 1;
+export const ENV_KEY_VERSION = 2;
 
 export function isDependencyManifest(path: string): boolean {
   const segs = path.split('/');
@@ -36,7 +37,8 @@ export interface EnvKeyInput {
 }
 
 export function environmentKey(input: EnvKeyInput): string {
-  const manifests = input.files
+  // With nothing to install, the manifests change nothing in the image.
+  const manifests = (input.install.trim() ? input.files : [])
     .filter((f) => isDependencyManifest(f.path))
     .map((f) => `${f.path}\0${f.blob}`)
     .sort();
@@ -47,14 +49,22 @@ export function environmentKey(input: EnvKeyInput): string {
 
 /**
  * `swt-env:<key16>-<snapshot8>`: one image per (key, snapshot), so two repositories (or clones)
- * with the same key never retag each other's image under a caller still using it.
+ * with the same key never retag each other's image under a caller still using it. Another cache
+ * namespace than `default` gets its own repository name, `swt-env-<namespace>`.
  */
-export function envImageTag(key: string, snapshotRev: string): string {
-  return `swt-env:${key.slice(0, 16)}-${snapshotRev.slice(0, 8)}`;
+export function envImageTag(key: string, snapshotRev: string, namespace = 'default'): string {
+  const repo = namespace === 'default' ? 'swt-env' : `swt-env-${namespace}`;
+  return `${repo}:${key.slice(0, 16)}-${snapshotRev.slice(0, 8)}`;
 }
 
 export const ENV_LABELS = {
   key: 'swt-bot.env.key',
   snapshotRev: 'swt-bot.env.snapshotRev',
   baseImage: 'swt-bot.env.baseImage',
+  namespace: 'swt-bot.env.namespace',
 } as const;
+
+/** The dependency manifests among changed paths: what makes a side need its own environment. */
+export function changedManifests(paths: string[]): string[] {
+  return paths.filter(isDependencyManifest).sort();
+}

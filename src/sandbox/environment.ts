@@ -1,22 +1,33 @@
+import { realpath } from 'node:fs/promises';
 import { SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import { shellQuote } from '../util/shell.js';
 import { ensureBaseImage } from './baseImages.js';
 import type { CaBundle } from './caCertificates.js';
 import { demux, TailBuffer, withinMs } from './containerIo.js';
+import { storageOptSupported, watchDisk } from './diskWatch.js';
 import { engineCpus, inspectImage, type Docker } from './docker.js';
+import { withInstallNetwork, type InstallNetwork } from './egress.js';
+import type { EgressSettings } from './egressConfig.js';
+import { evictEnvironments, markUsed, type EnvCacheSettings } from './envCache.js';
 import { ENV_LABELS, envImageTag, environmentKey } from './envKey.js';
-import { emptyTree, listTreeBlobs, openRepo, overlayTar, resolveRev, changedFiles, type GitRepo } from './git.js';
+import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from './git.js';
 import { runGit } from './gitExec.js';
 import { containerLabels, hostConfigFor, resolveLimits } from './limits.js';
-import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
+import { haltIfInterrupted, registerContainer, removeContainer } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
-import { planOverlay } from './overlay.js';
+import { deletionScript, planOverlay, type OverlayPlan } from './overlay.js';
+import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches } from './packageCache.js';
 import type { Environment, EnvironmentSpec, ResourceLimits } from './types.js';
 
 /**
  * Environment images: base image + the repository's files at `rev` in /testbed (owned by the
- * sandbox user) + the install command run there with network. Cached by a key over the base
- * image id, the install command and the dependency manifests; a hit never runs the install again.
+ * sandbox user) + the install command run there. The install reaches only the package registries,
+ * through the egress proxy, with the repository's package cache mounted. Cached by a key over the
+ * base image id, the install command and the dependency manifests; a hit never runs the install
+ * again. A state with patches (base + a fix that changes the manifests) is installed as patched,
+ * then its tracked files are put back to `rev`'s, so the image always holds `rev` plus what the
+ * install made.
  */
 
 export const DEFAULT_INSTALL_LIMITS: ResourceLimits = {
@@ -24,19 +35,27 @@ export const DEFAULT_INSTALL_LIMITS: ResourceLimits = {
   pids: 4096,
   cpus: 2,
   timeoutMs: 20 * 60_000,
+  diskBytes: 10 * 1024 ** 3,
+  outputBytes: 256 * 1024,
 };
 
 export interface EnvironmentDeps {
   docker: Docker;
   log: Logger;
   caBundle?: CaBundle;
-  /** Limits of the install step (network on); timeoutMs defaults to 20 min or SWT_INSTALL_TIMEOUT_MS. */
+  /** Limits of the install step; timeoutMs defaults to 20 min or SWT_INSTALL_TIMEOUT_MS. */
   installLimits?: Partial<ResourceLimits>;
   /** Try `docker pull` for base images (default: unless SWT_PULL=never). */
   pull?: boolean;
+  egress: EgressSettings;
+  cache: EnvCacheSettings;
+  /** Total size of the package caches (SWT_PKG_CACHE_GB); least recently used ones go past it. */
+  packageCacheBytes: number;
 }
 
 const INSTALL_LOG_LINES = 25;
+/** Where the fixed state's own versions of patched files wait while the install runs. */
+const RESTORE_DIR = '/home/swt/.swt-restore';
 
 async function commitExists(repo: GitRepo, sha: string): Promise<boolean> {
   const r = await runGit(repo.path, ['cat-file', '-e', `${sha}^{commit}`]);
@@ -53,18 +72,66 @@ function lastLines(text: string, n: number): string {
   return text.trimEnd().split('\n').slice(-n).join('\n');
 }
 
-async function buildEnvironment(
-  deps: EnvironmentDeps,
-  o: { repo: GitRepo; commit: string; baseImage: string; key: string; tag: string; install: string; onProgress?: (m: string) => void },
-): Promise<void> {
+/** The install script: the command, then (for a patched state) the tracked files put back to `rev`'s. */
+export function installScript(install: string, restore?: OverlayPlan): string {
+  const lines = ['cd /testbed', `sh -c ${shellQuote(install)} || exit $?`];
+  if (restore) {
+    if (restore.write.length) lines.push(`cp -a ${RESTORE_DIR}/. /testbed/ || exit 70`);
+    lines.push(`rm -rf ${RESTORE_DIR}`);
+    const del = deletionScript(restore.delete);
+    if (del) lines.push(del);
+  }
+  return lines.join('\n');
+}
+
+/** Bytes the install added to its package cache so far (what `du` sees, as the sandbox user). */
+async function cacheGrowth(docker: Docker, id: string, start: { bytes?: number }): Promise<number> {
+  try {
+    const exec = await docker.getContainer(id).exec({ Cmd: ['du', '-sk', CACHE_MOUNT], AttachStdout: true, AttachStderr: false, User: '1000:1000' });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    let out = '';
+    await demux(docker, stream, (b) => (out += b.toString('utf8')), () => undefined);
+    const kib = Number(out.trim().split(/\s+/)[0]);
+    if (!Number.isFinite(kib)) return 0;
+    start.bytes ??= kib * 1024;
+    return Math.max(0, kib * 1024 - start.bytes);
+  } catch {
+    return 0;
+  }
+}
+
+interface BuildInput {
+  repo: GitRepo;
+  state: StateTree;
+  commit: string;
+  baseImage: string;
+  key: string;
+  tag: string;
+  install: string;
+  scope: string;
+  onProgress?: (m: string) => void;
+}
+
+async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<void> {
+  const install = o.install.trim();
+  if (!install) return commitEnvironment(deps, o, 'none');
+  const volume = await ensureCacheVolume(deps.docker, o.scope, o.baseImage);
+  await withInstallNetwork(deps.docker, deps.egress, deps.log, (net) => commitEnvironment(deps, o, net, volume), o.onProgress);
+}
+
+async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: InstallNetwork | 'none', volume?: string): Promise<void> {
   const { docker, log } = deps;
   const limits = installLimitsFrom(deps);
-  const plan = planOverlay(await changedFiles(o.repo, await emptyTree(o.repo), `${o.commit}^{tree}`));
+  const plan = planOverlay(await changedFiles(o.repo, await emptyTree(o.repo), o.state.tree, o.state.env));
+  const patched = o.state.tree !== (await runGit(o.repo.path, ['rev-parse', `${o.commit}^{tree}`])).stdout.toString('utf8').trim();
+  const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
   const install = o.install.trim();
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
+  // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
+  const vars = net === 'none' ? [] : [...net.env, ...cacheEnv()];
   const container = await docker.createContainer({
     Image: o.baseImage,
-    Cmd: install ? ['sh', '-c', `cd /testbed && exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', install] : ['true'],
+    Cmd: install ? ['env', ...vars, 'sh', '-c', `exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', installScript(install, restore)] : ['true'],
     Entrypoint: [],
     User: '1000:1000',
     WorkingDir: '/testbed',
@@ -72,15 +139,26 @@ async function buildEnvironment(
     Labels: containerLabels('install'),
     AttachStdout: true,
     AttachStderr: true,
-    HostConfig: hostConfigFor({ limits, network: 'bridge', engineCpus: await engineCpus(docker) }),
+    HostConfig: hostConfigFor({
+      limits,
+      network: net === 'none' ? 'none' : net.network,
+      engineCpus: await engineCpus(docker),
+      storageOpt: await storageOptSupported(docker, o.baseImage),
+      mounts: volume ? [{ Type: 'volume', Source: volume, Target: CACHE_MOUNT }] : [],
+    }),
   });
   registerContainer(docker, container.id);
   try {
-    o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)} into /testbed`);
-    await container.putArchive(overlayTar(o.repo, plan) as unknown as NodeJS.ReadableStream, { path: '/testbed' });
+    o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''} into /testbed`);
+    await container.putArchive(overlayTar(o.repo, plan, { env: o.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' });
+    if (restore?.write.length) {
+      await container.putArchive(overlayTar(o.repo, restore, { env: o.state.env, prefix: RESTORE_DIR.split('/').pop() }) as unknown as NodeJS.ReadableStream, {
+        path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')),
+      });
+    }
     if (install) {
       o.onProgress?.(`installing dependencies: ${install}`);
-      const tail = new TailBuffer(256 * 1024);
+      const tail = new TailBuffer(limits.outputBytes);
       const attach = await container.attach({ stream: true, stdout: true, stderr: true });
       let partial = '';
       const onData = (b: Buffer) => {
@@ -91,31 +169,48 @@ async function buildEnvironment(
       };
       const ended = demux(docker, attach, onData, onData);
       await container.start();
+      const cacheStart: { bytes?: number } = {};
+      const disk = watchDisk(docker, container.id, {
+        limitBytes: limits.diskBytes,
+        // An install's layer holds every installed file: looking costs more, so look less often.
+        minIntervalMs: 3_000,
+        extraBytes: volume ? () => cacheGrowth(docker, container.id, cacheStart) : undefined,
+        onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
+      });
       let timer: NodeJS.Timeout | undefined;
-      const waited = container.wait() as Promise<{ StatusCode: number }>;
-      const result = await Promise.race([
-        waited,
-        new Promise<'timeout'>((r) => {
-          timer = setTimeout(() => r('timeout'), limits.timeoutMs + 10_000);
-        }),
-      ]);
-      clearTimeout(timer);
-      if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+      let result: { StatusCode: number } | 'timeout';
+      let exceeded = false;
+      try {
+        const waited = container.wait() as Promise<{ StatusCode: number }>;
+        result = await Promise.race([
+          waited,
+          new Promise<'timeout'>((r) => {
+            timer = setTimeout(() => r('timeout'), limits.timeoutMs + 10_000);
+          }),
+        ]);
+        if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+        // A successful install needs no last look at its (large) layer.
+        exceeded = (await disk.stop(result === 'timeout' || result.StatusCode !== 0)).exceeded;
+      } finally {
+        clearTimeout(timer);
+        await disk.stop(false);
+      }
       await withinMs(ended, 2_000);
       await haltIfInterrupted();
       const info = await container.inspect();
       const code = info.State.ExitCode;
-      if (result === 'timeout' || code !== 0) {
-        const why =
-          result === 'timeout' || code === 137
-            ? info.State.OOMKilled
-              ? `ran out of memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`
-              : code === 137 || result === 'timeout'
-                ? `was killed (timeout ${Math.round(limits.timeoutMs / 60_000)} min, or memory)`
-                : `exited with ${code}`
-            : `exited with ${code}`;
+      if (result === 'timeout' || code !== 0 || exceeded) {
+        const why = exceeded
+          ? `was killed: disk limit (it wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB)`
+          : info.State.OOMKilled
+            ? `ran out of memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`
+            : result === 'timeout' || code === 137
+              ? `was killed (timeout ${Math.round(limits.timeoutMs / 60_000)} min, or memory)`
+              : code === 70 && restore
+                ? 'succeeded, but putting the tracked files back failed'
+                : `exited with ${code}`;
         throw new SwtError('INSTALL_FAILED', `install command \`${install}\` ${why}; last lines of its output:\n${lastLines(tail.toString(), INSTALL_LOG_LINES)}`, {
-          hint: 'fix the install command (it runs in /testbed as a non-root user, with network)',
+          hint: `fix the install command (it runs in /testbed as a non-root user and reaches only ${deps.egress.hosts.join(', ')} through the egress proxy; an operator adds hosts with SWT_EGRESS_ALLOW)`,
         });
       }
     }
@@ -124,7 +219,7 @@ async function buildEnvironment(
       repo: repoName,
       tag,
       changes: [
-        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
+        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
         'CMD ["/bin/sh"]',
         'WORKDIR /testbed',
         'USER 1000:1000',
@@ -138,46 +233,74 @@ async function buildEnvironment(
   }
 }
 
+/** The default package-cache scope: the repository's own path on this host. */
+async function defaultScope(repo: GitRepo): Promise<string> {
+  return realpath(repo.gitDir).catch(() => repo.gitDir);
+}
+
+/** The package cache volume installs of this spec use. */
+export async function packageCacheVolume(spec: Pick<EnvironmentSpec, 'repo' | 'cacheScope'>): Promise<string> {
+  return cacheVolumeName(spec.cacheScope ?? (await defaultScope(await openRepo(spec.repo))));
+}
+
 export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: EnvironmentSpec, onProgress?: (msg: string) => void): Promise<Environment> {
   const started = Date.now();
   const { docker, log } = deps;
   const repo = await openRepo(spec.repo);
-  const commit = await resolveRev(repo, spec.rev);
-  const baseImage = await ensureBaseImage(spec.baseImage, { docker, caBundle: deps.caBundle, onProgress, logger: log, pull: deps.pull });
-  const baseInfo = await inspectImage(docker, baseImage);
-  if (!baseInfo) throw new SwtError('IMAGE_UNAVAILABLE', `base image ${baseImage} disappeared`);
-  const files = await listTreeBlobs(repo, `${commit}^{tree}`);
-  const key = environmentKey({ baseImageId: baseInfo.Id, install: spec.install, files });
+  const state = await openState(repo, { rev: spec.rev, patches: spec.patches ?? [] });
+  try {
+    const commit = state.commit;
+    const baseImage = await ensureBaseImage(spec.baseImage, { docker, caBundle: deps.caBundle, onProgress, logger: log, pull: deps.pull });
+    const baseInfo = await inspectImage(docker, baseImage);
+    if (!baseInfo) throw new SwtError('IMAGE_UNAVAILABLE', `base image ${baseImage} disappeared`);
+    const files = await listTreeBlobs(repo, state.tree, state.env);
+    const key = environmentKey({ baseImageId: baseInfo.Id, install: spec.install, files });
+    const ns = deps.cache.namespace;
 
-  // Any image with this key whose snapshot commit is in this repository will do (runs overlay the rest).
-  const lookup = async (): Promise<Environment | undefined> => {
-    const images = await docker.listImages({ filters: { label: [`${ENV_LABELS.key}=${key}`] } });
-    const exact = (i: (typeof images)[number]) => (i.Labels?.[ENV_LABELS.snapshotRev] === commit ? 1 : 0);
-    for (const img of images.sort((a, b) => exact(b) - exact(a) || b.Created - a.Created)) {
-      const snapshotRev = img.Labels?.[ENV_LABELS.snapshotRev];
-      if (!snapshotRev || !(await commitExists(repo, snapshotRev))) continue;
-      const tag = envImageTag(key, snapshotRev);
-      if (!img.RepoTags?.includes(tag)) continue;
-      return { image: tag, key, baseImage, snapshotRev, cached: true, buildMs: Date.now() - started };
+    // Any image with this key whose snapshot commit is in this repository will do (runs overlay the rest).
+    const lookup = async (): Promise<Environment | undefined> => {
+      const images = await docker.listImages({ filters: { label: [`${ENV_LABELS.key}=${key}`, `${ENV_LABELS.namespace}=${ns}`] } });
+      const exact = (i: (typeof images)[number]) => (i.Labels?.[ENV_LABELS.snapshotRev] === commit ? 1 : 0);
+      for (const img of images.sort((a, b) => exact(b) - exact(a) || b.Created - a.Created)) {
+        const snapshotRev = img.Labels?.[ENV_LABELS.snapshotRev];
+        if (!snapshotRev || !(await commitExists(repo, snapshotRev))) continue;
+        const tag = envImageTag(key, snapshotRev, ns);
+        if (!img.RepoTags?.includes(tag)) continue;
+        await markUsed(tag);
+        // Evicted between the listing and the mark: look again (or build).
+        if (!(await inspectImage(docker, tag))) continue;
+        return { image: tag, key, baseImage, snapshotRev, cached: true, buildMs: Date.now() - started };
+      }
+      return undefined;
+    };
+
+    const hit = await lookup();
+    if (hit) return hit;
+    const env = await singleFlight(`env:${ns}:${key}:${repo.gitDir}`, () =>
+      withFileLock(
+        `env-${ns}-${key.slice(0, 32)}`,
+        async () => {
+          const again = await lookup();
+          if (again) return again;
+          const tag = envImageTag(key, commit, ns);
+          const scope = spec.cacheScope ?? (await defaultScope(repo));
+          await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, scope, onProgress });
+          await markUsed(tag);
+          const built: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started };
+          log.info({ image: tag, base: baseImage, ms: built.buildMs }, 'built environment image');
+          return built;
+        },
+        { onWait: () => onProgress?.(`waiting for another process building the environment ${key.slice(0, 16)}`) },
+      ),
+    );
+    if (!env.cached) {
+      const t0 = Date.now();
+      await evictEnvironments(docker, deps.cache, [env.image]).catch((e) => log.warn({ err: (e as Error).message }, 'evicting environment images failed'));
+      await prunePackageCaches(docker, deps.packageCacheBytes).catch((e) => log.warn({ err: (e as Error).message }, 'pruning package caches failed'));
+      log.debug({ ms: Date.now() - t0 }, 'environment cache and package caches within their sizes');
     }
-    return undefined;
-  };
-
-  const hit = await lookup();
-  if (hit) return hit;
-  return singleFlight(`env:${key}:${repo.gitDir}`, () =>
-    withFileLock(
-      `env-${key.slice(0, 32)}`,
-      async () => {
-        const again = await lookup();
-        if (again) return again;
-        const tag = envImageTag(key, commit);
-        await buildEnvironment(deps, { repo, commit, baseImage, key, tag, install: spec.install, onProgress });
-        const env: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started };
-        log.info({ image: tag, base: baseImage, ms: env.buildMs }, 'built environment image');
-        return env;
-      },
-      { onWait: () => onProgress?.(`waiting for another process building the environment ${key.slice(0, 16)}`) },
-    ),
-  );
+    return env;
+  } finally {
+    await state.dispose();
+  }
 }

@@ -199,6 +199,8 @@ export interface OverlayTarOptions {
   /** Modification time of the written files; the default is a little in the past. */
   mtime?: Date;
   env?: Record<string, string>;
+  /** A directory (created too) every path goes under, e.g. a staging directory. */
+  prefix?: string;
 }
 
 /**
@@ -215,17 +217,19 @@ export function overlayTar(repo: GitRepo, plan: OverlayPlan, opts: OverlayTarOpt
       if (body) pack.entry(header, body, cb);
       else pack.entry(header, cb);
     });
+  const at = (p: string) => (opts.prefix ? `${opts.prefix}/${p}` : p);
   void (async () => {
     try {
-      for (const d of plan.dirs) await add({ ...owner, name: d, type: 'directory', mode: 0o755 });
+      if (opts.prefix) await add({ ...owner, name: opts.prefix, type: 'directory', mode: 0o755 });
+      for (const d of plan.dirs) await add({ ...owner, name: at(d), type: 'directory', mode: 0o755 });
       const byBlob = plan.write;
       let i = 0;
       for await (const b of catFileBatch(repo.path, byBlob.map((w) => w.blob), opts.env ?? {})) {
         const w = byBlob[i++]!;
         if (!b.content) throw new Error(`object ${w.blob} (${w.path}) is missing`);
         const t = gitModeToTar(w.mode);
-        if (t.type === 'symlink') await add({ ...owner, name: w.path, type: 'symlink', mode: t.mode, linkname: b.content.toString('utf8') });
-        else await add({ ...owner, name: w.path, type: 'file', mode: t.mode, size: b.content.length }, b.content);
+        if (t.type === 'symlink') await add({ ...owner, name: at(w.path), type: 'symlink', mode: t.mode, linkname: b.content.toString('utf8') });
+        else await add({ ...owner, name: at(w.path), type: 'file', mode: t.mode, size: b.content.length }, b.content);
       }
       pack.finalize();
     } catch (e) {
@@ -257,4 +261,11 @@ export async function materialize(repoOrPath: GitRepo | string, state: RepoState
     throw e;
   }
   return { dir: join(root, 'tree'), cleanup: () => removeTempDir(root) };
+}
+
+/** Paths that differ between a revision and a state (commit + patches). */
+export async function changedPathsSince(repoOrPath: GitRepo | string, rev: string, state: RepoState): Promise<string[]> {
+  const repo = await asRepo(repoOrPath);
+  const from = `${await resolveRev(repo, rev)}^{tree}`;
+  return withState(repo, state, async (st) => (await changedFiles(repo, from, st.tree, st.env)).map((c) => c.path));
 }

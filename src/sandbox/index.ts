@@ -1,8 +1,12 @@
+import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { loadCaBundle, type CaBundle } from './caCertificates.js';
+import { ceilingsFromEnv, clampLimits } from './ceilings.js';
 import { runInSandbox, type SandboxDeps } from './container.js';
 import { connectDocker, dockerLocation, pingDocker, type Docker } from './docker.js';
-import { ensureEnvironmentImage } from './environment.js';
+import { egressSettings, type EgressSettings } from './egressConfig.js';
+import { envCacheSettings, type EnvCacheSettings } from './envCache.js';
+import { ensureEnvironmentImage, type EnvironmentDeps } from './environment.js';
 import { reapOrphans } from './liveContainers.js';
 import { resolveLimits } from './limits.js';
 import { reapOrphanTempDirs } from './tempDirs.js';
@@ -20,21 +24,41 @@ export interface DockerSandboxOptions {
    */
   caBundle?: CaBundle | null;
   caPaths?: string[];
-  /** Defaults for every run and session (each run may override some). */
+  /** Defaults for every run and session (each run may override some, up to the ceilings). */
   limits?: Partial<ResourceLimits>;
-  /** Limits of dependency installs (network on); default 4 GiB, 4096 pids, 2 CPUs, 20 min. */
+  /** No run or session gets more; default: SWT_MAX_* (see ceilings.ts). */
+  ceilings?: Partial<ResourceLimits>;
+  /** Limits of dependency installs; default 4 GiB, 4096 pids, 2 CPUs, 20 min, 10 GiB of disk. */
   installLimits?: Partial<ResourceLimits>;
   /** Try `docker pull` before building base images offline (default: unless SWT_PULL=never). */
   pull?: boolean;
   /** Bytes of output kept (the tail) per run or exec; default 64 KiB. */
   outputBytes?: number;
+  /** Hosts an install may reach through the egress proxy; default: SWT_EGRESS_ALLOW + the registries. */
+  egress?: EgressSettings;
+  /** Environment image cache: namespace, total size, lease; default: SWT_ENV_NAMESPACE, SWT_ENV_CACHE_GB, SWT_ENV_LEASE_SECONDS. */
+  envCache?: Partial<EnvCacheSettings>;
   logger?: Logger;
+}
+
+function packageCacheBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SWT_PKG_CACHE_GB?.trim();
+  if (!raw) return 10e9;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new SwtError('BAD_CONFIG', `SWT_PKG_CACHE_GB must be a number of GB, got ${JSON.stringify(raw)}`);
+  return n * 1e9;
 }
 
 export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
   const docker = opts.docker ?? connectDocker();
   const log = (opts.logger ?? rootLogger).child({ mod: 'sandbox' });
-  const limits = resolveLimits(DEFAULT_LIMITS, opts.limits);
+  const ceilings = { ...ceilingsFromEnv(), ...opts.ceilings };
+  const limits = clampLimits(resolveLimits(DEFAULT_LIMITS, { ...(opts.outputBytes ? { outputBytes: opts.outputBytes } : {}), ...opts.limits }), ceilings);
+  const envDeps = {
+    egress: opts.egress ?? egressSettings(),
+    cache: envCacheSettings(process.env, opts.envCache),
+    packageCacheBytes: packageCacheBytes(),
+  };
   let ready: Promise<{ caBundle?: CaBundle }> | undefined;
 
   // Lazy: the first call checks the engine (DOCKER_UNREACHABLE), loads CAs, reaps orphans.
@@ -50,12 +74,14 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
       throw e;
     }));
 
-  const deps: SandboxDeps = { docker, log, limits, outputBytes: opts.outputBytes };
+  const deps: SandboxDeps = { docker, log, limits, ceilings };
 
   return {
+    ceilings,
     async ensureEnvironment(spec, onProgress) {
       const { caBundle } = await init();
-      return ensureEnvironmentImage({ docker, log, caBundle, installLimits: opts.installLimits, pull: opts.pull }, spec, onProgress);
+      const d: EnvironmentDeps = { docker, log, caBundle, installLimits: opts.installLimits, pull: opts.pull, ...envDeps };
+      return ensureEnvironmentImage(d, spec, onProgress);
     },
     async run(req) {
       await init();
@@ -69,6 +95,7 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
 }
 
 export { ensureBaseImage } from './baseImages.js';
+export { capLimits, ceilingsFromEnv, describeCap, type CappedLimit } from './ceilings.js';
 export { loadCaBundle, type CaBundle } from './caCertificates.js';
 export { connectDocker, pingDocker } from './docker.js';
 export { removeAllLive } from './liveContainers.js';

@@ -16,14 +16,22 @@ export function resolveLimits(base: ResourceLimits = DEFAULT_LIMITS, override: P
 
 export interface HostConfigInput {
   limits: ResourceLimits;
-  /** 'none' for tests and sessions; 'bridge' only while installing dependencies. */
-  network: 'none' | 'bridge';
+  /** 'none' for tests and sessions; an install's own internal network (egress proxy only) while installing. */
+  network: string;
   /** CPUs of the engine's host: NanoCpus may not exceed it. */
   engineCpus?: number;
+  /** The storage driver takes a writable-layer size (overlay2 on xfs with pquota): set it too. */
+  storageOpt?: boolean;
+  /** Volumes to mount (the package cache, for installs only). */
+  mounts?: Array<{ Type: 'volume'; Source: string; Target: string }>;
 }
 
 export interface SandboxHostConfig {
   NetworkMode: string;
+  Ulimits: Array<{ Name: string; Soft: number; Hard: number }>;
+  Tmpfs: Record<string, string>;
+  StorageOpt?: Record<string, string>;
+  Mounts?: Array<{ Type: 'volume'; Source: string; Target: string }>;
   CapDrop: string[];
   SecurityOpt: string[];
   PidsLimit: number;
@@ -36,13 +44,29 @@ export interface SandboxHostConfig {
 }
 
 const MIN_MEMORY = 8 * 1024 ** 2;
+// Within the engine's own hard limit (raising past it fails the start), and plenty for test runners.
+export const NOFILE = 8192;
+
+/** /tmp is a tmpfs (its pages count as the container's memory): half the memory, at most the disk limit. */
+export function tmpSizeBytes(limits: ResourceLimits): number {
+  return Math.max(16 * 1024 ** 2, Math.min(limits.diskBytes, Math.floor(Math.max(MIN_MEMORY, limits.memoryBytes) / 2)));
+}
 
 export function hostConfigFor(input: HostConfigInput): SandboxHostConfig {
   const { limits } = input;
   const cpus = Math.min(limits.cpus, input.engineCpus ?? limits.cpus);
   const memory = Math.max(MIN_MEMORY, Math.floor(limits.memoryBytes));
+  const disk = Math.max(64 * 1024 ** 2, Math.floor(limits.diskBytes));
   return {
     NetworkMode: input.network,
+    // fsize: no single file grows past the disk limit, even between two looks of the disk watchdog.
+    Ulimits: [
+      { Name: 'nofile', Soft: NOFILE, Hard: NOFILE },
+      { Name: 'fsize', Soft: disk, Hard: disk },
+    ],
+    Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${tmpSizeBytes(limits)},mode=1777` },
+    ...(input.storageOpt ? { StorageOpt: { size: String(disk) } } : {}),
+    ...(input.mounts?.length ? { Mounts: input.mounts } : {}),
     CapDrop: ['ALL'],
     SecurityOpt: ['no-new-privileges'],
     PidsLimit: Math.max(8, Math.floor(limits.pids)),
@@ -60,7 +84,7 @@ export function hostConfigFor(input: HostConfigInput): SandboxHostConfig {
 
 export const LABEL = 'swt-bot';
 
-export type ContainerRole = 'run' | 'session' | 'install';
+export type ContainerRole = 'run' | 'session' | 'install' | 'egress-proxy' | 'cache-init';
 
 export function containerLabels(role: ContainerRole, pid = process.pid, host = hostname()): Record<string, string> {
   return { [LABEL]: '1', [`${LABEL}.pid`]: String(pid), [`${LABEL}.host`]: host, [`${LABEL}.role`]: role };

@@ -5,12 +5,14 @@ import { LABEL } from './limits.js';
 import { pidAlive } from './tempDirs.js';
 
 /**
- * Every container this process creates is registered here until it is removed. One process-level
- * SIGINT/SIGTERM handler force-removes them all, then exits with 130/143. Containers left behind
- * by a process that died (SIGKILL) are reaped by the next sandbox on the same host.
+ * Every container (and network) this process creates is registered here until it is removed. One
+ * process-level SIGINT/SIGTERM handler force-removes them all, then exits with 130/143. Containers
+ * and networks left behind by a process that died (SIGKILL) are reaped by the next sandbox on the
+ * same host.
  */
 
 const live = new Map<string, Docker>();
+const liveNetworks = new Map<string, Docker>();
 let handlersInstalled = false;
 let exiting = false;
 
@@ -51,8 +53,33 @@ export async function removeContainer(docker: Docker, id: string): Promise<void>
   live.delete(id);
 }
 
+export function registerNetwork(docker: Docker, id: string): void {
+  installSignalHandlers();
+  liveNetworks.set(id, docker);
+}
+
+/** Removes a network (its containers must be gone or disconnected first). */
+export async function removeNetwork(docker: Docker, id: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await docker.getNetwork(id).remove();
+      break;
+    } catch (e) {
+      if (isNotFound(e)) break;
+      // "has active endpoints": a container is still being torn down.
+      if (attempt >= 4) {
+        logger.warn({ network: id, err: (e as Error).message }, 'could not remove sandbox network');
+        throw e;
+      }
+      await new Promise((r) => setTimeout(r, 250 * (attempt + 1)));
+    }
+  }
+  liveNetworks.delete(id);
+}
+
 export async function removeAllLive(): Promise<void> {
   await Promise.allSettled([...live.entries()].map(([id, docker]) => removeContainer(docker, id)));
+  await Promise.allSettled([...liveNetworks.entries()].map(([id, docker]) => removeNetwork(docker, id)));
 }
 
 function onSignal(signal: NodeJS.Signals, code: number): void {
@@ -80,17 +107,27 @@ export function unregisterContainer(id: string): void {
   live.delete(id);
 }
 
-/** Removes sandbox containers of dead processes on this host; returns how many. */
+function ownerDead(labels: Record<string, string> | undefined): boolean {
+  const pid = Number(labels?.[`${LABEL}.pid`]);
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
+}
+
+/** Removes sandbox containers, then networks, of dead processes on this host; returns how many. */
 export async function reapOrphans(docker: Docker): Promise<number> {
   const host = hostname();
-  const list = await docker.listContainers({ all: true, filters: { label: [LABEL, `${LABEL}.host=${host}`] } });
+  const filters = { label: [LABEL, `${LABEL}.host=${host}`] };
+  const list = await docker.listContainers({ all: true, filters });
   let n = 0;
   for (const c of list) {
-    const pid = Number(c.Labels?.[`${LABEL}.pid`]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || pidAlive(pid)) continue;
+    if (!ownerDead(c.Labels)) continue;
     await removeContainer(docker, c.Id).catch(() => undefined);
     n++;
   }
-  if (n) logger.info({ removed: n }, 'removed sandbox containers left by dead processes');
+  for (const net of await docker.listNetworks({ filters })) {
+    if (!ownerDead(net.Labels)) continue;
+    await removeNetwork(docker, net.Id).catch(() => undefined);
+    n++;
+  }
+  if (n) logger.info({ removed: n }, 'removed sandbox containers and networks left by dead processes');
   return n;
 }

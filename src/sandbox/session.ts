@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
 import { SwtError } from '../util/errors.js';
-import { demux, isBinary, readTarFiles, singleFileTar, TailBuffer, DEFAULT_OUTPUT_BYTES } from './containerIo.js';
+import { demux, isBinary, readTarFiles, singleFileTar, TailBuffer } from './containerIo.js';
+import { watchDisk } from './diskWatch.js';
 import { isNotFound, type Docker } from './docker.js';
 import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID } from './git.js';
-import { resolveLimits } from './limits.js';
 import { removeContainer, haltIfInterrupted } from './liveContainers.js';
-import { prepareContainer, overlayPrelude, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
+import { limitsFor, prepareContainer, overlayPrelude, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
 import { confineRepoPath } from '../util/repoPath.js';
 import { canonicalDiff, type CanonicalChange } from '../patch/canonical.js';
 import type { RunRequest, SandboxSession } from './types.js';
@@ -16,6 +16,8 @@ import type { RunRequest, SandboxSession } from './types.js';
  */
 
 const START_MARKER = '/tmp/.swt-session-start';
+/** Uploads land here, not in /tmp: the archive API cannot write into a tmpfs. */
+const UPLOAD_DIR = '/home/swt';
 
 /** Directories whose contents never belong in a diff. */
 export const DIFF_EXCLUDED_DIRS = ['.git', 'node_modules', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox', '.nox', '.cache', '.npm', '.nyc_output', '.venv'];
@@ -102,7 +104,7 @@ function splitNul(buf: Buffer): string[] {
 
 export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest, 'command'>): Promise<SandboxSession> {
   const { docker, log } = deps;
-  const limits = resolveLimits(deps.limits, req.limits);
+  const limits = limitsFor(deps, req.limits);
   const repo = await openRepo(req.repo);
   const state = await openState(repo, req.state);
   let prepared: PreparedContainer | undefined;
@@ -122,20 +124,38 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
   }
   const { container, id } = prepared;
   let closed = false;
+  let diskLimit = false;
   let uploads = 0;
+  const disk = watchDisk(docker, id, {
+    limitBytes: limits.diskBytes,
+    minIntervalMs: 2_000,
+    onExceeded: async () => {
+      diskLimit = true;
+      log.warn({ container: id, limitMiB: Math.round(limits.diskBytes / 1024 ** 2) }, 'session killed: disk limit');
+      await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+    },
+  });
+  const diskLimitMessage = () => `killed: disk limit (the session wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB); the session is over`;
   const ensureOpen = () => {
     if (closed) throw new SwtError('BAD_INPUT', 'the sandbox session is closed');
+    if (diskLimit) throw new SwtError('BAD_INPUT', diskLimitMessage());
   };
 
   const session: SandboxSession = {
     async exec(command, opts = {}) {
       ensureOpen();
       const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
-      const r = await execIn(docker, container, ['timeout', '-s', 'KILL', `${Math.max(0.1, timeoutMs / 1000)}s`, 'sh', '-c', command], {
-        timeoutMs,
-        maxBytes: deps.outputBytes ?? DEFAULT_OUTPUT_BYTES,
-      });
-      return { exitCode: r.exitCode, output: r.output, timedOut: r.timedOut };
+      try {
+        const r = await execIn(docker, container, ['timeout', '-s', 'KILL', `${Math.max(0.1, timeoutMs / 1000)}s`, 'sh', '-c', command], {
+          timeoutMs,
+          maxBytes: limits.outputBytes,
+        });
+        if (diskLimit) return { exitCode: null, output: `${r.output}\n[swt: ${diskLimitMessage()}]`, timedOut: false };
+        return { exitCode: r.exitCode, output: r.output, timedOut: r.timedOut };
+      } catch (e) {
+        if (diskLimit) return { exitCode: null, output: `[swt: ${diskLimitMessage()}]`, timedOut: false };
+        throw e;
+      }
     },
 
     async readFile(path) {
@@ -164,10 +184,10 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
       // file keeps its mode, and the mtime is a precise "now" (diff() relies on it).
       const upload = `.swt-upload-${process.pid}-${++uploads}`;
       await container.putArchive(singleFileTar(upload, Buffer.from(content, 'utf8'), { uid: SANDBOX_UID, gid: SANDBOX_GID }) as unknown as NodeJS.ReadableStream, {
-        path: '/tmp',
+        path: UPLOAD_DIR,
       });
       const script = 'mkdir -p -- "$(dirname -- "$2")" && cat -- "$1" > "$2"; rc=$?; rm -f -- "$1"; exit $rc';
-      const t = await execIn(docker, container, ['sh', '-c', script, 'swt-write', `/tmp/${upload}`, `/testbed/${rel}`], { timeoutMs: 60_000, maxBytes: 4096 });
+      const t = await execIn(docker, container, ['sh', '-c', script, 'swt-write', `${UPLOAD_DIR}/${upload}`, `/testbed/${rel}`], { timeoutMs: 60_000, maxBytes: 4096 });
       if (t.exitCode !== 0) throw new SwtError('BAD_INPUT', `cannot write ${rel} in the sandbox: ${t.output.trim() || `exit ${t.exitCode}`}`);
     },
 
@@ -225,6 +245,7 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
       if (closed) return;
       closed = true;
       try {
+        await disk.stop();
         await removeContainer(docker, id);
       } finally {
         await state.dispose();

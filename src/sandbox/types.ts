@@ -6,6 +6,10 @@ export interface ResourceLimits {
   cpus: number;
   /** Wall clock; the container is killed when it runs out. */
   timeoutMs: number;
+  /** What the container may write to its filesystem (/testbed, home); killed past it ("disk limit"). */
+  diskBytes: number;
+  /** Bytes of output kept (the tail) per run or exec. */
+  outputBytes: number;
 }
 
 export const DEFAULT_LIMITS: ResourceLimits = {
@@ -13,6 +17,8 @@ export const DEFAULT_LIMITS: ResourceLimits = {
   pids: 512,
   cpus: 1,
   timeoutMs: 5 * 60_000,
+  diskBytes: 4 * 1024 ** 3,
+  outputBytes: 64 * 1024,
 };
 
 /** A repository state: a commit plus zero or more unified diffs applied on top, in order. */
@@ -33,8 +39,18 @@ export interface EnvironmentSpec {
   rev: string;
   /** A conventional reference (`node:18`, `python:3.11`); built offline when it cannot be pulled. */
   baseImage: string;
-  /** Shell command run in /testbed with network while the image is built; empty for none. */
+  /** Shell command run in /testbed while the image is built, online through the egress proxy only; empty for none. */
   install: string;
+  /**
+   * Patches applied on top of `rev` before the install (base + a fix patch that changes the
+   * manifests). The image still holds `rev`'s tracked files: runs overlay the rest.
+   */
+  patches?: string[];
+  /**
+   * Whose package cache the install shares (a repository's identity, e.g. `owner/name`); default:
+   * the repository's path on this host. Never shared between repositories.
+   */
+  cacheScope?: string;
 }
 
 /** An environment image: base image + repository snapshot + installed dependencies. */
@@ -62,6 +78,8 @@ export interface RunOutcome {
   exitCode: number | null;
   timedOut: boolean;
   oomKilled: boolean;
+  /** Killed for writing more than its disk limit. */
+  diskLimit?: boolean;
   /** Combined stdout and stderr, tail-trimmed. */
   output: string;
   /** Files the command wrote under /swt-out (e.g. JUnit XML), by path relative to it. */
@@ -80,6 +98,8 @@ export interface SandboxSession {
 }
 
 export interface Sandbox {
+  /** The operator's ceilings (SWT_MAX_*): no run gets more, whatever it asks for. */
+  readonly ceilings?: ResourceLimits;
   ensureEnvironment(spec: EnvironmentSpec, onProgress?: (msg: string) => void): Promise<Environment>;
   run(req: RunRequest): Promise<RunOutcome>;
   openSession(req: Omit<RunRequest, 'command'>): Promise<SandboxSession>;

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connectDocker } from '../../src/sandbox/docker.js';
+import { prunePackageCaches } from '../../src/sandbox/packageCache.js';
 import { tempPrefix } from '../../src/sandbox/tempDirs.js';
 import { leftoverGitRepos } from './gitRepo.js';
 
@@ -11,6 +12,16 @@ import { leftoverGitRepos } from './gitRepo.js';
  */
 export function containersOfOurs(pid: number = process.pid): string {
   return execFileSync('docker', ['ps', '-aq', '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();
+}
+
+/** Networks (install networks, the egress proxy's) this test process created and still has. */
+export function networksOfOurs(pid: number = process.pid): string {
+  return execFileSync('docker', ['network', 'ls', '-q', '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();
+}
+
+/** Removes the package caches of repositories that no longer exist on this host (temporary test repositories). */
+export async function removePackageCachesOfGoneRepos(): Promise<void> {
+  await prunePackageCaches(connectDocker(), Number.POSITIVE_INFINITY);
 }
 
 /** Removes the environment images whose snapshot is one of these commits (e.g. `commitsMade()`). */

@@ -2,7 +2,7 @@ import { createDockerSandbox, loadCaBundle } from '../../src/sandbox/index.js';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { isSwtError } from '../../src/util/errors.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
-import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
 
 // Environment images on real containers: cache hits, install failures, CA certificates, node:18 + npm via the proxy.
@@ -17,6 +17,7 @@ beforeAll(() => {
 afterAll(async () => {
   await removeEnvImagesBuiltFrom(commitsMade());
   cleanupGitRepos();
+  await removePackageCachesOfGoneRepos();
   expectNothingLeftBehind();
 });
 

@@ -1,9 +1,13 @@
+import { compareRuns } from '../../src/harness/classify.js';
+import { renderText } from '../../src/harness/render.js';
+import { runTests } from '../../src/harness/runTests.js';
+import { runnerFromCommand } from '../../src/harness/runners.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
-// Real containers on a tiny python:3.11 environment: timeouts, pids, memory, network, privileges.
+// Real containers on a tiny python:3.11 environment: timeouts, pids, memory, disk, files, network, privileges.
 
 let sandbox: Sandbox;
 let repo: TempRepo;
@@ -119,5 +123,53 @@ describe('sandbox limits on real containers', () => {
     } finally {
       delete process.env.SWT_SANDBOX_TEST_TOKEN;
     }
+  });
+
+  it('kills a run writing many files without end at its disk limit ("disk limit"); the container is gone', async () => {
+    const started = Date.now();
+    const fill = 'i=0; while :; do head -c 8388608 /dev/zero > fill-$i || exit 9; i=$((i+1)); done';
+    const r = await sandbox.run({ env, repo: repo.path, state: state(), command: fill, limits: { diskBytes: 256 * 1024 ** 2, timeoutMs: 120_000 } });
+    expect(r.diskLimit).toBe(true);
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode).toBeNull();
+    expect(r.output).toContain('killed: disk limit, wrote more than 256 MiB');
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(containersOfOurs()).toBe('');
+  });
+
+  it('stops one file growing without end at the same limit (fsize), and reports it as the disk limit', async () => {
+    const r = await sandbox.run({ env, repo: repo.path, state: state(), command: 'cat /dev/zero > big; echo "cat exited $?"', limits: { diskBytes: 128 * 1024 ** 2, timeoutMs: 120_000 } });
+    expect(r.diskLimit).toBe(true);
+    expect(containersOfOurs()).toBe('');
+  });
+
+  it('a test writing without end is a "disk limit" failure in the results and the table', async () => {
+    const test = ['def test_fills_the_disk():', '    i = 0', '    while True:', "        open(f'junk-{i}', 'wb').write(b'x' * (8 << 20))", '        i += 1', '', 'def test_fine():', '    assert True', ''];
+    const patch = ['diff --git a/test_fill.py b/test_fill.py', 'new file mode 100644', '--- /dev/null', '+++ b/test_fill.py', `@@ -0,0 +1,${test.length} @@`, ...test.map((l) => `+${l}`), ''].join('\n');
+    const runner = runnerFromCommand('python3 -m pytest -p no:cacheprovider {files}');
+    const result = await runTests(sandbox, { env, repo: repo.path, state: { rev: repo.sha, patches: [patch] }, runner, files: ['test_fill.py'], limits: { diskBytes: 200 * 1024 ** 2, timeoutMs: 120_000 } });
+    expect(result.diskLimit).toBe(true);
+    expect(result.fileErrors).toEqual([expect.objectContaining({ file: 'test_fill.py', kind: 'disk' })]);
+    const ok = await runTests(sandbox, { env, repo: repo.path, state: { rev: repo.sha, patches: [] }, runner, files: ['test_ok.py'] });
+    const verdict = compareRuns([result], [ok]);
+    expect(verdict.tests.find((t) => t.id.startsWith('test_fill.py'))?.baseFailure?.kind).toBe('disk');
+    expect(renderText(verdict)).toContain('fail (disk limit)');
+    expect(containersOfOurs()).toBe('');
+  });
+
+  it('gives every run a bounded tmpfs /tmp and a nofile limit', async () => {
+    const r = await sandbox.run({
+      env,
+      repo: repo.path,
+      state: state(),
+      command: 'ulimit -n; df -k /tmp | tail -1 | awk \'{print $2}\'; head -c 100000000 /dev/zero > /tmp/x; echo "tmp write $?"',
+      limits: { memoryBytes: 128 * 1024 ** 2, timeoutMs: 60_000 },
+    });
+    const [nofile, tmpKib] = r.output.trim().split('\n');
+    expect(nofile).toBe('8192');
+    // Half the memory; writing past it fails with ENOSPC instead of eating the engine's disk.
+    expect(Number(tmpKib)).toBe(64 * 1024);
+    expect(r.output).toContain('No space left on device');
+    expect(r.output).toMatch(/^tmp write [1-9]/m);
   });
 });

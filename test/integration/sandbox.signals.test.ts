@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { tempPrefix } from '../../src/sandbox/tempDirs.js';
-import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { reapOrphans } from '../../src/sandbox/liveContainers.js';
+import { containersOfOurs, expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
 // A process interrupted (SIGINT/SIGTERM) while a run or a session is live removes its containers
@@ -24,13 +25,15 @@ const LOADER = `export async function resolve(spec, ctx, next) {
 }
 `;
 
-function childScript(mode: 'run' | 'session'): string {
+type Mode = 'run' | 'session' | 'install';
+
+function childScript(mode: Mode): string {
   const index = pathToFileURL(resolve('src/sandbox/index.ts')).href;
   return `
 import { createDockerSandbox } from '${index}';
 const [repo, rev] = process.argv.slice(2);
 const sandbox = createDockerSandbox();
-const env = await sandbox.ensureEnvironment({ repo, rev, baseImage: 'python:3.11', install: '' });
+const env = await sandbox.ensureEnvironment({ repo, rev, baseImage: 'python:3.11', install: ${JSON.stringify(mode === 'install' ? 'echo INSTALLING; sleep 100000' : '')} });
 if (${JSON.stringify(mode)} === 'run') {
   await sandbox.run({ env, repo, state: { rev, patches: [] }, command: 'sleep 100000', limits: { timeoutMs: 600000 } });
   console.log('RUN ENDED WITHOUT A SIGNAL');
@@ -42,7 +45,7 @@ if (${JSON.stringify(mode)} === 'run') {
 `;
 }
 
-function start(mode: 'run' | 'session'): {
+function start(mode: Mode): {
   child: ChildProcess;
   output: () => string;
   exited: Promise<{ code: number | null; signal: string | null; out: string }>;
@@ -75,6 +78,17 @@ async function waitForContainer(pid: number, timeoutMs = 120_000): Promise<strin
   throw new Error('the child never started a container');
 }
 
+/** Running containers of a process in one role (the install, not the egress proxy). */
+async function waitForRole(pid: number, role: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const list = await docker.listContainers({ filters: { label: [`swt-bot.pid=${pid}`, `swt-bot.role=${role}`], status: ['running'] } });
+    if (list.length > 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the child never started a ${role} container`);
+}
+
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), `swt-sigtest-${process.pid}-`));
   writeFileSync(join(work, 'loader.mjs'), LOADER);
@@ -86,6 +100,7 @@ afterAll(async () => {
   await removeEnvImagesBuiltFrom(commitsMade());
   rmSync(work, { recursive: true, force: true });
   cleanupGitRepos();
+  await removePackageCachesOfGoneRepos();
   expectNothingLeftBehind([`swt-sigtest-${process.pid}-`]);
 });
 
@@ -112,5 +127,28 @@ describe('interrupted processes', () => {
     expect(r.code).toBe(130);
     expect(r.out).toContain('SESSION OPEN');
     expect(containersOfOurs(child.pid!)).toBe('');
+  });
+
+  it('SIGTERM during an install removes the install container, the egress proxy and their networks', async () => {
+    const { child, exited } = start('install');
+    await waitForRole(child.pid!, 'install');
+    expect(networksOfOurs(child.pid!).split('\n').filter(Boolean)).toHaveLength(2);
+    child.kill('SIGTERM');
+    const r = await exited;
+    expect(r.code).toBe(143);
+    expect(containersOfOurs(child.pid!)).toBe('');
+    expect(networksOfOurs(child.pid!)).toBe('');
+  });
+
+  it('after a SIGKILL during an install, the next sandbox reaps its containers and networks', async () => {
+    const { child, exited } = start('install');
+    await waitForRole(child.pid!, 'install');
+    child.kill('SIGKILL');
+    await exited;
+    expect(containersOfOurs(child.pid!)).not.toBe('');
+    expect(networksOfOurs(child.pid!)).not.toBe('');
+    await reapOrphans(docker);
+    expect(containersOfOurs(child.pid!)).toBe('');
+    expect(networksOfOurs(child.pid!)).toBe('');
   });
 });

@@ -1,29 +1,13 @@
-import { jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main.js';
+import { swt } from '../helpers/cli.js';
 import { createFixtureRepo, type FixtureRepo } from '../../src/demo/fixtureRepos.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { containersOfOurs } from '../helpers/docker.js';
 
-
-/** Runs the CLI in-process; returns exit code, stdout and stderr. */
-async function swt(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((stdout += c.toString()), true));
-  const err = jest.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((stderr += c.toString()), true));
-  try {
-    const code = await main(['node', 'swt', '--quiet', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 describe('validate on fixture repositories (real containers)', () => {
   let py: FixtureRepo;

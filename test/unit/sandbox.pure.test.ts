@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { describeApplyFailure, findHunk, listHunks, patchLabel } from '../../src/sandbox/applyErrors.js';
 import { bundleFromPem, caEnv, caFiles, caFingerprint, caPathsFromEnv, parsePemCertificates } from '../../src/sandbox/caCertificates.js';
 import { isBinary, TailBuffer } from '../../src/sandbox/containerIo.js';
-import { environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/envKey.js';
+import { changedManifests, environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/envKey.js';
 import {
   baseIdentity,
   baseImageName,
@@ -11,7 +11,7 @@ import {
   npmMajorFor,
   parseBaseRef,
 } from '../../src/sandbox/imageRecipes.js';
-import { containerLabels, hostConfigFor, resolveLimits } from '../../src/sandbox/limits.js';
+import { containerLabels, hostConfigFor, resolveLimits, tmpSizeBytes } from '../../src/sandbox/limits.js';
 import { deletionScript, gitModeToTar, parseDiffTreeRaw, parentDirs, planOverlay } from '../../src/sandbox/overlay.js';
 import { shellQuote } from '../../src/util/shell.js';
 import { confineRepoPath as safeRelativePath } from '../../src/util/repoPath.js';
@@ -157,12 +157,24 @@ describe('environment cache key', () => {
     expect(environmentKey({ baseImageId: 'sha256:aa', install: 'npm install', files })).not.toBe(k);
     expect(environmentKey({ baseImageId: 'sha256:aa', install: 'npm ci', files: [{ path: 'package.json', blob: '4'.repeat(40) }, files[1]!, files[2]!] })).not.toBe(k);
     expect(envImageTag(k, 'abcdef0123456789')).toBe(`swt-env:${k.slice(0, 16)}-abcdef01`);
+    expect(envImageTag(k, 'abcdef0123456789', 'test-7')).toBe(`swt-env-test-7:${k.slice(0, 16)}-abcdef01`);
+  });
+  it('ignores the manifests when nothing is installed', () => {
+    const changed = [{ path: 'package.json', blob: '4'.repeat(40) }, files[1]!, files[2]!];
+    expect(environmentKey({ baseImageId: 'sha256:aa', install: '  ', files: changed })).toBe(environmentKey({ baseImageId: 'sha256:aa', install: '', files }));
+  });
+  it('names the changed manifests that give a side its own environment', () => {
+    expect(changedManifests(['src/a.js', 'package.json', 'requirements-dev.txt', 'node_modules/x/package.json', 'docs/setup.cfg.md'])).toEqual([
+      'package.json',
+      'requirements-dev.txt',
+    ]);
+    expect(changedManifests(['src/a.js', 'test/a.test.js'])).toEqual([]);
   });
 });
 
 describe('limits → HostConfig', () => {
   it('maps limits to a locked-down HostConfig with no swap', () => {
-    const hc = hostConfigFor({ limits: { memoryBytes: 512 * 1024 ** 2, pids: 100, cpus: 1.5, timeoutMs: 1000 }, network: 'none', engineCpus: 8 });
+    const hc = hostConfigFor({ limits: { ...DEFAULT_LIMITS, memoryBytes: 512 * 1024 ** 2, pids: 100, cpus: 1.5, timeoutMs: 1000 }, network: 'none', engineCpus: 8 });
     expect(hc).toMatchObject({
       NetworkMode: 'none',
       CapDrop: ['ALL'],
@@ -172,7 +184,18 @@ describe('limits → HostConfig', () => {
       MemorySwap: 512 * 1024 ** 2,
       NanoCpus: 1_500_000_000,
       Init: true,
+      Ulimits: [
+        { Name: 'nofile', Soft: 8192, Hard: 8192 },
+        { Name: 'fsize', Soft: DEFAULT_LIMITS.diskBytes, Hard: DEFAULT_LIMITS.diskBytes },
+      ],
+      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${256 * 1024 ** 2},mode=1777` },
     });
+    expect(hc.StorageOpt).toBeUndefined();
+    expect(hc.Mounts).toBeUndefined();
+    const withDisk = hostConfigFor({ limits: { ...DEFAULT_LIMITS, diskBytes: 1024 ** 3 }, network: 'swt-install-1', storageOpt: true, mounts: [{ Type: 'volume', Source: 'v', Target: '/swt-cache' }] });
+    expect(withDisk.StorageOpt).toEqual({ size: String(1024 ** 3) });
+    expect(withDisk.Mounts).toEqual([{ Type: 'volume', Source: 'v', Target: '/swt-cache' }]);
+    expect(tmpSizeBytes({ ...DEFAULT_LIMITS, memoryBytes: 8 * 1024 ** 3, diskBytes: 1024 ** 3 })).toBe(1024 ** 3);
     expect(hostConfigFor({ limits: { ...DEFAULT_LIMITS, cpus: 4 }, network: 'bridge', engineCpus: 2 }).NanoCpus).toBe(2_000_000_000);
     expect(hostConfigFor({ limits: DEFAULT_LIMITS, network: 'bridge' }).NetworkMode).toBe('bridge');
   });

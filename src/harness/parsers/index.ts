@@ -22,6 +22,7 @@ export interface RunReportInput {
   exitCode: number | null;
   timedOut: boolean;
   oomKilled?: boolean;
+  diskLimit?: boolean;
   /** Repository root inside the run. */
   root?: string;
 }
@@ -101,7 +102,7 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
     fileErrors = fileErrors.filter((e) => wanted.has(e.file));
   }
 
-  const failed = input.timedOut || !!input.oomKilled || input.exitCode !== 0;
+  const failed = input.timedOut || !!input.oomKilled || !!input.diskLimit || input.exitCode !== 0;
   // The report itself explains a non-zero exit: a test failed, a file or hook errored.
   const explained = tests.some((t) => t.outcome === 'failed') || fileErrors.length > 0 || runErrors.length > 0;
   const seen = new Set<string>([...tests.map((t) => t.file ?? ''), ...fileErrors.map((e) => e.file)]);
@@ -115,9 +116,9 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
       // the exit code alone would turn into a `missing` failure on a side that exits 0. (A file
       // run alone has its own report: an empty one is its own failure.)
       if (!failed) continue;
-      if (!perFile && complete && explained && !input.timedOut && !input.oomKilled) continue;
+      if (!perFile && complete && explained && !input.timedOut && !input.oomKilled && !input.diskLimit) continue;
     }
-    fileErrors.push({ file: f, kind: input.timedOut ? 'timeout' : 'collection', message: silentMessage(f, input, missingFor.has(f), culprits) });
+    fileErrors.push({ file: f, kind: input.diskLimit ? 'disk' : input.timedOut ? 'timeout' : 'collection', message: silentMessage(f, input, missingFor.has(f), culprits) });
   }
   tests = mergeDuplicates(tests);
   fileErrors = mergeFileErrors(fileErrors);
@@ -141,6 +142,7 @@ function mentions(output: string, file: string): boolean {
 }
 
 function silentMessage(file: string, input: RunReportInput, reportMissing: boolean, culprits: string[]): string {
+  if (input.diskLimit) return `killed: disk limit (the run wrote more than its disk limit)\n${lastLines(input.output, 4)}`.trim();
   if (input.timedOut) return `timed out before reporting results for this file\n${lastLines(input.output, 4)}`.trim();
   if (input.oomKilled) return 'killed: out of memory';
   if (!reportMissing) return excerptForFile(input.output, file) || 'the runner reported no tests for this file';

@@ -1,0 +1,34 @@
+import { describeCap } from '../sandbox/ceilings.js';
+import type { CappedNote } from './context.js';
+import type { ValidationResult } from './validate.js';
+
+/**
+ * The lines that go under a verdict: which environment each side ran in, and which requested
+ * limits the operator's ceilings lowered. Plain text for the CLI, markdown for comments. Pure.
+ */
+
+export function cappedLines(capped: CappedNote[]): string[] {
+  return capped.map((c) => `${c.source} asked for ${describeCap(c)}`);
+}
+
+export function environmentLine(env: ValidationResult['environment']): string {
+  const cached = (e: { cached: boolean; buildMs: number }) => (e.cached ? 'cached' : `built in ${(e.buildMs / 1000).toFixed(1)} s`);
+  if (!env.head.own) return `environment: ${env.base.image} for base and head (${cached(env.base)})`;
+  return `environment: base ${env.base.image} (${cached(env.base)}); head ${env.head.image} (${cached(env.head)}), its own because ${env.head.manifests.join(', ')} changed`;
+}
+
+export function renderNotesText(v: Pick<ValidationResult, 'environment' | 'limitsCapped'>): string {
+  return [environmentLine(v.environment), ...cappedLines(v.limitsCapped).map((l) => `limit capped: ${l}`)].join('\n') + '\n';
+}
+
+export function renderNotesMarkdown(v: Pick<ValidationResult, 'environment' | 'limitsCapped'>): string {
+  const code = (s: string) => `\`${s.replace(/`/g, '')}\``;
+  const e = v.environment;
+  const lines = [
+    e.head.own
+      ? `- Environments: base ${code(e.base.image)}; head ${code(e.head.image)}, its own because ${e.head.manifests.map(code).join(', ')} changed.`
+      : `- Environment: ${code(e.base.image)} for base and head.`,
+    ...cappedLines(v.limitsCapped).map((l) => `- ⚠️ Limit capped: ${l}.`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { isAbsolute } from 'node:path';
+import { logger } from '../util/logger.js';
+import { isNotFound, type Docker } from './docker.js';
+import { forgetUse, lastUse, markUsed } from './envCache.js';
+import { containerLabels, LABEL } from './limits.js';
+import { registerContainer, removeContainer } from './liveContainers.js';
+import { singleFlight, withFileLock } from './lock.js';
+
+/**
+ * Package caches: one Docker volume per repository holding npm's, pip's, yarn's and pnpm's caches,
+ * mounted only into that repository's install containers (never into test runs or sessions), so an
+ * environment rebuilt for a bumped dependency downloads only what changed. One repository's
+ * install scripts never see, nor write into, another repository's cache.
+ */
+
+export const CACHE_MOUNT = '/swt-cache';
+
+export const CACHE_LABELS = {
+  cache: `${LABEL}.pkg-cache`,
+  scope: `${LABEL}.pkg-cache.scope`,
+  host: `${LABEL}.pkg-cache.host`,
+} as const;
+
+export function cacheVolumeName(scope: string): string {
+  return `swt-pkg-cache-${createHash('sha256').update(scope).digest('hex').slice(0, 16)}`;
+}
+
+/** Variables that point the package managers at the volume. */
+export function cacheEnv(): string[] {
+  return [
+    `npm_config_cache=${CACHE_MOUNT}/npm`,
+    `PIP_CACHE_DIR=${CACHE_MOUNT}/pip`,
+    `YARN_CACHE_FOLDER=${CACHE_MOUNT}/yarn`,
+    `npm_config_store_dir=${CACHE_MOUNT}/pnpm`,
+  ];
+}
+
+/** The volume of a scope, created (and handed to the sandbox user) on first use. */
+export async function ensureCacheVolume(docker: Docker, scope: string, image: string): Promise<string> {
+  const name = cacheVolumeName(scope);
+  await markUsed(name);
+  const exists = async () => docker.getVolume(name).inspect().then(() => true, (e) => (isNotFound(e) ? false : Promise.reject(e)));
+  if (await exists()) return name;
+  return singleFlight(`pkg-cache:${name}`, () =>
+    withFileLock(`pkg-cache-${name}`, async () => {
+      if (await exists()) return name;
+      await docker.createVolume({ Name: name, Labels: { [LABEL]: '1', [CACHE_LABELS.cache]: '1', [CACHE_LABELS.scope]: scope, [CACHE_LABELS.host]: hostname() } });
+      // A new volume belongs to root: one short container (only CAP_CHOWN, no network) gives it to uid 1000.
+      const c = await docker.createContainer({
+        Image: image,
+        Entrypoint: [],
+        Cmd: ['chown', '1000:1000', CACHE_MOUNT],
+        User: '0:0',
+        NetworkDisabled: true,
+        Labels: containerLabels('cache-init'),
+        HostConfig: {
+          NetworkMode: 'none',
+          CapDrop: ['ALL'],
+          CapAdd: ['CHOWN'],
+          SecurityOpt: ['no-new-privileges'],
+          Mounts: [{ Type: 'volume', Source: name, Target: CACHE_MOUNT }],
+        },
+      });
+      registerContainer(docker, c.id);
+      try {
+        await c.start();
+        const r = (await c.wait()) as { StatusCode: number };
+        if (r.StatusCode !== 0) throw new Error(`preparing the package cache ${name} failed (exit ${r.StatusCode})`);
+      } catch (e) {
+        await docker.getVolume(name).remove().catch(() => undefined);
+        throw e;
+      } finally {
+        await removeContainer(docker, c.id).catch(() => undefined);
+      }
+      return name;
+    }),
+  );
+}
+
+let lastSizeCheck = 0;
+const SIZE_CHECK_EVERY_MS = 10 * 60_000;
+
+async function removeVolume(docker: Docker, name: string): Promise<boolean> {
+  try {
+    await docker.getVolume(name).remove();
+    await forgetUse(name);
+    return true;
+  } catch (e) {
+    if (!isNotFound(e)) logger.debug({ volume: name, err: (e as Error).message }, 'package cache not removed (in use)');
+    return false;
+  }
+}
+
+/**
+ * Removes package caches nobody can use any more (their repository path is gone from this host)
+ * and, past maxBytes, the least recently used ones (sizes come from `docker system df`, which is
+ * slow on a busy engine: at most every 10 minutes, unless `force`). Volumes in use stay.
+ */
+export async function prunePackageCaches(docker: Docker, maxBytes: number, opts: { force?: boolean } = {}): Promise<string[]> {
+  const host = hostname();
+  const listed = await docker.listVolumes({ filters: { label: [CACHE_LABELS.cache] } });
+  const removed: string[] = [];
+  for (const v of listed.Volumes ?? []) {
+    const scope = v.Labels?.[CACHE_LABELS.scope] ?? '';
+    if (v.Labels?.[CACHE_LABELS.host] === host && isAbsolute(scope) && !existsSync(scope) && (await removeVolume(docker, v.Name))) removed.push(v.Name);
+  }
+  const left = (listed.Volumes ?? []).length - removed.length;
+  if (Number.isFinite(maxBytes) && left > 0 && (opts.force || Date.now() - lastSizeCheck > SIZE_CHECK_EVERY_MS)) {
+    lastSizeCheck = Date.now();
+    const df = (await docker.df()) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null; UsageData?: { Size: number } }> };
+    const kept = await Promise.all(
+      (df.Volumes ?? [])
+        .filter((v) => v.Labels?.[CACHE_LABELS.cache] === '1' && !removed.includes(v.Name))
+        .map(async (v) => ({ name: v.Name, bytes: Math.max(0, v.UsageData?.Size ?? 0), used: (await lastUse(v.Name)) ?? 0 })),
+    );
+    let total = kept.reduce((n, v) => n + v.bytes, 0);
+    for (const v of kept.sort((a, b) => a.used - b.used)) {
+      if (total <= maxBytes) break;
+      if (Date.now() - v.used < 60_000) continue;
+      if (await removeVolume(docker, v.name)) {
+        total -= v.bytes;
+        removed.push(v.name);
+      }
+    }
+  }
+  if (removed.length) logger.info({ removed }, 'removed package caches');
+  return removed;
+}
