@@ -1,14 +1,19 @@
 import { isLlmConfigured, STRATEGIES } from '../generation/index.js';
 import type { StrategyName } from '../generation/candidate.js';
 import type { Reproduction } from '../generation/types.js';
-import { renderVerdictMarkdown } from '../harness/render.js';
-import { renderReproductionComment } from '../pipeline/comments.js';
+import { appSettings } from '../config/repoConfig.js';
+import { fixFilterPasses, gateConclusion } from '../github/decide.js';
+import { renderPrComment, renderReproductionResult } from '../github/render.js';
+import type { IssueOutcome } from '../github/types.js';
 import { silentProgress, type Progress } from '../pipeline/progress.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
 import { validate, type ValidationResult } from '../pipeline/validate.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { createFixtureRepo, FIXTURE_NAMES, type FixtureName } from './fixtureRepos.js';
+
+/** The fix commit's author as the demo shows it: a person, so the gate is informational. */
+const DEMO_AUTHOR = 'the fix author';
 
 export interface DemoOptions {
   fixture?: FixtureName;
@@ -44,12 +49,15 @@ export async function runDemo(sandbox: Sandbox, opts: DemoOptions = {}, progress
     const env = { repo: repo.dir, image: repo.instance.image, install: repo.instance.install, testCmd: repo.instance.test_cmd };
     progress.step(`issue: ${repo.issue.title}`);
     const reproduction = await reproduceIssue(sandbox, { ...env, base: repo.base, issue: repo.issue, generation: { strategy, llm: llm ? undefined : null } }, progress);
-    const parts = [`## On the issue: "${repo.issue.title}"`, '', renderReproductionComment(repo.issue, reproduction)];
+    // Exactly what the App posts: the demo renders with the App's own functions.
+    const parts = [`## On the issue: "${repo.issue.title}"`, '', renderReproductionResult(reproduction, { branch: 'main', sha: repo.base })];
     let validation: ValidationResult | null = null;
     if (reproduction.testPatch.trim()) {
       progress.step('validating the fix commit with the reproducing test');
       validation = await validate(sandbox, { ...env, base: repo.base, head: repo.head, testPatch: reproduction.testPatch }, progress);
-      parts.push('', `## On the fix pull request (head ${repo.head.slice(0, 7)})`, '', renderVerdictMarkdown(validation));
+      const outcome: IssueOutcome = { issue: 1, kind: 'validated', validation, reproduction: { strategy: reproduction.strategy, sha: repo.base, testPatch: reproduction.testPatch } };
+      const gate = gateConclusion(DEMO_AUTHOR, fixFilterPasses([outcome]), appSettings({}).gate);
+      parts.push('', `## On the fix pull request (head ${repo.head.slice(0, 7)})`, '', renderPrComment({ ...gate, author: DEMO_AUTHOR, issues: [outcome] }));
     }
     return { strategy, strategyNote, reproduction, validation, markdown: parts.join('\n') };
   } finally {

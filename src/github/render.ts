@@ -10,7 +10,6 @@ import type { Reproduction } from '../generation/types.js';
 import { fileOfId } from '../harness/classify.js';
 import { renderVerdictMarkdown } from '../harness/render.js';
 import type { TestTransition, Verdict } from '../harness/types.js';
-import { fence } from '../pipeline/comments.js';
 import { percent, usd, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
 import { CANDIDATE_VERDICT_TEXT, type Candidate } from '../pipeline/rank.js';
 import { COMMANDS, MAX_ISSUE_BODY } from './decide.js';
@@ -37,6 +36,13 @@ export function markerOf(body: string | null | undefined): MarkerKind | null {
 }
 
 const short = (sha: string) => sha.slice(0, 7);
+
+/** A fence longer than any backtick run inside, so test code cannot break out of it. */
+export function fence(body: string, lang: string): string {
+  const longest = Math.max(2, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return `${ticks}${lang}\n${body.replace(/\n$/, '')}\n${ticks}`;
+}
 
 /** Inline text from users (issue titles): no HTML, no line breaks. */
 function inline(text: string): string {
