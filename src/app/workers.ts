@@ -44,6 +44,7 @@ import {
   type Target,
   type ValidatePayload,
 } from '../jobs/payloads.js';
+import { judgedTests, reproduces } from '../harness/classify.js';
 import { isPermanent, type JobContext, type JobQueue, type JobRecord } from '../jobs/queue.js';
 import { accuracyRowsWithTotals, followUpsOf } from '../pipeline/liveAccuracy.js';
 import { effectiveLimits, type ContextInput } from '../pipeline/context.js';
@@ -121,9 +122,11 @@ export function registerWorkers(deps: WorkerDeps): void {
     const llm = deps.generation && 'llm' in deps.generation ? deps.generation.llm : config.generation?.model ? { model: config.generation.model } : undefined;
     return { strategy: deps.generation?.strategy ?? config.generation?.strategy, llm, budget, logger };
   };
-  const contextFor = (dir: string, base: string, config: RepoConfig): ContextInput & { limits: Partial<ResourceLimits> } => ({
+  const contextFor = (dir: string, base: string, config: RepoConfig, r: RepoRef): ContextInput & { limits: Partial<ResourceLimits> } => ({
     repo: dir,
     base,
+    // One package cache per repository, by its name: a fork's PR writes into the cache of the repository it targets only.
+    cacheScope: `${r.owner}/${r.repo}`,
     image: config.image,
     install: config.install,
     testCmd: config.test_command,
@@ -326,7 +329,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       const issue = await gh.getIssue(r, p.issue);
       const dir = await fetchRepo(job.kind, gh, r, [{ sha: p.sha, ref: `refs/heads/${p.branch}` }]);
       const rep = await timed(deps.metrics, job.kind, 'reproduce', () =>
-        reproduceIssue(deps.sandbox, { ...contextFor(dir, p.sha, p.config), issue: issueInput(issue), generation: generationFor(p.config, log) }),
+        reproduceIssue(deps.sandbox, { ...contextFor(dir, p.sha, p.config, r), issue: issueInput(issue), generation: generationFor(p.config, log) }),
       );
       countUsage(deps.metrics, rep.strategy, rep.usage);
       if (signal.aborted) return;
@@ -413,8 +416,8 @@ export function registerWorkers(deps: WorkerDeps): void {
           title: pull.title,
           author,
           verdict: v ? candidateVerdict(v) : 'error',
-          f2p: v ? v.tests.filter((t) => t.transition === 'F2P' && !t.preexisting).length : 0,
-          failing: v ? v.tests.filter((t) => t.head === 'fail' && !t.preexisting).length : 0,
+          f2p: v ? judgedTests(v).filter(reproduces).length : 0,
+          failing: v ? judgedTests(v).filter((t) => t.head === 'fail').length : 0,
           durationMs: v?.durationMs ?? 0,
           diffSize: pull.additions + pull.deletions,
           validation: v,
@@ -453,9 +456,9 @@ export function registerWorkers(deps: WorkerDeps): void {
       { sha: p.baseSha, ref: `refs/heads/${p.baseRef}` },
       { sha: p.mergeSha, ref: `refs/heads/${p.baseRef}` },
     ]);
-    const v = await timed(deps.metrics, job.kind, 'confirm', () => validate(deps.sandbox, { ...contextFor(dir, p.baseSha, p.config), head: p.mergeSha, testPatch: rep.testPatch, reruns: p.config.reruns }));
-    const judged = v.tests.filter((t) => !t.preexisting);
-    const confirmed = judged.some((t) => t.transition === 'F2P');
+    const v = await timed(deps.metrics, job.kind, 'confirm', () => validate(deps.sandbox, { ...contextFor(dir, p.baseSha, p.config, r), head: p.mergeSha, testPatch: rep.testPatch, reruns: p.config.reruns }));
+    const judged = judgedTests(v);
+    const confirmed = judged.some(reproduces);
     await store.saveConfirmation({
       owner: r.owner,
       repo: r.repo,
@@ -493,7 +496,7 @@ export function registerWorkers(deps: WorkerDeps): void {
         if (data.isPullRequest) return { issue, kind: 'no-reproduction', reason: `#${issue} is a pull request, not an issue` };
         if (data.body.length > MAX_ISSUE_BODY) return { issue, kind: 'no-reproduction', reason: `the issue body has ${data.body.length} characters, more than the ${MAX_ISSUE_BODY} swt-bot reads` };
         const made = await timed(deps.metrics, JOB.validate, 'reproduce', () =>
-          reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), issue: issueInput(data), generation: generationFor(p.config, log) }, progress),
+          reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), issue: issueInput(data), generation: generationFor(p.config, log) }, progress),
         );
         countUsage(deps.metrics, made.strategy, made.usage);
         spent.costUsd += made.usage.costUsd;
@@ -504,7 +507,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       }
       progress.step(`#${issue}: running the reproducing test on the base ${short(pull.base.sha)} and the head ${short(p.headSha)}`);
       const v = await timed(deps.metrics, JOB.validate, 'validate', () =>
-        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns }, progress),
+        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns }, progress),
       );
       return { issue, kind: 'validated', validation: viewOf(v), reproduction: { strategy: rep.strategy, sha: rep.baseSha, testPatch: rep.testPatch } };
     } catch (e) {

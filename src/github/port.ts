@@ -8,10 +8,9 @@ import type { Octokit } from '@octokit/rest';
 import { isBotAccount } from './decide.js';
 import { markerOf, type Annotation, type MarkerKind } from './render.js';
 
-export interface RepoRef {
-  owner: string;
-  repo: string;
-}
+import type { RepoRef } from '../repo/cache.js';
+
+export type { RepoRef };
 
 export interface UserRef {
   login: string;

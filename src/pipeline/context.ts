@@ -21,6 +21,8 @@ export interface RepoContext {
   /** What env was built from, to build another side's environment the same way. */
   baseImage: string;
   install: string;
+  /** Whose package cache installs share (see EnvironmentSpec.cacheScope). */
+  cacheScope?: string;
 }
 
 export interface ContextInput {
@@ -29,6 +31,8 @@ export interface ContextInput {
   image?: string;
   install?: string;
   testCmd?: string;
+  /** Whose package cache installs share: the App passes `owner/name`; default, the repository's path. */
+  cacheScope?: string;
 }
 
 export async function prepareContext(sandbox: Sandbox, input: ContextInput, progress: Progress = silentProgress): Promise<RepoContext> {
@@ -46,8 +50,9 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const baseImage = image || defaults!.image;
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
-  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd }, (m) => progress.step(m));
-  return { repo, base, env, runner, config, files, baseImage, install: installCmd };
+  const cacheScope = input.cacheScope;
+  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
+  return { repo, base, env, runner, config, files, baseImage, install: installCmd, ...(cacheScope ? { cacheScope } : {}) };
 }
 
 /** A request above the operator's ceiling, lowered to it: who asked, and for what. */

@@ -134,7 +134,7 @@ async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: R
   if (manifests.length === 0 || !ctx.install.trim()) return { env: ctx.env, manifests };
   progress.step(`environment for the fixed code (${manifests.join(', ')} changed)`);
   const env = await sandbox.ensureEnvironment(
-    { repo: ctx.repo, rev: fixedCode.rev, patches: fixedCode.patches, baseImage: ctx.baseImage, install: ctx.install },
+    { repo: ctx.repo, rev: fixedCode.rev, patches: fixedCode.patches, baseImage: ctx.baseImage, install: ctx.install, ...(ctx.cacheScope ? { cacheScope: ctx.cacheScope } : {}) },
     (m) => progress.step(m),
   );
   return { env, manifests };
