@@ -206,7 +206,8 @@ async function workerReport(services: Services, kinds: string[], startedAt: numb
     startedAt,
     seenAt: Date.now(),
     docker: report,
-    evicted: [],
+    // Each worker keeps its engine's environment images under SWT_ENV_CACHE_GB between builds too.
+    evicted: services.sandbox.evictEnvironments ? (await services.sandbox.evictEnvironments().catch(() => ({ removed: [] }))).removed : [],
     metrics: services.engine === 'redis' ? await services.metrics.registry.getMetricsAsJSON() : undefined,
   };
 }

@@ -5,7 +5,7 @@ import { ceilingsFromEnv, clampLimits } from './ceilings.js';
 import { runInSandbox, type SandboxDeps } from './container.js';
 import { connectDocker, dockerLocation, pingDocker, type Docker } from './docker.js';
 import { egressSettings, type EgressSettings } from './egressConfig.js';
-import { envCacheSettings, type EnvCacheSettings } from './envCache.js';
+import { envCacheSettings, evictEnvironments, type EnvCacheSettings } from './envCache.js';
 import { ensureEnvironmentImage, type EnvironmentDeps } from './environment.js';
 import { reapOrphans } from './liveContainers.js';
 import { resolveLimits } from './limits.js';
@@ -90,6 +90,10 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
     async openSession(req) {
       await init();
       return openSandboxSession(deps, req);
+    },
+    async evictEnvironments() {
+      await init();
+      return evictEnvironments(docker, envDeps.cache);
     },
   };
 }

@@ -103,4 +103,6 @@ export interface Sandbox {
   ensureEnvironment(spec: EnvironmentSpec, onProgress?: (msg: string) => void): Promise<Environment>;
   run(req: RunRequest): Promise<RunOutcome>;
   openSession(req: Omit<RunRequest, 'command'>): Promise<SandboxSession>;
+  /** Removes least recently used environment images past the cache's size (never one in use); what it removed. */
+  evictEnvironments?(): Promise<{ removed: string[]; totalBytes: number }>;
 }
