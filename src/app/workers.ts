@@ -329,7 +329,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       const issue = await gh.getIssue(r, p.issue);
       const dir = await fetchRepo(job.kind, gh, r, [{ sha: p.sha, ref: `refs/heads/${p.branch}` }]);
       const rep = await timed(deps.metrics, job.kind, 'reproduce', () =>
-        reproduceIssue(deps.sandbox, { ...contextFor(dir, p.sha, p.config, r), issue: issueInput(issue), generation: generationFor(p.config, log) }),
+        reproduceIssue(deps.sandbox, { ...contextFor(dir, p.sha, p.config, r), issue: issueInput(issue), generation: generationFor(p.config, log), signal }),
       );
       countUsage(deps.metrics, rep.strategy, rep.usage);
       if (signal.aborted) return;
@@ -388,7 +388,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       const outcomes: IssueOutcome[] = [];
       for (const issue of p.issues) {
         if (signal.aborted) break;
-        outcomes.push(await checkIssue(gh, r, dir, pull, p, issue, progress, log, spent));
+        outcomes.push(await checkIssue(gh, r, dir, pull, p, issue, progress, log, spent, signal));
       }
       await progress.close();
       if (signal.aborted) {
@@ -487,6 +487,7 @@ export function registerWorkers(deps: WorkerDeps): void {
     progress: Progress,
     log: Logger,
     spent: { costUsd: number; tokens: number },
+    signal: AbortSignal,
   ): Promise<IssueOutcome> {
     try {
       let rep = await store.latestReproduction(r, issue);
@@ -496,7 +497,7 @@ export function registerWorkers(deps: WorkerDeps): void {
         if (data.isPullRequest) return { issue, kind: 'no-reproduction', reason: `#${issue} is a pull request, not an issue` };
         if (data.body.length > MAX_ISSUE_BODY) return { issue, kind: 'no-reproduction', reason: `the issue body has ${data.body.length} characters, more than the ${MAX_ISSUE_BODY} swt-bot reads` };
         const made = await timed(deps.metrics, JOB.validate, 'reproduce', () =>
-          reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), issue: issueInput(data), generation: generationFor(p.config, log) }, progress),
+          reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), issue: issueInput(data), generation: generationFor(p.config, log), signal }, progress),
         );
         countUsage(deps.metrics, made.strategy, made.usage);
         spent.costUsd += made.usage.costUsd;
@@ -507,7 +508,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       }
       progress.step(`#${issue}: running the reproducing test on the base ${short(pull.base.sha)} and the head ${short(p.headSha)}`);
       const v = await timed(deps.metrics, JOB.validate, 'validate', () =>
-        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns }, progress),
+        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns, signal }, progress),
       );
       return { issue, kind: 'validated', validation: viewOf(v), reproduction: { strategy: rep.strategy, sha: rep.baseSha, testPatch: rep.testPatch } };
     } catch (e) {

@@ -19,6 +19,8 @@ export interface RunTestsOptions {
   /** Repository-relative test files to run. */
   files: string[];
   limits?: Partial<ResourceLimits>;
+  /** Stops the run when aborted (SwtError('CANCELLED')). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface RunTestsOptions {
 export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOptions): Promise<RunResult> {
   if (opts.files.length === 0) throw new SwtError('NO_TEST_FILES', 'There are no test files to run');
   const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR);
-  const outcome = await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits });
+  const outcome = await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
   const parsed = parseRunReports(opts.runner, {
     files: opts.files,
     reports: outcome.files ?? {},

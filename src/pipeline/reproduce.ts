@@ -9,13 +9,15 @@ export interface ReproduceInput extends ContextInput {
   issue: IssueInput;
   generation?: ReproduceOptions;
   limits?: Partial<ResourceLimits>;
+  /** Stops the test runs when aborted (SwtError('CANCELLED')). */
+  signal?: AbortSignal;
 }
 
 /** reproduce(issue): a verified test patch that fails on `base` for the issue's reason, or why not. */
 export async function reproduceIssue(sandbox: Sandbox, input: ReproduceInput, progress: Progress = silentProgress): Promise<Reproduction & { limitsCapped: CappedNote[] }> {
   const ctx = await prepareContext(sandbox, input, progress);
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
-  const workbench = await openWorkbench(sandbox, ctx, decided.limits);
+  const workbench = await openWorkbench(sandbox, ctx, decided.limits, input.signal);
   const generation = { ...input.generation, strategy: input.generation?.strategy ?? ctx.config.generation?.strategy };
   if (ctx.config.generation?.model && generation.llm === undefined) generation.llm = { model: ctx.config.generation.model };
   try {

@@ -24,6 +24,8 @@ export interface ValidateInput extends ContextInput {
   limits?: Partial<ResourceLimits>;
   /** Also measure change coverage ΔC of the tests, in extra runs. */
   coverage?: CoverageRequest;
+  /** Stops the test runs when aborted (SwtError('CANCELLED')): a newer push supersedes the check. */
+  signal?: AbortSignal;
 }
 
 /** One side's environment image, as reported. */
@@ -81,7 +83,7 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
-  const opts = { reruns: input.reruns ?? ctx.config.reruns, limits: decided.limits };
+  const opts = { reruns: input.reruns ?? ctx.config.reruns, limits: decided.limits, ...(input.signal ? { signal: input.signal } : {}) };
   const headEnv = await fixedEnvironment(sandbox, ctx, fixedCode, progress);
   const existing = await touchedFilesThatExist(ctx, fixedCode, files);
   if (headTests.contained) {
@@ -186,14 +188,14 @@ export async function runSides(
   ctx: RepoContext,
   withTests: { base: RepoState; head: RepoState; files: string[]; headBaseline: RepoState; headHoldsTests: boolean; envs?: { base: Environment; head: Environment } },
   existing: { base: string[]; head: string[] },
-  opts: { reruns?: number; limits?: Partial<ResourceLimits> },
+  opts: { reruns?: number; limits?: Partial<ResourceLimits>; signal?: AbortSignal },
   progress: Progress,
 ): Promise<{ base: RunResult[]; head: RunResult[]; baseline?: { base: RunResult; head: RunResult } }> {
   const rounds = 1 + Math.max(0, opts.reruns ?? 0);
   // Each side runs in its own environment: head's when its manifests changed (baselines too).
   const envOf = { base: withTests.envs?.base ?? ctx.env, head: withTests.envs?.head ?? ctx.env };
   const run = (name: 'base' | 'head', state: RepoState, files: string[]) =>
-    files.length ? runTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits }) : Promise.resolve(NO_RUN);
+    files.length ? runTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) }) : Promise.resolve(NO_RUN);
   const side = async (name: 'base' | 'head', state: RepoState) => {
     const results: RunResult[] = [];
     for (let i = 0; i < rounds; i++) {

@@ -15,7 +15,7 @@ export interface OpenWorkbench extends Workbench {
  * The real Workbench: a read-only host checkout of base for retrieval and patch application,
  * and the sandbox for every execution. Close it to remove the checkout.
  */
-export async function openWorkbench(sandbox: Sandbox, ctx: RepoContext, limits?: Partial<ResourceLimits>): Promise<OpenWorkbench> {
+export async function openWorkbench(sandbox: Sandbox, ctx: RepoContext, limits?: Partial<ResourceLimits>, signal?: AbortSignal): Promise<OpenWorkbench> {
   const checkout = await materialize(ctx.repo, { rev: ctx.base, patches: [] });
   const baseState = { rev: ctx.base, patches: [] as string[] };
   return {
@@ -27,7 +27,7 @@ export async function openWorkbench(sandbox: Sandbox, ctx: RepoContext, limits?:
       // Snapshots and fixtures (touched or asked for) run the test files that own them, never themselves.
       const { files } = await testTargetsAt(ctx.repo, state, only ?? filesTouchedByPatch(testPatch, () => true));
       if (files.length === 0) throw new SwtError('NO_TEST_FILES', 'the patch adds or changes no test file');
-      return runTests(sandbox, { env: ctx.env, repo: ctx.repo, state, runner: ctx.runner, files, limits });
+      return runTests(sandbox, { env: ctx.env, repo: ctx.repo, state, runner: ctx.runner, files, limits, ...(signal ? { signal } : {}) });
     },
     openSession: () => sandbox.openSession({ env: ctx.env, repo: ctx.repo, state: baseState, limits }),
     close: () => checkout.cleanup(),

@@ -114,8 +114,13 @@ async function collectOutFiles(container: Docker.Container): Promise<Record<stri
   }
 }
 
+function cancelled(): SwtError {
+  return new SwtError('CANCELLED', 'the test run was cancelled: a newer request supersedes it');
+}
+
 export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<RunOutcome> {
   const { docker, log } = deps;
+  if (req.signal?.aborted) throw cancelled();
   const limits = limitsFor(deps, req.limits);
   const repo = await openRepo(req.repo);
   const state = await openState(repo, req.state);
@@ -144,8 +149,21 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), limits.timeoutMs);
     });
-    const first = await Promise.race([waited, timeout]);
+    // A caller that gives up (a newer push) stops the container now instead of waiting for its end.
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<'aborted'>((resolve) => {
+      onAbort = () => resolve('aborted');
+      if (req.signal?.aborted) resolve('aborted');
+      else req.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    const first = await Promise.race([waited, timeout, aborted]);
     clearTimeout(timer);
+    if (onAbort) req.signal?.removeEventListener('abort', onAbort);
+    if (first === 'aborted') {
+      await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+      await withinMs(waited.catch(() => undefined), 15_000);
+      throw cancelled();
+    }
     if (first === 'timeout') {
       timedOut = true;
       await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);

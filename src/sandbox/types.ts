@@ -72,6 +72,8 @@ export interface RunRequest {
   /** Run with `sh -c` in /testbed, as a non-root user, with no network. */
   command: string;
   limits?: Partial<ResourceLimits>;
+  /** Aborting it stops the run's container at once: SwtError('CANCELLED'). */
+  signal?: AbortSignal;
 }
 
 export interface RunOutcome {

@@ -17,7 +17,9 @@ export type SwtErrorCode =
   | 'LLM_ERROR'
   | 'LLM_TIMEOUT'
   | 'BUDGET_EXHAUSTED'
-  | 'INTERRUPTED';
+  | 'INTERRUPTED'
+  /** The caller gave up on the work (a newer push supersedes a check): not a failure, nothing to retry. */
+  | 'CANCELLED';
 
 export class SwtError extends Error {
   readonly code: SwtErrorCode;

@@ -3,6 +3,7 @@ import { renderText } from '../../src/harness/render.js';
 import { runTests } from '../../src/harness/runTests.js';
 import { runnerFromCommand } from '../../src/harness/runners.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { isSwtError } from '../../src/util/errors.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
@@ -35,6 +36,24 @@ describe('sandbox limits on real containers', () => {
     expect(r.exitCode).toBeNull();
     expect(r.output).toContain('started');
     expect(Date.now() - started).toBeLessThan(20_000);
+    expect(containersOfOurs()).toBe('');
+  });
+
+  it('stops a run at once when its caller aborts (a newer push supersedes the check)', async () => {
+    const ac = new AbortController();
+    const started = Date.now();
+    setTimeout(() => ac.abort(), 1500);
+    let err: unknown;
+    try {
+      await sandbox.run({ env, repo: repo.path, state: state(), command: 'echo started; sleep 100000', limits: { timeoutMs: 120_000 }, signal: ac.signal });
+    } catch (e) {
+      err = e;
+    }
+    expect(isSwtError(err, 'CANCELLED')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(containersOfOurs()).toBe('');
+    // Aborted before it starts: no container at all.
+    await expect(sandbox.run({ env, repo: repo.path, state: state(), command: 'true', signal: ac.signal })).rejects.toMatchObject({ code: 'CANCELLED' });
     expect(containersOfOurs()).toBe('');
   });
 
