@@ -3,6 +3,7 @@
  * renewed while a job runs. A job whose owner process is gone (or whose lease ran out) goes back
  * to the queue at the next start, so a killed App resumes its work.
  */
+import { pidAlive } from '../util/processes.js';
 import type { Database } from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
@@ -101,14 +102,6 @@ function toRecord<P>(r: Row): JobRecord<P> {
   };
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 interface Worker {
   handler: JobHandler<unknown>;

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { OWN_START_TICKS } from '../util/processes.js';
 import { SwtError } from '../util/errors.js';
 import { DEFAULT_LIMITS, type ResourceLimits } from './types.js';
 
@@ -86,6 +87,9 @@ export const LABEL = 'swt-bot';
 
 export type ContainerRole = 'run' | 'session' | 'install' | 'egress-proxy' | 'cache-init';
 
-export function containerLabels(role: ContainerRole, pid = process.pid, host = hostname()): Record<string, string> {
-  return { [LABEL]: '1', [`${LABEL}.pid`]: String(pid), [`${LABEL}.host`]: host, [`${LABEL}.role`]: role };
+export function containerLabels(role: ContainerRole, pid = process.pid, host = hostname(), started: string | undefined = pid === process.pid ? OWN_START_TICKS : undefined): Record<string, string> {
+  const labels: Record<string, string> = { [LABEL]: '1', [`${LABEL}.pid`]: String(pid), [`${LABEL}.host`]: host, [`${LABEL}.role`]: role };
+  // With the pid, the owner's start time names one process even after the pid is reused.
+  if (started) labels[`${LABEL}.started`] = started;
+  return labels;
 }

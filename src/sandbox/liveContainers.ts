@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { logger } from '../util/logger.js';
 import { isNotFound, type Docker } from './docker.js';
 import { LABEL } from './limits.js';
-import { pidAlive } from './tempDirs.js';
+import { OWN_START_TICKS, ownerGone } from '../util/processes.js';
 
 /**
  * Every container (and network) this process creates is registered here until it is removed. One
@@ -109,7 +109,11 @@ export function unregisterContainer(id: string): void {
 
 function ownerDead(labels: Record<string, string> | undefined): boolean {
   const pid = Number(labels?.[`${LABEL}.pid`]);
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  const started = labels?.[`${LABEL}.started`];
+  // Our own pid with another start time: a restarted worker (pid 1 in its container again).
+  if (pid === process.pid) return started !== undefined && started !== OWN_START_TICKS;
+  return ownerGone(pid, started);
 }
 
 /** Removes sandbox containers, then networks, of dead processes on this host; returns how many. */

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { pidAlive } from '../util/processes.js';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,14 +75,6 @@ export function liveTempDirs(): string[] {
 }
 
 /** Whether a process with this pid exists (EPERM: it does, as another user's). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Removes temporary directories left by processes of ours that died without cleaning up (SIGKILL). */
 export async function reapOrphanTempDirs(): Promise<number> {

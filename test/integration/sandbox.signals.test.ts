@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { tempPrefix } from '../../src/sandbox/tempDirs.js';
 import { reapOrphans } from '../../src/sandbox/liveContainers.js';
+import { containerLabels } from '../../src/sandbox/limits.js';
 import { containersOfOurs, expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
@@ -138,6 +139,21 @@ describe('interrupted processes', () => {
     expect(r.code).toBe(143);
     expect(containersOfOurs(child.pid!)).toBe('');
     expect(networksOfOurs(child.pid!)).toBe('');
+  });
+
+  it('a container whose owner pid now belongs to another process (a restarted worker) is reaped; its own are kept', async () => {
+    const image = (await docker.listImages({ filters: { reference: ['swt-base/debian:*'] } }))[0]!.RepoTags![0]!;
+    // Labelled as made by this very pid, but by a process that started at another time.
+    const stale = await docker.createContainer({ Image: image, Cmd: ['true'], Labels: { ...containerLabels('run'), 'swt-bot.started': '1' } });
+    const mine = await docker.createContainer({ Image: image, Cmd: ['true'], Labels: containerLabels('run') });
+    try {
+      await reapOrphans(docker);
+      await expect(docker.getContainer(stale.id).inspect()).rejects.toMatchObject({ statusCode: 404 });
+      expect((await docker.getContainer(mine.id).inspect()).Id).toBe(mine.id);
+    } finally {
+      await docker.getContainer(mine.id).remove({ force: true }).catch(() => undefined);
+      await docker.getContainer(stale.id).remove({ force: true }).catch(() => undefined);
+    }
   });
 
   it('after a SIGKILL during an install, the next sandbox reaps its containers and networks', async () => {
