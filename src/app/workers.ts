@@ -508,7 +508,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       }
       progress.step(`#${issue}: running the reproducing test on the base ${short(pull.base.sha)} and the head ${short(p.headSha)}`);
       const v = await timed(deps.metrics, JOB.validate, 'validate', () =>
-        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns, signal }, progress),
+        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns, signal, ...(p.config.coverage ? { coverage: {} } : {}) }, progress),
       );
       return { issue, kind: 'validated', validation: viewOf(v), reproduction: { strategy: rep.strategy, sha: rep.baseSha, testPatch: rep.testPatch } };
     } catch (e) {
@@ -550,7 +550,10 @@ function issueInput(issue: { title: string; body: string }): IssueInput {
 }
 
 function viewOf(v: ValidationResult): ValidationView {
-  return { tests: v.tests, counts: v.counts, success: v.success, likelyCorrect: v.likelyCorrect, base: v.base, head: v.head, durationMs: v.durationMs, warnings: v.warnings };
+  const view: ValidationView = { tests: v.tests, counts: v.counts, success: v.success, likelyCorrect: v.likelyCorrect, base: v.base, head: v.head, durationMs: v.durationMs, warnings: v.warnings };
+  if (v.coverage) view.coverage = { dC: v.coverage.dC, referenceDC: v.coverage.referenceDC, covered: v.coverage.covered, lines: v.coverage.lines };
+  if (v.coverageError) view.coverageError = v.coverageError;
+  return view;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { describeCoverage } from '../coverage/describe.js';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseInstances, parsePredictions } from '../eval/instances.js';
@@ -8,7 +9,6 @@ import { loadRun } from '../eval/loadRun.js';
 import type { EvalReport } from '../eval/report.js';
 import { compareEvalRuns, renderCompareHtml, renderCompareText } from '../report/compare.js';
 import { writeReportHtml } from '../report/write.js';
-import type { ChangeCoverage } from '../coverage/measure.js';
 import { mkdir } from 'node:fs/promises';
 import { runDemo } from '../demo/demo.js';
 import { FIXTURE_NAMES, parseIssueMarkdown, type FixtureName } from '../demo/fixtureRepos.js';
@@ -127,7 +127,7 @@ export function buildProgram(): Command {
       printJson({ ...rest, runs: { base: runs.base.map(summarizeRun), head: runs.head.map(summarizeRun) } });
     } else {
       process.stdout.write(`${renderVerdictText(result)}${renderNotesText(result)}\n`);
-      if (result.coverage) process.stdout.write(`${coverageLine(result.coverage)}\n`);
+      if (result.coverage) process.stdout.write(`${describeCoverage(result.coverage)}\n`);
       if (result.coverageError) process.stderr.write(`swt: warning: change coverage not measured: ${result.coverageError}\n`);
       for (const w of result.warnings) process.stderr.write(`swt: warning: ${w}\n`);
     }
@@ -340,11 +340,6 @@ function summaryLine(r: EvalReport): string {
   return `instances ${r.instances}  errors ${r.errors}  W ${r.W}%  S ${r.S}%  F2X ${r.F2X}%  F2P ${r.F2P}%  P2P ${r.P2P}%${dC}`;
 }
 
-function coverageLine(c: ChangeCoverage): string {
-  if (c.dC === null) return 'change coverage: no executable changed line (left out of ΔC)';
-  const ref = c.referenceDC === null ? '' : `; the reference tests ${(100 * c.referenceDC).toFixed(1)}%`;
-  return `change coverage ΔC ${(100 * c.dC).toFixed(1)}%: the tests run ${c.covered} of ${c.lines} executable changed lines more often${ref}`;
-}
 
 /** `swt eval --compare A B`: metrics side by side and who alone solves what, on stdout and as compare.html. */
 async function compareCommand(dirs: string[], outDir: string, json: boolean): Promise<void> {

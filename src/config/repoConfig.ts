@@ -42,6 +42,8 @@ export const repoConfigSchema = z
       .strict()
       .optional(),
     // The keys below are read by the GitHub App only (the CLI ignores them).
+    /** Also measure change coverage ΔC of the reproducing tests on fix PRs (extra runs; off by default). */
+    coverage: z.boolean().optional(),
     /** Spending per issue; the operator's SWT_BUDGET_* are ceilings a repository cannot raise. */
     budget: z
       .object({ tokens: z.number().int().positive(), usd: positive, steps: z.number().int().positive(), wall_seconds: positive })

@@ -6,6 +6,7 @@
  * blocks or code spans, and nothing is said that a real run did not establish.
  */
 import { parsePatch } from 'diff';
+import { describeCoverage } from '../coverage/describe.js';
 import type { Reproduction } from '../generation/types.js';
 import { fileOfId } from '../harness/classify.js';
 import { renderVerdictMarkdown } from '../harness/render.js';
@@ -211,6 +212,8 @@ function issueSection(o: IssueOutcome): string {
     '',
     renderVerdictMarkdown(v, { maxRows: 30 }),
   ];
+  if (v.coverage) lines.push(`📏 ${describeCoverage(v.coverage)} (of the code this pull request changes).`, '');
+  if (v.coverageError) lines.push('📏 Change coverage was not measured:', '', fence(v.coverageError, 'text'), '');
   if (v.warnings.length) lines.push('⚠️ Warnings:', '', fence(v.warnings.join('\n'), 'text'), '');
   return lines.join('\n');
 }

@@ -1,3 +1,4 @@
+import type { ChangeCoverage } from '../coverage/measure.js';
 import type { Verdict } from '../harness/types.js';
 
 export type CheckConclusion = 'success' | 'neutral' | 'failure';
@@ -8,6 +9,9 @@ export interface ValidationView extends Verdict {
   head: string | null;
   durationMs: number;
   warnings: string[];
+  /** ΔC of the tests over the PR's code change, when the repository asks for it (`coverage: true`). */
+  coverage?: Pick<ChangeCoverage, 'dC' | 'referenceDC' | 'covered' | 'lines'>;
+  coverageError?: string;
 }
 
 /** What checking a PR against one linked issue gave. */

@@ -44,6 +44,8 @@ describe('.github/swt.yml App keys', () => {
   it('names exactly the wrong key, nested or unknown', () => {
     expect(() => checkRepoConfig({ gate: { mode: 'sometimes' } })).toThrow(/^\.github\/swt\.yml: gate\.mode: Invalid option/);
     expect(() => checkRepoConfig({ issues: { atuo: true } })).toThrow('.github/swt.yml: issues.atuo: unknown key');
+    expect(checkRepoConfig({ coverage: true }).coverage).toBe(true);
+    expect(() => checkRepoConfig({ coverage: 'yes' })).toThrow(/^\.github\/swt\.yml: coverage: /);
     expect(() => checkRepoConfig({ labels: { reproduced: '' } })).toThrow(/^\.github\/swt\.yml: labels\.reproduced: /);
     expect(() => checkRepoConfig({ budget: { usd: -1 } })).toThrow(/^\.github\/swt\.yml: budget\.usd: /);
     expect(() => checkRepoConfig({ gate: { authors: 'bots' } })).toThrow(/^\.github\/swt\.yml: gate\.authors: /);

@@ -29,7 +29,8 @@ beforeAll(async () => {
   llm = await startScriptedLlm([msg(MODEL_TEST)]);
   process.env.OPENAI_BASE_URL = llm.baseURL;
   process.env.OPENAI_API_KEY = 'sk-e2e-scripted-model-key';
-  fx = await fixtureOnFakeGitHub('zero-shot-plus');
+  // `coverage: true`: fix PRs also get ΔC of the reproducing test over their change.
+  fx = await fixtureOnFakeGitHub('zero-shot-plus', { coverage: true });
   dataDir = mkdtempSync(join(tmpdir(), `swt-e2e-${process.pid}-`));
   app = await startApp({
     appId: fx.fake.appId,
@@ -119,6 +120,11 @@ describe('the App end to end (fake GHES, scripted model, real containers)', () =
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body.startsWith('<!-- swt-bot:validation -->\n### ✅ swt-bot: the fix passes the reproducing tests\n')).toBe(true);
     expect(comments[0]!.body).toContain('| `tests/test_parse.py::test_combined_units` | ❌ fail (error) | ✅ pass | **F→P** |');
+    // The reproducing test runs the lines the fix changes: ΔC is measured (python trace) and above zero.
+    const dC = /📏 change coverage ΔC ([\d.]+)%: the tests run (\d+) of (\d+) executable changed lines more often \(of the code this pull request changes\)\./.exec(comments[0]!.body);
+    expect(dC).not.toBeNull();
+    expect(Number(dC![2])).toBeGreaterThan(0);
+    expect(run.output!.summary).toContain(dC![0]);
   });
 
   it('a second PR by a bot with an incorrect fix gives failure with an annotation, and the issue ranks both', async () => {

@@ -20,10 +20,10 @@ export interface FixtureGitHub extends PublishedFixture {
   fake: FakeGitHub;
 }
 
-export async function fixtureOnFakeGitHub(strategy: StrategyName): Promise<FixtureGitHub> {
+export async function fixtureOnFakeGitHub(strategy: StrategyName, extraConfig: Record<string, unknown> = {}): Promise<FixtureGitHub> {
   const fake = await new FakeGitHub({ webhookSecret: WEBHOOK_SECRET, appPrivateKey: appKey(), personalTokens: { [MAINTAINER_TOKEN]: 'maintainer' } }).start();
   try {
-    const published = await publishFixture(fake, 'py-durations', { owner: OWNER, repo: REPO, config: (fx) => fixtureConfig(fx, { generation: { strategy } }) });
+    const published = await publishFixture(fake, 'py-durations', { owner: OWNER, repo: REPO, config: (fx) => fixtureConfig(fx, { generation: { strategy }, ...extraConfig }) });
     fake.setPermission(OWNER, REPO, 'maintainer', 'admin');
     return {
       ...published,

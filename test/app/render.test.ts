@@ -207,6 +207,17 @@ describe('check run and PR comment', () => {
     );
   });
 
+  it('with `coverage: true`, ΔC of the tests over the PR change follows the table (or why it is missing)', () => {
+    const measured = { ...outcome, validation: { ...outcome.validation, coverage: { dC: 0.75, referenceDC: null, covered: 3, lines: 4 } } };
+    expect(renderPrComment({ conclusion: 'neutral', gated: false, author: 'alice', issues: [measured] })).toContain(
+      `${table}\n📏 change coverage ΔC 75.0%: the tests run 3 of 4 executable changed lines more often (of the code this pull request changes).\n`,
+    );
+    const none = { ...outcome, validation: { ...outcome.validation, coverage: { dC: null, referenceDC: null, covered: 0, lines: 0 } } };
+    expect(renderCheckResult({ conclusion: 'neutral', gated: false, author: 'alice', issues: [none] }).summary).toContain('📏 change coverage: no executable changed line (left out of ΔC)');
+    const failed = { ...outcome, validation: { ...outcome.validation, coverageError: 'the V8 counter wrote nothing' } };
+    expect(renderCheckResult({ conclusion: 'neutral', gated: false, author: 'alice', issues: [failed] }).summary).toContain('📏 Change coverage was not measured:\n\n```text\nthe V8 counter wrote nothing\n```');
+  });
+
   it('annotations on the line where the test patch defines each test failing at head, in batches of 50', () => {
     expect(annotationsFor(v, testPatch)).toEqual([
       { path: 'tests/test_swt.py', start_line: 4, end_line: 4, annotation_level: 'failure', title: 'F→F: test_combined', message: 'assertion: assert 5399 == 5400' },

@@ -152,6 +152,8 @@ describe('web and worker processes sharing only Redis', () => {
       };
     });
     expect(value.title).toBe('swt-bot status');
+    // Every job has run: its row says which one did not.
+    expect(value.jobs.filter((r) => r[4] !== 'done')).toEqual([]);
     expect([value.waiting, value.failed]).toEqual(['0', '0']);
     expect(value.done).toBeGreaterThanOrEqual(6);
     // id, kind, repository, target, state, verdict, queued at, time, cost
