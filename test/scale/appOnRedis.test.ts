@@ -137,6 +137,12 @@ describe('web and worker processes sharing only Redis', () => {
     // The worker's heartbeat (every second) has brought its counters, the confirmation's included.
     const metricsNow = () => fetch(`${webUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.text());
     await until('the worker\'s counters', async () => (/^swt_job_phase_seconds_count\{kind="confirm",phase="confirm"\} 1$/m.test(await metricsNow()) ? true : undefined), 30_000);
+    // The ranking refresh after the check is a delayed job (up to 5 s, rankWindowMs): the page is
+    // read once the queue has settled, so every job has run.
+    await until('a settled queue', async () => {
+      const m = await metricsNow();
+      return /^swt_jobs\{state="queued"\} 0$/m.test(m) && /^swt_jobs\{state="running"\} 0$/m.test(m) ? true : undefined;
+    }, 60_000);
     const shot = join(await artifactsDir(), 'status-page.png');
     const { value, requested } = await withPage(`${webUrl}/swt?token=${TOKEN}`, async (page) => {
       await page.screenshot({ path: shot, fullPage: true });
