@@ -36,19 +36,20 @@ export class PhaseClock {
   private readonly als = new AsyncLocalStorage<Book>();
   readonly sandbox: Sandbox;
 
-  constructor(inner: Sandbox) {
+  /** `now` is the clock (injectable so that the booking is tested without waiting). */
+  constructor(inner: Sandbox, private readonly now: () => number = Date.now) {
     const book = () => this.als.getStore();
     this.sandbox = {
       ensureEnvironment: async (spec, onProgress) => {
-        const started = Date.now();
+        const started = this.now();
         let installStarted: number | undefined;
         const env: Environment = await inner.ensureEnvironment(spec, (m) => {
-          if (installStarted === undefined && INSTALL_STARTS.test(m)) installStarted = Date.now();
+          if (installStarted === undefined && INSTALL_STARTS.test(m)) installStarted = this.now();
           onProgress?.(m);
         });
         const b = book();
         if (b) {
-          const ended = Date.now();
+          const ended = this.now();
           const split = env.cached || installStarted === undefined ? ended : installStarted;
           b.times.imageBuildMs += split - started;
           b.times.installMs += ended - split;
@@ -58,13 +59,13 @@ export class PhaseClock {
         return env;
       },
       run: async (req) => {
-        const started = Date.now();
+        const started = this.now();
         try {
           return await inner.run(req);
         } finally {
           const b = book();
           if (b) {
-            const ms = Date.now() - started;
+            const ms = this.now() - started;
             if (req.command.includes(COVERAGE_MARKER)) b.times.coverageMs += ms;
             else if (!b.generating) b.times.testRunsMs += ms;
           }
@@ -85,13 +86,13 @@ export class PhaseClock {
   async generation<T>(fn: () => Promise<T>): Promise<T> {
     const b = this.als.getStore();
     if (!b) return fn();
-    const started = Date.now();
+    const started = this.now();
     b.generating = true;
     try {
       return await fn();
     } finally {
       b.generating = false;
-      b.times.generationMs += Date.now() - started;
+      b.times.generationMs += this.now() - started;
     }
   }
 }
