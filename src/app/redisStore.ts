@@ -1,15 +1,13 @@
 /**
  * The App's Store in Redis, for a web process and workers that share nothing but Redis and GitHub.
- * Records are JSON strings under `<prefix>:st:`; sets and sorted sets index them. Deliveries expire
- * after 14 days (GitHub lets a delivery be redelivered for 3); everything else stays.
+ * Records are JSON strings under `<prefix>:st:`; sets and sorted sets index them. (The deliveries
+ * seen are the queue's event keys.)
  */
 import type { Redis } from 'ioredis';
 import type { Reproduction } from '../generation/types.js';
 import type { RepoRef } from '../github/port.js';
 import type { Candidate } from '../pipeline/rank.js';
 import type { Confirmation, JobOutcome, MergeRecord, ReproductionCost, StoredReproduction, Store, VerdictInput } from './storeTypes.js';
-
-const DELIVERY_TTL_S = 14 * 24 * 3600;
 
 interface VerdictRow extends Candidate {
   issue: number;
@@ -43,14 +41,6 @@ export class RedisStore implements Store {
   async #all<T>(keys: string[]): Promise<T[]> {
     if (keys.length === 0) return [];
     return (await this.#r.mget(keys)).flatMap((s) => (s === null ? [] : [JSON.parse(s) as T]));
-  }
-
-  async hasDelivery(id: string): Promise<boolean> {
-    return (await this.#r.exists(this.#k('delivery', id))) === 1;
-  }
-
-  async recordDelivery(id: string, event: string): Promise<boolean> {
-    return (await this.#r.set(this.#k('delivery', id), JSON.stringify({ event, at: Date.now() }), 'EX', DELIVERY_TTL_S, 'NX')) === 'OK';
   }
 
   async saveReproduction(r: RepoRef, issue: number, where: { branch: string; sha: string }, rep: Reproduction): Promise<number> {

@@ -1,6 +1,6 @@
 /**
- * What the App remembers, in the same SQLite database as its queue: webhook deliveries seen,
- * reproductions (so a later PR check finds its test), PR verdicts per linked issue (for the
+ * What the App remembers, in the same SQLite database as its queue (whose event keys are the
+ * webhook deliveries seen): reproductions (so a later PR check finds its test), PR verdicts per linked issue (for the
  * ranking), check runs by head sha, the one refusal each thread may get, and what live accuracy
  * counts (job outcomes, merged PRs, confirmations at merge commits). The Store interface is in
  * storeTypes.ts; redisStore.ts keeps the same in Redis.
@@ -25,11 +25,6 @@ export function openDatabase(file: string): Database.Database {
 }
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS deliveries (
-  id TEXT PRIMARY KEY,
-  event TEXT NOT NULL,
-  received_at INTEGER NOT NULL
-);
 CREATE TABLE IF NOT EXISTS reproductions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   owner TEXT NOT NULL, repo TEXT NOT NULL, issue INTEGER NOT NULL,
@@ -110,19 +105,11 @@ function candidateOf(row: Record<string, unknown>): Candidate {
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
 
-  constructor(db: Database.Database, opts: { retentionDays?: number } = {}) {
+  constructor(db: Database.Database) {
     this.#db = db;
     db.exec(SCHEMA);
-    // GitHub redelivers for three days at most: a month of delivery ids is plenty.
-    db.prepare('DELETE FROM deliveries WHERE received_at < ?').run(Date.now() - (opts.retentionDays ?? 30) * 86_400_000);
-  }
-
-  async hasDelivery(id: string): Promise<boolean> {
-    return Boolean(this.#db.prepare('SELECT 1 FROM deliveries WHERE id = ?').get(id));
-  }
-
-  async recordDelivery(id: string, event: string): Promise<boolean> {
-    return this.#db.prepare('INSERT OR IGNORE INTO deliveries (id, event, received_at) VALUES (?, ?, ?)').run(id, event, Date.now()).changes === 1;
+    // Deliveries seen are the queue's event keys now; databases from before keep no copy.
+    db.exec('DROP TABLE IF EXISTS deliveries');
   }
 
   async saveReproduction(r: RepoRef, issue: number, where: { branch: string; sha: string }, rep: Reproduction): Promise<number> {

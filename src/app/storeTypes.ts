@@ -51,9 +51,6 @@ export interface JobOutcome {
 }
 
 export interface Store {
-  hasDelivery(id: string): Promise<boolean>;
-  /** False when the delivery was already recorded. */
-  recordDelivery(id: string, event: string): Promise<boolean>;
   saveReproduction(r: RepoRef, issue: number, where: { branch: string; sha: string }, rep: Reproduction): Promise<number>;
   /** The newest reproduction of the issue that did reproduce it. */
   latestReproduction(r: RepoRef, issue: number): Promise<StoredReproduction | undefined>;

@@ -1,7 +1,7 @@
 /**
  * The webhooks. Receiving is all the web process does on the hot path: Probot has verified the
- * signature; a delivery already seen is skipped; the event is enqueued (one Redis or SQLite
- * write) and recorded; GitHub gets its answer in milliseconds, whatever GitHub's own API or the
+ * signature; the event is enqueued under its delivery id (one Redis or SQLite write, which is
+ * also the record: a redelivery adds nothing); GitHub gets its answer in milliseconds, whatever GitHub's own API or the
  * workers are doing. The fast lane then reads and validates `.github/swt.yml` (through
  * `context.config`, so an org's `_extends` works), decides with the pure rules of decide.ts, and
  * enqueues the acknowledgements, notices and checks.
@@ -18,8 +18,6 @@ import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderR
 
 /** What the handlers remember (the App's Store implements it). */
 export interface HandlerStore {
-  hasDelivery(id: string): Promise<boolean>;
-  recordDelivery(id: string, event: string): Promise<boolean>;
   claimRefusal(r: { owner: string; repo: string }, thread: number): Promise<boolean>;
   pullOfCheckRun(r: { owner: string; repo: string }, checkRunId: number): Promise<{ pr: number; headSha: string } | undefined>;
   closePull(r: { owner: string; repo: string }, pr: number): Promise<number[]>;
@@ -256,11 +254,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
         payload: { name: ctx.name, payload: ctx.payload, delivery: ctx.id, target: targetOf(ctx), ...(installationId ? { installationId } : {}) },
         key: `event:${ctx.id}`,
       });
-      if (!r.created) {
-        ctx.log.info({ delivery: ctx.id }, 'redelivery of a handled webhook: ignored');
-        return;
-      }
-      await store.recordDelivery(ctx.id, ctx.name);
+      if (!r.created) ctx.log.info({ delivery: ctx.id }, 'redelivery of a handled webhook: ignored');
     });
   }
 

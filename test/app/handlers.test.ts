@@ -381,6 +381,5 @@ describe('GitHub misbehaving', () => {
     const r = await deliver(app.url, 'issues', example('issues', 'opened'), { secret: 'not-the-secret' });
     expect(r.status).toBe(400);
     expect(await app.services.queue.list()).toEqual([]);
-    expect(await app.services.store.hasDelivery(r.id)).toBe(false);
   });
 });

@@ -53,12 +53,8 @@ const rep = (status: Reproduction['status'], strategy: string, costUsd: number):
   }) as Reproduction;
 
 describe.each(['sqlite', 'redis'] as const)('Store contract on %s', (engine) => {
-  it('deliveries, refusals and approvals are remembered once', async () => {
+  it('refusals and approvals are remembered once', async () => {
     const s = makeStore(engine);
-    expect(await s.hasDelivery('d1')).toBe(false);
-    expect(await s.recordDelivery('d1', 'issues')).toBe(true);
-    expect(await s.recordDelivery('d1', 'issues')).toBe(false);
-    expect(await s.hasDelivery('d1')).toBe(true);
     expect(await s.claimRefusal(R, 5)).toBe(true);
     expect(await s.claimRefusal(R, 5)).toBe(false);
     expect(await s.claimRefusal({ owner: 'octo', repo: 'other' }, 5)).toBe(true);
