@@ -26,6 +26,7 @@ import {
   isPermanent,
   JOB_STATES,
   jobErrorLine,
+  PRUNE_EVERY_MS,
   SUPERSEDED,
   type EnqueueResult,
   type JobEvent,
@@ -53,6 +54,8 @@ export interface BullQueueOptions {
   limitRetryMs?: number;
   /** How often records without a BullMQ job are put back (default 15 s). */
   reconcileMs?: number;
+  /** Finished jobs are dropped this long after they last changed (default 30 days, as the SQLite queue). */
+  retentionMs?: number;
   logger?: Logger;
 }
 
@@ -164,11 +167,31 @@ if to ~= 'queued' then closeOpen(id) end
 return 1
 `;
 
+// ARGV: prefix, cutoff, batch. The oldest `batch` jobs are looked at; finished ones unchanged
+// since the cutoff go, with their key (unless a newer job took it) and their set memberships.
+const PRUNE = `${COMMON}
+local cutoff, n = tonumber(ARGV[2]), 0
+for _, id in ipairs(redis.call('ZRANGE', p .. ':jobs', 0, tonumber(ARGV[3]) - 1)) do
+  local k = jobKey(id)
+  local st, key, grp, at = unpack(redis.call('HMGET', k, 'state', 'key', 'grp', 'updated_at'))
+  if not st or ((st == 'done' or st == 'failed' or st == 'cancelled') and tonumber(at) < cutoff) then
+    if key and key ~= '' and redis.call('GET', p .. ':key:' .. key) == id then redis.call('DEL', p .. ':key:' .. key) end
+    if st then redis.call('SREM', p .. ':state:' .. st, id) end
+    if grp and grp ~= '' then redis.call('SREM', p .. ':grp:' .. grp, id) end
+    redis.call('ZREM', p .. ':jobs', id)
+    redis.call('DEL', k)
+    n = n + 1
+  end
+end
+return n
+`;
+
 type Commands = {
   swtEnqueue(...args: string[]): Promise<string[]>;
   swtCancelGroup(...args: string[]): Promise<string[]>;
   swtClaim(...args: string[]): Promise<string[]>;
   swtFinish(...args: string[]): Promise<number>;
+  swtPrune(...args: string[]): Promise<number>;
 };
 
 function defineCommands(redis: Redis): Redis & Commands {
@@ -177,6 +200,7 @@ function defineCommands(redis: Redis): Redis & Commands {
     redis.defineCommand('swtCancelGroup', { numberOfKeys: 0, lua: CANCEL_GROUP });
     redis.defineCommand('swtClaim', { numberOfKeys: 0, lua: CLAIM });
     redis.defineCommand('swtFinish', { numberOfKeys: 0, lua: FINISH });
+    redis.defineCommand('swtPrune', { numberOfKeys: 0, lua: PRUNE });
   }
   return redis as Redis & Commands;
 }
@@ -202,6 +226,7 @@ function toRecord<P>(h: Record<string, string>): JobRecord<P> | undefined {
 
 const bullId = (id: string) => `j${id}`;
 const TERMINAL = new Set<JobState>(['done', 'failed', 'cancelled']);
+const PRUNE_BATCH = 500;
 
 interface Registered {
   handler: JobHandler<unknown>;
@@ -227,7 +252,7 @@ export class BullJobQueue implements JobQueue {
   constructor(redis: Redis, opts: BullQueueOptions = {}) {
     this.#redis = defineCommands(redis);
     this.#p = opts.prefix ?? 'swt';
-    this.#opts = { lockDurationMs: 30_000, stalledIntervalMs: 15_000, maxRecoveries: 5, limitLeaseMs: 30_000, limitRetryMs: 1000, reconcileMs: 15_000, ...opts };
+    this.#opts = { lockDurationMs: 30_000, stalledIntervalMs: 15_000, maxRecoveries: 5, limitLeaseMs: 30_000, limitRetryMs: 1000, reconcileMs: 15_000, retentionMs: 30 * 86_400_000, ...opts };
     this.#limit = new RedisLimit(redis, { prefix: this.#p, leaseMs: this.#opts.limitLeaseMs });
   }
 
@@ -312,9 +337,16 @@ export class BullJobQueue implements JobQueue {
     this.#subscriber.on('message', (_channel: string, id: string) => this.#live.get(id)?.abort(new Error(SUPERSEDED)));
     await this.#subscriber.subscribe(`${this.#p}:cancel`);
     for (const kind of this.#kinds.keys()) this.#startWorker(kind);
-    await this.reconcile().catch((e) => this.#opts.logger?.warn({ err: jobErrorLine(e) }, 'reconciling the queue failed'));
+    const housekeeping = async (prune: boolean) => {
+      await this.reconcile().catch((e) => this.#opts.logger?.warn({ err: jobErrorLine(e) }, 'reconciling the queue failed'));
+      if (prune) await this.prune().catch((e) => this.#opts.logger?.warn({ err: jobErrorLine(e) }, 'dropping old finished jobs failed'));
+    };
+    await housekeeping(true);
+    let pruned = Date.now();
     this.#reconcileTimer = setInterval(() => {
-      void this.reconcile().catch((e) => this.#opts.logger?.warn({ err: jobErrorLine(e) }, 'reconciling the queue failed'));
+      const prune = Date.now() - pruned > PRUNE_EVERY_MS;
+      if (prune) pruned = Date.now();
+      void housekeeping(prune);
     }, this.#opts.reconcileMs);
     this.#reconcileTimer.unref();
   }
@@ -394,6 +426,15 @@ export class BullJobQueue implements JobQueue {
     for (const s of JOB_STATES) pipe.scard(`${this.#p}:state:${s}`);
     const res = (await pipe.exec()) ?? [];
     return Object.fromEntries(JOB_STATES.map((s, i) => [s, Number(res[i]?.[1] ?? 0)])) as Record<JobState, number>;
+  }
+
+  async prune(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = Number(await this.#redis.swtPrune(this.#p, String(Date.now() - this.#opts.retentionMs), String(PRUNE_BATCH)));
+      total += n;
+      if (n < PRUNE_BATCH / 2) return total;
+    }
   }
 
   async cancelGroup(group: string): Promise<string[]> {

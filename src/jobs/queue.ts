@@ -93,6 +93,11 @@ export interface JobQueue {
   recent<P = unknown>(n: number): Promise<JobRecord<P>[]>;
   /** How many jobs are in each state (the status page, /metrics). */
   counts(): Promise<Record<JobState, number>>;
+  /**
+   * Drops finished jobs (done, failed, cancelled) unchanged for the retention, their keys with
+   * them, so the queue's store stays bounded; returns how many. Start and the workers' timers call it.
+   */
+  prune(): Promise<number>;
   /** Cancels the queued and running jobs of a group; returns their ids. */
   cancelGroup(group: string): Promise<string[]>;
   /** Resolves once nothing is queued or running for the registered kinds (tests, the demo). */
@@ -130,3 +135,6 @@ export function jobErrorLine(e: unknown): string {
 }
 
 export const SUPERSEDED = 'superseded by a newer job';
+
+/** How often a queue that takes work drops its old finished jobs. */
+export const PRUNE_EVERY_MS = 3_600_000;

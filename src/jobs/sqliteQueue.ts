@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../util/logger.js';
-import { backoffMs, isPermanent, JOB_STATES, jobErrorLine, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
+import { backoffMs, isPermanent, JOB_STATES, jobErrorLine, PRUNE_EVERY_MS, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
 
 export interface SqliteQueueOptions {
   /** How long a claim lasts without renewal; renewed every third of it. */
@@ -175,15 +175,24 @@ export class SqliteJobQueue implements JobQueue {
     if (this.#started) return;
     this.#started = true;
     this.#stopping = false;
-    // Finished jobs are kept a while (their keys make redeliveries no-ops), then dropped.
-    this.#db.prepare(`DELETE FROM jobs WHERE state IN ('done', 'failed', 'cancelled') AND updated_at < ?`).run(Date.now() - this.#opts.retentionMs);
+    await this.prune();
     this.#recover();
+    let pruned = Date.now();
     this.#timer = setInterval(() => {
       this.#recover();
       this.#kick();
+      if (Date.now() - pruned > PRUNE_EVERY_MS) {
+        pruned = Date.now();
+        void this.prune();
+      }
     }, this.#opts.pollMs);
     this.#timer.unref();
     this.#kick();
+  }
+
+  // Finished jobs are kept a while (their keys make redeliveries no-ops), then dropped.
+  async prune(): Promise<number> {
+    return this.#db.prepare(`DELETE FROM jobs WHERE state IN ('done', 'failed', 'cancelled') AND updated_at < ?`).run(Date.now() - this.#opts.retentionMs).changes;
   }
 
   async stop(opts: { timeoutMs?: number } = {}): Promise<void> {

@@ -41,12 +41,12 @@ afterEach(async () => {
 type Engine = 'sqlite' | 'bullmq';
 
 /** A queue of the engine; every call within one test shares the same store (file or Redis prefix). */
-function makeQueue(engine: Engine): JobQueue {
+function makeQueue(engine: Engine, opts: { retentionMs?: number } = {}): JobQueue {
   if (engine === 'sqlite') {
     const db = new Database(join(dir, 'q.db'));
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
-    const q = new SqliteJobQueue(db, { pollMs: 20, backoff: { baseMs: 30 } });
+    const q = new SqliteJobQueue(db, { pollMs: 20, backoff: { baseMs: 30 }, ...opts });
     cleanups.push(async () => {
       await q.stop({ timeoutMs: 1000 });
       db.close();
@@ -54,7 +54,7 @@ function makeQueue(engine: Engine): JobQueue {
     return q;
   }
   const conn: Redis = connectRedis(redis.url);
-  const q = new BullJobQueue(conn, { prefix: `t${process.pid}-${round}`, backoff: { baseMs: 30 }, lockDurationMs: 3000, stalledIntervalMs: 1000, limitRetryMs: 40 });
+  const q = new BullJobQueue(conn, { prefix: `t${process.pid}-${round}`, backoff: { baseMs: 30 }, lockDurationMs: 3000, stalledIntervalMs: 1000, limitRetryMs: 40, ...opts });
   cleanups.push(async () => {
     await q.stop({ timeoutMs: 1000 });
     conn.disconnect();
@@ -78,6 +78,33 @@ describe.each<Engine>(['sqlite', 'bullmq'])('JobQueue contract on %s', (engine) 
     await q.drain(10_000);
     expect(runs).toEqual([1]);
     expect(await q.findByKey('delivery-1')).toMatchObject({ id: first.id, state: 'done', attempts: 1, payload: { n: 1 } });
+  });
+
+  it('drops finished jobs past the retention, their keys with them; open and recent jobs stay', async () => {
+    const q = makeQueue(engine, { retentionMs: 1000 });
+    q.work('k', async () => undefined);
+    q.work('bad', async () => {
+      throw new PermanentJobError('no');
+    });
+    await q.start();
+    const old = await q.enqueue({ kind: 'k', payload: 1, key: 'delivery-old' });
+    const failed = await q.enqueue({ kind: 'bad', payload: 2, key: 'delivery-bad', group: 'g' });
+    const waiting = await q.enqueue({ kind: 'nobody-works-this', payload: 3, key: 'delivery-open' });
+    await q.drain(10_000);
+    await sleep(1100);
+    const fresh = await q.enqueue({ kind: 'k', payload: 4, key: 'delivery-fresh' });
+    await q.drain(10_000);
+    expect(await q.prune()).toBe(2);
+    expect(await q.get(old.id)).toBeUndefined();
+    expect(await q.get(failed.id)).toBeUndefined();
+    expect(await q.findByKey('delivery-old')).toBeUndefined();
+    expect((await q.recent(10)).map((j) => j.id)).toEqual([fresh.id, waiting.id]);
+    expect(await q.counts()).toEqual({ queued: 1, running: 0, done: 1, failed: 0, cancelled: 0 });
+    expect(await q.findByKey('delivery-fresh')).toMatchObject({ id: fresh.id, state: 'done' });
+    // A key whose job is gone can be used again; the group is free too.
+    expect((await q.enqueue({ kind: 'k', payload: 5, key: 'delivery-old', group: 'g' })).created).toBe(true);
+    await q.drain(10_000);
+    expect(await q.prune()).toBe(0);
   });
 
   it('runs at most `concurrency` jobs of a kind at once, and kinds do not block each other', async () => {
