@@ -37,9 +37,25 @@ function isLocal(env: NodeJS.ProcessEnv): boolean {
   return !h || h.startsWith('unix://');
 }
 
+/**
+ * The engine's disk usage (GET /system/df) sizes every container's layer and every volume: seconds
+ * of I/O on a busy engine, one at a time. Heartbeats come every few seconds; the figure is taken
+ * once per interval per engine and reused in between.
+ */
+const DF_EVERY_MS = 5 * 60_000;
+const layersSize = new WeakMap<Docker, { at: number; bytes: Promise<number> }>();
+
+function imagesBytes(docker: Docker): Promise<number> {
+  const seen = layersSize.get(docker);
+  if (seen && Date.now() - seen.at < DF_EVERY_MS) return seen.bytes;
+  const bytes = docker.df().then((df: { LayersSize?: number }) => df.LayersSize ?? 0);
+  layersSize.set(docker, { at: Date.now(), bytes });
+  bytes.catch(() => layersSize.delete(docker));
+  return bytes;
+}
+
 export async function dockerHostReport(docker: Docker, env: NodeJS.ProcessEnv = process.env): Promise<DockerHostReport> {
   const info = (await docker.info()) as { ServerVersion?: string; DockerRootDir?: string; Images?: number; Containers?: number };
-  const df = (await docker.df()) as { LayersSize?: number };
   let freeDiskBytes: number | null = null;
   if (isLocal(env) && info.DockerRootDir) {
     try {
@@ -54,7 +70,7 @@ export async function dockerHostReport(docker: Docker, env: NodeJS.ProcessEnv = 
     version: info.ServerVersion ?? 'unknown',
     dataRoot: info.DockerRootDir ?? 'unknown',
     freeDiskBytes,
-    imagesBytes: df.LayersSize ?? 0,
+    imagesBytes: await imagesBytes(docker),
     images: info.Images ?? 0,
     containers: info.Containers ?? 0,
   };

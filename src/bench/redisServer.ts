@@ -48,11 +48,14 @@ function ping(port: number): Promise<boolean> {
 
 export async function startRedis(): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), `swt-redis-${process.pid}-`));
-  const port = await freePort();
+  let port = await freePort();
   let proc: ChildProcess | undefined;
   let log = '';
 
-  const launch = async () => {
+  // Ready means our own process says so, not just a PONG on the port: between freePort() and the
+  // bind, another test's server may take the port, and its PONG would be taken for ours.
+  const launchOnce = async (): Promise<'ready' | 'port taken'> => {
+    log = '';
     proc = spawn(
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--maxmemory-policy', 'noeviction', '--protected-mode', 'yes'],
@@ -61,9 +64,22 @@ export async function startRedis(): Promise<RedisServer> {
     proc.stdout!.on('data', (d) => (log = (log + d.toString()).slice(-4000)));
     proc.stderr!.on('data', (d) => (log = (log + d.toString()).slice(-4000)));
     const deadline = Date.now() + 10_000;
-    while (!(await ping(port))) {
-      if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start: ${log}`);
+    while (!(log.includes('Ready to accept connections') && (await ping(port)))) {
+      if (proc.exitCode !== null) {
+        if (/Address already in use/i.test(log)) return 'port taken';
+        throw new Error(`redis-server did not start: ${log}`);
+      }
+      if (Date.now() > deadline) throw new Error(`redis-server did not start: ${log}`);
       await new Promise((r) => setTimeout(r, 50));
+    }
+    return 'ready';
+  };
+  // A restart keeps its port (clients hold the URL): if someone took it meanwhile, that is an error.
+  const launch = async (samePort = false) => {
+    for (let tries = 0; ; tries++) {
+      if ((await launchOnce()) === 'ready') return;
+      if (samePort || tries >= 5) throw new Error(`redis-server could not bind 127.0.0.1:${port}: ${log}`);
+      port = await freePort();
     }
   };
 
@@ -83,12 +99,12 @@ export async function startRedis(): Promise<RedisServer> {
     async restart(downMs = 500) {
       await halt('SIGTERM'); // redis-server shuts down cleanly on SIGTERM, flushing the AOF
       await new Promise((r) => setTimeout(r, downMs));
-      await launch();
+      await launch(true);
     },
     async crash(downMs = 500) {
       await halt('SIGKILL');
       await new Promise((r) => setTimeout(r, downMs));
-      await launch();
+      await launch(true);
     },
     async stop() {
       await halt('SIGTERM');

@@ -18,7 +18,9 @@ export function connectDocker(env: NodeJS.ProcessEnv = process.env): Docker {
 export const DOCKER_HINT = 'start one with `scripts/dev setup` or `sudo dockerd &`, or set DOCKER_HOST';
 
 function unreachable(where: string, cause?: unknown): SwtError {
-  return new SwtError('DOCKER_UNREACHABLE', `cannot reach the Docker engine at ${where}`, { hint: DOCKER_HINT, cause });
+  // Why, in a few words (refused, no socket, no answer): a slow engine and a missing one need different fixes.
+  const why = (cause as { code?: string; message?: string } | undefined)?.code ?? (cause as Error | undefined)?.message?.split('\n')[0]?.slice(0, 80);
+  return new SwtError('DOCKER_UNREACHABLE', `cannot reach the Docker engine at ${where}${why ? ` (${why})` : ''}`, { hint: DOCKER_HINT, cause });
 }
 
 /** Pings the engine; any failure (refused, missing socket, timeout) becomes DOCKER_UNREACHABLE. */

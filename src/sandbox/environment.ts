@@ -200,6 +200,8 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       const info = await container.inspect();
       const code = info.State.ExitCode;
       if (result === 'timeout' || code !== 0 || exceeded) {
+        // ENOSPC from the engine's own disk, not our limit: the operator, not the repository, can fix it.
+        const noSpace = !exceeded && /No space left on device/i.test(tail.toString());
         const why = exceeded
           ? `was killed: disk limit (it wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB)`
           : info.State.OOMKilled
@@ -208,9 +210,13 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
               ? `was killed (timeout ${Math.round(limits.timeoutMs / 60_000)} min, or memory)`
               : code === 70 && restore
                 ? 'succeeded, but putting the tracked files back failed'
-                : `exited with ${code}`;
+                : noSpace
+                  ? `exited with ${code}: no space left on the Docker engine's disk`
+                  : `exited with ${code}`;
         throw new SwtError('INSTALL_FAILED', `install command \`${install}\` ${why}; last lines of its output:\n${lastLines(tail.toString(), INSTALL_LOG_LINES)}`, {
-          hint: `fix the install command (it runs in /testbed as a non-root user and reaches only ${deps.egress.hosts.join(', ')} through the egress proxy; an operator adds hosts with SWT_EGRESS_ALLOW)`,
+          hint: noSpace
+            ? "free space on the Docker engine's disk (docker system prune; a smaller SWT_ENV_CACHE_GB keeps fewer environment images)"
+            : `fix the install command (it runs in /testbed as a non-root user and reaches only ${deps.egress.hosts.join(', ')} through the egress proxy; an operator adds hosts with SWT_EGRESS_ALLOW)`,
         });
       }
     }

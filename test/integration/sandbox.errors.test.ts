@@ -97,7 +97,7 @@ describe('bad input', () => {
     try {
       const e = await caught(pingDocker(connectDocker()));
       expect(e.code).toBe('DOCKER_UNREACHABLE');
-      expect(e.message).toBe('cannot reach the Docker engine at tcp://127.0.0.1:1');
+      expect(e.message).toBe('cannot reach the Docker engine at tcp://127.0.0.1:1 (ECONNREFUSED)');
       expect(e.hint).toBe('start one with `scripts/dev setup` or `sudo dockerd &`, or set DOCKER_HOST');
       const s = createDockerSandbox();
       const e2 = await caught(s.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: '' }));

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { startApp, type RunningApp } from '../../src/app/app.js';
 import { fixtureConfig, publishFixture } from '../../src/demo/appDemo.js';
 import { JOB } from '../../src/jobs/payloads.js';
+import { ensureEgressImage } from '../../src/sandbox/egress.js';
 import { connectDocker, createDockerSandbox, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
+import { createLogger } from '../../src/util/logger.js';
 import { canRunPrivateDockerd, startPrivateDockerd, type PrivateDockerd } from '../helpers/privateDockerd.js';
 import { startRedis, type RedisServer } from '../helpers/redisServer.js';
 import { fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from '../app/fixtureGitHub.js';
@@ -24,6 +26,7 @@ let engine: PrivateDockerd;
 let app: RunningApp;
 let dataDir: string;
 let baseImage: string;
+let egressImage: string;
 
 async function startOn(pd: PrivateDockerd, prefix: string): Promise<RunningApp> {
   const a = await startApp({
@@ -48,6 +51,8 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), `swt-faults-${process.pid}-`));
   // The base image comes from the machine's engine (built offline there if missing).
   baseImage = await ensureBaseImage(fx.fx.instance.image, { docker: connectDocker(), caBundle: await loadCaBundle() });
+  // So is the installs' egress proxy: the test's engine has no network to build it with.
+  egressImage = await ensureEgressImage(connectDocker(), createLogger({ level: 'silent' }));
 });
 
 afterAll(async () => {
@@ -61,7 +66,7 @@ afterAll(async () => {
 describe('the Docker engine', () => {
   it('restarted during a PR check: the attempt fails, the job is retried and completes once', async () => {
     engine = await startPrivateDockerd();
-    await engine.loadFrom(connectDocker(), [baseImage]);
+    await engine.loadFrom(connectDocker(), [baseImage, egressImage]);
     app = await startOn(engine, `d${process.pid}`);
     const issue = fx.fake.addIssue(OWNER, REPO, { title: fx.fx.issue.title, body: fx.fx.issue.body });
     await fx.fake.deliver('issues', fx.fake.issuePayload(OWNER, REPO, issue.number, 'opened'));
@@ -98,7 +103,7 @@ describe('the Docker engine', () => {
   it('out of disk while an environment image is built: the job fails with a clear message, one comment', async () => {
     // A 1.5 GB data root: the base image fits, an install step writing 2 GB does not.
     engine = await startPrivateDockerd({ tmpfsBytes: 1536 * 1024 ** 2 });
-    await engine.loadFrom(connectDocker(), [baseImage]);
+    await engine.loadFrom(connectDocker(), [baseImage, egressImage]);
     expect((await engine.docker.getImage(baseImage).inspect()).Id).toMatch(/^sha256:/);
     const big = await publishFixture(fx.fake, 'py-durations', {
       owner: OWNER,
@@ -112,8 +117,8 @@ describe('the Docker engine', () => {
       await app.services.queue.drain(10 * 60_000);
       const [job] = await app.services.queue.list({ kind: JOB.reproduce });
       expect(job).toMatchObject({ state: 'failed', attempts: 3 });
-      // The engine's disk is full: the install step cannot write, and says no more than that.
-      expect(job!.error).toMatch(/^install command `head -c 2000000000 \/dev\/zero > \/testbed\/\.filler` exited with 1/);
+      // The engine's disk is full: the install step cannot write, and the message says so.
+      expect(job!.error).toMatch(/^install command `head -c 2000000000 \/dev\/zero > \/testbed\/\.filler` exited with 1: no space left on the Docker engine's disk/);
       const comments = fx.fake.issue(OWNER, 'durations-big', issue.number).comments;
       expect(comments).toHaveLength(1);
       expect(comments[0]!.body).toContain('swt-bot hit an error while reproducing this issue');
