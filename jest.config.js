@@ -18,4 +18,8 @@ export default {
     { ...common, displayName: 'scale', testMatch: ['<rootDir>/test/scale/**/*.test.ts'], slowTestThreshold: 60 },
   ],
   testTimeout: 600000,
+  // Test files run in a worker process that is replaced once it holds more than this after a file:
+  // ESM modules under --experimental-vm-modules are never freed, and in band (what jest does with
+  // one worker on 2 cores) the main process reached its 4 GB heap late in CI and stalled in GC.
+  workerIdleMemoryLimit: '1GB',
 };

@@ -12,6 +12,14 @@ import { appKey, INSTALLATION, SECRET, TOKEN } from './payloads.js';
 
 export { appKey, deliver, example, INSTALLATION, SECRET, sign, TOKEN } from './payloads.js';
 
+// nock patches Node's own http module, which every test file run by the same jest process shares:
+// left on, it would turn the next file's Docker socket requests into requests to 127.0.0.1:80.
+afterAll(() => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  nock.restore();
+});
+
 /**
  * Octokit as Probot builds it, with the retry plugin's 1 s base delay cut to 1 ms, and throttling
  * (1 s between writes, 3 s between comments) off unless asked. Merged into Probot's own options
