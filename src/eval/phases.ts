@@ -36,8 +36,11 @@ export class PhaseClock {
   private readonly als = new AsyncLocalStorage<Book>();
   readonly sandbox: Sandbox;
 
-  /** `now` is the clock (injectable so that the booking is tested without waiting). */
-  constructor(inner: Sandbox, private readonly now: () => number = Date.now) {
+  /** The clock (injectable so that the booking is tested without waiting). */
+  private readonly now: () => number;
+
+  constructor(inner: Sandbox, now: () => number = Date.now) {
+    this.now = now;
     const book = () => this.als.getStore();
     this.sandbox = {
       ensureEnvironment: async (spec, onProgress) => {
