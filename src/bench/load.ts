@@ -9,9 +9,9 @@
  * every one must have its job in Redis exactly once (redeliveries add none), each must end in its
  * notice job, and the busy p99 must stay under 100 ms. The last line of stdout is one JSON object.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +32,21 @@ const BURST_GAP_MS = 250;
 const TARGET_P99_MS = 100;
 /** In production the workers are other machines; here they share 2 cores with the web process. */
 const WORKER_NICE = Number(process.env.SWT_BENCH_WORKER_NICE ?? 10);
+/**
+ * The layout: the web process, Redis and the sender on core 0; the workers, their containers
+ * (SWT_CPUSET_CPUS) and the fake GitHub they fetch from on the last core, standing in for separate
+ * machines. SWT_BENCH_PIN=off lets every process take any core.
+ */
+const LAST_CPU = cpus().length - 1;
+const PIN = process.env.SWT_BENCH_PIN !== 'off' && LAST_CPU >= 1;
+const WEB_CPUS = '0';
+const WORK_CPUS = PIN ? (LAST_CPU >= 2 ? `1-${LAST_CPU}` : '1') : undefined;
+
+function pin(pid: number | undefined, list: string): void {
+  if (!PIN || !pid) return;
+  const r = spawnSync('taskset', ['-a', '-p', '-c', list, String(pid)], { stdio: 'ignore' });
+  if (r.status !== 0) throw new Error(`taskset could not pin ${pid} to CPUs ${list} (util-linux's taskset is needed; SWT_BENCH_PIN=off runs unpinned)`);
+}
 
 function quantile(values: number[], q: number): number {
   const s = [...values].sort((a, b) => a - b);
@@ -39,10 +54,12 @@ function quantile(values: number[], q: number): number {
 }
 const stats = (ms: number[]) => ({ p50: Math.round(quantile(ms, 0.5) * 10) / 10, p99: Math.round(quantile(ms, 0.99) * 10) / 10, max: Math.round(Math.max(...ms) * 10) / 10 });
 
-/** A Node process of ours; `nice` lowers its CPU priority (the workers: on one small machine they stand in for other machines). */
-function startNode(script: string, args: string[], env: NodeJS.ProcessEnv, nice = 0): { child: ChildProcess; output: () => string } {
+/** A Node process of ours, on the CPUs listed (when pinning); `nice` lowers its CPU priority (the workers). */
+function startNode(script: string, args: string[], env: NodeJS.ProcessEnv, opts: { nice?: number; cpus?: string } = {}): { child: ChildProcess; output: () => string } {
   const argv = [fileURLToPath(new URL(script, import.meta.url)), ...args];
-  const child = nice ? spawn('nice', ['-n', String(nice), process.execPath, ...argv], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = [...(PIN && opts.cpus ? ['taskset', '-c', opts.cpus] : []), ...(opts.nice ? ['nice', '-n', String(opts.nice)] : [])];
+  const cmd = [...prefix, process.execPath, ...argv];
+  const child = spawn(cmd[0]!, cmd.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out = (out + d.toString()).slice(-20_000)));
   child.stderr!.on('data', (d) => (out = (out + d.toString()).slice(-20_000)));
@@ -81,7 +98,9 @@ async function main(): Promise<void> {
   let published: PublishedFixture | undefined;
   const conn: { close?: () => void } = {};
   try {
+    pin(process.pid, WORK_CPUS ?? '0');
     redis = await startRedis();
+    pin(redis.pid(), WEB_CPUS);
     published = await publishFixture(fake, 'py-durations', { config: (fx) => fixtureConfig(fx, { generation: { strategy: 'snippet' } }) });
     const { owner, repo, fx } = published;
     fake.setPermission(owner, repo, 'maintainer', 'admin');
@@ -108,11 +127,11 @@ async function main(): Promise<void> {
       dirs.push(d);
       return d;
     };
-    const web = startNode('../app/index.js', [], { ...env(await dir()), SWT_ROLE: 'web', HOST: '127.0.0.1', PORT: String(port) });
+    const web = startNode('../app/index.js', [], { ...env(await dir()), SWT_ROLE: 'web', HOST: '127.0.0.1', PORT: String(port) }, { cpus: WEB_CPUS });
     children.push(web.child);
     const workers = [];
     for (let i = 0; i < 2; i++) {
-      const w = startNode('../cli/bin.js', ['worker'], env(await dir()), WORKER_NICE);
+      const w = startNode('../cli/bin.js', ['worker'], { ...env(await dir()), ...(WORK_CPUS ? { SWT_CPUSET_CPUS: WORK_CPUS } : {}) }, { nice: WORKER_NICE, cpus: WORK_CPUS });
       children.push(w.child);
       workers.push(w);
     }
@@ -141,7 +160,7 @@ async function main(): Promise<void> {
     const send = async (name: string, deliveries: Array<{ id: string; event: string; body: string }>) => {
       const file = join(sendDir, `${name}.json`);
       await writeFile(file, JSON.stringify(deliveries));
-      const client = startNode('./loadClient.js', [file, webUrl, String(BURST_SIZE), String(BURST_GAP_MS)], { WEBHOOK_SECRET: secret });
+      const client = startNode('./loadClient.js', [file, webUrl, String(BURST_SIZE), String(BURST_GAP_MS)], { WEBHOOK_SECRET: secret }, { cpus: WEB_CPUS });
       const code = await new Promise<number | null>((r) => client.child.once('exit', r));
       if (code !== 0) throw new Error(`the sender failed: ${client.output()}`);
       return JSON.parse(client.output().trim().split('\n').at(-1)!) as Array<{ id: string; status: number; ms: number }>;
@@ -219,6 +238,7 @@ async function main(): Promise<void> {
       redeliveries: { sent: again.length, acknowledged: redelivered },
       bursts: { perRound: BURSTS, size: BURST_SIZE, gapMs: BURST_GAP_MS },
       workers: 2,
+      layout: PIN ? { web: WEB_CPUS, redis: WEB_CPUS, sender: WEB_CPUS, workers: WORK_CPUS, containers: WORK_CPUS } : 'unpinned',
       busyValidations: { min: Math.min(...busy.busyAtBursts), max: Math.max(...busy.busyAtBursts) },
       idleMs: i,
       busyMs: bz,

@@ -19,6 +19,8 @@ export interface RedisServer {
   /** SIGKILL (up to the last second of writes may be lost, as with any `everysec` Redis), then start again after `downMs`. */
   crash(downMs?: number): Promise<void>;
   stop(): Promise<void>;
+  /** The running server's pid (undefined while it is down). */
+  pid(): number | undefined;
 }
 
 export async function freePort(): Promise<number> {
@@ -106,6 +108,7 @@ export async function startRedis(): Promise<RedisServer> {
       await new Promise((r) => setTimeout(r, downMs));
       await launch(true);
     },
+    pid: () => (proc && proc.exitCode === null ? proc.pid : undefined),
     async stop() {
       await halt('SIGTERM');
       rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { storageOptSupported, watchDisk } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from './docker.js';
 import { markUsed } from './envCache.js';
 import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from './git.js';
-import { containerLabels, hostConfigFor, resolveLimits, type ContainerRole } from './limits.js';
+import { containerLabels, cpusetFromEnv, hostConfigFor, resolveLimits, type ContainerRole } from './limits.js';
 import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { deletionScript, type OverlayPlan } from './overlay.js';
 import type { Environment, ResourceLimits, RunOutcome, RunRequest } from './types.js';
@@ -65,6 +65,7 @@ export async function prepareContainer(
     network: 'none',
     engineCpus: await engineCpus(docker),
     storageOpt: await storageOptSupported(docker, opts.env.image),
+    cpuset: cpusetFromEnv(),
   });
   let container: Docker.Container;
   try {

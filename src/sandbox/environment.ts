@@ -13,7 +13,7 @@ import { evictEnvironments, markUsed, type EnvCacheSettings } from './envCache.j
 import { ENV_LABELS, envImageTag, environmentKey } from './envKey.js';
 import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from './git.js';
 import { runGit } from './gitExec.js';
-import { containerLabels, hostConfigFor, resolveLimits } from './limits.js';
+import { containerLabels, cpusetFromEnv, hostConfigFor, resolveLimits } from './limits.js';
 import { haltIfInterrupted, registerContainer, removeContainer } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from './overlay.js';
@@ -145,6 +145,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       engineCpus: await engineCpus(docker),
       storageOpt: await storageOptSupported(docker, o.baseImage),
       mounts: volume ? [{ Type: 'volume', Source: volume, Target: CACHE_MOUNT }] : [],
+      cpuset: cpusetFromEnv(),
     }),
   });
   registerContainer(docker, container.id);

@@ -25,6 +25,19 @@ export interface HostConfigInput {
   storageOpt?: boolean;
   /** Volumes to mount (the package cache, for installs only). */
   mounts?: Array<{ Type: 'volume'; Source: string; Target: string }>;
+  /** The host CPUs containers may use (SWT_CPUSET_CPUS, e.g. `1-3`): the rest stay for the App itself. */
+  cpuset?: string;
+}
+
+/**
+ * SWT_CPUSET_CPUS: on a machine that runs the web process and the containers together, keeps the
+ * containers off the cores listed elsewhere (`1-3` leaves core 0 to the webhook receiver).
+ */
+export function cpusetFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const raw = env.SWT_CPUSET_CPUS?.trim();
+  if (!raw) return undefined;
+  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(raw)) throw new SwtError('BAD_CONFIG', `SWT_CPUSET_CPUS must list CPUs like 1-3 or 0,2, got ${JSON.stringify(raw)}`);
+  return raw;
 }
 
 export interface SandboxHostConfig {
@@ -39,6 +52,7 @@ export interface SandboxHostConfig {
   Memory: number;
   MemorySwap: number;
   NanoCpus: number;
+  CpusetCpus?: string;
   Init: boolean;
   AutoRemove: boolean;
   LogConfig: { Type: string; Config: Record<string, string> };
@@ -75,6 +89,7 @@ export function hostConfigFor(input: HostConfigInput): SandboxHostConfig {
     // Same as Memory: no swap on top.
     MemorySwap: memory,
     NanoCpus: Math.max(10_000_000, Math.round(cpus * 1e9)),
+    ...(input.cpuset ? { CpusetCpus: input.cpuset } : {}),
     // docker-init as PID 1 reaps zombies (killed exec trees, fork loops).
     Init: true,
     // Removal is ours (in a finally), after outputs are collected.

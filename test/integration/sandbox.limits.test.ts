@@ -29,6 +29,19 @@ afterAll(async () => {
 const state = () => ({ rev: repo.sha, patches: [] });
 
 describe('sandbox limits on real containers', () => {
+  it('keeps test runs on the CPUs SWT_CPUSET_CPUS lists, leaving the others to the App', async () => {
+    const saved = process.env.SWT_CPUSET_CPUS;
+    process.env.SWT_CPUSET_CPUS = '0';
+    try {
+      const r = await sandbox.run({ env, repo: repo.path, state: state(), command: 'nproc; python3 -c "import os; print(sorted(os.sched_getaffinity(0)))"' });
+      expect(r.exitCode).toBe(0);
+      expect(r.output.trim().split('\n')).toEqual(['1', '[0]']);
+    } finally {
+      if (saved === undefined) delete process.env.SWT_CPUSET_CPUS;
+      else process.env.SWT_CPUSET_CPUS = saved;
+    }
+  });
+
   it('kills a command that sleeps forever at the wall-clock timeout', async () => {
     const started = Date.now();
     const r = await sandbox.run({ env, repo: repo.path, state: state(), command: 'echo started; sleep 100000', limits: { timeoutMs: 3000 } });

@@ -11,7 +11,7 @@ import {
   npmMajorFor,
   parseBaseRef,
 } from '../../src/sandbox/imageRecipes.js';
-import { containerLabels, hostConfigFor, resolveLimits, tmpSizeBytes } from '../../src/sandbox/limits.js';
+import { containerLabels, cpusetFromEnv, hostConfigFor, resolveLimits, tmpSizeBytes } from '../../src/sandbox/limits.js';
 import { deletionScript, gitModeToTar, parseDiffTreeRaw, parentDirs, planOverlay } from '../../src/sandbox/overlay.js';
 import { shellQuote } from '../../src/util/shell.js';
 import { confineRepoPath as safeRelativePath } from '../../src/util/repoPath.js';
@@ -198,6 +198,14 @@ describe('limits → HostConfig', () => {
     expect(tmpSizeBytes({ ...DEFAULT_LIMITS, memoryBytes: 8 * 1024 ** 3, diskBytes: 1024 ** 3 })).toBe(1024 ** 3);
     expect(hostConfigFor({ limits: { ...DEFAULT_LIMITS, cpus: 4 }, network: 'bridge', engineCpus: 2 }).NanoCpus).toBe(2_000_000_000);
     expect(hostConfigFor({ limits: DEFAULT_LIMITS, network: 'bridge' }).NetworkMode).toBe('bridge');
+    expect(hostConfigFor({ limits: DEFAULT_LIMITS, network: 'none' }).CpusetCpus).toBeUndefined();
+    expect(hostConfigFor({ limits: DEFAULT_LIMITS, network: 'none', cpuset: '1-3' }).CpusetCpus).toBe('1-3');
+  });
+  it('reads SWT_CPUSET_CPUS as a CPU list, and refuses anything else', () => {
+    expect(cpusetFromEnv({})).toBeUndefined();
+    expect(cpusetFromEnv({ SWT_CPUSET_CPUS: ' 1-3 ' })).toBe('1-3');
+    expect(cpusetFromEnv({ SWT_CPUSET_CPUS: '0,2,4-7' })).toBe('0,2,4-7');
+    for (const bad of ['all', '1;rm -rf /', '-1', '1,']) expect(() => cpusetFromEnv({ SWT_CPUSET_CPUS: bad })).toThrow(/SWT_CPUSET_CPUS must list CPUs like 1-3 or 0,2/);
   });
   it('overrides defaults per run and rejects nonsense', () => {
     expect(resolveLimits(DEFAULT_LIMITS, { timeoutMs: 5000 })).toEqual({ ...DEFAULT_LIMITS, timeoutMs: 5000 });
