@@ -17,6 +17,7 @@ import type { RunOutcome, RunRequest, Sandbox } from '../../src/sandbox/types.js
 import { expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
+// npm versions of mocha (10.8.2 is a version, not an address).
 const VERSIONS = [
   { name: 'mocha1', version: '1.21.5', cmd: './node_modules/.bin/_mocha --check-leaks {files}' },
   { name: 'mocha2', version: '2.5.3', cmd: 'node node_modules/mocha2/bin/mocha --check-leaks --reporter spec {files}' },
@@ -42,6 +43,8 @@ const BASE: Record<string, string> = {
   'lib/math.js': 'exports.add = function (a, b) {\n  return a - b;\n};\n',
   'lib/str.js': "exports.shout = function (s) {\n  lastShout = s;\n  return String(s).toUpperCase() + '!';\n};\n",
   // mocha ≤ 7 reads test/mocha.opts, mocha ≥ 6 .mocharc.yml: both name a reporter of their own.
+  // The it.skip / xit / describe.skip / pending lines below are the fixture repository's source, not
+  // tests of ours that are skipped: the harness must report such tests as skipped, never F→P.
   'test/mocha.opts': '--reporter dot\n--ui bdd\n',
   '.mocharc.yml': 'reporter: dot\n',
   'test/math.js': [

@@ -35,6 +35,7 @@ const CASES: RunnerCase[] = [
     issue: 'node-validator-2',
     testCmd: 'npx mocha {files}',
     base: {
+      // mocha's npm version (not an address).
       'package.json': '{"name": "node-validator", "version": "1.0.0", "main": "index.js", "devDependencies": {"mocha": "10.8.2"}}\n',
       'index.js': 'exports.isEmail = function (str) {\n  return /^\\S+@\\S+$/.test(str)\n}\n',
       'test/index.js': "var assert = require('assert')\nvar validator = require('../')\n\ndescribe('isEmail', function () {\n  it('accepts a plain address', function () {\n    assert.strictEqual(validator.isEmail('a@b.co'), true)\n  })\n})\n",

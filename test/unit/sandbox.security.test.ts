@@ -65,6 +65,7 @@ describe('egress allowlist', () => {
     expect(s.upstream).toEqual({ host: 'proxy.corp.example', port: 3128, auth: 'user:p@ss' });
   });
   it('refuses addresses, bare names and URLs as hosts', () => {
+    // Strings the parser must refuse; nothing here opens a connection.
     for (const bad of ['10.0.0.1', '169.254.169.254', 'localhost', 'com', 'https://registry.npmjs.org', 'a..b']) {
       expect(isSwtError(errorOf(() => parseEgressHosts(bad)), 'BAD_CONFIG')).toBe(true);
     }
@@ -90,6 +91,7 @@ describe('egress allowlist', () => {
     expect(tinyproxyConf({ hosts: [] }, '/tmp/f')).not.toContain('Upstream');
   });
   it('points every package manager at the proxy, with no credentials', () => {
+    // proxyEnv only formats variables; the address is what Docker gives a proxy on an install network.
     const env = proxyEnv('http://172.30.0.2:8888');
     for (const v of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'npm_config_https_proxy', 'npm_config_proxy', 'PIP_PROXY']) expect(env).toContain(`${v}=http://172.30.0.2:8888`);
     expect(cacheEnv()).toEqual(['npm_config_cache=/swt-cache/npm', 'PIP_CACHE_DIR=/swt-cache/pip', 'YARN_CACHE_FOLDER=/swt-cache/yarn', 'npm_config_store_dir=/swt-cache/pnpm']);
