@@ -26,7 +26,7 @@ import {
   isPermanent,
   JOB_STATES,
   jobErrorLine,
-  PRUNE_EVERY_MS,
+  pruneDue,
   SUPERSEDED,
   type EnqueueResult,
   type JobEvent,
@@ -342,12 +342,8 @@ export class BullJobQueue implements JobQueue {
       if (prune) await this.prune().catch((e) => this.#opts.logger?.warn({ err: jobErrorLine(e) }, 'dropping old finished jobs failed'));
     };
     await housekeeping(true);
-    let pruned = Date.now();
-    this.#reconcileTimer = setInterval(() => {
-      const prune = Date.now() - pruned > PRUNE_EVERY_MS;
-      if (prune) pruned = Date.now();
-      void housekeeping(prune);
-    }, this.#opts.reconcileMs);
+    const due = pruneDue();
+    this.#reconcileTimer = setInterval(() => void housekeeping(due()), this.#opts.reconcileMs);
     this.#reconcileTimer.unref();
   }
 

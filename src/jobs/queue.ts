@@ -137,4 +137,14 @@ export function jobErrorLine(e: unknown): string {
 export const SUPERSEDED = 'superseded by a newer job';
 
 /** How often a queue that takes work drops its old finished jobs. */
-export const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
+/** For a queue's faster timer: true once an hour, when old finished jobs should be dropped again. */
+export function pruneDue(now: () => number = Date.now): () => boolean {
+  let last = now();
+  return () => {
+    if (now() - last < PRUNE_EVERY_MS) return false;
+    last = now();
+    return true;
+  };
+}

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../util/logger.js';
-import { backoffMs, isPermanent, JOB_STATES, jobErrorLine, PRUNE_EVERY_MS, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
+import { backoffMs, isPermanent, JOB_STATES, jobErrorLine, pruneDue, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
 
 export interface SqliteQueueOptions {
   /** How long a claim lasts without renewal; renewed every third of it. */
@@ -177,14 +177,11 @@ export class SqliteJobQueue implements JobQueue {
     this.#stopping = false;
     await this.prune();
     this.#recover();
-    let pruned = Date.now();
+    const due = pruneDue();
     this.#timer = setInterval(() => {
       this.#recover();
       this.#kick();
-      if (Date.now() - pruned > PRUNE_EVERY_MS) {
-        pruned = Date.now();
-        void this.prune();
-      }
+      if (due()) void this.prune().catch((e) => this.#opts.logger?.warn({ err: jobErrorLine(e) }, 'dropping old finished jobs failed'));
     }, this.#opts.pollMs);
     this.#timer.unref();
     this.#kick();

@@ -6,7 +6,7 @@ import { storageOptSupported, watchDisk } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from './docker.js';
 import { markUsed } from './envCache.js';
 import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from './git.js';
-import { containerLabels, cpusetFromEnv, hostConfigFor, resolveLimits, type ContainerRole } from './limits.js';
+import { containerLabels, hostConfigFor, resolveLimits, type ContainerRole } from './limits.js';
 import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { deletionScript, type OverlayPlan } from './overlay.js';
 import type { Environment, ResourceLimits, RunOutcome, RunRequest } from './types.js';
@@ -25,6 +25,8 @@ export interface SandboxDeps {
   limits: ResourceLimits;
   /** No run or session gets more than these (the operator's SWT_MAX_*). */
   ceilings: ResourceLimits;
+  /** The host CPUs containers may use (SWT_CPUSET_CPUS). */
+  cpuset?: string;
 }
 
 /** A run's or session's limits: defaults, then the request, then no more than the ceilings. */
@@ -65,7 +67,7 @@ export async function prepareContainer(
     network: 'none',
     engineCpus: await engineCpus(docker),
     storageOpt: await storageOptSupported(docker, opts.env.image),
-    cpuset: cpusetFromEnv(),
+    cpuset: deps.cpuset,
   });
   let container: Docker.Container;
   try {

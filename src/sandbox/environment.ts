@@ -13,7 +13,7 @@ import { evictEnvironments, markUsed, type EnvCacheSettings } from './envCache.j
 import { ENV_LABELS, envImageTag, environmentKey } from './envKey.js';
 import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from './git.js';
 import { runGit } from './gitExec.js';
-import { containerLabels, cpusetFromEnv, hostConfigFor, resolveLimits } from './limits.js';
+import { containerLabels, hostConfigFor, resolveLimits } from './limits.js';
 import { haltIfInterrupted, registerContainer, removeContainer } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from './overlay.js';
@@ -48,6 +48,8 @@ export interface EnvironmentDeps {
   /** Try `docker pull` for base images (default: unless SWT_PULL=never). */
   pull?: boolean;
   egress: EgressSettings;
+  /** The host CPUs install containers may use (SWT_CPUSET_CPUS). */
+  cpuset?: string;
   cache: EnvCacheSettings;
   /** Total size of the package caches (SWT_PKG_CACHE_GB); least recently used ones go past it. */
   packageCacheBytes: number;
@@ -145,7 +147,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       engineCpus: await engineCpus(docker),
       storageOpt: await storageOptSupported(docker, o.baseImage),
       mounts: volume ? [{ Type: 'volume', Source: volume, Target: CACHE_MOUNT }] : [],
-      cpuset: cpusetFromEnv(),
+      cpuset: deps.cpuset,
     }),
   });
   registerContainer(docker, container.id);

@@ -8,7 +8,7 @@ import { egressSettings, type EgressSettings } from './egressConfig.js';
 import { envCacheSettings, evictEnvironments, type EnvCacheSettings } from './envCache.js';
 import { ensureEnvironmentImage, type EnvironmentDeps } from './environment.js';
 import { reapOrphans } from './liveContainers.js';
-import { resolveLimits } from './limits.js';
+import { cpusetFromEnv, resolveLimits } from './limits.js';
 import { reapOrphanTempDirs } from './tempDirs.js';
 import { openSandboxSession } from './session.js';
 import { DEFAULT_LIMITS, type ResourceLimits, type Sandbox } from './types.js';
@@ -54,7 +54,10 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
   const log = (opts.logger ?? rootLogger).child({ mod: 'sandbox' });
   const ceilings = { ...ceilingsFromEnv(), ...opts.ceilings };
   const limits = clampLimits(resolveLimits(DEFAULT_LIMITS, { ...(opts.outputBytes ? { outputBytes: opts.outputBytes } : {}), ...opts.limits }), ceilings);
+  // Read once: a bad value fails when the sandbox is made, not at some later container.
+  const cpuset = cpusetFromEnv();
   const envDeps = {
+    cpuset,
     egress: opts.egress ?? egressSettings(),
     cache: envCacheSettings(process.env, opts.envCache),
     packageCacheBytes: packageCacheBytes(),
@@ -74,7 +77,7 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
       throw e;
     }));
 
-  const deps: SandboxDeps = { docker, log, limits, ceilings };
+  const deps: SandboxDeps = { docker, log, limits, ceilings, cpuset };
 
   return {
     ceilings,

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { backoffMs, PermanentJobError, type JobRecord } from '../../src/jobs/queue.js';
+import { backoffMs, PermanentJobError, pruneDue, type JobRecord } from '../../src/jobs/queue.js';
 import { SqliteJobQueue } from '../../src/jobs/sqliteQueue.js';
 import { SwtError } from '../../src/util/errors.js';
 import { tsChildRunner } from '../helpers/tsChild.js';
@@ -226,5 +226,20 @@ await q.enqueue({ kind: 'work', payload: { n: 1 }, key: 'only-once', maxAttempts
     } finally {
       runner.cleanup();
     }
+  });
+});
+
+describe('pruneDue', () => {
+  it('says yes once an hour, counted from the last yes', () => {
+    let t = 0;
+    const due = pruneDue(() => t);
+    t = 3_599_999;
+    expect(due()).toBe(false);
+    t = 3_600_000;
+    expect([due(), due()]).toEqual([true, false]);
+    t = 7_199_999;
+    expect(due()).toBe(false);
+    t = 7_200_000;
+    expect(due()).toBe(true);
   });
 });

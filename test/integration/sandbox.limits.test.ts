@@ -33,7 +33,9 @@ describe('sandbox limits on real containers', () => {
     const saved = process.env.SWT_CPUSET_CPUS;
     process.env.SWT_CPUSET_CPUS = '0';
     try {
-      const r = await sandbox.run({ env, repo: repo.path, state: state(), command: 'nproc; python3 -c "import os; print(sorted(os.sched_getaffinity(0)))"' });
+      // Read when the sandbox is made, as the operator's other settings.
+      const pinned = createDockerSandbox();
+      const r = await pinned.run({ env, repo: repo.path, state: state(), command: 'nproc; python3 -c "import os; print(sorted(os.sched_getaffinity(0)))"' });
       expect(r.exitCode).toBe(0);
       expect(r.output.trim().split('\n')).toEqual(['1', '[0]']);
     } finally {
