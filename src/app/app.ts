@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { createNodeMiddleware, Probot, ProbotOctokit, type ApplicationFunction } from 'probot';
-import { registerHandlers } from '../github/handlers.js';
+import { HANDLED_EVENTS, registerHandlers } from '../github/handlers.js';
+import { webhookReceiver } from '../github/receiver.js';
 import { OctokitPort, type OctokitLike } from '../github/port.js';
 import type { Target } from '../jobs/payloads.js';
 import { PermanentJobError, type JobQueue } from '../jobs/queue.js';
@@ -212,17 +213,28 @@ async function workerReport(services: Services, kinds: string[], startedAt: numb
   };
 }
 
+/** Where webhooks come in: the App's secret (WEBHOOK_SECRET) and path (WEBHOOK_PATH). */
+export interface WebhookOptions {
+  secret: string;
+  path?: string;
+}
+
 /**
- * The Probot application, by role: webhook handlers (web), workers and their heartbeat (worker),
- * or both (all); health, status page and metrics everywhere a server runs. Starts the queue.
+ * The Probot application, by role: the webhook receiver (web), workers and their heartbeat
+ * (worker), or both (all); health, status page and metrics everywhere a server runs. Starts the
+ * queue. The receiver is the first handler, so a webhook never waits for Probot's pipeline.
  */
-export function swtApp(services: Services): ApplicationFunction {
+export function swtApp(services: Services, webhook?: WebhookOptions): ApplicationFunction {
   return async (app, { addHandler }) => {
     const { role } = services;
     const env = services.options.env ?? process.env;
     const lanes = services.options.lanes ?? ['fast', 'heavy'];
-    // The web role receives and enqueues; a worker with a fast lane reads configs and decides.
-    registerHandlers(app, { queue: services.queue, store: services.store, receive: role !== 'worker', work: role !== 'web' && lanes.includes('fast'), concurrency: services.options.concurrency?.fast });
+    if (role !== 'worker') {
+      if (!webhook?.secret) throw new SwtError('BAD_CONFIG', 'the App receives webhooks only with its webhook secret: set WEBHOOK_SECRET');
+      addHandler(webhookReceiver({ ...webhook, queue: services.queue, handles: HANDLED_EVENTS, log: services.logger.child({ mod: 'webhooks' }) }));
+    }
+    // A worker with a fast lane reads configs and decides.
+    if (role !== 'web' && lanes.includes('fast')) registerHandlers(app, { queue: services.queue, store: services.store, concurrency: services.options.concurrency?.fast });
     if (role !== 'web') registerWorkers({
       queue: services.queue,
       store: services.store,
@@ -283,30 +295,41 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-/** Serves the App on a port (0: any free one), on 127.0.0.1 unless told otherwise. */
-export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
-  const services = openServices(opts);
-  const probot = new Probot({
-    appId: opts.appId,
-    privateKey: opts.privateKey,
-    secret: opts.secret,
-    baseUrl: opts.baseUrl ?? apiBaseUrl(opts.env ?? process.env),
-    log: services.logger.child({ name: 'probot' }),
-    ...((opts.Octokit ?? octokitClass(opts.env)) ? { Octokit: opts.Octokit ?? octokitClass(opts.env) } : {}),
-  });
-  const middleware = await createNodeMiddleware(swtApp(services), { probot });
-  const server: Server = createServer((req, res) => {
-    void middleware(req, res, () => {
-      if (!res.headersSent) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+export interface ListenOptions {
+  webhook: WebhookOptions;
+  /** 0: any free port. */
+  port: number;
+  host: string;
+}
+
+/**
+ * Serves the App of these services on a port: our handlers first (webhook receiver, health,
+ * status page, metrics), then Probot's own middleware. `npm start` and the tests both use it.
+ */
+export async function listenApp(services: Services, probot: Probot, opts: ListenOptions): Promise<RunningApp> {
+  const server: Server = createServer();
+  try {
+    const middleware = await createNodeMiddleware(swtApp(services, opts.webhook), { probot, webhooksPath: opts.webhook.path });
+    server.on('request', (req, res) => {
+      void middleware(req, res, () => {
+        if (!res.headersSent) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      });
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port, opts.host, () => resolve());
+    });
+  } catch (e) {
+    await services.close().catch(() => undefined);
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') throw new SwtError('BAD_CONFIG', `port ${opts.port} on ${opts.host} is in use: set PORT to another one`);
+    throw e;
+  }
   const port = (server.address() as AddressInfo).port;
+  const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`;
+  services.logger.info({ url, role: services.role, engine: services.engine }, 'listening');
   return {
-    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    url,
     port,
     services,
     probot,
@@ -316,4 +339,19 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
       await services.close();
     },
   };
+}
+
+/** Serves the App on a port (0: any free one), on 127.0.0.1 unless told otherwise. */
+export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
+  const services = openServices(opts);
+  const Octokit = opts.Octokit ?? octokitClass(opts.env);
+  const probot = new Probot({
+    appId: opts.appId,
+    privateKey: opts.privateKey,
+    secret: opts.secret,
+    baseUrl: opts.baseUrl ?? apiBaseUrl(opts.env ?? process.env),
+    log: services.logger.child({ name: 'probot' }),
+    ...(Octokit ? { Octokit } : {}),
+  });
+  return listenApp(services, probot, { webhook: { secret: opts.secret }, port: opts.port ?? 0, host: opts.host ?? '127.0.0.1' });
 }

@@ -1,22 +1,66 @@
 #!/usr/bin/env node
 /**
- * `npm start`: the GitHub App under Probot's `run`, which reads APP_ID, PRIVATE_KEY(_PATH),
- * WEBHOOK_SECRET, GHE_HOST/GHE_PROTOCOL, HOST and PORT — and, with no credentials yet, serves
- * Probot's setup flow that registers the App from app.yml. Jobs live in SWT_DATA_DIR.
+ * `npm start`: the GitHub App, configured by the environment as Probot's `run` is (APP_ID,
+ * PRIVATE_KEY(_PATH), WEBHOOK_SECRET, WEBHOOK_PATH, GHE_HOST/GHE_PROTOCOL, HOST, PORT,
+ * WEBHOOK_PROXY_URL, LOG_LEVEL, REDIS_URL) and served by listenApp, as the tests serve it: the
+ * webhook receiver comes before Probot's pipeline. With no credentials yet, Probot's `run` serves
+ * its setup flow, which registers the App from app.yml. Jobs live in SWT_DATA_DIR (or Redis).
  */
-import { run } from 'probot';
-import { octokitClass, openServices, swtApp } from './app.js';
+import { getPrivateKey } from '@probot/get-private-key';
+import { createProbot, run } from 'probot';
+import { DEFAULT_WEBHOOK_PATH } from '../github/receiver.js';
+import { isSwtError } from '../util/errors.js';
+import { listenApp, octokitClass, openServices } from './app.js';
+import { startWebhookProxy, type WebhookProxy } from './webhookProxy.js';
 
-const services = openServices();
-const Octokit = octokitClass();
-const server = await run(swtApp(services), Octokit ? { Octokit } : {});
+const env = process.env;
 
-// Docker stops containers with SIGTERM: stop taking webhooks and let the queue settle. A job cut
-// short stays in the queue and resumes at the next start; its containers go with this process.
-process.once('SIGTERM', () => {
-  void (async () => {
-    await server.stop().catch(() => undefined);
-    await services.close().catch(() => undefined);
-    process.exit(0);
-  })();
-});
+function privateKey(): string | null {
+  try {
+    return getPrivateKey({ env });
+  } catch {
+    return null;
+  }
+}
+
+async function serve(): Promise<() => Promise<void>> {
+  if (!Number(env.APP_ID) || !privateKey()) {
+    const setup = await run(() => undefined);
+    return () => setup.stop();
+  }
+  const services = openServices();
+  const Octokit = octokitClass();
+  const probot = createProbot({ env, overrides: { log: services.logger.child({ name: 'probot' }), ...(Octokit ? { Octokit } : {}) } });
+  const app = await listenApp(services, probot, {
+    webhook: { secret: env.WEBHOOK_SECRET ?? '', path: env.WEBHOOK_PATH || undefined },
+    port: env.PORT ? Number(env.PORT) : 3000,
+    host: env.HOST || 'localhost',
+  });
+  let proxy: WebhookProxy | undefined;
+  if (env.WEBHOOK_PROXY_URL) {
+    proxy = await startWebhookProxy({ source: env.WEBHOOK_PROXY_URL, target: `${app.url}${env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH}`, log: services.logger }).catch((e: Error) => {
+      services.logger.warn({ err: e.message }, 'WEBHOOK_PROXY_URL: the smee channel is not reachable; webhooks reach only this address');
+      return undefined;
+    });
+  }
+  return async () => {
+    await proxy?.stop();
+    await app.stop();
+  };
+}
+
+try {
+  const stop = await serve();
+  // Docker stops containers with SIGTERM: stop taking webhooks and let the queue settle. A job cut
+  // short stays in the queue and resumes at the next start; its containers go with this process.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      void stop()
+        .catch(() => undefined)
+        .finally(() => process.exit(0));
+    });
+  }
+} catch (e) {
+  process.stderr.write(`swt-bot: error: ${isSwtError(e) ? e.oneLine() : (e as Error).message.split('\n')[0]}\n`);
+  process.exit(isSwtError(e) ? 2 : 1);
+}

@@ -10,6 +10,7 @@
  * notice job, and the busy p99 must stay under 100 ms. The last line of stdout is one JSON object.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,9 +34,10 @@ const TARGET_P99_MS = 100;
 /** In production the workers are other machines; here they share 2 cores with the web process. */
 const WORKER_NICE = Number(process.env.SWT_BENCH_WORKER_NICE ?? 10);
 /**
- * The layout: the web process, Redis and the sender on core 0; the workers, their containers
- * (SWT_CPUSET_CPUS) and the fake GitHub they fetch from on the last core, standing in for separate
- * machines. SWT_BENCH_PIN=off lets every process take any core.
+ * The layout stands in for separate machines: the web process and the sender (GitHub) on core 0;
+ * Redis, the workers, their containers (SWT_CPUSET_CPUS), their Docker engine (dockerd and
+ * containerd, pinned for the run and put back after) and the fake GitHub they fetch from on the
+ * other cores. SWT_BENCH_PIN=off lets every process take any core.
  */
 const LAST_CPU = cpus().length - 1;
 const PIN = process.env.SWT_BENCH_PIN !== 'off' && LAST_CPU >= 1;
@@ -46,6 +48,34 @@ function pin(pid: number | undefined, list: string): void {
   if (!PIN || !pid) return;
   const r = spawnSync('taskset', ['-a', '-p', '-c', list, String(pid)], { stdio: 'ignore' });
   if (r.status !== 0) throw new Error(`taskset could not pin ${pid} to CPUs ${list} (util-linux's taskset is needed; SWT_BENCH_PIN=off runs unpinned)`);
+}
+
+/** The local Docker engine's daemons moved to `list`; the returned function puts them back. */
+function pinEngine(list: string): () => void {
+  if (!PIN || (process.env.DOCKER_HOST && !process.env.DOCKER_HOST.startsWith('unix://'))) return () => undefined;
+  const moved: Array<{ pid: string; was: string }> = [];
+  for (const name of ['dockerd', 'containerd']) {
+    for (const pid of spawnSync('pidof', [name], { encoding: 'utf8' }).stdout.trim().split(/\s+/).filter(Boolean)) {
+      const was = /list:\s*(\S+)/.exec(spawnSync('taskset', ['-p', '-c', pid], { encoding: 'utf8' }).stdout)?.[1];
+      if (!was) continue;
+      pin(Number(pid), list);
+      moved.push({ pid, was });
+    }
+  }
+  return () => {
+    for (const m of moved) spawnSync('taskset', ['-a', '-p', '-c', m.was, m.pid], { stdio: 'ignore' });
+  };
+}
+
+/** CPU time a process has used so far, in ms (/proc counts in USER_HZ, 100 a second). */
+function cpuMsOf(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
 }
 
 function quantile(values: number[], q: number): number {
@@ -86,6 +116,8 @@ interface Round {
   ids: string[];
   statuses: number[];
   busyAtBursts: number[];
+  /** CPU ms per delivery while the round ran (Redis's includes the workers' queue traffic). */
+  cpuPerDelivery: { web: number; redis: number; sender: number };
 }
 
 async function main(): Promise<void> {
@@ -97,10 +129,12 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   let published: PublishedFixture | undefined;
   const conn: { close?: () => void } = {};
+  let unpinEngine = () => undefined as void;
   try {
     pin(process.pid, WORK_CPUS ?? '0');
+    unpinEngine = pinEngine(WORK_CPUS ?? '0');
     redis = await startRedis();
-    pin(redis.pid(), WEB_CPUS);
+    pin(redis.pid(), WORK_CPUS ?? '0');
     published = await publishFixture(fake, 'py-durations', { config: (fx) => fixtureConfig(fx, { generation: { strategy: 'snippet' } }) });
     const { owner, repo, fx } = published;
     fake.setPermission(owner, repo, 'maintainer', 'admin');
@@ -163,7 +197,7 @@ async function main(): Promise<void> {
       const client = startNode('./loadClient.js', [file, webUrl, String(BURST_SIZE), String(BURST_GAP_MS)], { WEBHOOK_SECRET: secret }, { cpus: WEB_CPUS });
       const code = await new Promise<number | null>((r) => client.child.once('exit', r));
       if (code !== 0) throw new Error(`the sender failed: ${client.output()}`);
-      return JSON.parse(client.output().trim().split('\n').at(-1)!) as Array<{ id: string; status: number; ms: number }>;
+      return JSON.parse(client.output().trim().split('\n').at(-1)!) as { answers: Array<{ id: string; status: number; ms: number }>; cpuMs: number };
     };
     const round = async (label: string): Promise<Round> => {
       const deliveries = Array.from({ length: BURSTS * BURST_SIZE }, (_, k) => ({
@@ -171,7 +205,8 @@ async function main(): Promise<void> {
         event: 'issue_comment',
         body: JSON.stringify(fake.commentPayload(owner, repo, threads[k % threads.length]!, '/swt help', { login: 'maintainer', type: 'User' }, 'OWNER')),
       }));
-      const r: Round = { label, ms: [], ids: [], statuses: [], busyAtBursts: [] };
+      const r: Round = { label, ms: [], ids: [], statuses: [], busyAtBursts: [], cpuPerDelivery: { web: 0, redis: 0, sender: 0 } };
+      const cpu0 = { web: cpuMsOf(web.child.pid), redis: cpuMsOf(redis!.pid()) };
       // How many validations run, sampled while the bursts go out.
       let sampling = true;
       const sampler = (async () => {
@@ -180,20 +215,22 @@ async function main(): Promise<void> {
           await sleep(BURST_GAP_MS);
         }
       })();
-      const answers = await send(label, deliveries);
+      const sent = await send(label, deliveries);
+      const per = (ms: number) => Math.round((ms / deliveries.length) * 100) / 100;
+      r.cpuPerDelivery = { web: per(cpuMsOf(web.child.pid) - cpu0.web), redis: per(cpuMsOf(redis!.pid()) - cpu0.redis), sender: per(sent.cpuMs) };
       sampling = false;
       await sampler;
-      for (const a of answers) {
+      for (const a of sent.answers) {
         r.ms.push(a.ms);
         r.ids.push(a.id);
         r.statuses.push(a.status);
       }
-      log(`${label}: ${r.ids.length} deliveries, p99 ${stats(r.ms).p99} ms, validations running meanwhile ${Math.min(...r.busyAtBursts)}–${Math.max(...r.busyAtBursts)}`);
+      log(`${label}: ${r.ids.length} deliveries, p99 ${stats(r.ms).p99} ms, validations running meanwhile ${Math.min(...r.busyAtBursts)}–${Math.max(...r.busyAtBursts)}, CPU per delivery ${JSON.stringify(r.cpuPerDelivery)} ms`);
       return r;
     };
 
-    // One burst first, not measured: the web process's first requests load code and scripts.
-    await send('warmup', Array.from({ length: BURST_SIZE }, (_, k) => ({ id: `warmup-${k}-${randomUUID()}`, event: 'issue_comment', body: JSON.stringify(fake.commentPayload(owner, repo, threads[k]!, '/swt help', { login: 'maintainer', type: 'User' }, 'OWNER')) })));
+    // Three bursts first, not measured: the web process's first requests load code and scripts and warm its JIT.
+    await send('warmup', Array.from({ length: 3 * BURST_SIZE }, (_, k) => ({ id: `warmup-${k}-${randomUUID()}`, event: 'issue_comment', body: JSON.stringify(fake.commentPayload(owner, repo, threads[k % threads.length]!, '/swt help', { login: 'maintainer', type: 'User' }, 'OWNER')) })));
     const idle = await round('idle');
 
     // Busy workers: pull requests whose checks run in containers on both workers.
@@ -238,11 +275,12 @@ async function main(): Promise<void> {
       redeliveries: { sent: again.length, acknowledged: redelivered },
       bursts: { perRound: BURSTS, size: BURST_SIZE, gapMs: BURST_GAP_MS },
       workers: 2,
-      layout: PIN ? { web: WEB_CPUS, redis: WEB_CPUS, sender: WEB_CPUS, workers: WORK_CPUS, containers: WORK_CPUS } : 'unpinned',
+      layout: PIN ? { web: WEB_CPUS, sender: WEB_CPUS, redis: WORK_CPUS, workers: WORK_CPUS, containers: WORK_CPUS, dockerEngine: WORK_CPUS } : 'unpinned',
       busyValidations: { min: Math.min(...busy.busyAtBursts), max: Math.max(...busy.busyAtBursts) },
       idleMs: i,
       busyMs: bz,
       p99BusyOverIdle: Math.round((bz.p99 / i.p99) * 100) / 100,
+      cpuMsPerDelivery: { idle: idle.cpuPerDelivery, busy: busy.cpuPerDelivery },
       targetP99Ms: TARGET_P99_MS,
       pass: acknowledged === all.length && lost === 0 && duplicates === 0 && noticed === all.length && bz.p99 < TARGET_P99_MS && i.p99 < TARGET_P99_MS,
     };
@@ -253,6 +291,7 @@ async function main(): Promise<void> {
         `| idle | ${idle.ids.length} | ${idle.statuses.filter((s) => s === 200).length} | ${found.slice(0, idle.ids.length).filter((j) => !j).length} | ${i.p50} / ${i.p99} / ${i.max} ms | ${Math.min(...idle.busyAtBursts)}–${Math.max(...idle.busyAtBursts)} |`,
         `| busy | ${busy.ids.length} | ${busy.statuses.filter((s) => s === 200).length} | ${found.slice(idle.ids.length).filter((j) => !j).length} | ${bz.p50} / ${bz.p99} / ${bz.max} ms | ${result.busyValidations.min}–${result.busyValidations.max} |`,
         `busy p99 / idle p99: ${result.p99BusyOverIdle}; target p99 < ${TARGET_P99_MS} ms: ${bz.p99 < TARGET_P99_MS ? 'met' : 'NOT met'}`,
+        `CPU ms per delivery, idle / busy: web ${idle.cpuPerDelivery.web} / ${busy.cpuPerDelivery.web}, sender ${idle.cpuPerDelivery.sender} / ${busy.cpuPerDelivery.sender}, Redis (with the workers' traffic) ${idle.cpuPerDelivery.redis} / ${busy.cpuPerDelivery.redis}`,
         JSON.stringify(result),
         '',
       ].join('\n'),
@@ -260,6 +299,7 @@ async function main(): Promise<void> {
     await queue.stop();
     if (!result.pass) process.exitCode = 1;
   } finally {
+    unpinEngine();
     conn.close?.();
     await stopAll(children);
     await published?.cleanup();

@@ -1,8 +1,6 @@
 /**
- * The webhooks. Receiving is all the web process does on the hot path: Probot has verified the
- * signature; the event is enqueued under its delivery id (one Redis or SQLite write, which is
- * also the record: a redelivery adds nothing); GitHub gets its answer in milliseconds, whatever GitHub's own API or the
- * workers are doing. The fast lane then reads and validates `.github/swt.yml` (through
+ * The webhooks, as a worker's fast lane handles them once receiver.ts has queued them: with the
+ * installation's Octokit in a Probot Context, it reads and validates `.github/swt.yml` (through
  * `context.config`, so an org's `_extends` works), decides with the pure rules of decide.ts, and
  * enqueues the acknowledgements, notices and checks.
  */
@@ -26,10 +24,6 @@ export interface HandlerStore {
 export interface HandlerDeps {
   queue: JobQueue;
   store: HandlerStore;
-  /** Receive webhooks (the web role; default true). */
-  receive?: boolean;
-  /** Work the queued events (a fast lane; default true). */
-  work?: boolean;
   /** Events handled at once by this process's fast lane (default 4). */
   concurrency?: number;
 }
@@ -97,6 +91,9 @@ export const HANDLED = {
   closed: ['pull_request.closed'],
   rerun: ['check_run.rerequested', 'check_run.requested_action'],
 } as const;
+
+/** The same, as `event.action` names: what the receiver queues. */
+export const HANDLED_EVENTS: ReadonlySet<string> = new Set(Object.values(HANDLED).flat());
 
 export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   const { queue, store } = deps;
@@ -244,36 +241,20 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
     },
   );
 
-  // Receive: a redelivered webhook (same X-GitHub-Delivery) adds nothing; the event is queued, then recorded.
-  if (deps.receive !== false) {
-    app.on([...routes.keys()] as never, async (ctx: AnyContext) => {
-      // The event's key is its delivery id: enqueueing is the dedup, one write on the hot path.
-      const installationId = (ctx.payload as { installation?: { id: number } }).installation?.id;
-      const r = await queue.enqueue<EventPayload>({
-        kind: JOB.event,
-        payload: { name: ctx.name, payload: ctx.payload, delivery: ctx.id, target: targetOf(ctx), ...(installationId ? { installationId } : {}) },
-        key: `event:${ctx.id}`,
-      });
-      if (!r.created) ctx.log.info({ delivery: ctx.id }, 'redelivery of a handled webhook: ignored');
-    });
-  }
-
-  // Work: the event as Probot's handlers see it, with the installation's Octokit.
-  if (deps.work !== false) {
-    queue.work<EventPayload>(
-      JOB.event,
-      async ({ job }) => {
-        const e = job.payload;
-        const action = (e.payload as { action?: string }).action;
-        const fn = routes.get(`${e.name}.${action}`);
-        if (!fn) return;
-        const octokit = await app.auth(e.installationId);
-        const ctx = new Context({ id: e.delivery ?? job.id, name: e.name, payload: e.payload } as never, octokit, app.log.child({ job: job.id, delivery: e.delivery, event: `${e.name}.${action}` }));
-        await fn(ctx as AnyContext);
-      },
-      { concurrency: deps.concurrency ?? 4 },
-    );
-  }
+  // The event as Probot's handlers see it, with the installation's Octokit.
+  queue.work<EventPayload>(
+    JOB.event,
+    async ({ job }) => {
+      const e = job.payload;
+      const action = (e.payload as { action?: string }).action;
+      const fn = routes.get(`${e.name}.${action}`);
+      if (!fn) return;
+      const octokit = await app.auth(e.installationId);
+      const ctx = new Context({ id: e.delivery ?? job.id, name: e.name, payload: e.payload } as never, octokit, app.log.child({ job: job.id, delivery: e.delivery, event: `${e.name}.${action}` }));
+      await fn(ctx as AnyContext);
+    },
+    { concurrency: deps.concurrency ?? 4 },
+  );
 }
 
 async function permissionOf(ctx: AnyContext, target: Target, login: string): Promise<string> {

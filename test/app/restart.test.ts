@@ -1,10 +1,13 @@
 /**
- * The App as `npm start` runs it (Probot's `run`, configured by the environment: APP_ID,
- * PRIVATE_KEY, WEBHOOK_SECRET, GHE_HOST, GHE_PROTOCOL=http, PORT, SWT_DATA_DIR), killed with
- * SIGKILL in the middle of a check and started again: the job resumes and completes once.
+ * The App as `npm start` runs it (configured by the environment as Probot's `run` is: APP_ID,
+ * PRIVATE_KEY, WEBHOOK_SECRET, WEBHOOK_PATH, WEBHOOK_PROXY_URL, GHE_HOST, GHE_PROTOCOL=http, PORT,
+ * SWT_DATA_DIR): Probot's setup flow without credentials, a clear exit without a webhook secret,
+ * webhooks through a smee channel, and a kill in the middle of a check: the job resumes and
+ * completes once.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { tsChildRunner, type TsChild } from '../helpers/tsChild.js';
 import { fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from './fixtureGitHub.js';
-import { appKey } from './payloads.js';
+import { appKey, sign } from './payloads.js';
 
 let fx: FixtureGitHub;
 let dataDir: string;
@@ -27,7 +30,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function startAppProcess(port: number): TsChild {
+function startAppProcess(port: number, extra: NodeJS.ProcessEnv = {}): TsChild {
   const env: NodeJS.ProcessEnv = {
     APP_ID: String(fx.fake.appId),
     PRIVATE_KEY: appKey(),
@@ -41,6 +44,7 @@ function startAppProcess(port: number): TsChild {
     LOG_LEVEL: 'warn',
     OPENAI_API_KEY: '',
     OPENAI_BASE_URL: '',
+    ...extra,
   };
   const child = runner.start(`app-${children.length}`, `import ${JSON.stringify(pathToFileURL(resolve('src/app/index.ts')).href)};\n`, [], env);
   children.push(child);
@@ -105,6 +109,58 @@ describe('npm start', () => {
   });
 });
 
+describe('npm start with credentials', () => {
+  it('without WEBHOOK_SECRET: exits 2 with one line that names it, and listens nowhere', async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), `swt-nosecret-${process.pid}-`));
+    try {
+      const child = startAppProcess(port, { WEBHOOK_SECRET: '', SWT_DATA_DIR: dir });
+      const exit = await child.exited;
+      expect(exit.code).toBe(2);
+      expect(child.output()).toContain('swt-bot: error: the App receives webhooks only with its webhook secret: set WEBHOOK_SECRET');
+      expect(await fetch(`http://127.0.0.1:${port}/healthz`).then(() => 'answered', () => 'refused')).toBe('refused');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('WEBHOOK_PROXY_URL: a delivery on the smee channel (a loopback event stream of the test) reaches WEBHOOK_PATH and is handled', async () => {
+    // The channel: an event stream, as smee.io serves one, that the test writes deliveries to.
+    const streams: ServerResponse[] = [];
+    const channel = createHttpServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.write(': ready\n\n');
+      streams.push(res);
+    });
+    await new Promise<void>((r) => channel.listen(0, '127.0.0.1', r));
+    const dir = mkdtempSync(join(tmpdir(), `swt-smee-${process.pid}-`));
+    try {
+      const port = await freePort();
+      const child = startAppProcess(port, { SWT_DATA_DIR: dir, WEBHOOK_PATH: '/swt-hooks', WEBHOOK_PROXY_URL: `http://127.0.0.1:${(channel.address() as { port: number }).port}/channel` });
+      await waitHealthy(`http://127.0.0.1:${port}`, child);
+      for (let i = 0; i < 100 && streams.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(streams).toHaveLength(1);
+      const issue = fx.fake.addIssue(OWNER, REPO, { title: 'How do I use it?', body: 'A question.' });
+      const body = fx.fake.commentPayload(OWNER, REPO, issue.number, '/swt help', { login: 'maintainer', type: 'User' }, 'OWNER');
+      const message = { 'x-github-event': 'issue_comment', 'x-github-delivery': 'smee-delivery-1', 'x-hub-signature-256': sign(JSON.stringify(body), WEBHOOK_SECRET), body, query: {} };
+      streams[0]!.write(`data: ${JSON.stringify(message)}\n\n`);
+      const comments = () => fx.fake.issue(OWNER, REPO, issue.number).comments.map((c) => c.body);
+      for (let i = 0; i < 300 && comments().length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      // The maintainer's command, then the App's help.
+      expect(comments()).toEqual(['/swt help', expect.stringContaining('/swt reproduce')]);
+      // The default path is not the App's webhook path any more.
+      expect((await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, { method: 'POST' })).status).toBe(404);
+      child.child.kill('SIGTERM');
+      expect((await child.exited).code).toBe(0);
+    } finally {
+      for (const s of streams) s.end();
+      channel.closeAllConnections();
+      await new Promise((r) => channel.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('kill and restart', () => {
   it('a check cut by SIGKILL resumes after a restart and completes once; the dead process leaves no container', async () => {
     const port = await freePort();
@@ -113,8 +169,8 @@ describe('kill and restart', () => {
     const first = startAppProcess(port);
     await waitHealthy(url, first);
 
-    fx.fake.addIssue(OWNER, REPO, { title: fx.fx.issue.title, body: fx.fx.issue.body });
-    const pr = await fx.fake.addPull(OWNER, REPO, { title: 'Parse combined units', body: 'Closes #1', user: { login: 'alice', type: 'User' }, headSha: fx.goodFix, headRef: 'fix' });
+    const issue = fx.fake.addIssue(OWNER, REPO, { title: fx.fx.issue.title, body: fx.fx.issue.body });
+    const pr = await fx.fake.addPull(OWNER, REPO, { title: 'Parse combined units', body: `Closes #${issue.number}`, user: { login: 'alice', type: 'User' }, headSha: fx.goodFix, headRef: 'fix' });
     const r = await fx.fake.deliver('pull_request', await fx.fake.pullPayload(OWNER, REPO, pr.number, 'opened'));
     expect(r.status).toBe(200);
 
