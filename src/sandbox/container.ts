@@ -104,6 +104,9 @@ export async function prepareContainer(
   return { id: container.id, container, plan, state: opts.state };
 }
 
+/** Where the run's wrapper writes the command's exit status, under /swt-out; not a report. */
+const EXIT_STATUS_FILE = '.swt-exit-status';
+
 async function collectOutFiles(container: Docker.Container): Promise<Record<string, string>> {
   try {
     const archive = await container.getArchive({ path: '/swt-out' });
@@ -135,7 +138,9 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
       repo: req.repo,
       state,
       role: 'run',
-      cmd: (plan) => ['sh', '-c', `${overlayPrelude(plan)}\nexec sh -c "$1"`, 'swt-run', req.command],
+      // The command's own exit status is written down: a 137 or 143 it gave itself is its result,
+      // while a container stopped from outside dies with this shell and leaves no status.
+      cmd: (plan) => ['sh', '-c', `${overlayPrelude(plan)}\nsh -c "$1"\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`, 'swt-run', req.command],
       limits,
     });
     const { container } = prepared;
@@ -178,12 +183,17 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
     await withinMs(ended, 2_000);
     (attach as unknown as { destroy?: () => void }).destroy?.();
     const info = await container.inspect();
-    // Killed by a signal we did not send, and not by the memory limit: the engine stopped it (a
-    // restart, `docker stop`). What it printed is no result: the run must be repeated.
-    if (!timedOut && !diskLimit && !info.State.OOMKilled && (info.State.ExitCode === 137 || info.State.ExitCode === 143)) {
-      throw new SwtError('INTERRUPTED', `the test container was stopped from outside the run (exit ${info.State.ExitCode}: the Docker engine restarting, or someone stopping it)`);
+    const code = info.State.ExitCode;
+    const suspect = !timedOut && !diskLimit && !info.State.OOMKilled && (code === 137 || code === 143);
+    // After an engine restart the container may not give its files back: then it was stopped from outside.
+    const files = suspect ? await collectOutFiles(container).catch(() => ({}) as Record<string, string>) : await collectOutFiles(container);
+    const ownStatus = files[EXIT_STATUS_FILE]?.trim();
+    delete files[EXIT_STATUS_FILE];
+    // Killed by a signal we did not send, not by the memory limit, and not the command's own exit:
+    // the engine stopped it (a restart, `docker stop`). What it printed is no result: run it again.
+    if (suspect && ownStatus !== String(code)) {
+      throw new SwtError('INTERRUPTED', `the test container was stopped from outside the run (exit ${code}: the Docker engine restarting, or someone stopping it)`);
     }
-    const files = await collectOutFiles(container);
     const outcome: RunOutcome = {
       exitCode: timedOut || diskLimit ? null : info.State.ExitCode,
       timedOut: timedOut && !diskLimit,

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { compareRuns } from '../../src/harness/classify.js';
 import { renderText } from '../../src/harness/render.js';
 import { runTests } from '../../src/harness/runTests.js';
@@ -42,6 +43,29 @@ describe('sandbox limits on real containers', () => {
       if (saved === undefined) delete process.env.SWT_CPUSET_CPUS;
       else process.env.SWT_CPUSET_CPUS = saved;
     }
+  });
+
+  it('a command that exits 137 or 143 by itself gives that result; a container stopped from outside is INTERRUPTED', async () => {
+    const killed = await sandbox.run({ env, repo: repo.path, state: state(), command: 'echo before; kill -9 $$' });
+    expect(killed).toMatchObject({ exitCode: 137, timedOut: false, oomKilled: false });
+    expect(killed.output).toContain('before');
+    expect(killed.files).toEqual({});
+    expect((await sandbox.run({ env, repo: repo.path, state: state(), command: 'exit 143' })).exitCode).toBe(143);
+
+    const running = sandbox.run({ env, repo: repo.path, state: state(), command: 'echo started; sleep 600' });
+    let id = '';
+    for (let i = 0; i < 300 && !id; i++) {
+      id = containersOfOurs();
+      if (!id) await new Promise((r) => setTimeout(r, 100));
+    }
+    execFileSync('docker', ['kill', id]);
+    const e = await running.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(isSwtError(e, 'INTERRUPTED')).toBe(true);
+    expect((e as Error).message).toBe('the test container was stopped from outside the run (exit 137: the Docker engine restarting, or someone stopping it)');
+    expect(containersOfOurs()).toBe('');
   });
 
   it('kills a command that sleeps forever at the wall-clock timeout', async () => {
