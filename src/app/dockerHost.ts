@@ -1,18 +1,19 @@
 /**
  * What a worker tells about the Docker engine it runs containers on (its local engine or
  * DOCKER_HOST): version, data root, what images and containers take, and the free disk of the data
- * root when the engine is on this machine (a remote engine's filesystem cannot be looked at from
- * here: its free disk is that host's own report).
+ * root: looked at directly when the engine is on this machine, measured by a short container on
+ * the engine when it is not (sandbox/engineDisk.ts).
  */
 import { statfs } from 'node:fs/promises';
 import type { Docker } from '../sandbox/docker.js';
+import { engineFreeDiskBytes } from '../sandbox/index.js';
 
 export interface DockerHostReport {
   /** Where the engine is: DOCKER_HOST without credentials, or the local socket. */
   location: string;
   version: string;
   dataRoot: string;
-  /** Bytes free on the data root's filesystem; null when the engine is not on this machine. */
+  /** Bytes free on the data root's filesystem; null until it can be measured (a remote engine without our base images). */
   freeDiskBytes: number | null;
   imagesBytes: number;
   images: number;
@@ -54,17 +55,29 @@ function imagesBytes(docker: Docker): Promise<number> {
   return bytes;
 }
 
+/** A container per measure: once per interval per engine, as the layers' size. */
+const remoteFree = new WeakMap<Docker, { at: number; bytes: Promise<number | null> }>();
+
+function remoteFreeDisk(docker: Docker): Promise<number | null> {
+  const seen = remoteFree.get(docker);
+  if (seen && Date.now() - seen.at < DF_EVERY_MS) return seen.bytes;
+  const bytes = engineFreeDiskBytes(docker);
+  remoteFree.set(docker, { at: Date.now(), bytes });
+  // A failed or empty measure is tried again at the next report.
+  bytes.then((b) => b === null && remoteFree.delete(docker), () => remoteFree.delete(docker));
+  return bytes;
+}
+
 export async function dockerHostReport(docker: Docker, env: NodeJS.ProcessEnv = process.env): Promise<DockerHostReport> {
   const info = (await docker.info()) as { ServerVersion?: string; DockerRootDir?: string; Images?: number; Containers?: number };
   let freeDiskBytes: number | null = null;
   if (isLocal(env) && info.DockerRootDir) {
-    try {
-      const s = await statfs(info.DockerRootDir);
-      freeDiskBytes = s.bavail * s.bsize;
-    } catch {
-      freeDiskBytes = null; // the engine runs here, but its data root is not visible to this user
-    }
+    freeDiskBytes = await statfs(info.DockerRootDir).then(
+      (s) => s.bavail * s.bsize,
+      () => null, // the engine runs here, but its data root is not visible to this user
+    );
   }
+  freeDiskBytes ??= await remoteFreeDisk(docker).catch(() => null);
   return {
     location: engineLocation(env),
     version: info.ServerVersion ?? 'unknown',

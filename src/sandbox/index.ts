@@ -108,3 +108,4 @@ export { connectDocker, pingDocker } from './docker.js';
 export { removeAllLive } from './liveContainers.js';
 export type { Sandbox, SandboxSession, Environment, EnvironmentSpec, RunRequest, RunOutcome, RepoState, ResourceLimits } from './types.js';
 export { DEFAULT_LIMITS } from './types.js';
+export { engineFreeDiskBytes } from './engineDisk.js';

@@ -100,7 +100,7 @@ export function hostConfigFor(input: HostConfigInput): SandboxHostConfig {
 
 export const LABEL = 'swt-bot';
 
-export type ContainerRole = 'run' | 'session' | 'install' | 'egress-proxy' | 'cache-init';
+export type ContainerRole = 'run' | 'session' | 'install' | 'egress-proxy' | 'cache-init' | 'probe';
 
 export function containerLabels(role: ContainerRole, pid = process.pid, host = hostname(), started: string | undefined = pid === process.pid ? OWN_START_TICKS : undefined): Record<string, string> {
   const labels: Record<string, string> = { [LABEL]: '1', [`${LABEL}.pid`]: String(pid), [`${LABEL}.host`]: host, [`${LABEL}.role`]: role };
