@@ -108,11 +108,11 @@ export async function evictEnvironments(docker: Docker, settings: EnvCacheSettin
   return withFileLock(`env-evict-${settings.namespace}`, async () => {
     const images = await listEnvImages(docker, settings.namespace);
     let total = images.reduce((n, i) => n + i.bytes, 0);
-    const removed: string[] = [];
     await pruneMarkers(docker).catch(() => undefined);
-    if (total <= settings.maxBytes) return { removed, totalBytes: total };
     const containers = await docker.listContainers({ all: true });
     const inUse = new Set(containers.map((c) => c.ImageID));
+    const removed = await removeUnnamespaced(docker, inUse, settings.leaseMs);
+    if (total <= settings.maxBytes) return { removed, totalBytes: total };
     const keepSet = new Set(keep);
     const candidates = images
       .filter((i) => !inUse.has(i.id) && !i.tags.some((t) => keepSet.has(t)))
@@ -122,23 +122,46 @@ export async function evictEnvironments(docker: Docker, settings: EnvCacheSettin
       // Looked at again just before removing: a use since the listing keeps it.
       const fresh = Math.max(0, ...(await Promise.all(img.tags.map(lastUse))).map((u) => u ?? 0));
       if (Date.now() - fresh < settings.leaseMs) continue;
-      try {
-        for (const tag of img.tags) await docker.getImage(tag).remove();
-        if (img.tags.length === 0) await docker.getImage(img.id).remove();
-      } catch (e) {
-        // A container made from it since the listing (409), or someone else removed it (404).
-        if (!isNotFound(e)) {
-          logger.debug({ image: img.tags[0] ?? img.id, err: (e as Error).message }, 'environment image not evicted');
-          continue;
-        }
-      }
-      for (const tag of img.tags) await rm(markerFor(tag), { force: true });
+      if (!(await removeImage(docker, img.id, img.tags))) continue;
       total -= img.bytes;
       removed.push(img.tags[0] ?? img.id);
     }
     if (removed.length) logger.info({ removed, totalBytes: total, maxBytes: settings.maxBytes }, 'evicted least recently used environment images');
     return { removed, totalBytes: total };
   });
+}
+
+/** Removes an image by its tags (or id) and its use markers; false when it stays (a container made from it since). */
+async function removeImage(docker: Docker, id: string, tags: string[]): Promise<boolean> {
+  try {
+    for (const tag of tags) await docker.getImage(tag).remove();
+    if (tags.length === 0) await docker.getImage(id).remove();
+  } catch (e) {
+    // A container made from it since the listing (409), or someone else removed it (404).
+    if (!isNotFound(e)) {
+      logger.debug({ image: tags[0] ?? id, err: (e as Error).message }, 'environment image not removed');
+      return false;
+    }
+  }
+  for (const tag of tags) await rm(markerFor(tag), { force: true });
+  return true;
+}
+
+/**
+ * Environment images from before namespaces (no namespace label): no lookup finds them any more,
+ * so they only take disk. Removed unless a container uses them or they were used within the lease.
+ */
+async function removeUnnamespaced(docker: Docker, inUse: Set<string>, leaseMs: number): Promise<string[]> {
+  const images = (await docker.listImages({ filters: { label: [ENV_LABELS.key] } })).filter((i) => !i.Labels?.[ENV_LABELS.namespace] && !inUse.has(i.Id));
+  const removed: string[] = [];
+  for (const img of images) {
+    const tags = (img.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
+    const used = Math.max(0, ...(await Promise.all(tags.map(lastUse))).map((u) => u ?? 0));
+    if (Date.now() - used < leaseMs) continue;
+    if (await removeImage(docker, img.Id, tags)) removed.push(tags[0] ?? img.Id);
+  }
+  if (removed.length) logger.info({ removed }, 'removed environment images from before namespaces');
+  return removed;
 }
 
 /** Markers of environment images that no longer exist (removed by hand, or by another namespace's owner). */

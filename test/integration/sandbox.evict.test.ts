@@ -1,6 +1,8 @@
-import { connectDocker } from '../../src/sandbox/docker.js';
+import { connectDocker, isNotFound } from '../../src/sandbox/docker.js';
 import { listEnvImages } from '../../src/sandbox/envCache.js';
-import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { ENV_LABELS } from '../../src/sandbox/envKey.js';
+import { createDockerSandbox, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
+import { containerLabels } from '../../src/sandbox/limits.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 import { expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
@@ -63,5 +65,34 @@ describe('environment image eviction (real images)', () => {
     // An evicted environment is built again when asked for.
     const again = await sandbox.ensureEnvironment({ repo: repo.path, rev: a.snapshotRev, baseImage: 'python:3.11', install });
     expect(again.cached).toBe(false);
+  });
+
+  it('removes environment images from before namespaces, unless a container uses one', async () => {
+    const base = await ensureBaseImage('python:3.11', { docker, caBundle: await loadCaBundle() });
+    // As an older swt-bot left them: the key label, no namespace label.
+    const legacy = async (tag: string) => {
+      const c = await docker.createContainer({ Image: base, Cmd: ['true'], Labels: containerLabels('run') });
+      try {
+        await c.commit({ repo: 'swt-env', tag, changes: [`LABEL ${ENV_LABELS.key}=legacy-${process.pid}`] } as object);
+      } finally {
+        await c.remove({ force: true });
+      }
+      return `swt-env:${tag}`;
+    };
+    const unused = await legacy(`legacy-${process.pid}-a`);
+    const used = await legacy(`legacy-${process.pid}-b`);
+    const holder = await docker.createContainer({ Image: used, Cmd: ['true'], Labels: containerLabels('session') });
+    const exists = (image: string) => docker.getImage(image).inspect().then(() => true, (e) => (isNotFound(e) ? false : Promise.reject(e)));
+    try {
+      const { removed } = await sandbox.evictEnvironments!();
+      expect(removed).toContain(unused);
+      expect(removed).not.toContain(used);
+      expect(await exists(unused)).toBe(false);
+      expect(await exists(used)).toBe(true);
+    } finally {
+      await holder.remove({ force: true });
+    }
+    expect((await sandbox.evictEnvironments!()).removed).toContain(used);
+    expect(await exists(used)).toBe(false);
   });
 });
