@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { tempPrefix } from '../../src/sandbox/tempDirs.js';
@@ -9,22 +9,14 @@ import { reapOrphans } from '../../src/sandbox/liveContainers.js';
 import { containerLabels } from '../../src/sandbox/limits.js';
 import { containersOfOurs, expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { tsChildRunner, type TsChildRunner } from '../helpers/tsChild.js';
 
 // A process interrupted (SIGINT/SIGTERM) while a run or a session is live removes its containers
 // and exits with 130/143. The child runs the TypeScript sources with Node's type stripping.
 
 const docker = connectDocker();
-let work: string;
+let runner: TsChildRunner;
 let repo: TempRepo;
-
-// Resolves `./x.js` imports to `./x.ts` so Node can run the sources directly.
-const LOADER = `export async function resolve(spec, ctx, next) {
-  try { return await next(spec, ctx); } catch (e) {
-    if (spec.startsWith('.') && spec.endsWith('.js')) return next(spec.slice(0, -3) + '.ts', ctx);
-    throw e;
-  }
-}
-`;
 
 type Mode = 'run' | 'session' | 'install';
 
@@ -51,19 +43,8 @@ function start(mode: Mode): {
   output: () => string;
   exited: Promise<{ code: number | null; signal: string | null; out: string }>;
 } {
-  const script = join(work, `${mode}.mjs`);
-  writeFileSync(script, childScript(mode));
-  const child = spawn(process.execPath, ['--import', pathToFileURL(join(work, 'register.mjs')).href, script, repo.path, repo.sha], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-  });
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: string | null; out: string }>((res) =>
-    child.on('exit', (code, signal) => res({ code, signal, out })),
-  );
-  return { child, exited, output: () => out };
+  const c = runner.start(mode, childScript(mode), [repo.path, repo.sha]);
+  return { child: c.child, output: c.output, exited: c.exited.then((e) => ({ ...e, out: c.output() })) };
 }
 
 async function waitForContainer(pid: number, timeoutMs = 120_000): Promise<string[]> {
@@ -91,15 +72,13 @@ async function waitForRole(pid: number, role: string, timeoutMs = 180_000): Prom
 }
 
 beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), `swt-sigtest-${process.pid}-`));
-  writeFileSync(join(work, 'loader.mjs'), LOADER);
-  writeFileSync(join(work, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(work, 'loader.mjs')).href)});\n`);
+  runner = tsChildRunner(`swt-sigtest-${process.pid}-`);
   repo = createGitRepo({ 'a.txt': 'a\n' });
 });
 
 afterAll(async () => {
   await removeEnvImagesBuiltFrom(commitsMade());
-  rmSync(work, { recursive: true, force: true });
+  runner.cleanup();
   cleanupGitRepos();
   await removePackageCachesOfGoneRepos();
   expectNothingLeftBehind([`swt-sigtest-${process.pid}-`]);
