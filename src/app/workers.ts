@@ -47,14 +47,14 @@ import {
 import { judgedTests, reproduces } from '../harness/classify.js';
 import { isPermanent, type JobContext, type JobQueue, type JobRecord } from '../jobs/queue.js';
 import { accuracyRowsWithTotals, followUpsOf } from '../pipeline/liveAccuracy.js';
-import { effectiveLimits, type ContextInput } from '../pipeline/context.js';
+import type { ContextInput } from '../pipeline/context.js';
 import type { Progress } from '../pipeline/progress.js';
 import { candidateVerdict, rank } from '../pipeline/rank.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
 import { validate, type ValidationResult } from '../pipeline/validate.js';
 import { cloneUrl, type RepoCache } from '../repo/cache.js';
 import { filesAfterPatch } from '../repo/patchedFiles.js';
-import type { ResourceLimits, Sandbox } from '../sandbox/types.js';
+import type { Sandbox } from '../sandbox/types.js';
 import { isSwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/secrets.js';
@@ -122,15 +122,13 @@ export function registerWorkers(deps: WorkerDeps): void {
     const llm = deps.generation && 'llm' in deps.generation ? deps.generation.llm : config.generation?.model ? { model: config.generation.model } : undefined;
     return { strategy: deps.generation?.strategy ?? config.generation?.strategy, llm, budget, logger };
   };
-  const contextFor = (dir: string, base: string, config: RepoConfig, r: RepoRef): ContextInput & { limits: Partial<ResourceLimits> } => ({
+  const contextFor = (dir: string, base: string, config: RepoConfig, r: RepoRef): ContextInput => ({
     repo: dir,
     base,
     // One package cache per repository, by its name: a fork's PR writes into the cache of the repository it targets only.
     cacheScope: `${r.owner}/${r.repo}`,
-    image: config.image,
-    install: config.install,
-    testCmd: config.test_command,
-    limits: effectiveLimits(config),
+    // The config the fast lane read (default branch, `_extends` merged, validated), not the file at base again.
+    config,
   });
   const fetchRepo = async (kind: string, gh: GitHubPort, r: RepoRef, want: Array<{ sha: string; ref?: string }>) =>
     timed(deps.metrics, kind, 'fetch', async () => deps.cache.ensure({ ...r, url: cloneUrl(deps.gitBaseUrl, r), token: await gh.gitToken(), want }));

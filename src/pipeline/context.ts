@@ -33,6 +33,8 @@ export interface ContextInput {
   testCmd?: string;
   /** Whose package cache installs share: the App passes `owner/name`; default, the repository's path. */
   cacheScope?: string;
+  /** The repository's config as the caller read it (the App: through `context.config`, with `_extends`); default, `.github/swt.yml` at base. */
+  config?: RepoConfig;
 }
 
 export async function prepareContext(sandbox: Sandbox, input: ContextInput, progress: Progress = silentProgress): Promise<RepoContext> {
@@ -40,7 +42,7 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const base = await resolveRev(repo, input.base);
   const files = await listFiles(repo, base);
   // Precedence: what the caller says, then the repository's config, then what its files suggest.
-  const config = files.includes(CONFIG_PATH) ? parseRepoConfig(await readFileAt(repo, base, CONFIG_PATH)) : {};
+  const config = input.config ?? (files.includes(CONFIG_PATH) ? parseRepoConfig(await readFileAt(repo, base, CONFIG_PATH)) : {});
   const image = input.image || config.image;
   const install = input.install ?? config.install;
   const testCmd = input.testCmd || config.test_command;
@@ -87,10 +89,6 @@ export function decideLimits(config: RepoConfig, limits: Partial<ResourceLimits>
   return { limits: capped, capped: notes.map((n) => ({ ...n, source: n.limit in fromCaller ? 'the caller' : CONFIG_PATH })) };
 }
 
-/** The limits of decideLimits alone. */
-export function effectiveLimits(config: RepoConfig, limits: Partial<ResourceLimits> = {}, ceilings?: ResourceLimits): Partial<ResourceLimits> {
-  return decideLimits(config, limits, ceilings).limits;
-}
 
 async function repoFacts(repo: string, rev: string, files: string[]) {
   let packageJson: Record<string, unknown> | undefined;

@@ -112,6 +112,17 @@ describe('issues', () => {
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toEqual([]);
   });
 
+  it("an organisation's config through _extends: the reproduction job carries the merged config, which its runs use", async () => {
+    const gh = mockGitHub()
+      .config(OWNER, REPO, '_extends: .github\nlabels:\n  reproduced: confirmed\n')
+      .config(OWNER, '.github', 'image: node:22\ntest_command: npx vitest run {files}\nlabels:\n  reproduced: org-label\n');
+    defaultBranch(gh).thread(OWNER, REPO, 1);
+    expect((await deliver(app.url, 'issues', example('issues', 'opened'))).status).toBe(200);
+    await settle();
+    const jobs = await app.services.queue.list({ kind: JOB.reproduce });
+    expect(jobs.map((j) => (j.payload as { config: unknown }).config)).toEqual([{ image: 'node:22', test_command: 'npx vitest run {files}', labels: { reproduced: 'confirmed' } }]);
+  });
+
   it('a bad .github/swt.yml: the comment names the wrong key; broken YAML names the line', async () => {
     const gh = mockGitHub().config(OWNER, REPO, 'gate:\n  mode: sometimes\n').config(OWNER, REPO, 'issues:\n  auto: [true\n');
     gh.thread(OWNER, REPO, 1);
