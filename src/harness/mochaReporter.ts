@@ -123,6 +123,13 @@ function SwtReporter(runner) {
     return null;
   }
   function titleOf(r) {
+    // --parallel hands the reporter copies without their suites, but with the path (mocha >= 8).
+    if (r && typeof r.titlePath === 'function') {
+      try {
+        var path = r.titlePath();
+        if (path && path.length) return path.filter(function (t) { return t; }).map(String);
+      } catch (e) {}
+    }
     var parts = [];
     for (var n = r; n && !n.root; n = n.parent) if (n.title) parts.unshift(String(n.title));
     return parts;

@@ -230,6 +230,20 @@ describe('mocha 1.x to 10.x through the harness (real containers, real mocha fro
     capture(captureDir, `${name}-loadfail`, v.cmd, result.files, headRun);
   });
 
+  it('mocha10 --parallel: files run in worker processes, and every result still comes back with its file and suites', async () => {
+    const cmd = 'node node_modules/mocha10/bin/mocha.js --exit --parallel --jobs 2 {files}';
+    const result = await run(cmd, goldPatch);
+    const t = byId(result);
+    // Without --check-leaks, shout's global is no failure: only math, twice and the hook fail at base.
+    for (const id of F2P.filter((i) => !i.startsWith('test/str.js'))) expect([id, t[id]?.transition]).toEqual([id, 'F2P']);
+    expect(t['test/str.js > str > shouts']?.transition).toBe('P2P');
+    for (const id of P2P) expect([id, t[id]?.transition]).toEqual([id, 'P2P']);
+    for (const id of SKIPPED) expect([id, t[id]?.transition, t[id]?.headFailure?.kind]).toEqual([id, 'F2F', 'skipped']);
+    expect(result.tests.map((x) => x.id).sort()).toEqual([...F2P, ...P2P, ...SKIPPED].sort());
+    expect(t['test/twice.js > twice > doubles'].baseFailure).toMatchObject({ kind: 'collection' });
+    expect(result.success).toBe(true);
+  });
+
   it('mocha5: when the report file cannot be written, the same records come through stdout', async () => {
     const first = sandbox.runs.length;
     // A directory where the report file goes: the reporter cannot open it and prints marker lines instead.
