@@ -13,6 +13,10 @@ import { OWN_START_TICKS, ownerGone } from '../util/processes.js';
 
 const live = new Map<string, Docker>();
 const liveNetworks = new Map<string, Docker>();
+/** The engines this process made containers on: swept for its own labels at a signal. */
+const engines = new Set<Docker>();
+/** Removals of what was registered after a signal (a create that was in flight): awaited before the exit. */
+const late: Array<Promise<void>> = [];
 let handlersInstalled = false;
 let exiting = false;
 
@@ -55,7 +59,9 @@ export async function removeContainer(docker: Docker, id: string): Promise<void>
 
 export function registerNetwork(docker: Docker, id: string): void {
   installSignalHandlers();
-  liveNetworks.set(id, docker);
+  engines.add(docker);
+  if (exiting) late.push(removeNetwork(docker, id).catch(() => undefined));
+  else liveNetworks.set(id, docker);
 }
 
 /** Removes a network (its containers must be gone or disconnected first). */
@@ -82,12 +88,29 @@ export async function removeAllLive(): Promise<void> {
   await Promise.allSettled([...liveNetworks.entries()].map(([id, docker]) => removeNetwork(docker, id)));
 }
 
+/**
+ * Containers and networks of this very process (pid, host and start time in their labels) that no
+ * registry holds: a create that finished while the handler was removing the others.
+ */
+async function sweepOwn(): Promise<void> {
+  const own = [`${LABEL}.pid=${process.pid}`, `${LABEL}.host=${hostname()}`, ...(OWN_START_TICKS ? [`${LABEL}.started=${OWN_START_TICKS}`] : [])];
+  for (const docker of engines) {
+    const containers = await docker.listContainers({ all: true, filters: { label: own } }).catch(() => []);
+    await Promise.allSettled(containers.map((c) => removeContainer(docker, c.Id)));
+    const networks = await docker.listNetworks({ filters: { label: own } }).catch(() => []);
+    await Promise.allSettled(networks.map((n) => removeNetwork(docker, n.Id)));
+  }
+}
+
 function onSignal(signal: NodeJS.Signals, code: number): void {
   if (exiting) return;
   exiting = true;
   const timer = setTimeout(() => process.exit(code), 10_000);
   timer.unref();
-  removeAllLive().finally(() => process.exit(code));
+  removeAllLive()
+    .then(() => Promise.allSettled(late))
+    .then(() => sweepOwn())
+    .finally(() => process.exit(code));
   void signal;
 }
 
@@ -100,7 +123,9 @@ export function installSignalHandlers(): void {
 
 export function registerContainer(docker: Docker, id: string): void {
   installSignalHandlers();
-  live.set(id, docker);
+  engines.add(docker);
+  if (exiting) late.push(removeContainer(docker, id).catch(() => undefined));
+  else live.set(id, docker);
 }
 
 export function unregisterContainer(id: string): void {

@@ -47,19 +47,6 @@ function start(mode: Mode): {
   return { child: c.child, output: c.output, exited: c.exited.then((e) => ({ ...e, out: c.output() })) };
 }
 
-async function waitForContainer(pid: number, timeoutMs = 120_000): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ids = containersOfOurs(pid).split('\n').filter(Boolean);
-    if (ids.length > 0) {
-      const running = await docker.getContainer(ids[0]!).inspect();
-      if (running.State.Running) return ids;
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the child never started a container');
-}
-
 /** Running containers of a process in one role (the install, not the egress proxy). */
 async function waitForRole(pid: number, role: string, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -87,8 +74,9 @@ afterAll(async () => {
 describe('interrupted processes', () => {
   it('SIGTERM during a run removes the container and exits with 143', async () => {
     const { child, exited } = start('run');
-    const ids = await waitForContainer(child.pid!);
-    expect(ids).toHaveLength(1);
+    // The run's container, not the environment build's install container before it.
+    await waitForRole(child.pid!, 'run');
+    expect(containersOfOurs(child.pid!).split('\n')).toHaveLength(1);
     child.kill('SIGTERM');
     const r = await exited;
     expect(r.out).not.toContain('RUN ENDED WITHOUT A SIGNAL');
@@ -100,7 +88,7 @@ describe('interrupted processes', () => {
 
   it('SIGINT with an open session removes the session container and exits with 130', async () => {
     const { child, exited, output } = start('session');
-    await waitForContainer(child.pid!);
+    await waitForRole(child.pid!, 'session');
     for (let i = 0; i < 300 && !output().includes('SESSION OPEN'); i++) await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGINT');
     const r = await exited;
@@ -133,6 +121,35 @@ describe('interrupted processes', () => {
       await docker.getContainer(mine.id).remove({ force: true }).catch(() => undefined);
       await docker.getContainer(stale.id).remove({ force: true }).catch(() => undefined);
     }
+  });
+
+  it('SIGTERM also removes what the registry missed: a container and a network whose create answered while the handler was removing', async () => {
+    const image = (await docker.listImages({ filters: { reference: ['swt-base/debian:*'] } }))[0]!.RepoTags![0]!;
+    const src = (f: string) => JSON.stringify(pathToFileURL(resolve(`src/sandbox/${f}`)).href);
+    const c = runner.start(
+      'unregistered',
+      `import { connectDocker } from ${src('docker.ts')};
+import { containerLabels } from ${src('limits.ts')};
+import { registerContainer } from ${src('liveContainers.ts')};
+const docker = connectDocker();
+const image = process.argv[2];
+const a = await docker.createContainer({ Image: image, Cmd: ['sleep', '1000'], Labels: containerLabels('run') });
+registerContainer(docker, a.id);
+// Never registered: as if their creates answered after the handler had listed what to remove.
+await docker.createContainer({ Image: image, Cmd: ['true'], Labels: containerLabels('run') });
+await docker.createNetwork({ Name: 'swt-unregistered-' + process.pid, Internal: true, Labels: containerLabels('install') });
+console.log('READY');
+setInterval(() => {}, 1000);
+`,
+      [image],
+    );
+    await c.waitFor('READY');
+    expect(containersOfOurs(c.child.pid!).split('\n')).toHaveLength(2);
+    expect(networksOfOurs(c.child.pid!)).not.toBe('');
+    c.child.kill('SIGTERM');
+    expect((await c.exited).code).toBe(143);
+    expect(containersOfOurs(c.child.pid!)).toBe('');
+    expect(networksOfOurs(c.child.pid!)).toBe('');
   });
 
   it('after a SIGKILL during an install, the next sandbox reaps its containers and networks', async () => {
