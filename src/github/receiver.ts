@@ -130,7 +130,8 @@ export function webhookReceiver(o: ReceiverOptions): RequestHandler {
         queued.catch((e: Error) => o.log.error({ delivery: id, err: e.message }, 'queueing a webhook failed after its answer'));
         return answer(res, 503, { error: 'the queue is not answering; redeliver later' });
       }
-      o.log.debug({ delivery: id, event: `${name}.${String(action)}`, job: r.id, created: r.created }, r.created ? 'webhook queued' : 'redelivery of a queued webhook: ignored');
+      // One line per delivery: the delivery id and the job id, which the workers' lines carry too.
+      o.log.info({ delivery: id, event: `${name}.${String(action)}`, job: r.id }, r.created ? 'webhook queued' : 'redelivery of a queued webhook: ignored');
       answer(res, 200, 'ok\n');
     } catch (e) {
       o.log.error({ delivery: id, event: name, err: (e as Error).message }, 'queueing a webhook failed');
