@@ -55,8 +55,8 @@ function pinEngine(list: string): () => void {
   if (!PIN || (process.env.DOCKER_HOST && !process.env.DOCKER_HOST.startsWith('unix://'))) return () => undefined;
   const moved: Array<{ pid: string; was: string }> = [];
   for (const name of ['dockerd', 'containerd']) {
-    for (const pid of spawnSync('pidof', [name], { encoding: 'utf8' }).stdout.trim().split(/\s+/).filter(Boolean)) {
-      const was = /list:\s*(\S+)/.exec(spawnSync('taskset', ['-p', '-c', pid], { encoding: 'utf8' }).stdout)?.[1];
+    for (const pid of (spawnSync('pidof', [name], { encoding: 'utf8' }).stdout ?? '').trim().split(/\s+/).filter(Boolean)) {
+      const was = /list:\s*(\S+)/.exec(spawnSync('taskset', ['-p', '-c', pid], { encoding: 'utf8' }).stdout ?? '')?.[1];
       if (!was) continue;
       pin(Number(pid), list);
       moved.push({ pid, was });
