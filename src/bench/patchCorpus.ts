@@ -25,7 +25,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cacheDir } from '../sandbox/tempDirs.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { structuredPatch } from 'diff';
@@ -89,7 +89,8 @@ export function loadExampleTestFiles(examplesDir = resolveExamplesDir()): Source
     const bundle = join(examplesDir, 'repos', `${name}.bundle`);
     if (!existsSync(bundle)) throw new Error(`missing bundle ${bundle}`);
     const key = createHash('sha1').update(bundle).digest('hex').slice(0, 10);
-    const clone = join(tmpdir(), `swt-bench-examples-${key}`, name + '.git');
+    // A clone kept between runs, in swt-bot's cache (not the temp dir, which must end as it began).
+    const clone = join(cacheDir(), 'bench-examples', key, name + '.git');
     if (!existsSync(join(clone, 'HEAD'))) {
       mkdirSync(dirname(clone), { recursive: true });
       execFileSync('git', ['clone', '-q', '--bare', bundle, clone], { stdio: 'ignore' });
