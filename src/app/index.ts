@@ -31,14 +31,15 @@ async function serve(): Promise<() => Promise<void>> {
   const services = openServices();
   const Octokit = octokitClass();
   const probot = createProbot({ env, overrides: { log: services.logger.child({ name: 'probot' }), ...(Octokit ? { Octokit } : {}) } });
+  const path = env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH;
   const app = await listenApp(services, probot, {
-    webhook: { secret: env.WEBHOOK_SECRET ?? '', path: env.WEBHOOK_PATH || undefined },
+    webhook: { secret: env.WEBHOOK_SECRET ?? '', path },
     port: env.PORT ? Number(env.PORT) : 3000,
     host: env.HOST || 'localhost',
   });
   let proxy: WebhookProxy | undefined;
   if (env.WEBHOOK_PROXY_URL) {
-    proxy = await startWebhookProxy({ source: env.WEBHOOK_PROXY_URL, target: `${app.url}${env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH}`, log: services.logger }).catch((e: Error) => {
+    proxy = await startWebhookProxy({ source: env.WEBHOOK_PROXY_URL, target: `${app.url}${path}`, log: services.logger }).catch((e: Error) => {
       services.logger.warn({ err: e.message }, 'WEBHOOK_PROXY_URL: the smee channel is not reachable; webhooks reach only this address');
       return undefined;
     });

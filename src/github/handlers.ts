@@ -12,6 +12,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import { isSwtError } from '../util/errors.js';
 import { associationGrantsWrite, isBotAccount, parseCommand, permissionGrantsWrite, shouldReproduce, type IssueFacts, type IssueTrigger } from './decide.js';
 import { pullDataOf, type RawPull } from './port.js';
+import { targetOfPayload } from './receiver.js';
 import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from './render.js';
 
 /** What the handlers remember (the App's Store implements it). */
@@ -30,9 +31,9 @@ export interface HandlerDeps {
 
 type AnyContext = Context;
 
+/** The receiver queued only events that name their repository. */
 function targetOf(ctx: AnyContext): Target {
-  const p = ctx.payload as { repository: { owner: { login: string }; name: string }; installation?: { id: number } };
-  return { owner: p.repository.owner.login, repo: p.repository.name, installationId: p.installation?.id };
+  return targetOfPayload(ctx.payload)!;
 }
 
 type ConfigRead = { config: RepoConfig; settings: AppSettings } | { error: string };

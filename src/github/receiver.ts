@@ -44,7 +44,7 @@ function answer(res: ServerResponse, status: number, body: string | { error: str
 }
 
 /** The repository a payload is about, or undefined when it names none. */
-function targetOf(payload: unknown): Target | undefined {
+export function targetOfPayload(payload: unknown): Target | undefined {
   const p = payload as { repository?: { owner?: { login?: string }; name?: string }; installation?: { id?: number } };
   const owner = p?.repository?.owner?.login;
   const repo = p?.repository?.name;
@@ -117,7 +117,7 @@ export function webhookReceiver(o: ReceiverOptions): RequestHandler {
       o.log.debug({ delivery: id, event: name, action }, 'webhook not acted on');
       return answer(res, 200, 'ok\n');
     }
-    const target = targetOf(payload);
+    const target = targetOfPayload(payload);
     if (!target) return answer(res, 400, { error: `${name}.${String(action)} payload names no repository` });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), within)));

@@ -89,7 +89,6 @@ export function decideLimits(config: RepoConfig, limits: Partial<ResourceLimits>
   return { limits: capped, capped: notes.map((n) => ({ ...n, source: n.limit in fromCaller ? 'the caller' : CONFIG_PATH })) };
 }
 
-
 async function repoFacts(repo: string, rev: string, files: string[]) {
   let packageJson: Record<string, unknown> | undefined;
   if (files.includes('package.json')) {

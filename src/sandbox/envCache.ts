@@ -108,10 +108,15 @@ export async function evictEnvironments(docker: Docker, settings: EnvCacheSettin
   return withFileLock(`env-evict-${settings.namespace}`, async () => {
     const images = await listEnvImages(docker, settings.namespace);
     let total = images.reduce((n, i) => n + i.bytes, 0);
-    await pruneMarkers(docker).catch(() => undefined);
+    // Every environment image of any namespace (or of none), listed once for the markers and the old images.
+    const everyEnv = await docker.listImages({ filters: { label: [ENV_LABELS.key] } });
+    await pruneMarkers(everyEnv).catch(() => undefined);
+    const unnamespaced = everyEnv.filter((i) => !i.Labels?.[ENV_LABELS.namespace]);
+    // Most passes (every heartbeat) end here, without listing containers.
+    if (total <= settings.maxBytes && unnamespaced.length === 0) return { removed: [], totalBytes: total };
     const containers = await docker.listContainers({ all: true });
     const inUse = new Set(containers.map((c) => c.ImageID));
-    const removed = await removeUnnamespaced(docker, inUse, settings.leaseMs);
+    const removed = await removeUnnamespaced(docker, unnamespaced, inUse, settings.leaseMs);
     if (total <= settings.maxBytes) return { removed, totalBytes: total };
     const keepSet = new Set(keep);
     const candidates = images
@@ -120,8 +125,7 @@ export async function evictEnvironments(docker: Docker, settings: EnvCacheSettin
     for (const img of candidates) {
       if (total <= settings.maxBytes) break;
       // Looked at again just before removing: a use since the listing keeps it.
-      const fresh = Math.max(0, ...(await Promise.all(img.tags.map(lastUse))).map((u) => u ?? 0));
-      if (Date.now() - fresh < settings.leaseMs) continue;
+      if (Date.now() - (await latestUse(img.tags)) < settings.leaseMs) continue;
       if (!(await removeImage(docker, img.id, img.tags))) continue;
       total -= img.bytes;
       removed.push(img.tags[0] ?? img.id);
@@ -151,24 +155,25 @@ async function removeImage(docker: Docker, id: string, tags: string[]): Promise<
  * Environment images from before namespaces (no namespace label): no lookup finds them any more,
  * so they only take disk. Removed unless a container uses them or they were used within the lease.
  */
-async function removeUnnamespaced(docker: Docker, inUse: Set<string>, leaseMs: number): Promise<string[]> {
-  const images = (await docker.listImages({ filters: { label: [ENV_LABELS.key] } })).filter((i) => !i.Labels?.[ENV_LABELS.namespace] && !inUse.has(i.Id));
+async function removeUnnamespaced(docker: Docker, images: Docker.ImageInfo[], inUse: Set<string>, leaseMs: number): Promise<string[]> {
   const removed: string[] = [];
-  for (const img of images) {
+  for (const img of images.filter((i) => !inUse.has(i.Id))) {
     const tags = (img.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
-    const used = Math.max(0, ...(await Promise.all(tags.map(lastUse))).map((u) => u ?? 0));
-    if (Date.now() - used < leaseMs) continue;
+    if (Date.now() - (await latestUse(tags)) < leaseMs) continue;
     if (await removeImage(docker, img.Id, tags)) removed.push(tags[0] ?? img.Id);
   }
   if (removed.length) logger.info({ removed }, 'removed environment images from before namespaces');
   return removed;
 }
 
+/** The last recorded use of any of these tags (0: never). */
+async function latestUse(tags: string[]): Promise<number> {
+  return Math.max(0, ...(await Promise.all(tags.map(lastUse))).map((u) => u ?? 0));
+}
+
 /** Markers of environment images that no longer exist (removed by hand, or by another namespace's owner). */
-async function pruneMarkers(docker: Docker): Promise<void> {
+async function pruneMarkers(everyEnv: Docker.ImageInfo[]): Promise<void> {
   const names = (await readdir(useDir()).catch(() => [] as string[])).filter((n) => n.startsWith('swt-env'));
-  const tags = new Set(
-    (await docker.listImages({ filters: { label: [ENV_LABELS.key] } })).flatMap((i) => (i.RepoTags ?? []).map((t) => t.replace(/[^A-Za-z0-9._-]+/g, '_'))),
-  );
+  const tags = new Set(everyEnv.flatMap((i) => (i.RepoTags ?? []).map((t) => t.replace(/[^A-Za-z0-9._-]+/g, '_'))));
   for (const n of names) if (!tags.has(n)) await rm(join(useDir(), n), { force: true });
 }

@@ -85,7 +85,10 @@ const FIX: Record<string, string> = {
   'lib/twice.js': 'exports.twice = function (x) {\n  return 2 * x;\n};\n',
 };
 
-/** The golden tests: edits to two files that exist, two new files (one cannot load at base). */
+/**
+ * The golden tests: edits to two files that exist, two new files (one cannot load at base). The
+ * `it.skip` text below is the fixture's own source, matched to insert tests before it: no test of ours is skipped.
+ */
 const TESTS: Record<string, string> = {
   'test/math.js': BASE['test/math.js'].replace(
     "  it.skip('multiplies",
