@@ -14,6 +14,11 @@ export function containersOfOurs(pid: number = process.pid): string {
   return execFileSync('docker', ['ps', '-aq', '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();
 }
 
+/** Those of them already started: a container only created cannot be killed yet. */
+export function runningContainersOfOurs(pid: number = process.pid): string {
+  return execFileSync('docker', ['ps', '-q', '--filter', 'status=running', '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();
+}
+
 /** Networks (install networks, the egress proxy's) this test process created and still has. */
 export function networksOfOurs(pid: number = process.pid): string {
   return execFileSync('docker', ['network', 'ls', '-q', '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();

@@ -1,7 +1,7 @@
-import { connectDocker } from '../../src/sandbox/docker.js';
-import { createDockerSandbox, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
+import { startDecoy, type Decoy } from '../helpers/decoy.js';
 import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
 
 // A malicious install script against a decoy server. The decoy is a container this test starts, on
@@ -9,70 +9,17 @@ import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.
 // and for a neighbouring container: before, an install on the default bridge could reach all three.
 // Only the decoy's own addresses are ever aimed at.
 
-const docker = connectDocker();
-const tag = `swt-test-${process.pid}`;
 let sandbox: Sandbox;
-let decoy: { id: string; ips: string[] };
-let decoyNet: string;
-let pythonImage: string;
-
-// dockerode hands TTY logs back parsed when they look like JSON (a bare status code).
-const text = (x: unknown) => (Buffer.isBuffer(x) ? x.toString('utf8') : String(x));
-
-async function runToEnd(image: string, cmd: string[], network: string): Promise<string> {
-  // A TTY: the logs come back as plain text, not multiplexed.
-  const c = await docker.createContainer({ Image: image, Cmd: cmd, Entrypoint: [], Tty: true, Labels: { [tag]: '1' }, HostConfig: { NetworkMode: network } });
-  try {
-    await c.start();
-    await c.wait();
-    return text(await c.logs({ stdout: true, stderr: true }));
-  } finally {
-    await c.remove({ force: true });
-  }
-}
-
-async function decoyLog(): Promise<string> {
-  return text(await docker.getContainer(decoy.id).logs({ stdout: true, stderr: true }));
-}
+let decoy: Decoy;
 
 beforeAll(async () => {
   sandbox = createDockerSandbox();
-  pythonImage = await ensureBaseImage('python:3.11', { docker, caBundle: await loadCaBundle() });
-  const net = await docker.createNetwork({ Name: `${tag}-decoy`, Driver: 'bridge', Labels: { [tag]: '1' } });
-  decoyNet = net.id;
-  const c = await docker.createContainer({
-    Image: pythonImage,
-    Cmd: ['python3', '-u', '-m', 'http.server', '8080'],
-    Entrypoint: [],
-    Tty: true,
-    Labels: { [tag]: '1' },
-    HostConfig: { NetworkMode: net.id },
-  });
-  await c.start();
   // Also on the default bridge, where installs used to run: a neighbour there.
-  await docker.getNetwork('bridge').connect({ Container: c.id });
-  const nets = (await c.inspect()).NetworkSettings.Networks;
-  const ownIp = Object.values(nets).find((n) => n.NetworkID === net.id)!.IPAddress;
-  const bridgeIp = nets.bridge!.IPAddress;
-  decoy = { id: c.id, ips: [ownIp, bridgeIp] };
-  // The decoy answers where it should: from its own network and from the default bridge (any HTTP status will do).
-  const probe = (ip: string, path: string) => [
-    'python3',
-    '-c',
-    `import time, urllib.request as u, urllib.error as e
-for i in range(40):
-    try: print(u.urlopen("http://${ip}:8080${path}", timeout=5).status); break
-    except e.HTTPError as x: print(x.code); break
-    except Exception: time.sleep(0.25)`,
-  ];
-  const fromOwn = await runToEnd(pythonImage, probe(ownIp, '/control-own'), net.id);
-  const fromBridge = await runToEnd(pythonImage, probe(bridgeIp, '/control-bridge'), 'bridge');
-  expect([fromOwn.trim(), fromBridge.trim()]).toEqual(['404', '404']);
+  decoy = await startDecoy({ alsoOnBridge: true });
 }, 600_000);
 
 afterAll(async () => {
-  if (decoy) await docker.getContainer(decoy.id).remove({ force: true });
-  if (decoyNet) await docker.getNetwork(decoyNet).remove();
+  if (decoy) await decoy.stop();
   await removeEnvImagesBuiltFrom(commitsMade());
   cleanupGitRepos();
   await removePackageCachesOfGoneRepos();
@@ -107,7 +54,8 @@ const connect = (target) => new Promise((r) => {
     results['proxy CONNECT ' + ip] = await within(connect(ip + ':8080'));
     results['proxy CONNECT ' + ip + ':443'] = await within(connect(ip + ':443'));
   }
-  results['dns registry.npmjs.org'] = await within(new Promise((r) => dns.lookup('registry.npmjs.org', (e) => r(e ? e.code : 'RESOLVED'))));
+  // A name that exists nowhere (RFC 2606), so even a leak would ask about nothing real.
+  results['dns exfil.decoy.invalid'] = await within(new Promise((r) => dns.lookup('exfil.decoy.invalid', (e) => r(e ? e.code : 'RESOLVED'))));
   results['proxy GET not-allowed.invalid'] = await within(viaProxy('http://not-allowed.invalid/'));
   fs.writeFileSync('probe.json', JSON.stringify(results, null, 1));
 })();
@@ -132,12 +80,13 @@ describe('the install step behind the egress proxy (real containers)', () => {
       expect(probe[`proxy CONNECT ${ip}`]).toBe(403);
       expect(probe[`proxy CONNECT ${ip}:443`]).toBe(403);
     }
-    expect(probe['dns registry.npmjs.org']).not.toBe('RESOLVED');
+    // No resolver answers at all (an answer, even NXDOMAIN, would mean DNS leaves the network).
+    expect(['EAI_AGAIN', 'timeout']).toContain(probe['dns exfil.decoy.invalid']);
     expect(probe['proxy GET not-allowed.invalid']).toBe(403);
     // The package came from registry.npmjs.org through the proxy.
     expect(r.output).toMatch(/^is-number true$/m);
     // The decoy saw the two control requests and nothing else.
-    const requests = (await decoyLog()).split('\n').filter((l) => /"GET /.test(l));
+    const requests = await decoy.requests();
     expect(requests).toHaveLength(2);
     expect(requests.join('\n')).not.toContain('/steal');
   });

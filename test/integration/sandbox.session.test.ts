@@ -5,6 +5,7 @@ import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { materialize } from '../../src/sandbox/git.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 import { expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { startDecoy } from '../helpers/decoy.js';
 import { cleanupGitRepos, commitsMade, createBareMirror, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
 // Runs overlay repository states (revisions + patches) onto the environment; sessions edit and diff.
@@ -85,11 +86,17 @@ describe('runs on repository states', () => {
 describe('sessions', () => {
   it('execs, reads and writes files, and diffs every change as a patch git can apply', async () => {
     const state = { rev: base, patches: [fixPatch] };
-    const session = await sandbox.openSession({ env, repo: repo.path, state });
+    const decoy = await startDecoy();
+    const session = await sandbox.openSession({ env, repo: repo.path, state }).catch(async (e: unknown) => {
+      await decoy.stop();
+      throw e;
+    });
     try {
-      const id = await session.exec('id -u; cat /proc/self/status | grep NoNewPrivs; python -c "import socket; socket.create_connection((\'1.1.1.1\', 80), 3)" 2>&1 | tail -1');
+      const id = await session.exec(`id -u; cat /proc/self/status | grep NoNewPrivs; python -c "import socket; socket.create_connection(('${decoy.ips[0]}', ${decoy.port}), 3)" 2>&1 | tail -1`);
       expect(id.exitCode).toBe(0);
+      // No network: the decoy, which answers other containers, cannot be reached; it logs its control request only.
       expect(id.output).toMatch(/^1000\nNoNewPrivs:\s+1\n.*(unreachable|Errno)/);
+      expect(await decoy.requests()).toHaveLength(1);
       expect(await session.readFile('calc.py')).toContain('return a + b');
 
       await session.writeFile('tests/test_more.py', 'def test_more():\n    assert True\n');
@@ -119,6 +126,7 @@ describe('sessions', () => {
       }
     } finally {
       await session.close();
+      await decoy.stop();
     }
   });
 
