@@ -1,7 +1,7 @@
 import { SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { clampLimits } from './ceilings.js';
-import { demux, readTarFiles, TailBuffer, withinMs } from './containerIo.js';
+import { demux, outputAfterExit, readTarFiles, TailBuffer, withinMs } from './containerIo.js';
 import { storageOptSupported, watchDisk } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from './docker.js';
 import { markUsed } from './envCache.js';
@@ -144,9 +144,9 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
       limits,
     });
     const { container } = prepared;
-    const tail = new TailBuffer(limits.outputBytes);
+    const streamedTail = new TailBuffer(limits.outputBytes);
     const attach = await container.attach({ stream: true, stdout: true, stderr: true });
-    const ended = demux(docker, attach, (b) => tail.push(b), (b) => tail.push(b));
+    const ended = demux(docker, attach, (b) => streamedTail.push(b), (b) => streamedTail.push(b));
 
     const started = Date.now();
     await container.start();
@@ -180,8 +180,9 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
     const durationMs = Date.now() - started;
     const { exceeded: diskLimit } = await disk.stop();
     await haltIfInterrupted();
-    await withinMs(ended, 2_000);
+    const { tail, fromLog } = await outputAfterExit(container, { ended, tail: streamedTail, max: limits.outputBytes });
     (attach as unknown as { destroy?: () => void }).destroy?.();
+    if (fromLog) log.debug({ image: req.env.image }, 'the output stream ended late: output read from the log');
     const info = await container.inspect();
     const code = info.State.ExitCode;
     const suspect = !timedOut && !diskLimit && !info.State.OOMKilled && (code === 137 || code === 143);

@@ -55,19 +55,63 @@ export class TailBuffer {
   }
 }
 
-/** Splits Docker's multiplexed stdout/stderr stream into two sinks. Resolves when the stream ends. */
+/**
+ * Splits Docker's multiplexed stdout/stderr stream into two sinks. Resolves when the stream ends and
+ * both sinks have had every byte of it.
+ */
 export function demux(docker: Docker, stream: NodeJS.ReadableStream, onStdout: (b: Buffer) => void, onStderr: (b: Buffer) => void): Promise<void> {
   const out = new PassThrough();
   const err = new PassThrough();
   out.on('data', onStdout);
   err.on('data', onStderr);
   docker.modem.demuxStream(stream, out, err);
+  const drained = (p: PassThrough) => new Promise<void>((r) => p.on('end', r));
+  const all = Promise.all([drained(out), drained(err)]).then(() => undefined);
   return new Promise((resolve) => {
-    const done = () => resolve();
-    stream.on('end', done);
-    stream.on('close', done);
-    stream.on('error', done);
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      out.end();
+      err.end();
+      resolve(all);
+    };
+    stream.on('end', finish);
+    stream.on('close', finish);
+    stream.on('error', finish);
   });
+}
+
+/**
+ * The frames of a whole multiplexed log (8-byte header: stream, three zeros, big-endian size), in
+ * order, with their stream (1 stdout, 2 stderr). docker-modem's demuxer recurses once per frame.
+ */
+export function demuxBuffer(raw: Buffer, onFrame: (b: Buffer, stream: number) => void): void {
+  for (let at = 0; at + 8 <= raw.length; ) {
+    const size = raw.readUInt32BE(at + 4);
+    onFrame(raw.subarray(at + 8, Math.min(raw.length, at + 8 + size)), raw[at]!);
+    at += 8 + size;
+  }
+}
+
+/**
+ * The output of a container that has exited. Its attach stream normally ends with it, but a loaded
+ * engine can deliver the last bytes late, and a run's verdict may sit in them. So when the stream
+ * has not ended within `graceMs`, the output is read from the container's json-file log instead,
+ * which the engine finishes before it reports the exit.
+ */
+export async function outputAfterExit(
+  container: Docker.Container,
+  streamed: { ended: Promise<void>; tail: TailBuffer; max: number },
+  graceMs = 2_000,
+): Promise<{ tail: TailBuffer; fromLog: boolean }> {
+  if ((await withinMs(streamed.ended.then(() => true), graceMs)) === true) return { tail: streamed.tail, fromLog: false };
+  const raw = (await container.logs({ stdout: true, stderr: true, follow: false }).catch(() => undefined)) as unknown as Buffer | undefined;
+  // No log to read (the engine went away): what the stream brought is all there is.
+  if (!raw) return { tail: streamed.tail, fromLog: false };
+  const tail = new TailBuffer(streamed.max);
+  demuxBuffer(raw, (b) => tail.push(b));
+  return { tail, fromLog: true };
 }
 
 /** Files of a tar archive (from getArchive), by path with the first `strip` components removed. */

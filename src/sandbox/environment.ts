@@ -4,7 +4,7 @@ import type { Logger } from '../util/logger.js';
 import { shellQuote } from '../util/shell.js';
 import { ensureBaseImage } from './baseImages.js';
 import type { CaBundle } from './caCertificates.js';
-import { demux, TailBuffer, withinMs } from './containerIo.js';
+import { demux, outputAfterExit, TailBuffer } from './containerIo.js';
 import { storageOptSupported, watchDisk } from './diskWatch.js';
 import { engineCpus, inspectImage, type Docker } from './docker.js';
 import { withInstallNetwork, type InstallNetwork } from './egress.js';
@@ -161,11 +161,11 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
     }
     if (install) {
       o.onProgress?.(`installing dependencies: ${install}`);
-      const tail = new TailBuffer(limits.outputBytes);
+      const streamedTail = new TailBuffer(limits.outputBytes);
       const attach = await container.attach({ stream: true, stdout: true, stderr: true });
       let partial = '';
       const onData = (b: Buffer) => {
-        tail.push(b);
+        streamedTail.push(b);
         const lines = (partial + b.toString('utf8')).split('\n');
         partial = lines.pop() ?? '';
         for (const l of lines) if (l.trim()) log.debug({ install: l });
@@ -198,7 +198,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         clearTimeout(timer);
         await disk.stop(false);
       }
-      await withinMs(ended, 2_000);
+      const { tail } = await outputAfterExit(container, { ended, tail: streamedTail, max: limits.outputBytes });
       await haltIfInterrupted();
       const info = await container.inspect();
       const code = info.State.ExitCode;

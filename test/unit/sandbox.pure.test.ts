@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describeApplyFailure, findHunk, listHunks, patchLabel } from '../../src/sandbox/applyErrors.js';
 import { bundleFromPem, caEnv, caFiles, caFingerprint, caPathsFromEnv, parsePemCertificates } from '../../src/sandbox/caCertificates.js';
-import { isBinary, TailBuffer } from '../../src/sandbox/containerIo.js';
+import { demuxBuffer, isBinary, TailBuffer } from '../../src/sandbox/containerIo.js';
 import { changedManifests, environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/envKey.js';
 import {
   baseIdentity,
@@ -334,5 +334,18 @@ describe('session helpers', () => {
     expect(t.buffer().toString()).toBe('56789abcde');
     expect(t.truncated).toBe(true);
     expect(t.toString()).toBe('[… 5 bytes of output omitted]\n56789abcde');
+  });
+  it('splits a whole multiplexed log into its frames, in order, and stops at a cut-off last frame', () => {
+    const frame = (stream: number, text: string) => {
+      const body = Buffer.from(text);
+      const head = Buffer.alloc(8);
+      head[0] = stream;
+      head.writeUInt32BE(body.length, 4);
+      return Buffer.concat([head, body]);
+    };
+    const raw = Buffer.concat([frame(1, 'out 1\n'), frame(2, 'err 1\n'), frame(1, 'LAST\n'), frame(2, 'cut off').subarray(0, 11)]);
+    const got: string[] = [];
+    demuxBuffer(raw, (b, stream) => got.push(`${stream}:${b.toString()}`));
+    expect(got).toEqual(['1:out 1\n', '2:err 1\n', '1:LAST\n', '2:cut']);
   });
 });
