@@ -388,6 +388,20 @@ describe('GitHub misbehaving', () => {
     expect(gh.writes()).toEqual([]);
   }, 60_000);
 
+  it('a worker process takes no webhook (404, nothing queued); any process answers 404 off its routes', async () => {
+    const worker = await startTestApp({ role: 'worker' });
+    try {
+      const r = await deliver(worker.url, 'issues', example('issues', 'opened'));
+      expect(r.status).toBe(404);
+      expect(await worker.services.queue.list()).toEqual([]);
+      expect((await fetch(`${worker.url}/healthz`)).status).toBe(200);
+    } finally {
+      await worker.stop();
+    }
+    const off = await fetch(`${app.url}/no-such-route`);
+    expect([off.status, await off.text()]).toEqual([404, 'not found\n']);
+  });
+
   it('a webhook with a wrong signature is refused, and nothing is recorded', async () => {
     const r = await deliver(app.url, 'issues', example('issues', 'opened'), { secret: 'not-the-secret' });
     expect(r.status).toBe(400);
