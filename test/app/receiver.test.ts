@@ -153,7 +153,8 @@ describe('webhook receiver on a Redis that stops answering', () => {
     const conn = connectRedis(redis.url);
     const bull = new BullJobQueue(conn, { prefix: 'receiver' });
     try {
-      await serve({ queue: bull, answerWithinMs: 500 });
+      // 2 s: room for the first enqueue, which loads BullMQ's scripts, on a loaded machine.
+      await serve({ queue: bull, answerWithinMs: 2000 });
       expect((await signed('issues', example('issues', 'opened'), 'before-1')).status).toBe(200);
       process.kill(redis.pid()!, 'SIGSTOP');
       let r: { status: number; text: string };

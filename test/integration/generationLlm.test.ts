@@ -90,7 +90,8 @@ describe('LlmClient over HTTP (scripted server)', () => {
 
   it('recovers from a timeout when the retry is answered', async () => {
     server = await startScriptedLlm([{ kind: 'hang' }, msg('late but fine')]);
-    const r = await client(server, { timeoutMs: 300, maxRetries: 2 }).chat({ messages: [{ role: 'user', content: 'x' }] });
+    // 2 s: the answered retry must not time out too when the test process stalls (the server runs in it).
+    const r = await client(server, { timeoutMs: 2000, maxRetries: 2 }).chat({ messages: [{ role: 'user', content: 'x' }] });
     expect(r.content).toBe('late but fine');
   });
 

@@ -1,5 +1,5 @@
 import { connectDocker, isNotFound } from '../../src/sandbox/docker.js';
-import { listEnvImages } from '../../src/sandbox/envCache.js';
+import { listEnvImages, markUsed } from '../../src/sandbox/envCache.js';
 import { ENV_LABELS } from '../../src/sandbox/envKey.js';
 import { createDockerSandbox, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
 import { containerLabels } from '../../src/sandbox/limits.js';
@@ -77,6 +77,9 @@ describe('environment image eviction (real images)', () => {
       } finally {
         await c.remove({ force: true });
       }
+      // Marked as just used: other test processes, whose builds evict with the default lease, leave
+      // them alone; this test's sandbox has no lease.
+      await markUsed(`swt-env:${tag}`);
       return `swt-env:${tag}`;
     };
     const unused = await legacy(`legacy-${process.pid}-a`);

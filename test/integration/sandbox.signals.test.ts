@@ -155,10 +155,12 @@ setInterval(() => {}, 1000);
   it('after a SIGKILL during an install, the next sandbox reaps its containers and networks', async () => {
     const { child, exited } = start('install');
     await waitForRole(child.pid!, 'install');
-    child.kill('SIGKILL');
-    await exited;
+    // What it has while alive: a SIGKILL gives it no chance to remove any of it. (Any test process's
+    // next sandbox may reap it first; this one's reapOrphans must leave none either way.)
     expect(containersOfOurs(child.pid!)).not.toBe('');
     expect(networksOfOurs(child.pid!)).not.toBe('');
+    child.kill('SIGKILL');
+    await exited;
     await reapOrphans(docker);
     expect(containersOfOurs(child.pid!)).toBe('');
     expect(networksOfOurs(child.pid!)).toBe('');

@@ -28,7 +28,7 @@ let dataDir: string;
 let baseImage: string;
 let egressImage: string;
 
-async function startOn(pd: PrivateDockerd, prefix: string): Promise<RunningApp> {
+async function startOn(pd: PrivateDockerd, prefix: string, backoffMs = 500): Promise<RunningApp> {
   const a = await startApp({
     appId: fx.fake.appId,
     privateKey: appKey(),
@@ -39,7 +39,7 @@ async function startOn(pd: PrivateDockerd, prefix: string): Promise<RunningApp> 
     sandbox: createDockerSandbox({ docker: pd.docker }),
     generation: { strategy: 'snippet', llm: null },
     progressIntervalMs: 200,
-    bull: { backoff: { baseMs: 500 } },
+    bull: { backoff: { baseMs: backoffMs } },
   });
   fx.fake.appUrl = a.url;
   return a;
@@ -67,7 +67,9 @@ describe('the Docker engine', () => {
   it('restarted during a PR check: the attempt fails, the job is retried and completes once', async () => {
     engine = await startPrivateDockerd();
     await engine.loadFrom(connectDocker(), [baseImage, egressImage]);
-    app = await startOn(engine, `d${process.pid}`);
+    // Retries 3 s and 6 s apart: a restarted engine (graceful stop, 1 s down, start) can take
+    // longer than 500 ms + 1 s to answer on a loaded machine, and 3 attempts must outlast it.
+    app = await startOn(engine, `d${process.pid}`, 3000);
     const issue = fx.fake.addIssue(OWNER, REPO, { title: fx.fx.issue.title, body: fx.fx.issue.body });
     await fx.fake.deliver('issues', fx.fake.issuePayload(OWNER, REPO, issue.number, 'opened'));
     await app.services.queue.drain(10 * 60_000);

@@ -19,7 +19,10 @@ const runner = tsChildRunner();
 const children: TsChild[] = [];
 const PREFIX = `w${process.pid}`;
 
-const QUEUE_OPTS = { prefix: PREFIX, lockDurationMs: 3000, stalledIntervalMs: 1000, limitLeaseMs: 3000, limitRetryMs: 100, reconcileMs: 2000 };
+// Locks and limit leases of 10 s (30 s by default): they must outlast the Redis restart below, with
+// ioredis's reconnect delays, or a live worker's job would be handed out again; a killed worker's
+// jobs are then taken back within ~12 s.
+const QUEUE_OPTS = { prefix: PREFIX, lockDurationMs: 10_000, stalledIntervalMs: 2000, limitLeaseMs: 10_000, limitRetryMs: 100, reconcileMs: 2000 };
 
 function startWorker(name: string): TsChild {
   const src = (f: string) => JSON.stringify(pathToFileURL(resolve(f)).href);
