@@ -180,7 +180,7 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
     const durationMs = Date.now() - started;
     const { exceeded: diskLimit } = await disk.stop();
     await haltIfInterrupted();
-    const { tail, fromLog } = await outputAfterExit(container, { ended, tail: streamedTail, max: limits.outputBytes });
+    const { tail, fromLog } = await outputAfterExit(container, ended, streamedTail);
     (attach as unknown as { destroy?: () => void }).destroy?.();
     if (fromLog) log.debug({ image: req.env.image }, 'the output stream ended late: output read from the log');
     const info = await container.inspect();

@@ -22,7 +22,7 @@ export class TailBuffer {
   private chunks: Buffer[] = [];
   private size = 0;
   private dropped = 0;
-  private readonly max: number;
+  readonly max: number;
   constructor(max = DEFAULT_OUTPUT_BYTES) {
     this.max = max;
   }
@@ -95,20 +95,17 @@ export function demuxBuffer(raw: Buffer, onFrame: (b: Buffer, stream: number) =>
 }
 
 /**
- * The output of a container that has exited. Its attach stream normally ends with it, but a loaded
- * engine can deliver the last bytes late, and a run's verdict may sit in them. So when the stream
- * has not ended within `graceMs`, the output is read from the container's json-file log instead,
- * which the engine finishes before it reports the exit.
+ * The output of a container that has exited, given what its attach stream brought (`streamed`,
+ * whole once `ended` resolves). The stream normally ends with the container, but a loaded engine
+ * can deliver the last bytes late, and a run's verdict may sit in them. So when the stream has not
+ * ended within `graceMs`, the output is read from the container's json-file log instead, in the same
+ * bounds.
  */
-export async function outputAfterExit(
-  container: Docker.Container,
-  streamed: { ended: Promise<void>; tail: TailBuffer; max: number },
-  graceMs = 2_000,
-): Promise<{ tail: TailBuffer; fromLog: boolean }> {
-  if ((await withinMs(streamed.ended.then(() => true), graceMs)) === true) return { tail: streamed.tail, fromLog: false };
+export async function outputAfterExit(container: Docker.Container, ended: Promise<void>, streamed: TailBuffer, graceMs = 2_000): Promise<{ tail: TailBuffer; fromLog: boolean }> {
+  if ((await withinMs(ended.then(() => true), graceMs)) === true) return { tail: streamed, fromLog: false };
   const raw = (await container.logs({ stdout: true, stderr: true, follow: false }).catch(() => undefined)) as unknown as Buffer | undefined;
   // No log to read (the engine went away): what the stream brought is all there is.
-  if (!raw) return { tail: streamed.tail, fromLog: false };
+  if (!raw) return { tail: streamed, fromLog: false };
   const tail = new TailBuffer(streamed.max);
   demuxBuffer(raw, (b) => tail.push(b));
   return { tail, fromLog: true };

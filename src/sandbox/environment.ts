@@ -198,7 +198,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         clearTimeout(timer);
         await disk.stop(false);
       }
-      const { tail } = await outputAfterExit(container, { ended, tail: streamedTail, max: limits.outputBytes });
+      const { tail } = await outputAfterExit(container, ended, streamedTail);
       await haltIfInterrupted();
       const info = await container.inspect();
       const code = info.State.ExitCode;

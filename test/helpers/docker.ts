@@ -10,13 +10,10 @@ import { leftoverGitRepos } from './gitRepo.js';
  * Containers this test process created and still has (jest runs files in parallel workers,
  * each its own pid, so only our own label counts here; .ci/run checks the whole engine at the end).
  */
-export function containersOfOurs(pid: number = process.pid): string {
-  return execFileSync('docker', ['ps', '-aq', '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();
-}
-
-/** Those of them already started: a container only created cannot be killed yet. */
-export function runningContainersOfOurs(pid: number = process.pid): string {
-  return execFileSync('docker', ['ps', '-q', '--filter', 'status=running', '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();
+export function containersOfOurs(pid: number = process.pid, opts: { running?: boolean } = {}): string {
+  // `running`: only those already started (a container only created cannot be killed yet).
+  const which = opts.running ? ['--filter', 'status=running'] : ['-a'];
+  return execFileSync('docker', ['ps', '-q', ...which, '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();
 }
 
 /** Networks (install networks, the egress proxy's) this test process created and still has. */

@@ -6,7 +6,7 @@ import { runnerFromCommand } from '../../src/harness/runners.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { isSwtError } from '../../src/util/errors.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
-import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom, runningContainersOfOurs } from '../helpers/docker.js';
+import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { startDecoy } from '../helpers/decoy.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
@@ -56,7 +56,7 @@ describe('sandbox limits on real containers', () => {
     const running = sandbox.run({ env, repo: repo.path, state: state(), command: 'echo started; sleep 600' });
     let id = '';
     for (let i = 0; i < 300 && !id; i++) {
-      id = runningContainersOfOurs();
+      id = containersOfOurs(process.pid, { running: true });
       if (!id) await new Promise((r) => setTimeout(r, 100));
     }
     execFileSync('docker', ['kill', id]);

@@ -40,11 +40,15 @@ async function exitedContainer(max: number) {
   return { c, tail, ended, own };
 }
 
-/** Each stream of a tail, split again by reading the container's log the same way outputAfterExit does. */
+/** The container's log, read as outputAfterExit reads it: each stream alone, and both as logged. */
 async function logStreams(c: Awaited<ReturnType<typeof exitedContainer>>['c']) {
   const raw = (await c.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
-  const got = { out: '', err: '' };
-  demuxBuffer(raw, (b, stream) => (stream === 1 ? (got.out += b.toString()) : (got.err += b.toString())));
+  const got = { out: '', err: '', both: '' };
+  demuxBuffer(raw, (b, stream) => {
+    got.both += b.toString();
+    if (stream === 1) got.out += b.toString();
+    else got.err += b.toString();
+  });
   return got;
 }
 
@@ -53,18 +57,18 @@ describe('the output of an exited container', () => {
     const { c, tail, ended, own } = await exitedContainer(1024 ** 2);
     try {
       // A minute's grace: on a loaded machine the stream may end late, and this case is about the stream.
-      const streamed = await outputAfterExit(c, { ended, tail, max: 1024 ** 2 }, 60_000);
+      const streamed = await outputAfterExit(c, ended, tail, 60_000);
       expect(streamed.fromLog).toBe(false);
       // Every byte of each stream arrived before the output was taken.
       expect(own).toEqual({ out: OUT, err: ERR });
       expect(streamed.tail.buffer().length).toBe(OUT.length + ERR.length);
 
       // A stream whose end never comes, as on an engine too busy to deliver it.
-      const late = await outputAfterExit(c, { ended: new Promise<void>(() => undefined), tail: new TailBuffer(1024 ** 2), max: 1024 ** 2 }, 100);
+      const late = await outputAfterExit(c, new Promise<void>(() => undefined), new TailBuffer(1024 ** 2), 100);
       expect(late.fromLog).toBe(true);
       expect(late.tail.buffer().length).toBe(OUT.length + ERR.length);
       // The log holds each stream whole and in order; only how the two interleave may differ.
-      expect(await logStreams(c)).toEqual({ out: OUT, err: ERR });
+      expect(await logStreams(c)).toMatchObject({ out: OUT, err: ERR });
     } finally {
       await c.remove({ force: true });
     }
@@ -74,15 +78,12 @@ describe('the output of an exited container', () => {
     const { c, ended } = await exitedContainer(1000);
     try {
       await ended;
-      const late = await outputAfterExit(c, { ended: new Promise<void>(() => undefined), tail: new TailBuffer(1000), max: 1000 }, 100);
+      const late = await outputAfterExit(c, new Promise<void>(() => undefined), new TailBuffer(1000), 100);
       expect(late.fromLog).toBe(true);
       expect(late.tail.truncated).toBe(true);
       expect(late.tail.buffer().length).toBe(1000);
       // The last 1000 bytes of the log, both streams as they were logged.
-      const raw = (await c.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
-      const frames: Buffer[] = [];
-      demuxBuffer(raw, (b) => frames.push(b));
-      expect(late.tail.buffer().toString()).toBe(Buffer.concat(frames).subarray(-1000).toString());
+      expect(late.tail.buffer().toString()).toBe(Buffer.from((await logStreams(c)).both).subarray(-1000).toString());
       expect(late.tail.toString()).toMatch(/(LAST|err 2000)\n$/);
     } finally {
       await c.remove({ force: true });
