@@ -10,7 +10,7 @@ COPY package.json package-lock.json ./
 # No dependency's install script runs here: better-sqlite3 ships prebuilt binaries (linux-x64/arm64,
 # glibc and musl) that npm 10 would otherwise try to recompile, and the tree-sitter grammars are
 # used as WebAssembly, not as native modules.
-RUN npm install --no-audit --no-fund --ignore-scripts
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
