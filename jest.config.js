@@ -1,5 +1,6 @@
-// Four suites: unit (pure, milliseconds), integration (real Docker on fixtures the
-// project builds itself), examples (real Docker on ../shared/examples), app (the GitHub App).
+// Six suites: unit (pure, milliseconds), integration (real Docker on fixtures the project builds
+// itself), examples (real Docker on ../shared/examples), app (the GitHub App), scale (Redis,
+// worker processes, faults) and redteam (attacks on the trust boundaries, each a test that must hold).
 const common = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
@@ -16,6 +17,8 @@ export default {
     { ...common, displayName: 'app', testMatch: ['<rootDir>/test/app/**/*.test.ts'], slowTestThreshold: 60 },
     // At scale: BullMQ on a real redis-server, worker processes, the status page in Chromium, faults.
     { ...common, displayName: 'scale', testMatch: ['<rootDir>/test/scale/**/*.test.ts'], slowTestThreshold: 60 },
+    // Attacks on the trust boundaries (forks, other repositories, untrusted input, spend): every test is one attack that must fail.
+    { ...common, displayName: 'redteam', testMatch: ['<rootDir>/test/redteam/**/*.test.ts'], slowTestThreshold: 60 },
   ],
   testTimeout: 600000,
   // Test files run in a worker process that is replaced once it holds more than this after a file:
