@@ -10,7 +10,7 @@ import { python } from './python/index.js';
 import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from './types.js';
 
 export type * from './types.js';
-export { pathInfo, quoteTestFile, fillTemplate } from './command.js';
+export { pathInfo, quoteTestFile, fillTemplate, INSTALL_NOTES, installNote } from './command.js';
 
 /** In the order runners are recognised in a command (most specific patterns first). */
 export const ECOSYSTEMS: readonly Ecosystem[] = [python, node];

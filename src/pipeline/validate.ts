@@ -77,7 +77,7 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   }
   const ctx = await prepareContext(sandbox, { ...input, touched: files }, progress);
   const head = input.head ? await resolveRev(ctx.repo, input.head) : null;
-  const warnings: string[] = targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`);
+  const warnings: string[] = [...ctx.installNotes, ...targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`)];
   const fixedCode: RepoState = head ? { rev: head, patches: [], patchNames: [] } : { rev: ctx.base, patches: [input.fixPatch!], patchNames: ['fix patch'] };
   const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
   const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
