@@ -8,6 +8,10 @@ import { compareRuns, judgedTests, reproduces } from '../../src/harness/classify
 import { renderText } from '../../src/harness/render.js';
 import type { RunResult } from '../../src/harness/types.js';
 import { judgeRuns } from '../../src/generation/verify.js';
+import { counterFor } from '../../src/coverage/instrument.js';
+import { repoInfoOf } from '../../src/generation/repoFiles.js';
+import { zeroShotPlusPrompt } from '../../src/generation/prompts.js';
+import { planSnippetTest } from '../../src/generation/snippet/index.js';
 import { buildTestCommand, detectRunner, runnerFromCommand } from '../../src/harness/runners.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
@@ -182,5 +186,18 @@ describe('a Go package that does not build at base', () => {
     expect(j.status).toBe('not-reproduced');
     expect(j.ownError).toBe(true);
     expect(j.reason).toMatch(/its own error.*undefined: New/);
+  });
+});
+
+describe('Go in the other layers', () => {
+  it('coverage says ΔC is not measured for Go, with the reason', () => {
+    expect(() => counterFor('go-test')).toThrow(/change coverage is not measured for Go: .*coverprofile/);
+  });
+  it('generation names the language and the snippet strategy refuses with the reason', async () => {
+    const info = repoInfoOf(['go.mod', 'clampx.go', 'clampx_test.go'], 'go test {files}', undefined, async () => undefined);
+    expect(info).toMatchObject({ runner: 'go-test', language: 'go' });
+    expect(zeroShotPlusPrompt({ issue: { title: 't', body: 'b' }, sources: [], tests: [], testCommand: 'go test {files}', language: 'go' })).toContain('Tests are written in Go and run with `go test {files}`');
+    const plan = await planSnippetTest({ title: 'Clamp(15, 0, 10) returns 15', body: '```go\nClamp(15, 0, 10) // 15, want 10\n```' }, info);
+    expect(plan).toEqual({ ok: false, reason: expect.stringContaining('no test writer for go') });
   });
 });

@@ -1,6 +1,6 @@
 /** Go: go.mod, `go mod download`, `go test -json`. Pure. */
 import { shellQuote } from '../../util/shell.js';
-import { fillTemplate, reportPath } from '../command.js';
+import { fillTemplate, installNote, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { changedGoTests, isChangedGoTest } from './changedTests.js';
@@ -56,8 +56,7 @@ export const go: Ecosystem = {
     return {
       image: `golang:${version}`,
       // Air-gapped (no proxy answers), tests still build from the modules the image holds; say so instead of failing.
-      install:
-        'go mod download || echo "swt: go mod download failed (no module proxy answered?): the tests build only with the modules already in the image"',
+      install: `go mod download || ${installNote('go mod download failed (no module proxy answered?): the tests build only with the modules the image already holds')}`,
     };
   },
   defaultRunner: () => ({ kind: 'go-test', template: 'go test {files}' }),
