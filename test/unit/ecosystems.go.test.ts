@@ -18,12 +18,12 @@ import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
 import { environmentDefaults } from '../../src/pipeline/environmentDefaults.js';
 
 // Real `go test -json` output (stdout) and the go command's stderr, captured from the module in
-// fixtures/go/module with Debian bookworm's Go 1.19 and Go 1.26.
+// fixtures/go/module with Debian bookworm's Go 1.19, Debian trixie's Go 1.24 (the offline golang image) and Go 1.26.
 const FIX = fileURLToPath(new URL('./fixtures/go/', import.meta.url));
 const read = (version: string, name: string) => readFileSync(join(FIX, version, name), 'utf8');
 const FILES = ['calc/calc_test.go', 'broken/broken_test.go'];
 
-describe.each(['go1.19', 'go1.26'])('go test -json from %s', (version) => {
+describe.each(['go1.19', 'go1.24', 'go1.26'])('go test -json from %s', (version) => {
   const parsed = parseGoTestJson(read(version, 'build-panic-skip-dup.json'), { files: FILES, output: read(version, 'build-panic-skip-dup.stderr') });
   const byId = new Map(parsed.tests.map((t) => [t.id, t]));
 
@@ -165,7 +165,7 @@ describe('a Go package that does not build at base', () => {
     expect(changedGoTests(edit)).toEqual([{ dir: '', name: 'TestA' }, { dir: '', name: 'TestB' }]);
   });
 
-  it.each(['go1.19', 'go1.26'])('judges only the added test (%s): TestNew F→P, TestOld not judged, never F→P', (version) => {
+  it.each(['go1.19', 'go1.24', 'go1.26'])('judges only the added test (%s): TestNew F→P, TestOld not judged, never F→P', (version) => {
     const changedTest = go.changedTests!(TEST_PATCH);
     const v = compareRuns([baseRun(version)], [headRun], { changedTest });
     const byId = Object.fromEntries(v.tests.map((t) => [t.id.replace('example.com/fx/broken.', ''), t]));
