@@ -197,7 +197,9 @@ export async function runRemote(kind: 'issue' | 'pull', urlText: string, opts: R
   queue.on('retrying', (j) => opts.progress?.step(`${j.kind}: attempt failed (${j.error}); retrying`));
   const target = { ...r };
   const force = `cli-${Date.now()}`;
-  const payload: AckPayload = kind === 'issue' ? { type: 'issue', target, issue: url.number, config, force } : { type: 'pr', target, pr: url.number, config, approved: true, force };
+  // The CLI's user asks for the PR as it is when the run fetches it, on their own machine: that head is approved.
+  const payload: AckPayload =
+    kind === 'issue' ? { type: 'issue', target, issue: url.number, config, force } : { type: 'pr', target, pr: url.number, config, approval: { at: Number.MAX_SAFE_INTEGER, by: 'the command line' }, force };
   try {
     await queue.start();
     await queue.enqueue({ kind: JOB.ack, payload, key: force });

@@ -51,6 +51,12 @@ export interface EnvironmentSpec {
    * the repository's path on this host. Never shared between repositories.
    */
   cacheScope?: string;
+  /**
+   * May the install write to the repository's package cache (default true)? False for a head that
+   * no writer wrote (a fork, or a non-writer's PR): its install gets the cache read-only or not at
+   * all, so it cannot plant packages that a later install would trust.
+   */
+  cacheWrite?: boolean;
 }
 
 /** An environment image: base image + repository snapshot + installed dependencies. */

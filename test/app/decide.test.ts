@@ -9,7 +9,8 @@ import {
   parseCommand,
   readsAsQuestion,
   shouldReproduce,
-  associationGrantsWrite,
+  approvalOf,
+  headInstallOf,
   permissionGrantsWrite,
   type IssueFacts,
 } from '../../src/github/decide.js';
@@ -132,9 +133,12 @@ describe('commands and permissions', () => {
     expect(parseCommand('please run /swt reproduce')).toBeNull();
     expect(parseCommand('```\n/swt reproduce\n```')).toBeNull();
     expect(parseCommand(null)).toBeNull();
+    // `/swt validate <sha>` names the head it approves: 7 to 40 hex digits, nothing else.
+    expect(parseCommand('/swt validate ABCDEF1')).toEqual({ name: 'validate', sha: 'abcdef1' });
+    expect(parseCommand('/swt validate main')).toEqual({ name: 'unknown', word: 'validate main' });
+    expect(parseCommand('/swt stats now')).toEqual({ name: 'unknown', word: 'stats now' });
   });
-  it('write access: OWNER, MEMBER, COLLABORATOR, or admin/maintain/write permission', () => {
-    expect(['OWNER', 'MEMBER', 'COLLABORATOR', 'CONTRIBUTOR', 'NONE', 'FIRST_TIMER'].map(associationGrantsWrite)).toEqual([true, true, true, false, false, false]);
+  it('write access: admin/maintain/write permission only (the API is asked; author_association is not)', () => {
     expect(['admin', 'maintain', 'write', 'triage', 'read', 'none'].map(permissionGrantsWrite)).toEqual([true, true, true, false, false, false]);
   });
 });
@@ -186,6 +190,22 @@ describe('the gate', () => {
     expect(needsApproval({ fork: true, files: ['package.json'], approved: true })).toBeNull();
     expect(needsApproval({ fork: false, files: ['package.json'], approved: false })).toBeNull();
     expect(needsApproval({ fork: true, files: ['src/a.ts'], approved: false })).toBeNull();
+  });
+  it('an approval binds to the head seen before the comment, or the one it names', () => {
+    const head = 'abcdef1234567890abcdef1234567890abcdef12';
+    expect(approvalOf({ head, headSeenAt: 100, commentAt: 200 })).toEqual({ approve: true });
+    expect(approvalOf({ head, headSeenAt: 300, commentAt: 200 })).toEqual({ approve: false, reason: 'pushed-after' });
+    expect(approvalOf({ named: 'abcdef1', head, headSeenAt: 100, commentAt: 200 })).toEqual({ approve: true });
+    expect(approvalOf({ named: '1234567', head, headSeenAt: 100, commentAt: 200 })).toEqual({ approve: false, reason: 'other-head' });
+    // A short prefix cannot approve a later push (a crafted commit can share it); the full sha can.
+    expect(approvalOf({ named: 'abcdef1', head, headSeenAt: 300, commentAt: 200 })).toEqual({ approve: false, reason: 'pushed-after' });
+    expect(approvalOf({ named: head, head, headSeenAt: 300, commentAt: 200 })).toEqual({ approve: true });
+  });
+  it("the head's install: a writer's branch as base's, an approved fork or a non-writer's branch without writing the cache, else refused", () => {
+    expect(headInstallOf({ fork: false, approved: false, authorWrites: true })).toBe('writer');
+    expect(headInstallOf({ fork: false, approved: false, authorWrites: false })).toBe('other');
+    expect(headInstallOf({ fork: true, approved: true, authorWrites: true })).toBe('other');
+    expect(headInstallOf({ fork: true, approved: false, authorWrites: true })).toBe('refused');
   });
 });
 
