@@ -135,7 +135,8 @@ async function holdsMarker(image: string): Promise<boolean> {
   const docker = connectDocker();
   const c = await docker.createContainer({ Image: image, Cmd: ['true'], NetworkDisabled: true, Labels: { 'swt-bot.test': String(process.pid) } });
   try {
-    await c.getArchive({ path: `/testbed/${MARKER}` });
+    // A HEAD request (stat of the path): nothing to stream, nothing left open.
+    await c.infoArchive({ path: `/testbed/${MARKER}` });
     return true;
   } catch (e) {
     if ((e as { statusCode?: number }).statusCode === 404) return false;
