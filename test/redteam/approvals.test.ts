@@ -8,6 +8,7 @@
  * script writes. The control in the push-after-approval attack shows that the same look does find
  * the marker once a maintainer approves that head.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,19 +131,16 @@ async function envImages(): Promise<Array<{ id: string; snapshot: string }>> {
   return images.map((i) => ({ id: i.Id, snapshot: i.Labels?.['swt-bot.env.snapshotRev'] ?? '' })).filter((i) => ours.has(i.snapshot));
 }
 
-/** Does the image hold /testbed/<MARKER>? Read from a created (never started) container of it. */
-async function holdsMarker(image: string): Promise<boolean> {
-  const docker = connectDocker();
-  const c = await docker.createContainer({ Image: image, Cmd: ['true'], NetworkDisabled: true, Labels: { 'swt-bot.test': String(process.pid) } });
+/** Does the image hold /testbed/<MARKER>? Read with `docker cp` from a created (never started) container of it. */
+function holdsMarker(image: string): boolean {
+  const id = execFileSync('docker', ['create', '--network', 'none', '--label', 'swt-bot', '--label', `swt-bot.pid=${process.pid}`, image, 'true'], { encoding: 'utf8' }).trim();
   try {
-    // A HEAD request (stat of the path): nothing to stream, nothing left open.
-    await c.infoArchive({ path: `/testbed/${MARKER}` });
-    return true;
-  } catch (e) {
-    if ((e as { statusCode?: number }).statusCode === 404) return false;
-    throw e;
+    const r = spawnSync('docker', ['cp', `${id}:/testbed/${MARKER}`, '-'], { encoding: 'utf8' });
+    if (r.status === 0) return true;
+    if (/Could not find the file|No such container:path/i.test(r.stderr)) return false;
+    throw new Error(`docker cp failed: ${r.stderr.trim()}`);
   } finally {
-    await c.remove({ force: true });
+    execFileSync('docker', ['rm', '-f', id], { stdio: 'ignore' });
   }
 }
 
@@ -150,7 +148,7 @@ async function holdsMarker(image: string): Promise<boolean> {
 async function expectNotInstalled(head: string): Promise<void> {
   const images = await envImages();
   expect(images.filter((i) => i.snapshot === head)).toEqual([]);
-  for (const i of images) expect(await holdsMarker(i.id)).toBe(false);
+  for (const i of images) expect(holdsMarker(i.id)).toBe(false);
 }
 
 function expectAwaitingApproval(head: string, manifests: string[]): void {
@@ -224,7 +222,7 @@ describe('redteam: fork approvals, command permissions, draft PRs', () => {
     expect(last.output!.title).not.toBe('Waiting for a maintainer');
     const installed = (await envImages()).filter((i) => i.snapshot === pushed);
     expect(installed).toHaveLength(1);
-    expect(await holdsMarker(installed[0]!.id)).toBe(true);
+    expect(holdsMarker(installed[0]!.id)).toBe(true);
   });
 
   it("attack: a read-only MEMBER's `/swt validate` is refused (GitHub's permission API is asked); a writer's is accepted", async () => {
