@@ -73,9 +73,6 @@ export class RecordingPort implements GitHubPort {
   getPull(r: RepoRef, n: number): Promise<PullData> {
     return this.#inner.getPull(r, n);
   }
-  listPullFiles(r: RepoRef, n: number): Promise<string[]> {
-    return this.#inner.listPullFiles(r, n);
-  }
   closingIssues(r: RepoRef, n: number): Promise<number[]> {
     return this.#inner.closingIssues(r, n);
   }

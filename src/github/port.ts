@@ -66,7 +66,6 @@ export interface DraftPullRequest {
 export interface GitHubPort {
   getIssue(r: RepoRef, n: number): Promise<IssueData>;
   getPull(r: RepoRef, n: number): Promise<PullData>;
-  listPullFiles(r: RepoRef, n: number): Promise<string[]>;
   /** Issues GitHub itself links as closed by the PR (GraphQL `closingIssuesReferences`). */
   closingIssues(r: RepoRef, n: number): Promise<number[]>;
   defaultBranch(r: RepoRef): Promise<{ branch: string; sha: string }>;
@@ -176,11 +175,6 @@ export class OctokitPort implements GitHubPort {
   async getPull(r: RepoRef, n: number): Promise<PullData> {
     const { data } = await this.#o.rest.pulls.get({ ...r, pull_number: n });
     return pullDataOf(data);
-  }
-
-  async listPullFiles(r: RepoRef, n: number): Promise<string[]> {
-    const files = await this.#o.paginate(this.#o.rest.pulls.listFiles, { ...r, pull_number: n, per_page: 100 });
-    return files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename]));
   }
 
   async closingIssues(r: RepoRef, n: number): Promise<number[]> {

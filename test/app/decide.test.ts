@@ -15,6 +15,7 @@ import {
   type IssueFacts,
 } from '../../src/github/decide.js';
 import { closingIssueNumbers } from '../../src/github/links.js';
+import { PERMISSION_TTL_MS, WriteAccess } from '../../src/github/permissions.js';
 import type { IssueOutcome } from '../../src/github/types.js';
 import { verdictOf } from '../../src/harness/classify.js';
 import type { TestTransition } from '../../src/harness/types.js';
@@ -232,5 +233,28 @@ describe('app.yml', () => {
     const events = [...new Set(Object.values(HANDLED).flatMap((names) => names.map((n) => n.split('.')[0])))].sort();
     expect([...manifest.default_events].sort()).toEqual(events);
     expect(manifest.default_permissions).toEqual({ metadata: 'read', contents: 'read', issues: 'write', pull_requests: 'write', checks: 'write' });
+  });
+});
+
+describe('write access from the permission API', () => {
+  it('asked once a minute per installation, repository and user; a failure is not kept', async () => {
+    let now = 0;
+    const access = new WriteAccess({ now: () => now });
+    const asked: string[] = [];
+    const ask = (answer: string) => async () => {
+      asked.push(answer);
+      return answer;
+    };
+    const key = { installationId: 1, owner: 'o', repo: 'r', login: 'alice' };
+    expect(await access.writes(key, ask('read'))).toBe(false);
+    now = PERMISSION_TTL_MS - 1;
+    expect(await access.writes(key, ask('write'))).toBe(false);
+    expect(await access.writes({ ...key, repo: 'other' }, ask('write'))).toBe(true);
+    expect(await access.writes({ ...key, installationId: 2 }, ask('admin'))).toBe(true);
+    now = PERMISSION_TTL_MS;
+    expect(await access.writes(key, ask('maintain'))).toBe(true);
+    await expect(access.writes({ ...key, login: 'bob' }, async () => Promise.reject(new Error('502')))).rejects.toThrow('502');
+    expect(await access.writes({ ...key, login: 'bob' }, ask('triage'))).toBe(false);
+    expect(asked).toEqual(['read', 'write', 'admin', 'maintain', 'triage']);
   });
 });

@@ -285,7 +285,9 @@ describe('pull requests', () => {
       .on('GET', `/repos/${OWNER}/${REPO}/collaborators/Codertocat/permission`, 200, { permission: 'admin' })
       .on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull)
       .on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 504 })
-      .on('POST', '/graphql', 200, closingIssues([1]));
+      .on('POST', '/graphql', 200, closingIssues([1]))
+      // The forced run supersedes the queued one: its check run is closed.
+      .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/503`, 200, {});
     const approval = example('issue_comment', 'created', (p) => {
       p.issue.number = 2;
       p.issue.pull_request = { url: 'x' };
@@ -300,7 +302,11 @@ describe('pull requests', () => {
     gh.noConfig(OWNER, REPO);
     await deliver(app.url, 'issue_comment', approval, { id: 'replayed-delivery' });
     await settle();
-    expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => (j.payload as { checkRunId: number }).checkRunId)).toEqual([503, 504]);
+    expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => [(j.payload as { checkRunId: number }).checkRunId, j.state])).toEqual([
+      [503, 'cancelled'],
+      [504, 'queued'],
+    ]);
+    expect((await app.services.queue.list({ kind: JOB.ack })).map((j) => j.state)).toEqual(['done', 'done']);
     expect(gh.calls.filter((c) => c.path === `/repos/${OWNER}/${REPO}/pulls/2`)).toHaveLength(1);
   });
 

@@ -105,6 +105,11 @@ afterAll(async () => {
 
 const settle = () => app.services.queue.drain(15 * 60_000);
 
+// Every attack ends with each job done (or superseded), none failed on the way.
+afterEach(async () => {
+  expect((await app.services.queue.list()).filter((j) => j.state === 'failed').map((j) => [j.kind, j.error])).toEqual([]);
+});
+
 /** A fork's head: a commit on `parent` in the source repository, pushed only as the PR's ref. */
 function forkCommit(parent: string, files: Record<string, string>, message: string): string {
   source.git('checkout', '-q', parent);
