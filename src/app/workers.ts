@@ -259,8 +259,9 @@ export function registerWorkers(deps: WorkerDeps): void {
     const pull: PullData = p.pull ?? (await gh.getPull(r, p.pr));
     if (pull.state !== 'open') return;
     const headSha = pull.head.sha;
-    // When the App first saw this head: an approval reaches only heads seen before it was written.
-    const seenAt = await store.seeHead(r, pull.number, headSha);
+    // When the App first saw this head: an approval reaches only heads seen before it was written. GitHub's
+    // updated_at (set by the push) keeps a host clock behind GitHub's from dating a later push too early.
+    const seenAt = await store.seeHead(r, pull.number, headSha, Math.max(Date.now(), pull.updatedAt ?? 0));
     // The first thing a PR author sees: the check is running. Links and approval come after.
     const existing = await store.checkRunFor(r, headSha);
     let checkId = p.force || existing === undefined ? undefined : existing;
@@ -279,7 +280,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       return;
     }
     // Whether a fork's head must wait is decided by the validation job, from the git diff of the fetched base and head.
-    if (p.approval) {
+    if (p.approval && pull.fork) {
       const d = approvalOf({ named: p.approval.sha, head: headSha, headSeenAt: seenAt, commentAt: p.approval.at });
       if (d.approve) await store.approve(r, pull.number, headSha);
       else {

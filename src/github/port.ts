@@ -40,6 +40,8 @@ export interface PullData {
   fork: boolean;
   additions: number;
   deletions: number;
+  /** GitHub's `updated_at` (ms): a push sets it, so it bounds when the head appeared by GitHub's own clock. */
+  updatedAt?: number;
 }
 
 export type CheckStatus = 'queued' | 'in_progress' | 'completed';
@@ -91,6 +93,7 @@ export interface RawPull {
   base: { sha: string; ref: string; repo: { full_name: string } };
   additions?: number;
   deletions?: number;
+  updated_at?: string;
 }
 
 export function pullDataOf(data: RawPull): PullData {
@@ -106,6 +109,7 @@ export function pullDataOf(data: RawPull): PullData {
     fork: headRepo === null || headRepo.toLowerCase() !== data.base.repo.full_name.toLowerCase(),
     additions: data.additions ?? 0,
     deletions: data.deletions ?? 0,
+    ...(data.updated_at && Number.isFinite(Date.parse(data.updated_at)) ? { updatedAt: Date.parse(data.updated_at) } : {}),
   };
 }
 

@@ -336,7 +336,10 @@ describe('pull requests', () => {
     const gh = mockGitHub().noConfig(OWNER, REPO).noConfig(OWNER, REPO);
     const pull = pullOpened().pull_request;
     for (const id of [601, 602]) {
-      gh.on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull).on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id }).on('POST', '/graphql', 200, closingIssues([]));
+      gh.on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull)
+        .on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id })
+        .on('POST', '/graphql', 200, closingIssues([]))
+        .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/${id}`, 200, {});
     }
     const rerun = (action: string) =>
       example('check_run', action, (p) => {
@@ -356,6 +359,7 @@ describe('pull requests', () => {
     await deliver(app.url, 'check_run', example('check_run', 'rerequested', (p) => (p.check_run.name = 'CI')));
     await settle();
     expect(gh.writes().filter((w) => w.path.endsWith('/check-runs'))).toHaveLength(2);
+    expect((await app.services.queue.list({ kind: JOB.ack })).map((j) => j.state)).toEqual(['done', 'done']);
   });
 });
 
