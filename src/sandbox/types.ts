@@ -47,10 +47,13 @@ export interface EnvironmentSpec {
    */
   patches?: string[];
   /**
-   * Whose package cache the install shares (a repository's identity, e.g. `owner/name`); default:
-   * the repository's path on this host. Never shared between repositories.
+   * Whose package cache the install shares and whose environment images it may reuse (a
+   * repository's identity, e.g. `owner/name`); default: the repository's path on this host. Never
+   * shared between repositories: it is part of the environment key and labels.
    */
   cacheScope?: string;
+  /** false for an install of an untrusted head (a fork's, or a non-writer's): it must not write into the repository's package cache. */
+  cacheWrite?: boolean;
 }
 
 /** An environment image: base image + repository snapshot + installed dependencies. */
