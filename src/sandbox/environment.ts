@@ -13,7 +13,7 @@ import { evictEnvironments, markUsed, type EnvCacheSettings } from './envCache.j
 import { ENV_LABELS, envImageTag, environmentKey } from './envKey.js';
 import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from './git.js';
 import { runGit } from './gitExec.js';
-import { containerLabels, hostConfigFor, resolveLimits } from './limits.js';
+import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from './limits.js';
 import { haltIfInterrupted, registerContainer, removeContainer } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from './overlay.js';
@@ -180,6 +180,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       const cacheStart: { bytes?: number } = {};
       const disk = watchDisk(docker, container.id, {
         limitBytes: limits.diskBytes,
+        limitInodes: inodeLimit(limits),
         // An install's layer holds every installed file: looking costs more, so look less often.
         minIntervalMs: 3_000,
         extraBytes: volume ? () => cacheGrowth(docker, container.id, cacheStart) : undefined,
@@ -188,6 +189,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       let timer: NodeJS.Timeout | undefined;
       let result: { StatusCode: number } | 'timeout';
       let exceeded = false;
+      let diskReason: DiskLimitReason | undefined;
       try {
         const waited = container.wait() as Promise<{ StatusCode: number }>;
         result = await Promise.race([
@@ -198,7 +200,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         ]);
         if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
         // A successful install needs no last look at its (large) layer.
-        exceeded = (await disk.stop(result === 'timeout' || result.StatusCode !== 0)).exceeded;
+        ({ exceeded, reason: diskReason } = await disk.stop(result === 'timeout' || result.StatusCode !== 0));
       } finally {
         clearTimeout(timer);
         await disk.stop(false);
@@ -211,7 +213,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         // ENOSPC from the engine's own disk, not our limit: the operator, not the repository, can fix it.
         const noSpace = !exceeded && /No space left on device/i.test(tail.toString());
         const why = exceeded
-          ? `was killed: disk limit (it wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB)`
+          ? `was killed: ${diskLimitText(limits, diskReason)}`
           : info.State.OOMKilled
             ? `ran out of memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`
             : result === 'timeout' || code === 137

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { SwtError } from '../util/errors.js';
 import { demux, isBinary, readTarFiles, singleFileTar, TailBuffer } from './containerIo.js';
 import { watchDisk } from './diskWatch.js';
+import { diskLimitText, inodeLimit, type DiskLimitReason } from './limits.js';
 import { isNotFound, type Docker } from './docker.js';
 import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID } from './git.js';
 import { removeContainer, haltIfInterrupted } from './liveContainers.js';
@@ -147,18 +148,19 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
   }
   const { container, id } = prepared;
   let closed = false;
-  let diskLimit = false;
+  let diskLimit: DiskLimitReason | undefined;
   let uploads = 0;
   const disk = watchDisk(docker, id, {
     limitBytes: limits.diskBytes,
+    limitInodes: inodeLimit(limits),
     minIntervalMs: 2_000,
-    onExceeded: async () => {
-      diskLimit = true;
-      log.warn({ container: id, limitMiB: Math.round(limits.diskBytes / 1024 ** 2) }, 'session killed: disk limit');
+    onExceeded: async (reason) => {
+      diskLimit = reason;
+      log.warn({ container: id, limit: diskLimitText(limits, reason) }, 'session killed: disk limit');
       await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
     },
   });
-  const diskLimitMessage = () => `killed: disk limit (the session wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB); the session is over`;
+  const diskLimitMessage = () => `killed: ${diskLimitText(limits, diskLimit)}; the session is over`;
   const ensureOpen = () => {
     if (closed) throw new SwtError('BAD_INPUT', 'the sandbox session is closed');
     if (diskLimit) throw new SwtError('BAD_INPUT', diskLimitMessage());
