@@ -97,6 +97,8 @@ export function squidConf(settings: EgressSettings): string {
     'logfile_rotate 0',
     'coredump_dir /tmp',
     'pinger_enable off',
+    // squid sizes its tables by the descriptors it may open: the engine's default (a million) would not fit in 256 MiB.
+    'max_filedescriptors 4096',
     'shutdown_lifetime 0 seconds',
     'visible_hostname swt-egress',
     'via off',

@@ -187,19 +187,20 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
       ensureOpen();
       const rel = confineRepoPath(path);
       const max = Math.max(0, Math.floor(maxBytes));
-      // As the sandbox user (permissions apply, symlinks are followed); stat's size, then at most
-      // `max` bytes: a huge (or sparse) file never crosses the socket, nor sits in memory.
-      const r = await execIn(docker, container, ['sh', '-c', 'stat -L -c %s -- "$1" && head -c "$2" -- "$1"', 'swt-read', `/testbed/${rel}`, String(max)], {
+      // As the sandbox user (permissions apply, symlinks are followed): stat's size, then at most
+      // max + 1 bytes (one more tells a device or a growing file is longer): a huge (or sparse)
+      // file never crosses the socket, nor sits in memory.
+      const r = await execIn(docker, container, ['sh', '-c', 'stat -L -c %s -- "$1" && head -c "$2" -- "$1"', 'swt-read', `/testbed/${rel}`, String(max + 1)], {
         timeoutMs: 60_000,
         maxBytes: 4096,
         separate: true,
-        maxStdoutBytes: max + 64,
+        maxStdoutBytes: max + 65,
       });
       if (r.exitCode !== 0) throw new SwtError('BAD_INPUT', `cannot read ${rel} in the sandbox: ${r.output.trim().replace(/^(stat|head): /, '') || `exit ${r.exitCode}`}`);
       const nl = r.stdout.indexOf(10);
-      const bytes = Number(r.stdout.subarray(0, nl).toString('utf8'));
-      const content = r.stdout.subarray(nl + 1, nl + 1 + max);
-      return { text: content.toString('utf8'), bytes, cut: bytes > content.length };
+      const got = r.stdout.subarray(nl + 1);
+      const bytes = Math.max(Number(r.stdout.subarray(0, nl).toString('utf8')) || 0, got.length);
+      return { text: got.subarray(0, max).toString('utf8'), bytes, cut: bytes > max };
     },
 
     async readFile(path) {

@@ -46,6 +46,10 @@ describe('agent read_file', () => {
       const head = await session.readFileHead('huge.txt', READ_FILE_MAX_BYTES);
       expect(head).toMatchObject({ bytes: 2 * 1024 ** 3, cut: true });
       expect(head.text.length).toBe(READ_FILE_MAX_BYTES);
+      // A link to an endless device: stat says 0 bytes, the read stops at the bound all the same.
+      await session.exec('ln -s /dev/zero zeros');
+      expect(await session.readFileHead('zeros', 4096)).toMatchObject({ cut: true, bytes: 4097 });
+      await expect(session.readFile('zeros')).rejects.toThrow(/more than the 8 MiB a whole read takes/);
       // A whole read (edit_file's) is refused, not attempted.
       await expect(session.readFile('huge.txt')).rejects.toThrow(/huge.txt is 2147483648 bytes, more than the 8 MiB a whole read takes/);
     } finally {
