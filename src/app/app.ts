@@ -14,7 +14,7 @@ import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Probot, ProbotOctokit, type ApplicationFunction, type ApplicationFunctionOptions } from 'probot';
 import { HANDLED_EVENTS, registerHandlers } from '../github/handlers.js';
-import { webhookReceiver } from '../github/receiver.js';
+import { DEFAULT_BUFFER_BYTES, webhookReceiver } from '../github/receiver.js';
 import { OctokitPort, type OctokitLike } from '../github/port.js';
 import type { Target } from '../jobs/payloads.js';
 import { PermanentJobError, type JobQueue } from '../jobs/queue.js';
@@ -217,6 +217,8 @@ async function workerReport(services: Services, kinds: string[], startedAt: numb
 export interface WebhookOptions {
   secret: string;
   path?: string;
+  /** What webhook bodies being read at once may hold (SWT_WEBHOOK_BUFFER_MIB). */
+  bufferBytes?: number;
 }
 
 /**
@@ -324,11 +326,41 @@ async function appHandler(appFn: ApplicationFunction, probot: Probot, log: Logge
   };
 }
 
+/** How the App's HTTP server bounds its clients: connections, and time to send headers and a whole request. */
+export interface HttpLimits {
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** What webhook bodies being read at once may hold. */
+  webhookBufferBytes: number;
+}
+
+/** SWT_HTTP_MAX_CONNECTIONS (256), SWT_HTTP_HEADERS_TIMEOUT_MS (10 s), SWT_HTTP_REQUEST_TIMEOUT_MS (15 s: GitHub gives up after 10), SWT_WEBHOOK_BUFFER_MIB (40). */
+export function httpLimitsFrom(env: NodeJS.ProcessEnv = process.env): HttpLimits {
+  const num = (name: string, dflt: number) => {
+    const raw = env[name]?.trim();
+    if (!raw) return dflt;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new SwtError('BAD_CONFIG', `${name} must be a positive number, got ${JSON.stringify(raw)}`);
+    return n;
+  };
+  const requestTimeoutMs = num('SWT_HTTP_REQUEST_TIMEOUT_MS', 15_000);
+  return {
+    maxConnections: Math.floor(num('SWT_HTTP_MAX_CONNECTIONS', 256)),
+    headersTimeoutMs: Math.min(num('SWT_HTTP_HEADERS_TIMEOUT_MS', 10_000), requestTimeoutMs),
+    requestTimeoutMs,
+    webhookBufferBytes: Math.floor(num('SWT_WEBHOOK_BUFFER_MIB', DEFAULT_BUFFER_BYTES / 1024 / 1024) * 1024 * 1024),
+  };
+}
+
 /** Serves the App of these services on a port. `npm start` and the tests both use it. */
 export async function listenApp(services: Services, probot: Probot, opts: ListenOptions): Promise<RunningApp> {
-  const server: Server = createServer();
+  const limits = httpLimitsFrom(services.options.env ?? process.env);
+  // Node's defaults (5 min per request, no cap on connections) let slow clients hold the process.
+  const server: Server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1000 });
+  server.maxConnections = limits.maxConnections;
   try {
-    const handle = await appHandler(swtApp(services, opts.webhook), probot, services.logger);
+    const handle = await appHandler(swtApp(services, { bufferBytes: limits.webhookBufferBytes, ...opts.webhook }), probot, services.logger);
     server.on('request', (req, res) => void handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
