@@ -71,7 +71,7 @@ async function metricsText(src: StatusSource): Promise<{ contentType: string; bo
   return renderMetrics({ local: src.metrics, snapshots, counts, accuracy });
 }
 
-const UNAUTHORIZED = 'unauthorized: send the SWT_STATUS_TOKEN as "Authorization: Bearer <token>" or ?token=<token>\n';
+const UNAUTHORIZED = 'unauthorized: send the SWT_STATUS_TOKEN as "Authorization: Bearer <token>" (never in the URL)\n';
 
 /** A Probot addHandler handler: true when it answered the request. */
 export function statusHandler(src: StatusSource, onError?: (e: unknown) => void) {
