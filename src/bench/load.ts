@@ -258,7 +258,8 @@ async function main(): Promise<void> {
     const all = [...idle.ids, ...busy.ids];
     // Event jobs are keyed by their body's digest; each carries the delivery id it came under.
     const events = (await queue.list({ kind: JOB.event })).filter((j) => all.includes((j.payload as { delivery?: string }).delivery ?? ''));
-    const lost = all.filter((id) => !events.some((j) => (j.payload as { delivery?: string }).delivery === id)).length;
+    const found = all.map((id) => events.find((j) => (j.payload as { delivery?: string }).delivery === id));
+    const lost = found.filter((j) => !j).length;
     const duplicates = events.length - new Set(events.map((j) => j.key)).size;
     for (let k = 0; (await queue.counts()).queued > 0 && k < 1200; k++) await sleep(100);
     const noticed = (await Promise.all(all.map((id) => queue.findByKey(`notice:${id}`)))).filter(Boolean).length;
