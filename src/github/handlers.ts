@@ -36,6 +36,12 @@ function targetOf(ctx: AnyContext): Target {
   return targetOfPayload(ctx.payload)!;
 }
 
+/** Who caused the event: the per-author rate limit counts them. */
+function senderOf(ctx: AnyContext): { sender?: string } {
+  const login = (ctx.payload as { sender?: { login?: unknown } }).sender?.login;
+  return typeof login === 'string' ? { sender: login } : {};
+}
+
 type ConfigRead = { config: RepoConfig; settings: AppSettings } | { error: string };
 
 /** `.github/swt.yml` of the default branch, merged with `_extends`, validated; an error names the key. */
@@ -108,10 +114,10 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
     queue.enqueue<NoticePayload>({ kind: JOB.notice, payload: { target: targetOf(ctx), number, kind, body, delivery: ctx.id }, key: `notice:${ctx.id}` });
 
   const ackIssue = (ctx: AnyContext, issue: number, config: RepoConfig, force?: string) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), delivery: ctx.id }, key: `ack:${ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), ...senderOf(ctx), delivery: ctx.id }, key: `ack:${ctx.id}` });
 
   const ackPull = (ctx: AnyContext, payload: Omit<Extract<AckPayload, { type: 'pr' }>, 'type' | 'target'>) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, delivery: ctx.id }, key: `ack:${ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, ...senderOf(ctx), delivery: ctx.id }, key: `ack:${ctx.id}` });
 
   on(
     [...HANDLED.issue],
