@@ -18,21 +18,17 @@ import { DEFAULT_BUFFER_BYTES, webhookReceiver } from '../github/receiver.js';
 import { OctokitPort, type OctokitLike } from '../github/port.js';
 import type { Target } from '../jobs/payloads.js';
 import { PermanentJobError, type JobQueue } from '../jobs/queue.js';
-import { BullJobQueue, type BullQueueOptions } from '../jobs/bullQueue.js';
-import { connectRedis, redisPrefix } from '../jobs/redis.js';
+import type { BullQueueOptions } from '../jobs/bullQueue.js';
 import { SqliteJobQueue } from '../jobs/sqliteQueue.js';
 import { RepoCache, webBaseUrl } from '../repo/cache.js';
-import { connectDocker, createDockerSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { createProcessMetrics, observeQueue, type ProcessMetrics } from '../web/metrics.js';
 import { statusHandler } from '../web/status.js';
-import { dockerHostReport } from './dockerHost.js';
 import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type WorkerReport } from './heartbeat.js';
-import { RedisStore } from './redisStore.js';
 import { openDatabase, SqliteStore, type Store } from './store.js';
-import { registerWorkers, type WorkerDeps } from './workers.js';
+import type { WorkerDeps } from './workers.js';
 
 /** What a process does: receive webhooks, run jobs, or both (SWT_ROLE, default all). */
 export type Role = 'web' | 'worker' | 'all';
@@ -96,17 +92,30 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.SWT_DATA_DIR || join(homedir(), '.cache', 'swt-bot', 'app');
 }
 
-export function openServices(opts: ServicesOptions = {}): Services {
+/** A web process runs no containers: it never loads the Docker client (nor the pipeline), which keeps it small. */
+const NO_CONTAINERS_HERE: Sandbox = {
+  ensureEnvironment: () => Promise.reject(new SwtError('BAD_CONFIG', 'a web process (SWT_ROLE=web) runs no containers')),
+  run: () => Promise.reject(new SwtError('BAD_CONFIG', 'a web process (SWT_ROLE=web) runs no containers')),
+  openSession: () => Promise.reject(new SwtError('BAD_CONFIG', 'a web process (SWT_ROLE=web) runs no containers')),
+};
+
+/**
+ * The queue, store and the rest of a process. What a role does not use is not loaded (modules
+ * are imported on demand): a web process on SQLite holds no Docker, Redis or pipeline code, so
+ * what it receives is most of what it holds.
+ */
+export async function openServices(opts: ServicesOptions = {}): Promise<Services> {
   const env = opts.env ?? process.env;
   const dataDir = opts.dataDir ?? defaultDataDir(env);
   const logger = opts.logger ?? rootLogger;
   const role = opts.role ?? roleFrom(env);
   const redisUrl = opts.redisUrl ?? (env.REDIS_URL?.trim() || undefined);
   const cache = new RepoCache({ root: join(dataDir, 'repos'), logger });
-  const sandbox = opts.sandbox ?? createDockerSandbox({ logger });
+  const sandbox = opts.sandbox ?? (role === 'web' ? NO_CONTAINERS_HERE : (await import('../sandbox/index.js')).createDockerSandbox({ logger }));
   const metrics = createProcessMetrics();
   const options = { ...opts, dataDir, role };
   if (redisUrl) {
+    const [{ connectRedis, redisPrefix }, { BullJobQueue }, { RedisStore }] = await Promise.all([import('../jobs/redis.js'), import('../jobs/bullQueue.js'), import('./redisStore.js')]);
     // Web and workers share nothing but Redis (and GitHub): queue, store and heartbeats live there.
     const prefix = redisPrefix(env);
     const redis = connectRedis(redisUrl, logger.child({ mod: 'redis' }));
@@ -195,8 +204,9 @@ export function healthHandler(services: Services) {
 }
 
 /** What this process tells the others every few seconds (workers only). */
-async function workerReport(services: Services, kinds: string[], startedAt: number, docker = connectDocker()): Promise<WorkerReport> {
-  const report = await dockerHostReport(docker).catch((e: Error) => ({ error: `Docker engine: ${e.message.split('\n')[0]}` }));
+async function workerReport(services: Services, kinds: string[], startedAt: number): Promise<WorkerReport> {
+  const [{ connectDocker }, { dockerHostReport }] = await Promise.all([import('../sandbox/index.js'), import('./dockerHost.js')]);
+  const report = await dockerHostReport(connectDocker()).catch((e: Error) => ({ error: `Docker engine: ${e.message.split('\n')[0]}` }));
   if (!('error' in report) && report.freeDiskBytes !== null) services.metrics.freeDiskBytes.set({ worker: services.id }, report.freeDiskBytes);
   return {
     id: services.id,
@@ -237,7 +247,7 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
     }
     // A worker with a fast lane reads configs and decides.
     if (role !== 'web' && lanes.includes('fast')) registerHandlers(app, { queue: services.queue, store: services.store, concurrency: services.options.concurrency?.fast });
-    if (role !== 'web') registerWorkers({
+    if (role !== 'web') (await import('./workers.js')).registerWorkers({
       queue: services.queue,
       store: services.store,
       cache: services.cache,
@@ -390,7 +400,7 @@ export async function listenApp(services: Services, probot: Probot, opts: Listen
 
 /** Serves the App on a port (0: any free one), on 127.0.0.1 unless told otherwise. */
 export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
-  const services = openServices(opts);
+  const services = await openServices(opts);
   const Octokit = opts.Octokit ?? octokitClass(opts.env);
   const probot = new Probot({
     appId: opts.appId,
