@@ -115,7 +115,10 @@ export async function openServices(opts: ServicesOptions = {}): Promise<Services
   const metrics = createProcessMetrics();
   const options = { ...opts, dataDir, role };
   if (redisUrl) {
-    const [{ connectRedis, redisPrefix }, { BullJobQueue }, { RedisStore }] = await Promise.all([import('../jobs/redis.js'), import('../jobs/bullQueue.js'), import('./redisStore.js')]);
+    // One after the other: modules they share are then linked once (and jest's VM modules need it).
+    const { connectRedis, redisPrefix } = await import('../jobs/redis.js');
+    const { BullJobQueue } = await import('../jobs/bullQueue.js');
+    const { RedisStore } = await import('./redisStore.js');
     // Web and workers share nothing but Redis (and GitHub): queue, store and heartbeats live there.
     const prefix = redisPrefix(env);
     const redis = connectRedis(redisUrl, logger.child({ mod: 'redis' }));
@@ -204,9 +207,8 @@ export function healthHandler(services: Services) {
 }
 
 /** What this process tells the others every few seconds (workers only). */
-async function workerReport(services: Services, kinds: string[], startedAt: number): Promise<WorkerReport> {
-  const [{ connectDocker }, { dockerHostReport }] = await Promise.all([import('../sandbox/index.js'), import('./dockerHost.js')]);
-  const report = await dockerHostReport(connectDocker()).catch((e: Error) => ({ error: `Docker engine: ${e.message.split('\n')[0]}` }));
+async function workerReport(services: Services, kinds: string[], startedAt: number, host: () => Promise<WorkerReport['docker']>): Promise<WorkerReport> {
+  const report = await host().catch((e: Error) => ({ error: `Docker engine: ${e.message.split('\n')[0]}` }));
   if (!('error' in report) && report.freeDiskBytes !== null) services.metrics.freeDiskBytes.set({ worker: services.id }, report.freeDiskBytes);
   return {
     id: services.id,
@@ -273,10 +275,13 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
     await services.queue.start();
     if (role !== 'web') {
       const startedAt = Date.now();
+      // Loaded here, once, by the roles that run containers only.
+      const { connectDocker } = await import('../sandbox/index.js');
+      const { dockerHostReport } = await import('./dockerHost.js');
       const beat = startHeartbeat({
         heartbeats: services.heartbeats,
         intervalMs: services.options.heartbeatMs ?? (Number(env.SWT_HEARTBEAT_SECONDS) > 0 ? Number(env.SWT_HEARTBEAT_SECONDS) * 1000 : 10_000),
-        collect: () => workerReport(services, [...lanes], startedAt),
+        collect: () => workerReport(services, [...lanes], startedAt, () => dockerHostReport(connectDocker())),
         onError: (e) => services.logger.warn({ err: (e as Error).message }, 'heartbeat failed'),
       });
       const close = services.close;
