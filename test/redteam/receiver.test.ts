@@ -214,6 +214,13 @@ describe('the status token', () => {
         expect((await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
       }
       expect(await (await fetch(`${app.url}/swt?token=${token}`)).text()).toContain('(never in the URL)');
+      // The whole reproducing test a clipped comment points to is behind the same header.
+      const testPatch = `diff --git a/t.py b/t.py\n${'+x = 1\n'.repeat(20_000)}`;
+      await app.services.store.saveReproduction({ owner: 'o', repo: 'r' }, 7, { branch: 'main', sha: 'abc' }, { status: 'reproduced', strategy: 'agent', testPatch, reason: 'fails', usage: { promptTokens: 0, completionTokens: 0, costUsd: 0, steps: 0, wallMs: 0 } });
+      expect((await fetch(`${app.url}/swt/reproduction/o/r/7?token=${token}`)).status).toBe(401);
+      const whole = await fetch(`${app.url}/swt/reproduction/o/r/7`, { headers: { authorization: `Bearer ${token}` } });
+      expect([whole.status, await whole.text()]).toEqual([200, testPatch]);
+      expect((await fetch(`${app.url}/swt/reproduction/o/r/8`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
     } finally {
       await cleanup();
     }
