@@ -334,7 +334,9 @@ export function registerWorkers(deps: WorkerDeps): void {
     const hit = await limitHit(p.target, p.sender, Boolean(p.force || p.approved));
     if (hit) {
       log.warn({ pr: pull.number, limit: hit }, 'a limit stops this check');
-      await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'neutral', output: renderLimitCheck(hit) });
+      // Unchecked is not passed: a gated author's PR must not get through the gate by exhausting a limit.
+      const { conclusion } = gateConclusion(pull.author.login, false, appSettings(p.config).gate);
+      await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion, output: renderLimitCheck(hit) });
       await gh.upsertComment(r, pull.number, 'limit', renderLimitReached(hit, 'checking this pull request'));
       return;
     }
@@ -449,7 +451,8 @@ export function registerWorkers(deps: WorkerDeps): void {
     const over = await budgetHit(p.target);
     if (over) {
       await progress.close();
-      await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'neutral', output: renderLimitCheck(over) });
+      const { conclusion } = gateConclusion((await gh.getPull(r, p.pr)).author.login, false, s.gate);
+      await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion, output: renderLimitCheck(over) });
       await gh.upsertComment(r, p.pr, 'limit', renderLimitReached(over, 'checking this pull request'));
       return;
     }
