@@ -2,7 +2,8 @@
  * What the App remembers, in the same SQLite database as its queue (whose event keys are the
  * webhook deliveries seen): reproductions (so a later PR check finds its test), PR verdicts per linked issue (for the
  * ranking), check runs by head sha, the one refusal each thread may get, and what live accuracy
- * counts (job outcomes, merged PRs, confirmations at merge commits). The Store interface is in
+ * counts (job outcomes, merged PRs, confirmations at merge commits), and what limits spend (each
+ * installation's spend per day, each author's recent runs). The Store interface is in
  * storeTypes.ts; redisStore.ts keeps the same in Redis.
  */
 import Database from 'better-sqlite3';
