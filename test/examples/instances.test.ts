@@ -23,6 +23,12 @@ const FILES_RUN: Record<string, string[]> = {
   'npm__node-semver-cc6fde2': ['test/classes/range.js', 'test/functions/satisfies.js'],
   'npm__ini-858cc82': ['test/duplicate-properties.js'],
   'jsdom__cssstyle-f1bfdf7': ['test/CSSStyleDeclaration.js', 'test/parsers.js'],
+  'janlelis__paint-ff020d7': ['spec/paint_methods_spec.rb', 'spec/paint_mode_spec.rb', 'spec/paint_shortcuts_spec.rb', 'spec/paint_spec.rb'],
+  'fbernier__tomlrb-888b705': ['test/test_tomlrb.rb'],
+  'composer__semver-eca295a': ['tests/CompilingMatcherTest.php'],
+  'webmozarts__assert-e68318e': ['tests/AssertTest.php'],
+  'python-humanize__humanize-823ad60': ['tests/test_filesize.py'],
+  'python-humanize__humanize-a47a89e': ['tests/test_time.py'],
 };
 
 describe('swt eval on the bundled real instances (mocha, tap, node --test; real containers)', () => {
