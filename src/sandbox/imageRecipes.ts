@@ -15,12 +15,17 @@ export const RECIPE_VERSION = 3;
 export const DEBIAN_SUITE = 'bookworm';
 /** The Python that Debian bookworm ships. */
 export const DEBIAN_PYTHON = '3.11';
+/** The Ruby and PHP that Debian bookworm ships (with RSpec 3.12, minitest 5.17, PHPUnit 9.6, composer 2.5). */
+export const DEBIAN_RUBY = '3.1';
+export const DEBIAN_PHP = '8.2';
 export const DEFAULT_DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 
 export type Recipe =
   | { kind: 'debian'; suite: string }
   | { kind: 'python'; version: string }
   | { kind: 'node'; version: string }
+  | { kind: 'ruby'; version: string }
+  | { kind: 'php'; version: string }
   | { kind: 'other' };
 
 export interface BaseRef {
@@ -46,6 +51,10 @@ export function parseBaseRef(ref: string): BaseRef {
   if (repo === 'python') {
     const v = /^(\d+(?:\.\d+){0,2})(?:-.*)?$/.exec(tag);
     if (v) return { ref: trimmed, repo, tag, recipe: { kind: 'python', version: v[1]! } };
+  }
+  if (repo === 'ruby' || repo === 'php') {
+    const v = /^(\d+(?:\.\d+){0,2})(?:-.*)?$/.exec(tag);
+    if (v) return { ref: trimmed, repo, tag, recipe: { kind: repo, version: v[1]! } };
   }
   if (repo === 'debian') {
     const suite = DEBIAN_NUMBERS[tag.replace(/-slim$/, '').split('.')[0]!] ?? tag.replace(/-slim$/, '');
@@ -186,6 +195,30 @@ export function nodeSteps(): string[] {
   return [
     'COPY node-root/ /usr/local/',
     'RUN node --version && npm --version',
+  ];
+}
+
+/**
+ * Ruby from Debian with the test tools its packages hold, for air-gapped installs: RSpec,
+ * minitest (and minitest-reporters, which test helpers often load), rake and bundler. Gems that
+ * bundler installs go to the swt user's GEM_HOME; Debian's stay visible beside them.
+ */
+export function rubySteps(): string[] {
+  return [
+    'RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ' +
+      'ruby ruby-dev ruby-bundler rake ruby-rspec ruby-minitest ruby-minitest-reporters ruby-test-unit build-essential git ca-certificates ' +
+      '&& rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb && ruby --version && rspec --version',
+    'ENV GEM_HOME=/home/swt/.gem BUNDLE_SILENCE_ROOT_WARNING=1',
+    'ENV PATH=/home/swt/.gem/bin:${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}',
+  ];
+}
+
+/** PHP CLI from Debian with composer and PHPUnit, and the extensions composer and most test suites need. */
+export function phpSteps(): string[] {
+  return [
+    'RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ' +
+      'php-cli php-xml php-mbstring php-curl php-zip php-intl php-bcmath phpunit composer unzip git ca-certificates ' +
+      '&& rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb && php --version && phpunit --version && composer --version',
   ];
 }
 

@@ -13,7 +13,7 @@ import { phpunit } from '../../src/ecosystems/php/runners.js';
 
 const FIX = join(process.cwd(), 'test', 'unit', 'fixtures', 'ecosystems', 'php');
 const read = (name: string) => readFileSync(join(FIX, name), 'utf8');
-const byId = (tests: { id: string }[]) => Object.fromEntries(tests.map((t) => [t.id, t]));
+const byId = <T extends { id: string }>(tests: T[]): Record<string, T> => Object.fromEntries(tests.map((t) => [t.id, t]));
 const ctx = (file: string) => ({ files: [file], file, root: '/proj', output: '' });
 
 describe.each(['9.6.7', '11.5.19'])('PHPUnit %s JUnit log', (v) => {

@@ -10,10 +10,11 @@ import { minitestReporterOneLine, parseMinitestJsonl } from '../../src/ecosystem
 import { declaredRubyVersion, RUBY_INSTALL, ruby, usesRspec } from '../../src/ecosystems/ruby/index.js';
 import { parseRspecJson } from '../../src/ecosystems/ruby/rspec.js';
 import { minitest, rspec } from '../../src/ecosystems/ruby/runners.js';
+import { parseBaseRef, phpSteps, rubySteps } from '../../src/sandbox/imageRecipes.js';
 
 const FIX = join(process.cwd(), 'test', 'unit', 'fixtures', 'ecosystems', 'ruby');
 const read = (name: string) => readFileSync(join(FIX, name), 'utf8');
-const byId = (tests: { id: string }[]) => Object.fromEntries(tests.map((t) => [t.id, t]));
+const byId = <T extends { id: string }>(tests: T[]): Record<string, T> => Object.fromEntries(tests.map((t) => [t.id, t]));
 
 describe.each(['3.12.0', '3.13.0'])('RSpec %s JSON formatter', (v) => {
   const ctx = (file: string) => ({ files: [file], file, root: '/proj', output: '' });
@@ -184,4 +185,13 @@ describe('Ruby detection, conventions and commands', () => {
     expect(rspec.recognise.test('bundle exec rspec {files}')).toBe(true);
     expect(minitest.accepts!('bundle exec rspec -Itest {files}')).toBe(false);
   });
+});
+
+it('offline base images: ruby:<v> and php:<v>-cli have Debian recipes', () => {
+  expect(parseBaseRef('ruby:3.1').recipe).toEqual({ kind: 'ruby', version: '3.1' });
+  expect(parseBaseRef('ruby:3.3.6-slim-bookworm').recipe).toEqual({ kind: 'ruby', version: '3.3.6' });
+  expect(parseBaseRef('php:8.2-cli').recipe).toEqual({ kind: 'php', version: '8.2' });
+  expect(parseBaseRef('php:latest').recipe).toEqual({ kind: 'other' });
+  expect(rubySteps().join('\n')).toMatch(/ruby-rspec ruby-minitest ruby-minitest-reporters/);
+  expect(phpSteps().join('\n')).toMatch(/phpunit composer/);
 });
