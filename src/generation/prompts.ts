@@ -100,7 +100,7 @@ export interface ZeroShotPlusInput {
   sources: RetrievedFile[];
   tests: RetrievedFile[];
   testCommand: string;
-  language: 'python' | 'javascript' | 'typescript' | 'unknown';
+  language: string;
 }
 
 /** The ZeroShotPlus prompt (paper Figs. 12–13), as one user message. */

@@ -1,4 +1,4 @@
-/** Results of one test run, normalised across pytest, jest, vitest, mocha and TAP producers. */
+/** Results of one test run, normalised across every ecosystem's runners. */
 
 export type Outcome = 'passed' | 'failed' | 'skipped';
 
@@ -70,7 +70,8 @@ export interface Verdict {
 }
 
 /** How to run a repository's tests: a runner kind and a command template with `{files}`. */
-export type RunnerKind = 'pytest' | 'jest' | 'vitest' | 'mocha' | 'node-test' | 'tap';
+/** A runner kind one of the ecosystem modules defines (`pytest`, `jest`, `go-test`, …; see src/ecosystems). */
+export type RunnerKind = string;
 
 export interface RunnerSpec {
   kind: RunnerKind;

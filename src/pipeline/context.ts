@@ -1,4 +1,5 @@
 import { environmentDefaults } from './environmentDefaults.js';
+import { manifestPaths, type RepoFacts } from '../ecosystems/index.js';
 import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
 import { detectRunner, runnerFromCommand } from '../harness/runners.js';
@@ -35,6 +36,8 @@ export interface ContextInput {
   cacheScope?: string;
   /** The repository's config as the caller read it (the App: through `context.config`, with `_extends`); default, `.github/swt.yml` at base. */
   config?: RepoConfig;
+  /** The files the test patch touches: a repository of several ecosystems runs the one they are in. */
+  touched?: readonly string[];
 }
 
 export async function prepareContext(sandbox: Sandbox, input: ContextInput, progress: Progress = silentProgress): Promise<RepoContext> {
@@ -47,8 +50,9 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const install = input.install ?? config.install;
   const testCmd = input.testCmd || config.test_command;
   const facts = !image || install === undefined || !testCmd ? await repoFacts(repo, base, files) : undefined;
-  const defaults = facts ? environmentDefaults(facts) : undefined;
-  const runner = testCmd ? runnerFromCommand(testCmd) : detectRunner(facts!);
+  const touched = input.touched ?? [];
+  const runner = testCmd ? runnerFromCommand(testCmd) : detectRunner(facts!, touched);
+  const defaults = facts ? environmentDefaults(facts, runner, touched) : undefined;
   const baseImage = image || defaults!.image;
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
@@ -89,14 +93,16 @@ export function decideLimits(config: RepoConfig, limits: Partial<ResourceLimits>
   return { limits: capped, capped: notes.map((n) => ({ ...n, source: n.limit in fromCaller ? 'the caller' : CONFIG_PATH })) };
 }
 
-async function repoFacts(repo: string, rev: string, files: string[]) {
-  let packageJson: Record<string, unknown> | undefined;
-  if (files.includes('package.json')) {
+/** The files and the root manifests ecosystems read (package.json, go.mod, …), at `rev`. */
+async function repoFacts(repo: string, rev: string, files: string[]): Promise<RepoFacts> {
+  const manifests: Record<string, string> = {};
+  for (const path of manifestPaths()) {
+    if (!files.includes(path)) continue;
     try {
-      packageJson = JSON.parse(await readFileAt(repo, rev, 'package.json'));
+      manifests[path] = await readFileAt(repo, rev, path);
     } catch {
-      packageJson = {};
+      // Unreadable (a submodule, a symlink elsewhere): detection sees the file without its text.
     }
   }
-  return { files, packageJson };
+  return { files, manifests };
 }

@@ -75,7 +75,7 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     const why = targets.unowned.length ? ` (no test file owns ${targets.unowned.join(', ')})` : '';
     throw new SwtError('NO_TEST_FILES', `the test patch adds or changes no test file${why}`);
   }
-  const ctx = await prepareContext(sandbox, input, progress);
+  const ctx = await prepareContext(sandbox, { ...input, touched: files }, progress);
   const head = input.head ? await resolveRev(ctx.repo, input.head) : null;
   const warnings: string[] = targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`);
   const fixedCode: RepoState = head ? { rev: head, patches: [], patchNames: [] } : { rev: ctx.base, patches: [input.fixPatch!], patchNames: ['fix patch'] };

@@ -1,0 +1,9 @@
+/**
+ * The package registries each ecosystem's installs reach through the egress proxy, by ecosystem
+ * id: the default allowlist is their union (src/sandbox/egressConfig.ts). A leaf module (no
+ * imports) so the sandbox can read it without depending on the ecosystems.
+ */
+export const REGISTRIES = {
+  node: ['registry.npmjs.org', 'registry.yarnpkg.com'],
+  python: ['pypi.org', 'files.pythonhosted.org'],
+} as const satisfies Record<string, readonly string[]>;
