@@ -6,4 +6,6 @@
 export const REGISTRIES = {
   node: ['registry.npmjs.org', 'registry.yarnpkg.com'],
   python: ['pypi.org', 'files.pythonhosted.org'],
+  ruby: ['rubygems.org', 'index.rubygems.org'],
+  php: ['repo.packagist.org', 'packagist.org'],
 } as const satisfies Record<string, readonly string[]>;
