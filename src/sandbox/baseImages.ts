@@ -7,9 +7,7 @@ import { buildImageFromContext, type ContextEntry } from './imageBuild.js';
 import {
   baseIdentity,
   baseImageName,
-  DEBIAN_PHP,
   DEBIAN_PYTHON,
-  DEBIAN_RUBY,
   DEBIAN_SUITE,
   debianSteps,
   finishDockerfile,
@@ -17,12 +15,11 @@ import {
   IMAGE_LABELS,
   nodeSteps,
   parseBaseRef,
-  phpSteps,
   pythonSteps,
-  rubySteps,
   RECIPE_VERSION,
   rootfsImageName,
   type BaseRef,
+  TOOLCHAIN_RECIPES,
 } from './imageRecipes.js';
 import { singleFlight, withFileLock } from './lock.js';
 import { nodeContextEntries } from './nodeDist.js';
@@ -123,10 +120,10 @@ async function buildOffline(docker: Docker, ref: BaseRef, name: string, opts: En
   const onStep = (l: string) => opts.onProgress?.(`${name}: ${l}`);
   const onLine = (l: string) => log.debug({ image: name, build: l });
   const started = Date.now();
-  if (recipe.kind === 'debian' || recipe.kind === 'python' || recipe.kind === 'ruby' || recipe.kind === 'php') {
+  if (recipe.kind === 'debian' || recipe.kind === 'python') {
     const suite = recipe.kind === 'debian' ? recipe.suite : DEBIAN_SUITE;
     const rootfs = await ensureRootfs(docker, suite, opts, log);
-    const steps = { python: pythonSteps, ruby: rubySteps, php: phpSteps, debian: debianSteps }[recipe.kind]();
+    const steps = recipe.kind === 'python' ? pythonSteps() : debianSteps();
     opts.onProgress?.(`building ${name} offline from ${rootfs}`);
     await buildImageFromContext(docker, {
       tag: name,
@@ -146,9 +143,20 @@ async function buildOffline(docker: Docker, ref: BaseRef, name: string, opts: En
       onLine,
       onStep,
     });
+  } else if (recipe.kind === 'toolchain') {
+    const r = TOOLCHAIN_RECIPES[recipe.image]!;
+    const rootfs = await ensureRootfs(docker, r.suite, opts, log);
+    opts.onProgress?.(`building ${name} offline from ${rootfs}: ${r.holds}`);
+    await buildImageFromContext(docker, {
+      tag: name,
+      entries: finishEntries(ca, finishDockerfile({ from: rootfs, steps: r.steps, withCa: !!ca })),
+      labels: { ...labelsFor(ref, 'offline', ca), 'swt-bot.base.holds': r.holds },
+      onLine,
+      onStep,
+    });
   } else {
     throw new SwtError('IMAGE_UNAVAILABLE', `cannot get the base image ${ref.ref}: it could not be pulled and there is no offline recipe for it`, {
-      hint: 'use node:<version>, python:<version>, ruby:<version>, php:<version>-cli or debian:bookworm, or `docker load` the image',
+      hint: `use node:<version>, python:<version>, ${Object.keys(TOOLCHAIN_RECIPES).map((i) => `${i}:<version>`).join(', ')} or debian:bookworm, or \`docker load\` the image`,
     });
   }
   log.info({ image: name, ms: Date.now() - started }, 'built base image offline');
@@ -185,31 +193,20 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
             log.warn({ ref: ref.ref, err: (e as Error).message.split('\n')[0] }, 'finishing the pulled image failed; building offline');
           }
         }
-        const debian = debianRelease(ref);
-        if (debian && !debian.has) {
-          log.warn({ asked: ref.ref, building: debian.ref }, `offline builds have Debian ${DEBIAN_SUITE}'s ${debian.language} ${debian.version} only`);
-          opts.onProgress?.(`warning: ${ref.ref} is not available offline; using ${debian.language} ${debian.version} (Debian ${DEBIAN_SUITE})`);
-          return debian.ref;
+        if (ref.recipe.kind === 'python' && !isDebianPython(ref.recipe.version)) {
+          log.warn({ asked: ref.ref, building: `python:${DEBIAN_PYTHON}` }, `offline builds have Debian ${DEBIAN_SUITE}'s Python ${DEBIAN_PYTHON} only`);
+          opts.onProgress?.(`warning: ${ref.ref} is not available offline; using Python ${DEBIAN_PYTHON} (Debian ${DEBIAN_SUITE})`);
+          return null;
         }
         return buildOffline(docker, ref, name, opts, log);
       },
       { onWait: () => opts.onProgress?.(`waiting for another process building ${name}`) },
     ),
-  ).then((built) => (built === name || built.startsWith('swt-base/') ? built : ensureBaseImage(built, { ...opts, docker, pull: false })));
+  ).then((built) => built ?? ensureBaseImage(`python:${DEBIAN_PYTHON}`, { ...opts, docker, pull: false }));
 }
 
-/** For a language image built offline from Debian's one release: whether the asked version is it, and the ref that is. */
-function debianRelease(ref: BaseRef): { has: boolean; ref: string; language: string; version: string } | undefined {
-  const r = ref.recipe;
-  if (r.kind !== 'python' && r.kind !== 'ruby' && r.kind !== 'php') return undefined;
-  const [language, version, tag] = {
-    python: ['Python', DEBIAN_PYTHON, DEBIAN_PYTHON],
-    ruby: ['Ruby', DEBIAN_RUBY, DEBIAN_RUBY],
-    php: ['PHP', DEBIAN_PHP, `${DEBIAN_PHP}-cli`],
-  }[r.kind];
-  const major = version.split('.')[0];
-  const has = r.version === major || r.version === version || r.version.startsWith(`${version}.`);
-  return { has, ref: `${r.kind}:${tag}`, language, version };
+function isDebianPython(version: string): boolean {
+  return version === '3' || version === DEBIAN_PYTHON || version.startsWith(`${DEBIAN_PYTHON}.`);
 }
 
 export { baseIdentity, baseImageName, parseBaseRef };

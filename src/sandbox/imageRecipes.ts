@@ -15,18 +15,65 @@ export const RECIPE_VERSION = 3;
 export const DEBIAN_SUITE = 'bookworm';
 /** The Python that Debian bookworm ships. */
 export const DEBIAN_PYTHON = '3.11';
-/** The Ruby and PHP that Debian bookworm ships (with RSpec 3.12, minitest 5.17, PHPUnit 9.6, composer 2.5). */
-export const DEBIAN_RUBY = '3.1';
-export const DEBIAN_PHP = '8.2';
 export const DEFAULT_DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 
 export type Recipe =
   | { kind: 'debian'; suite: string }
   | { kind: 'python'; version: string }
   | { kind: 'node'; version: string }
-  | { kind: 'ruby'; version: string }
-  | { kind: 'php'; version: string }
+  /** An ecosystem's official image (`golang:1.22`), built offline from Debian packages: see TOOLCHAIN_RECIPES. */
+  | { kind: 'toolchain'; image: string; version: string }
   | { kind: 'other' };
+
+/** How an ecosystem's official image is stood in for offline: a Debian suite and its packages. */
+export interface ToolchainRecipe {
+  /** The Debian suite whose packages hold the toolchain (its rootfs comes from debootstrap). */
+  suite: string;
+  /** Dockerfile lines run as root on that rootfs, before the finish layer. */
+  steps: string[];
+  /** What the offline image holds, said when it stands in for the official one. */
+  holds: string;
+}
+
+function aptInstall(packages: string): string {
+  return `RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${packages} ` +
+    '&& rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb';
+}
+
+/**
+ * Offline recipes by official image name. Go: Debian trixie's golang (1.24; bookworm's 1.19 is
+ * older than most go.mod files ask for); with GOTOOLCHAIN=auto, a module that asks for a newer Go
+ * gets that toolchain through the module proxy during its install (kept in the image's module cache).
+ */
+export const TOOLCHAIN_RECIPES: Record<string, ToolchainRecipe> = {
+  golang: {
+    suite: 'trixie',
+    steps: [aptInstall('golang-go git ca-certificates'), 'ENV GOTOOLCHAIN=auto CGO_ENABLED=0', 'RUN go version'],
+    holds: "Debian trixie's Go 1.24 (a go.mod asking for a newer Go gets it through the module proxy at install)",
+  },
+  // Ruby: bookworm's 3.1 with the test tools Debian packages, for air-gapped installs (RSpec 3.12,
+  // minitest 5.17 and minitest-reporters, which test helpers often load; rake, bundler). Gems
+  // bundler installs go to the swt user's GEM_HOME; Debian's stay visible beside them.
+  ruby: {
+    suite: 'bookworm',
+    steps: [
+      aptInstall('ruby ruby-dev ruby-bundler rake ruby-rspec ruby-minitest ruby-minitest-reporters ruby-test-unit build-essential git ca-certificates'),
+      'ENV GEM_HOME=/home/swt/.gem BUNDLE_SILENCE_ROOT_WARNING=1',
+      'ENV PATH=/home/swt/.gem/bin:${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}',
+      'RUN ruby --version && rspec --version',
+    ],
+    holds: "Debian bookworm's Ruby 3.1 with RSpec 3.12, minitest 5.17 (and minitest-reporters), rake and bundler",
+  },
+  // PHP: bookworm's 8.2 CLI with composer, PHPUnit 9.6 and the extensions composer and most suites need.
+  php: {
+    suite: 'bookworm',
+    steps: [
+      aptInstall('php-cli php-xml php-mbstring php-curl php-zip php-intl php-bcmath phpunit composer unzip git ca-certificates'),
+      'RUN php --version && phpunit --version && composer --version',
+    ],
+    holds: "Debian bookworm's PHP 8.2 with PHPUnit 9.6 and composer 2.5",
+  },
+};
 
 export interface BaseRef {
   /** As given, e.g. `node:18`. */
@@ -52,9 +99,9 @@ export function parseBaseRef(ref: string): BaseRef {
     const v = /^(\d+(?:\.\d+){0,2})(?:-.*)?$/.exec(tag);
     if (v) return { ref: trimmed, repo, tag, recipe: { kind: 'python', version: v[1]! } };
   }
-  if (repo === 'ruby' || repo === 'php') {
-    const v = /^(\d+(?:\.\d+){0,2})(?:-.*)?$/.exec(tag);
-    if (v) return { ref: trimmed, repo, tag, recipe: { kind: repo, version: v[1]! } };
+  if (Object.prototype.hasOwnProperty.call(TOOLCHAIN_RECIPES, repo)) {
+    const v = /^(\d+(?:\.\d+){0,2})?(?:-.*)?$/.exec(tag === 'latest' ? '' : tag);
+    if (v) return { ref: trimmed, repo, tag, recipe: { kind: 'toolchain', image: repo, version: v[1] ?? 'latest' } };
   }
   if (repo === 'debian') {
     const suite = DEBIAN_NUMBERS[tag.replace(/-slim$/, '').split('.')[0]!] ?? tag.replace(/-slim$/, '');
@@ -195,30 +242,6 @@ export function nodeSteps(): string[] {
   return [
     'COPY node-root/ /usr/local/',
     'RUN node --version && npm --version',
-  ];
-}
-
-/**
- * Ruby from Debian with the test tools its packages hold, for air-gapped installs: RSpec,
- * minitest (and minitest-reporters, which test helpers often load), rake and bundler. Gems that
- * bundler installs go to the swt user's GEM_HOME; Debian's stay visible beside them.
- */
-export function rubySteps(): string[] {
-  return [
-    'RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ' +
-      'ruby ruby-dev ruby-bundler rake ruby-rspec ruby-minitest ruby-minitest-reporters ruby-test-unit build-essential git ca-certificates ' +
-      '&& rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb && ruby --version && rspec --version',
-    'ENV GEM_HOME=/home/swt/.gem BUNDLE_SILENCE_ROOT_WARNING=1',
-    'ENV PATH=/home/swt/.gem/bin:${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}',
-  ];
-}
-
-/** PHP CLI from Debian with composer and PHPUnit, and the extensions composer and most test suites need. */
-export function phpSteps(): string[] {
-  return [
-    'RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ' +
-      'php-cli php-xml php-mbstring php-curl php-zip php-intl php-bcmath phpunit composer unzip git ca-certificates ' +
-      '&& rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb && php --version && phpunit --version && composer --version',
   ];
 }
 

@@ -10,7 +10,7 @@ import { minitestReporterOneLine, parseMinitestJsonl } from '../../src/ecosystem
 import { declaredRubyVersion, RUBY_INSTALL, ruby, usesRspec } from '../../src/ecosystems/ruby/index.js';
 import { parseRspecJson } from '../../src/ecosystems/ruby/rspec.js';
 import { minitest, rspec } from '../../src/ecosystems/ruby/runners.js';
-import { parseBaseRef, phpSteps, rubySteps } from '../../src/sandbox/imageRecipes.js';
+import { parseBaseRef, TOOLCHAIN_RECIPES } from '../../src/sandbox/imageRecipes.js';
 
 const FIX = join(process.cwd(), 'test', 'unit', 'fixtures', 'ecosystems', 'ruby');
 const read = (name: string) => readFileSync(join(FIX, name), 'utf8');
@@ -188,10 +188,9 @@ describe('Ruby detection, conventions and commands', () => {
 });
 
 it('offline base images: ruby:<v> and php:<v>-cli have Debian recipes', () => {
-  expect(parseBaseRef('ruby:3.1').recipe).toEqual({ kind: 'ruby', version: '3.1' });
-  expect(parseBaseRef('ruby:3.3.6-slim-bookworm').recipe).toEqual({ kind: 'ruby', version: '3.3.6' });
-  expect(parseBaseRef('php:8.2-cli').recipe).toEqual({ kind: 'php', version: '8.2' });
-  expect(parseBaseRef('php:latest').recipe).toEqual({ kind: 'other' });
-  expect(rubySteps().join('\n')).toMatch(/ruby-rspec ruby-minitest ruby-minitest-reporters/);
-  expect(phpSteps().join('\n')).toMatch(/phpunit composer/);
+  expect(parseBaseRef('ruby:3.1').recipe).toEqual({ kind: 'toolchain', image: 'ruby', version: '3.1' });
+  expect(parseBaseRef('ruby:3.3.6-slim-bookworm').recipe).toEqual({ kind: 'toolchain', image: 'ruby', version: '3.3.6' });
+  expect(parseBaseRef('php:8.2-cli').recipe).toEqual({ kind: 'toolchain', image: 'php', version: '8.2' });
+  expect(TOOLCHAIN_RECIPES.ruby!.steps.join('\n')).toMatch(/ruby-rspec ruby-minitest ruby-minitest-reporters/);
+  expect(TOOLCHAIN_RECIPES.php!.steps.join('\n')).toMatch(/phpunit composer/);
 });

@@ -1,4 +1,5 @@
 /** Ruby: Gemfile / .rspec / *.gemspec; RSpec and minitest. Pure. */
+import { installNote } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
 import { minitest, rspec } from './runners.js';
@@ -40,15 +41,12 @@ export const DEFAULT_RUBY = '3.3';
 /**
  * `bundle install` through the egress proxy. Air-gapped (rubygems.org does not answer): the
  * Gemfile resolved from the gems the image holds (`--local`), else the tests run with those gems
- * as they are; either way the install says so and succeeds.
+ * as they are; either way the install records it (INSTALL_NOTES) and succeeds.
  */
-export const RUBY_INSTALL = [
-  'if [ -f Gemfile ]; then',
-  'if bundle install --jobs 4 --retry 1; then :;',
-  'elif bundle install --local; then echo "swt: bundle install failed (rubygems.org unreachable: air-gapped?); the Gemfile resolved from the gems the image holds";',
-  'else echo "swt: bundle install failed (rubygems.org unreachable: air-gapped?) and the image lacks some of the Gemfile\'s gems; the tests run with the gems the image holds:" $(gem list --no-versions 2>/dev/null | tr "\\n" " "); fi;',
-  'fi',
-].join(' ');
+export const RUBY_INSTALL =
+  'if [ -f Gemfile ]; then bundle install --jobs 4 --retry 1 || ' +
+  `{ bundle install --local && ${installNote('bundle install failed (rubygems.org unreachable: air-gapped?); the Gemfile resolved from the gems the image holds')}; } || ` +
+  `${installNote("bundle install failed (rubygems.org unreachable: air-gapped?) and the image lacks some of the Gemfile's gems; the tests run with the gems the image holds")}; fi`;
 
 export const ruby: Ecosystem = {
   id: 'ruby',
