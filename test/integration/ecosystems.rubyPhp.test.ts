@@ -70,7 +70,7 @@ describe('Ruby and PHP with no configuration (real containers, air-gapped instal
     expect(f2p(v)).toEqual(['spec/stack_peek_spec.rb > Stack#peek returns the last item pushed']);
     expect(v.tests.map((t) => t.transition)).toEqual(['F2P']);
     expect(v.success).toBe(true);
-    expect(v.environment.baseImage).toMatch(/^swt-base\/ruby:3\.1-/);
+    expect(v.environment.baseImage).toMatch(/^swt-base\/ruby:3\.3-/);
     expect(v.runner).toBe('rspec');
     expect(v.warnings).toContain('swt: bundle install failed (rubygems.org unreachable: air-gapped?); the Gemfile resolved from the gems the image holds');
   });
@@ -133,7 +133,7 @@ describe('Ruby and PHP with no configuration (real containers, air-gapped instal
     expect(f2p(v)).toEqual(['tests/SluggerSpacesTest.php > Slug\\Tests\\SluggerSpacesTest::testCollapsesRunsOfSpaces']);
     expect(v.tests.map((t) => t.transition)).toEqual(['F2P']);
     expect(v.success).toBe(true);
-    expect(v.environment.baseImage).toMatch(/^swt-base\/php:8\.2-cli-/);
+    expect(v.environment.baseImage).toMatch(/^swt-base\/php:8\.4-cli-/);
     expect(v.runner).toBe('phpunit');
     expect(v.warnings).toEqual(
       expect.arrayContaining([
