@@ -2,7 +2,9 @@
  * The project's own real instances (fixtures/instances: public bug fixes stored as git bundles),
  * chosen for what the harness once got wrong: mocha 2.x through `_mocha` with several files and
  * `--check-leaks`, tap runs whose test patch changes only a fixture or only a snapshot, and
- * `node --test` over several files.
+ * `node --test` over several files; and, with no install or test command given, RSpec, minitest
+ * (behind minitest-reporters), PHPUnit (a data provider's new rows) with air-gapped installs, and a
+ * Python src layout versioned from git.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -31,7 +33,7 @@ const FILES_RUN: Record<string, string[]> = {
   'python-humanize__humanize-a47a89e': ['tests/test_time.py'],
 };
 
-describe('swt eval on the bundled real instances (mocha, tap, node --test; real containers)', () => {
+describe('swt eval on the bundled real instances (mocha, tap, node --test, RSpec, minitest, PHPUnit, pytest; real containers)', () => {
   let out: string;
   beforeAll(async () => {
     out = await mkdtemp(join(tmpdir(), 'swt-instances-'));
