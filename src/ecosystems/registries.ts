@@ -6,4 +6,6 @@
 export const REGISTRIES = {
   node: ['registry.npmjs.org', 'registry.yarnpkg.com'],
   python: ['pypi.org', 'files.pythonhosted.org'],
+  rust: ['crates.io', 'index.crates.io', 'static.crates.io'],
+  java: ['repo.maven.apache.org', 'repo1.maven.org', 'plugins.gradle.org'],
 } as const satisfies Record<string, readonly string[]>;

@@ -1,0 +1,160 @@
+/** Java: pom.xml (Maven, Surefire XML) and build.gradle(.kts) (Gradle, its JUnit XML). Pure. */
+import { shellQuote } from '../../util/shell.js';
+import { fillTemplate, reportPath } from '../command.js';
+import { REGISTRIES } from '../registries.js';
+import type { RunnerSpec } from '../../harness/types.js';
+import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from '../types.js';
+import { OUTPUT_MARKER, REPORT_MARKER, moduleDirOf, parseJvmReports } from './reports.js';
+
+/** The JDK images come in these releases; a project gets the first at or above what it declares. */
+const JDK_RELEASES = [8, 11, 17, 21, 25];
+export const DEFAULT_JDK = 17;
+
+/** Surefire's default includes: Test*, *Test, *Tests, *TestCase. */
+const TEST_CLASS = /^(Test[^/]*|[^/]*(Test|Tests|TestCase))\.(java|kt|groovy)$/;
+const SOURCE = /\.(java|kt|groovy)$/;
+
+/** The Java release a build declares (`maven.compiler.release`, `<release>`, `source`, `java.version`, Gradle's toolchain or sourceCompatibility), as a number. */
+export function javaReleaseOf(manifests: Readonly<Record<string, string>> | undefined): number | undefined {
+  const m = manifests ?? {};
+  const pom = m['pom.xml'] ?? '';
+  const gradle = (m['build.gradle'] ?? '') + (m['build.gradle.kts'] ?? '');
+  const patterns: [string, RegExp][] = [
+    [pom, /<maven\.compiler\.release>\s*(?:1\.)?(\d+)\s*</],
+    [pom, /<release>\s*(?:1\.)?(\d+)\s*</],
+    [pom, /<maven\.compiler\.source>\s*(?:1\.)?(\d+)\s*</],
+    [pom, /<source>\s*(?:1\.)?(\d+)\s*</],
+    [pom, /<java\.version>\s*(?:1\.)?(\d+)\s*</],
+    [gradle, /JavaLanguageVersion\.of\(\s*(\d+)\s*\)/],
+    [gradle, /sourceCompatibility\s*=?\s*(?:JavaVersion\.VERSION_(?:1_)?(\d+)|['"]?(?:1\.)?(\d+))/],
+  ];
+  for (const [text, re] of patterns) {
+    const hit = re.exec(text);
+    const v = hit && Number(hit[1] ?? hit[2]);
+    if (v) return v;
+  }
+  return undefined;
+}
+
+export function jdkFor(release: number | undefined): number {
+  if (!release) return DEFAULT_JDK;
+  return JDK_RELEASES.find((r) => r >= release) ?? JDK_RELEASES[JDK_RELEASES.length - 1];
+}
+
+function checked(word: string): string {
+  if (/[\u0000-\u001f\u007f]/.test(word)) throw new Error(`refusing build argument ${JSON.stringify(word)}`);
+  return shellQuote(word);
+}
+
+/** `core/src/test/java/com/example/FooTest.java` → `com.example.FooTest` (undefined outside a source root). */
+export function classOfTestFile(file: string): string | undefined {
+  const m = /(?:^|\/)src\/[^/]+\/(?:java|kotlin|groovy)\/(.+)\.(?:java|kt|groovy)$/.exec(file);
+  return m ? m[1].replace(/\//g, '.') : undefined;
+}
+
+/** Plugins that check style or licences in the build would fail a test run for reasons that are not tests. */
+const SKIPS = ['-Dcheckstyle.skip=true', '-Denforcer.skip=true', '-Drat.skip=true', '-Dspotless.check.skip=true', '-Djacoco.skip=true'];
+
+/** Gathers every XML report under `pattern` and the build's output into one report file. */
+function collect(find: string, out: string, report: string): string {
+  const r = reportPath(out, report);
+  const log = reportPath(out, 'build-output.txt');
+  return (
+    `{ for f in $(find . ${find} -name 'TEST-*.xml' 2>/dev/null | sort); do echo "${REPORT_MARKER}$f -->"; cat "$f"; echo; done; ` +
+    `echo ${shellQuote(OUTPUT_MARKER)}; tail -c 300000 ${log}; } > ${r}`
+  );
+}
+
+export const maven: RunnerDef = {
+  kind: 'maven',
+  recognise: /(^|[\s/;&|(])(mvn|mvnw)(\s|$|;|&|\|)/,
+  reportFile: 'maven-reports.txt',
+  exits: true,
+  command(spec, files, out, report) {
+    const classes = [...new Set(files.map((f) => f.split('/').pop()!.replace(SOURCE, '')))];
+    const modules = [...new Set(files.map(moduleDirOf))].filter((d) => d !== '');
+    const words = ['-B', '-o', ...SKIPS, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false', `-Dtest=${checked(classes.join(','))}`];
+    if (modules.length) words.push('-pl', checked(modules.join(',')), '-am');
+    const log = reportPath(out, 'build-output.txt');
+    // Reports of an earlier build in the image would read as this run's.
+    const clean = `find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
+    return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/target/surefire-reports/*'", out, report)}; exit $rc`;
+  },
+  parse: (content, ctx) => parseJvmReports(content, ctx),
+};
+
+export const gradle: RunnerDef = {
+  kind: 'gradle',
+  recognise: /(^|[\s/;&|(])(gradle|gradlew)(\s|$|;|&|\|)/,
+  reportFile: 'gradle-reports.txt',
+  exits: true,
+  command(spec, files, out, report) {
+    const words = ['--offline', '--continue'];
+    for (const f of files) {
+      const cls = classOfTestFile(f);
+      if (cls) words.push('--tests', checked(cls));
+    }
+    const log = reportPath(out, 'build-output.txt');
+    const clean = `find . -path '*/build/test-results' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
+    return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/build/test-results/*'", out, report)}; exit $rc`;
+  },
+  parse: (content, ctx) => parseJvmReports(content, ctx),
+};
+
+function isMaven(facts: RepoFacts): boolean {
+  return facts.files.includes('pom.xml');
+}
+
+function isGradle(facts: RepoFacts): boolean {
+  return facts.files.some((f) => /^(build|settings)\.gradle(\.kts)?$/.test(f));
+}
+
+function runnerFor(facts: RepoFacts): RunnerSpec {
+  if (!isMaven(facts) && isGradle(facts)) {
+    return { kind: 'gradle', template: facts.files.includes('gradlew') ? './gradlew test {files}' : 'gradle test {files}' };
+  }
+  return { kind: 'maven', template: facts.files.includes('mvnw') ? './mvnw test {files}' : 'mvn test {files}' };
+}
+
+function inTestSources(p: PathInfo): boolean {
+  const i = p.dirs.indexOf('src');
+  return i >= 0 && p.dirs[i + 1] === 'test';
+}
+
+export const java: Ecosystem = {
+  id: 'java',
+  language: 'Java',
+  manifests: ['pom.xml', 'build.gradle', 'build.gradle.kts'],
+  runnerNames: ['Maven (Surefire)', 'Gradle'],
+  ownsPath: (p) => SOURCE.test(p.base),
+  detect(facts: RepoFacts) {
+    if (isMaven(facts) || isGradle(facts)) return 20;
+    return facts.files.some((f) => /(^|\/)(pom\.xml|build\.gradle(\.kts)?)$/.test(f)) ? 8 : 0;
+  },
+  // Maven's and Gradle's layout: test classes under src/test/<language>/, named as Surefire includes them.
+  isTestFile: (p) => inTestSources(p) && TEST_CLASS.test(p.base),
+  isTestSupport: (p) => inTestSources(p),
+  languageOf: (testFiles) => (testFiles.some((f) => f.endsWith('.kt')) ? 'kotlin' : 'java'),
+  environment(facts) {
+    const jdk = jdkFor(javaReleaseOf(facts.manifests));
+    if (!isMaven(facts) && isGradle(facts)) {
+      const g = facts.files.includes('gradlew') ? './gradlew' : 'gradle';
+      return {
+        image: `gradle:8-jdk${jdk}`,
+        install: `${g} --no-daemon -q dependencies testClasses || echo "swt: gradle could not resolve the build's dependencies (no repository answered?): the tests build only with what the image holds"`,
+      };
+    }
+    const m = facts.files.includes('mvnw') ? './mvnw' : 'mvn';
+    return {
+      image: `maven:3.9-eclipse-temurin-${jdk}`,
+      // go-offline misses what only the test run resolves (Surefire's JUnit provider): a test run with failures ignored fetches it.
+      install:
+        `${m} -B -q dependency:go-offline && ${m} -B -q ${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1; ` +
+        `${m} -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || echo "swt: Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds"`,
+    };
+  },
+  defaultRunner: (facts) => runnerFor(facts),
+  runners: [maven, gradle],
+  registries: REGISTRIES.java,
+  coverage: { counter: null, reason: 'Java line counts need a coverage agent (JaCoCo) in the build, which is not added' },
+};
