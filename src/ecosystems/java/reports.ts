@@ -44,10 +44,11 @@ export function splitSections(content: string): Sections {
 
 /** javac errors as Maven (`[ERROR] /p/F.java:[3,54] msg`) and Gradle (`/p/F.java:3: error: msg`) print them. */
 const JAVAC_MAVEN = /^\[ERROR\] (\/\S+\.(?:java|kt|groovy)):\[(\d+),(\d+)\] (.*)$/;
-const JAVAC_PLAIN = /^(\/\S+\.(?:java|kt|groovy)):(\d+): error: (.*)$/;
+const JAVAC_PLAIN = /(\/[^\s:]+\.(?:java|kt|groovy)):(\d+): error: (.*)$/;
 const KOTLINC = /^e: (?:file:\/\/)?(\/\S+\.kt):(\d+):(\d+):? (.*)$/;
 const MAVEN_COMPILE_FAILED = /^\[ERROR\] Failed to execute goal \S*maven-compiler-plugin\S* \((\S+)\) on project (\S+): Compilation failure/;
-const GRADLE_COMPILE_FAILED = /^> Task (\S*):compile(Test)?(Java|Kotlin|Groovy) FAILED$/;
+/** `> Task :compileTestJava FAILED` (Gradle's plain console), or the summary's `Execution failed for task ':compileTestJava'.` (all versions). */
+const GRADLE_COMPILE_FAILED = /^(?:> Task |\* What went wrong:\s*)?(?:Execution failed for task ')?(\S*?):compile(Test)?(Java|Kotlin|Groovy)(?:' *\.| FAILED)$/;
 const MAVEN_OTHER_FAILURE = /^\[ERROR\] Failed to execute goal (?!\S*maven-surefire-plugin)(.*)$/;
 
 function compileErrors(output: string, ctx: ReportContext): { file: string; line: string }[] {
