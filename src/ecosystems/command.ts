@@ -39,3 +39,14 @@ export function pathInfo(path: string): PathInfo {
 export function commandWord(name: string): RegExp {
   return new RegExp(`(^|[\\s/;&|(])${name}(\\s|$|;|&|\\|)`);
 }
+
+/**
+ * Where an install's fallback says what it did (air-gapped: installed from what the image holds):
+ * a file in the environment image's home, which the pipeline reads back and reports.
+ */
+export const INSTALL_NOTES = '"$HOME/.swt-install-notes"';
+
+/** Shell that prints `note` and records it in INSTALL_NOTES. */
+export function installNote(note: string): string {
+  return `echo ${shellQuote(`swt: ${note}`)} | tee -a ${INSTALL_NOTES}`;
+}

@@ -5,6 +5,7 @@
  */
 import type { RunnerSpec } from '../harness/types.js';
 import { pathInfo } from './command.js';
+import { go } from './go/index.js';
 import { node } from './node/index.js';
 import { python } from './python/index.js';
 import { rust } from './rust/index.js';
@@ -12,10 +13,10 @@ import { java } from './java/index.js';
 import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from './types.js';
 
 export type * from './types.js';
-export { pathInfo, quoteTestFile, fillTemplate } from './command.js';
+export { pathInfo, quoteTestFile, fillTemplate, INSTALL_NOTES, installNote } from './command.js';
 
 /** In the order runners are recognised in a command (most specific patterns first). */
-export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, rust, java];
+export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, go, rust, java];
 
 export function ecosystemById(id: string): Ecosystem | undefined {
   return ECOSYSTEMS.find((e) => e.id === id);

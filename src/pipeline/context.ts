@@ -1,5 +1,5 @@
 import { environmentDefaults } from './environmentDefaults.js';
-import { manifestPaths, type RepoFacts } from '../ecosystems/index.js';
+import { INSTALL_NOTES, manifestPaths, type RepoFacts } from '../ecosystems/index.js';
 import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
 import { detectRunner, runnerFromCommand } from '../harness/runners.js';
@@ -24,6 +24,8 @@ export interface RepoContext {
   install: string;
   /** Whose package cache installs share (see EnvironmentSpec.cacheScope). */
   cacheScope?: string;
+  /** What the install's fallback did, when it had to (no registry answered). */
+  installNotes: string[];
 }
 
 export interface ContextInput {
@@ -58,7 +60,16 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
   const cacheScope = input.cacheScope;
   const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
-  return { repo, base, env, runner, config, files, baseImage, install: installCmd, ...(cacheScope ? { cacheScope } : {}) };
+  const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
+  for (const n of installNotes) progress.step(n);
+  return { repo, base, env, runner, config, files, baseImage, install: installCmd, installNotes, ...(cacheScope ? { cacheScope } : {}) };
+}
+
+/** What an install's fallback recorded (air-gapped: installed from what the image holds), one note a line. */
+async function readInstallNotes(sandbox: Sandbox, env: Environment, repo: string, rev: string, install: string): Promise<string[]> {
+  if (!install.includes(INSTALL_NOTES)) return [];
+  const r = await sandbox.run({ env, repo, state: { rev, patches: [] }, command: `cat ${INSTALL_NOTES} 2>/dev/null; true` });
+  return [...new Set((r.output ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('swt: ')))];
 }
 
 /** A request above the operator's ceiling, lowered to it: who asked, and for what. */

@@ -2,6 +2,7 @@
 import { parseJUnit } from '../../harness/parsers/junit.js';
 import { fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
+import { PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 
 const PY_TEST_NAME = /^(test_[^/]*|[^/]*_test)\.py$/;
@@ -25,7 +26,7 @@ export const pytest: RunnerDef = {
 export const python: Ecosystem = {
   id: 'python',
   language: 'Python',
-  manifests: [],
+  manifests: PYTHON_MANIFESTS,
   runnerNames: ['pytest'],
   ownsPath: (p) => p.base.endsWith('.py'),
   detect(facts: RepoFacts) {
@@ -37,8 +38,11 @@ export const python: Ecosystem = {
   isTestFile: (p) => PY_TEST_NAME.test(p.base) && !p.dirs.some((d) => DATA_DIRS.has(d)),
   isTestSupport: (p) => p.base === 'conftest.py',
   languageOf: () => 'python',
-  // pytest ships in the image; dependency installs need an index, so they are opt-in.
-  environment: () => ({ image: 'python:3.11', install: '' }),
+  environment(facts) {
+    // pytest ships in the image; the project and its test dependencies are installed (see install.ts).
+    const project = pythonProject(facts);
+    return { image: `python:${pythonVersionFor(project.requiresPython)}`, install: pythonInstall(project) };
+  },
   defaultRunner: () => ({ kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' }),
   runners: [pytest],
   registries: REGISTRIES.python,
