@@ -122,3 +122,21 @@ describe('the Java ecosystem', () => {
     expect(java.environment({ files: ['pom.xml'] }).install).toContain('swt: Maven could not resolve');
   });
 });
+
+describe('which Java tests a test patch adds or changes', () => {
+  it('names the methods the real instances\' test patches add, parameterized runs included', () => {
+    const instances = readFileSync(join(FIX, '..', '..', '..', '..', 'fixtures', 'instances', 'instances.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { instance_id: string; test_patch: string });
+    const patchOf = (id: string) => instances.find((i) => i.instance_id === id)!.test_patch;
+    const csv = java.changedTests!(patchOf('stleary__JSON-java-b2943b8'));
+    const file = 'src/test/java/org/json/junit/CDLTest.java';
+    expect(csv({ id: 'org.json.junit.CDLTest.csvParsingCatchesLastRow', file })).toBe(true);
+    expect(csv({ id: 'org.json.junit.CDLTest.badEscapedQuote', file })).toBe(false);
+    const semver = java.changedTests!(patchOf('semver4j__semver4j-94528d5'));
+    const sfile = 'src/test/java/org/semver4j/SemverTest.java';
+    expect(semver({ id: 'org.semver4j.SemverTest.shouldTreatParsedVersionsAsEqual', file: sfile })).toBe(true);
+    expect(semver({ id: 'org.semver4j.SemverTest.shouldTryCoerceVersion(String, String)[1]', file: sfile })).toBe(false);
+  });
+});

@@ -169,3 +169,23 @@ describe('the Rust ecosystem', () => {
     expect(rust.environment({ files: ['Cargo.toml'] })).toEqual({ image: 'rust:1.85', install: expect.stringMatching(/^cargo fetch \|\| .*swt: cargo fetch failed/) });
   });
 });
+
+describe('which Rust tests a test patch adds or changes', () => {
+  it('names the functions whose lines the patch touches, in src/lib.rs\'s test module too', () => {
+    const patch = readFileSync(join(FIX, '..', '..', '..', '..', 'fixtures', 'instances', 'instances.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { instance_id: string; test_patch: string })
+      .find((i) => i.instance_id === 'rapidfuzz__strsim-rs-605c81c')!.test_patch;
+    const changed = rust.changedTests!(patch);
+    expect(changed({ id: 'src/lib.rs::tests::jaro_same_one_character', file: 'src/lib.rs' })).toBe(true);
+    expect(changed({ id: 'src/lib.rs::tests::jaro_winkler_same_one_character', file: 'src/lib.rs' })).toBe(true);
+    expect(changed({ id: 'src/lib.rs::tests::jaro_diff_short', file: 'src/lib.rs' })).toBe(false);
+    expect(changed({ id: 'tests/lib.rs::jaro_same_one_character', file: 'tests/lib.rs' })).toBe(false);
+  });
+
+  it('counts every test of a file whose changed line no function shows', () => {
+    const patch = ['--- a/tests/a.rs', '+++ b/tests/a.rs', '@@ -1,3 +1,3 @@', '-use demo::old;', '+use demo::new;', ' #[test]', ' fn other() {}'].join('\n');
+    expect(rust.changedTests!(patch)({ id: 'tests/a.rs::other', file: 'tests/a.rs' })).toBe(true);
+  });
+});

@@ -3,6 +3,7 @@ import { shellQuote } from '../../util/shell.js';
 import { fillTemplate, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import type { RunnerSpec } from '../../harness/types.js';
+import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../diffFunctions.js';
 import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from '../types.js';
 import { OUTPUT_MARKER, REPORT_MARKER, moduleDirOf, parseJvmReports } from './reports.js';
 
@@ -121,6 +122,19 @@ function inTestSources(p: PathInfo): boolean {
   return i >= 0 && p.dirs[i + 1] === 'test';
 }
 
+/** Java/Kotlin test methods in a diff: a declaration with a return type (or `fun`); blank lines, comments and annotations belong to none. */
+export const JVM_FUNCTIONS: FunctionSyntax = {
+  file: (p) => SOURCE.test(p),
+  declaration:
+    /^\s*(?:(?:public|protected|private|static|final|synchronized|abstract|default|override|suspend|internal)\s+)*(?:fun\s+(?:`([^`]+)`|(\w+))|(?!(?:return|new|throw|else|if|for|while|switch|case|assert|do|try|catch)\b)(?:<[^>]+>\s+)?[\w.$<>,?\[\]]+\s+(\w+))\s*\(/,
+  neutral: /^\s*(\/\/.*|\/\*.*|\*.*|@[\w.]+(\(.*\))?|)$/,
+};
+
+/** `com.example.CalcTest.add(int, int)[1]` → `add`. */
+export function methodOfId(id: string): string {
+  return id.replace(/[([{].*$/, '').split('.').pop() ?? id;
+}
+
 export const java: Ecosystem = {
   id: 'java',
   language: 'Java',
@@ -155,6 +169,10 @@ export const java: Ecosystem = {
   },
   defaultRunner: (facts) => runnerFor(facts),
   runners: [maven, gradle],
+  changedTests(testPatch) {
+    const changed = changedFunctions(testPatch, JVM_FUNCTIONS);
+    return (t) => isChangedFunction(t, changed, methodOfId);
+  },
   registries: REGISTRIES.java,
   coverage: { counter: null, reason: 'Java line counts need a coverage agent (JaCoCo) in the build, which is not added' },
 };

@@ -2,6 +2,7 @@
 import { shellQuote } from '../../util/shell.js';
 import { fillTemplate, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
+import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../diffFunctions.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { PACKAGE_MARKER, modulePath, packageDirOf, parseLibtest } from './libtest.js';
 
@@ -86,6 +87,13 @@ export const cargoTest: RunnerDef = {
   parse: (content, ctx) => parseLibtest(content, ctx),
 };
 
+/** Rust test functions in a diff: `fn name(`; blank lines, comments and attributes (`#[test]`) belong to none. */
+export const RUST_FUNCTIONS: FunctionSyntax = {
+  file: (p) => p.endsWith('.rs'),
+  declaration: /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe)\s+)*fn\s+([A-Za-z_]\w*)/,
+  neutral: /^\s*(\/\/.*|#!?\[.*\]|)$/,
+};
+
 export const rust: Ecosystem = {
   id: 'rust',
   language: 'Rust',
@@ -112,6 +120,10 @@ export const rust: Ecosystem = {
   },
   defaultRunner: () => ({ kind: 'cargo-test', template: 'cargo test {files}' }),
   runners: [cargoTest],
+  changedTests(testPatch) {
+    const changed = changedFunctions(testPatch, RUST_FUNCTIONS);
+    return (t) => isChangedFunction(t, changed, (id) => id.split('::').pop() ?? id);
+  },
   registries: REGISTRIES.rust,
   coverage: { counter: null, reason: 'Rust line counts need an instrumented build (-C instrument-coverage), which is not run' },
 };
