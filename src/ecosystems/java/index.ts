@@ -56,6 +56,10 @@ export function classOfTestFile(file: string): string | undefined {
 /** Plugins that check style or licences in the build would fail a test run for reasons that are not tests. */
 const SKIPS = ['-Dcheckstyle.skip=true', '-Denforcer.skip=true', '-Drat.skip=true', '-Dspotless.check.skip=true', '-Djacoco.skip=true'];
 
+/** The JVM ignores HTTPS_PROXY: the install hands the egress proxy to it (and to Surefire's forks) as system properties. */
+const JVM_PROXY =
+  'if [ -n "${HTTPS_PROXY:-}" ]; then p=${HTTPS_PROXY#*://}; p=${p%/}; export JAVA_TOOL_OPTIONS="-Dhttps.proxyHost=${p%:*} -Dhttps.proxyPort=${p##*:} -Dhttp.proxyHost=${p%:*} -Dhttp.proxyPort=${p##*:} ${JAVA_TOOL_OPTIONS:-}"; fi;';
+
 /** Gathers every XML report under `pattern` and the build's output into one report file. */
 function collect(find: string, out: string, report: string): string {
   const r = reportPath(out, report);
@@ -155,7 +159,7 @@ export const java: Ecosystem = {
       const g = facts.files.includes('gradlew') ? './gradlew' : 'gradle';
       return {
         image: `gradle:8-jdk${jdk}`,
-        install: `${g} --no-daemon -q dependencies testClasses || echo "swt: gradle could not resolve the build's dependencies (no repository answered?): the tests build only with what the image holds"`,
+        install: `${JVM_PROXY} ${g} --no-daemon -q dependencies testClasses || echo "swt: gradle could not resolve the build's dependencies (no repository answered?): the tests build only with what the image holds"`,
       };
     }
     const m = facts.files.includes('mvnw') ? './mvnw' : 'mvn';
@@ -163,7 +167,7 @@ export const java: Ecosystem = {
       image: `maven:3.9-eclipse-temurin-${jdk}`,
       // go-offline misses what only the test run resolves (Surefire's JUnit provider): a test run with failures ignored fetches it.
       install:
-        `${m} -B -q dependency:go-offline && ${m} -B -q ${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1; ` +
+        `${JVM_PROXY} ${m} -B -q dependency:go-offline && ${m} -B -q ${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1; ` +
         `${m} -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || echo "swt: Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds"`,
     };
   },
