@@ -2,7 +2,9 @@
  * The project's own real instances (fixtures/instances: public bug fixes stored as git bundles),
  * chosen for what the harness once got wrong: mocha 2.x through `_mocha` with several files and
  * `--check-leaks`, tap runs whose test patch changes only a fixture or only a snapshot, and
- * `node --test` over several files.
+ * `node --test` over several files; and Go, Rust and Java fixes run with no configuration at all
+ * (go test -json, cargo test on an integration binary and on src/lib.rs's test module, Maven with
+ * Surefire on JUnit 4 and 5).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -15,17 +17,38 @@ import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { containersOfOurs } from '../helpers/docker.js';
 
 const DIR = join(process.cwd(), 'fixtures', 'instances');
-const instances = parseInstances(readFileSync(join(DIR, 'instances.jsonl'), 'utf8'), 'fixtures/instances/instances.jsonl');
+/** Instances run with no configuration at all: their image, install and test command (what a user would name) are dropped, so the ecosystem modules choose them. */
+const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j)-/;
+const instances = parseInstances(readFileSync(join(DIR, 'instances.jsonl'), 'utf8'), 'fixtures/instances/instances.jsonl').map((i) =>
+  NO_CONFIGURATION.test(i.instance_id) ? { ...i, image: undefined, install: undefined, test_cmd: undefined } : i,
+);
 
-/** The test files each instance must have run (owners of a touched fixture or snapshot included). */
+/**
+ * The test files each instance must have run (owners of a touched fixture or snapshot included);
+ * for ids that do not start with their file (Go, Java), the package or class.
+ */
 const FILES_RUN: Record<string, string[]> = {
   'expressjs__body-parser-0632e2f': ['test/json.js', 'test/urlencoded.js'],
   'npm__node-semver-cc6fde2': ['test/classes/range.js', 'test/functions/satisfies.js'],
   'npm__ini-858cc82': ['test/duplicate-properties.js'],
   'jsdom__cssstyle-f1bfdf7': ['test/CSSStyleDeclaration.js', 'test/parsers.js'],
+  'Masterminds__semver-b1bb761': ['github.com/Masterminds/semver/v3'],
+  'Masterminds__semver-ee95afb': ['github.com/Masterminds/semver/v3'],
+  'rapidfuzz__strsim-rs-605c81c': ['src/lib.rs'],
+  'rust-lang__glob-4054779': ['tests/glob-std.rs'],
+  'stleary__JSON-java-b2943b8': ['org.json.junit.CDLTest'],
+  'semver4j__semver4j-94528d5': ['org.semver4j.SemverTest'],
 };
 
-describe('swt eval on the bundled real instances (mocha, tap, node --test; real containers)', () => {
+/** A test's file (`file::…`, `file > …`), else its Go package (`<import path>.TestX/sub`) or Java class (`<class>.<method>(…)[n]`). */
+function unitOfId(id: string): string {
+  if (id.includes('::') || id.includes(' > ')) return fileOfId(id);
+  const go = /^(.+?)\.(?:Test|Benchmark|Example|Fuzz)\w*(?:\/.*)?$/.exec(id);
+  if (go && go[1].includes('/')) return go[1];
+  return id.replace(/[([{].*$/, '').replace(/\.[^.]*$/, '');
+}
+
+describe('swt eval on the bundled real instances (mocha, tap, node --test, go test, cargo test, Maven; real containers)', () => {
   let out: string;
   beforeAll(async () => {
     out = await mkdtemp(join(tmpdir(), 'swt-instances-'));
@@ -45,7 +68,7 @@ describe('swt eval on the bundled real instances (mocha, tap, node --test; real 
       const f2p = r.tests.filter((t) => t.transition === 'F2P' && !t.preexisting).map((t) => t.id);
       expect(f2p.sort()).toEqual([...inst.FAIL_TO_PASS].sort());
       // Per-test results with their files; nothing touched by the patch that is not a test ran as one.
-      expect([...new Set(r.tests.map((t) => fileOfId(t.id)))].sort()).toEqual(FILES_RUN[r.instance_id]);
+      expect([...new Set(r.tests.map((t) => unitOfId(t.id)))].sort()).toEqual(FILES_RUN[r.instance_id]);
     }
     expect(report).toMatchObject({ instances: instances.length, errors: 0, W: 100, S: 100, F2X: 100, F2P: 100 });
   });
