@@ -56,9 +56,18 @@ export function classOfTestFile(file: string): string | undefined {
 /** Plugins that check style or licences in the build would fail a test run for reasons that are not tests. */
 const SKIPS = ['-Dcheckstyle.skip=true', '-Denforcer.skip=true', '-Drat.skip=true', '-Dspotless.check.skip=true', '-Djacoco.skip=true'];
 
-/** The JVM ignores HTTPS_PROXY: the install hands the egress proxy to it (and to Surefire's forks) as system properties. */
-const JVM_PROXY =
-  'if [ -n "${HTTPS_PROXY:-}" ]; then p=${HTTPS_PROXY#*://}; p=${p%/}; export JAVA_TOOL_OPTIONS="-Dhttps.proxyHost=${p%:*} -Dhttps.proxyPort=${p##*:} -Dhttp.proxyHost=${p%:*} -Dhttp.proxyPort=${p##*:} ${JAVA_TOOL_OPTIONS:-}"; fi;';
+/**
+ * The JVM ignores HTTPS_PROXY: the install hands the egress proxy to Gradle as system properties
+ * and to Maven (whose resolver reads neither) as a settings file with <proxies>.
+ */
+const PROXY_PARTS = 'p=${HTTPS_PROXY#*://}; p=${p%/}; ph=${p%:*}; pp=${p##*:};';
+const JVM_PROXY = `if [ -n "\${HTTPS_PROXY:-}" ]; then ${PROXY_PARTS} export JAVA_TOOL_OPTIONS="-Dhttps.proxyHost=$ph -Dhttps.proxyPort=$pp -Dhttp.proxyHost=$ph -Dhttp.proxyPort=$pp \${JAVA_TOOL_OPTIONS:-}"; fi;`;
+export const MAVEN_SETTINGS = '/tmp/swt-maven-settings.xml';
+const MAVEN_PROXY =
+  `if [ -n "\${HTTPS_PROXY:-}" ]; then ${PROXY_PARTS} ` +
+  `printf '<settings><proxies><proxy><id>swt-https</id><active>true</active><protocol>https</protocol><host>%s</host><port>%s</port></proxy>` +
+  `<proxy><id>swt-http</id><active>true</active><protocol>http</protocol><host>%s</host><port>%s</port></proxy></proxies></settings>\\n' "$ph" "$pp" "$ph" "$pp" > ${MAVEN_SETTINGS}; ` +
+  `else printf '<settings/>\\n' > ${MAVEN_SETTINGS}; fi;`;
 
 /** Gathers every XML report under `pattern` and the build's output into one report file. */
 function collect(find: string, out: string, report: string): string {
@@ -167,7 +176,7 @@ export const java: Ecosystem = {
       image: `maven:3.9-eclipse-temurin-${jdk}`,
       // go-offline misses what only the test run resolves (Surefire's JUnit provider): a test run with failures ignored fetches it.
       install:
-        `${JVM_PROXY} ${m} -B -q dependency:go-offline && ${m} -B -q ${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1; ` +
+        `${MAVEN_PROXY} ${m} -B -q -s ${MAVEN_SETTINGS} dependency:go-offline && ${m} -B -q -s ${MAVEN_SETTINGS} ${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1; ` +
         `${m} -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || echo "swt: Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds"`,
     };
   },
