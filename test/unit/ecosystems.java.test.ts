@@ -119,7 +119,11 @@ describe('the Java ecosystem', () => {
     expect(jdkFor(undefined)).toBe(17);
     expect(java.environment({ files: ['pom.xml'], manifests: { 'pom.xml': '<maven.compiler.release>21</maven.compiler.release>' } }).image).toBe('maven:3.9-eclipse-temurin-21');
     expect(java.environment({ files: ['build.gradle'] }).image).toBe('gradle:8-jdk17');
-    expect(java.environment({ files: ['pom.xml'] }).install).toContain('swt: Maven could not resolve');
+    const install = java.environment({ files: ['pom.xml'] }).install;
+    expect(install).toContain('swt: Maven could not resolve');
+    // Maven's resolver reads neither HTTPS_PROXY nor the JVM's proxy properties: a settings file names the egress proxy.
+    expect(install).toMatch(/<proxies>.*<protocol>https<\/protocol><host>%s<\/host><port>%s<\/port>.*> \/tmp\/swt-maven-settings\.xml; .*mvn -B -q -s \/tmp\/swt-maven-settings\.xml dependency:go-offline/);
+    expect(java.environment({ files: ['build.gradle'] }).install).toContain('-Dhttps.proxyHost=$ph -Dhttps.proxyPort=$pp');
   });
 });
 

@@ -1,6 +1,6 @@
 /** Java: pom.xml (Maven, Surefire XML) and build.gradle(.kts) (Gradle, its JUnit XML). Pure. */
 import { shellQuote } from '../../util/shell.js';
-import { fillTemplate, reportPath } from '../command.js';
+import { fillTemplate, installNote, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import type { RunnerSpec } from '../../harness/types.js';
 import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../diffFunctions.js';
@@ -168,7 +168,7 @@ export const java: Ecosystem = {
       const g = facts.files.includes('gradlew') ? './gradlew' : 'gradle';
       return {
         image: `gradle:8-jdk${jdk}`,
-        install: `${JVM_PROXY} ${g} --no-daemon -q dependencies testClasses || echo "swt: gradle could not resolve the build's dependencies (no repository answered?): the tests build only with what the image holds"`,
+        install: `${JVM_PROXY} ${g} --no-daemon -q dependencies testClasses || ${installNote("Gradle could not resolve the build's dependencies (no repository answered?): the tests build only with what the image holds")}`,
       };
     }
     const m = facts.files.includes('mvnw') ? './mvnw' : 'mvn';
@@ -177,7 +177,7 @@ export const java: Ecosystem = {
       // go-offline misses what only the test run resolves (Surefire's JUnit provider): a test run with failures ignored fetches it.
       install:
         `${MAVEN_PROXY} ${m} -B -q -s ${MAVEN_SETTINGS} dependency:go-offline && ${m} -B -q -s ${MAVEN_SETTINGS} ${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1; ` +
-        `${m} -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || echo "swt: Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds"`,
+        `${m} -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || ${installNote("Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds")}`,
     };
   },
   defaultRunner: (facts) => runnerFor(facts),

@@ -1,6 +1,6 @@
 /** Rust: Cargo.toml (workspaces too), `cargo fetch`, `cargo test` read from libtest's per-test lines. Pure. */
 import { shellQuote } from '../../util/shell.js';
-import { fillTemplate, reportPath } from '../command.js';
+import { fillTemplate, installNote, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../diffFunctions.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
@@ -114,8 +114,7 @@ export const rust: Ecosystem = {
     return {
       image: `rust:${version}`,
       // Air-gapped (no registry answers), the tests still build from the crates already in the image's cargo home; say so instead of failing.
-      install:
-        'cargo fetch || { echo "swt: cargo fetch failed (no registry answered?): the tests build offline, with only the crates already in the image"; cargo generate-lockfile --offline >/dev/null 2>&1; true; }',
+      install: `cargo fetch || { ${installNote('cargo fetch failed (no registry answered?): the tests build offline, with only the crates already in the image')}; cargo generate-lockfile --offline >/dev/null 2>&1; true; }`,
     };
   },
   defaultRunner: () => ({ kind: 'cargo-test', template: 'cargo test {files}' }),
