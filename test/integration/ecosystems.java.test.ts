@@ -26,6 +26,7 @@ const POM = `<?xml version="1.0" encoding="UTF-8"?>
   </dependencies>
   <build>
     <plugins>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.11.0</version></plugin>
       <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.2.5</version></plugin>
     </plugins>
   </build>
