@@ -8,18 +8,23 @@ import { compareRuns, judgedTests, reproduces } from '../../src/harness/classify
 import { renderText } from '../../src/harness/render.js';
 import type { RunResult } from '../../src/harness/types.js';
 import { judgeRuns } from '../../src/generation/verify.js';
+import { counterFor, withCoverage } from '../../src/coverage/instrument.js';
+import { coverPackages, parseGoCoverProfile } from '../../src/coverage/goCover.js';
+import { repoInfoOf } from '../../src/generation/repoFiles.js';
+import { zeroShotPlusPrompt } from '../../src/generation/prompts.js';
+import { planSnippetTest } from '../../src/generation/snippet/index.js';
 import { buildTestCommand, detectRunner, runnerFromCommand } from '../../src/harness/runners.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
 import { environmentDefaults } from '../../src/pipeline/environmentDefaults.js';
 
 // Real `go test -json` output (stdout) and the go command's stderr, captured from the module in
-// fixtures/go/module with Debian bookworm's Go 1.19 and Go 1.26.
+// fixtures/go/module with Debian bookworm's Go 1.19, Debian trixie's Go 1.24 (the offline golang image) and Go 1.26.
 const FIX = fileURLToPath(new URL('./fixtures/go/', import.meta.url));
 const read = (version: string, name: string) => readFileSync(join(FIX, version, name), 'utf8');
 const FILES = ['calc/calc_test.go', 'broken/broken_test.go'];
 
-describe.each(['go1.19', 'go1.26'])('go test -json from %s', (version) => {
+describe.each(['go1.19', 'go1.24', 'go1.26'])('go test -json from %s', (version) => {
   const parsed = parseGoTestJson(read(version, 'build-panic-skip-dup.json'), { files: FILES, output: read(version, 'build-panic-skip-dup.stderr') });
   const byId = new Map(parsed.tests.map((t) => [t.id, t]));
 
@@ -77,7 +82,7 @@ describe('the Go ecosystem', () => {
   it('detects go.mod, reads its version and installs through the module proxy', () => {
     const facts = { files: ['go.mod', 'go.sum', 'calc/calc.go', 'calc/calc_test.go'], manifests: { 'go.mod': 'module example.com/x\n\ngo 1.22.3\n' } };
     expect(detectRunner(facts)).toEqual({ kind: 'go-test', template: 'go test {files}' });
-    expect(environmentDefaults(facts)).toEqual({ image: 'golang:1.22', install: expect.stringMatching(/^go mod download \|\| echo/) });
+    expect(environmentDefaults(facts)).toEqual({ image: 'golang:1.22', install: expect.stringMatching(/^go mod download && \{ go test .* -exec true \.\/\.\.\. .*\|\| echo 'swt: go mod download failed/) });
     expect(goVersionOf('module m\ngo 1.21\ntoolchain go1.23.4\n')).toBe('1.23');
     expect(goVersionOf('module m\n')).toBeUndefined();
     expect(environmentDefaults({ files: ['go.mod'], manifests: { 'go.mod': 'module m\n' } }).image).toBe('golang:1.24');
@@ -100,15 +105,12 @@ describe('the Go ecosystem', () => {
   it('runs the packages of the touched files, with JSON events into the report', () => {
     expect(packagesOf(['a_test.go', 'x/y/b_test.go', 'x/y/c_test.go'])).toEqual(['.', './x/y']);
     expect(buildTestCommand(runnerFromCommand('go test {files}'), ['calc/calc_test.go', 'x_test.go'], '/swt-out')).toBe(
-      'mkdir -p /swt-out 2>/dev/null; go test -json -count=1 -vet=off ./calc . > /swt-out/go-test.json',
+      'mkdir -p /swt-out 2>/dev/null; export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; go test -json -count=1 -vet=off ./calc . > /swt-out/go-test.json',
     );
     expect(packageDir('example.com/m/x/y', ['', 'y', 'x/y'])).toBe('x/y');
     expect(packageDir('example.com/m', ['', 'x'])).toBe('');
   });
 
-  it('says why ΔC is not measured', () => {
-    expect(go.coverage).toEqual({ counter: null, reason: expect.stringContaining('coverprofile') });
-  });
 });
 
 describe('a Go package that does not build at base', () => {
@@ -161,7 +163,7 @@ describe('a Go package that does not build at base', () => {
     expect(changedGoTests(edit)).toEqual([{ dir: '', name: 'TestA' }, { dir: '', name: 'TestB' }]);
   });
 
-  it.each(['go1.19', 'go1.26'])('judges only the added test (%s): TestNew F→P, TestOld not judged, never F→P', (version) => {
+  it.each(['go1.19', 'go1.24', 'go1.26'])('judges only the added test (%s): TestNew F→P, TestOld not judged, never F→P', (version) => {
     const changedTest = go.changedTests!(TEST_PATCH);
     const v = compareRuns([baseRun(version)], [headRun], { changedTest });
     const byId = Object.fromEntries(v.tests.map((t) => [t.id.replace('example.com/fx/broken.', ''), t]));
@@ -182,5 +184,23 @@ describe('a Go package that does not build at base', () => {
     expect(j.status).toBe('not-reproduced');
     expect(j.ownError).toBe(true);
     expect(j.reason).toMatch(/its own error.*undefined: New/);
+  });
+});
+
+describe('Go in the other layers', () => {
+  it('counts lines for ΔC from go test\'s own count-mode cover profile', () => {
+    expect(counterFor('go-test')).toBe('go-cover');
+    // Real profile (Go 1.26) of calc/ with TestAdd and TestTable run: Add 5 times, Div never.
+    expect(parseGoCoverProfile(read('go1.26', 'cover-count.out'), ['calc/calc.go'])).toEqual({ 'calc/calc.go': { 3: 5 } });
+    expect(coverPackages(['calc/calc.go', 'main.go', 'calc/x.go'])).toEqual(['./calc', '.']);
+    const cmd = withCoverage('go-cover', 'go test -json ./calc > /swt-out/go-test.json', ['calc/calc.go']);
+    expect(cmd).toContain("GOFLAGS='-covermode=count -coverpkg=./calc -coverprofile=/swt-out/swt-coverage/go.cov'");
+  });
+  it('generation names the language and the snippet strategy refuses with the reason', async () => {
+    const info = repoInfoOf(['go.mod', 'clampx.go', 'clampx_test.go'], 'go test {files}', undefined, async () => undefined);
+    expect(info).toMatchObject({ runner: 'go-test', language: 'go' });
+    expect(zeroShotPlusPrompt({ issue: { title: 't', body: 'b' }, sources: [], tests: [], testCommand: 'go test {files}', language: 'go' })).toContain('Tests are written in Go and run with `go test {files}`');
+    const plan = await planSnippetTest({ title: 'Clamp(15, 0, 10) returns 15', body: '```go\nClamp(15, 0, 10) // 15, want 10\n```' }, info);
+    expect(plan).toEqual({ ok: false, reason: expect.stringContaining('no test writer for go') });
   });
 });
