@@ -86,7 +86,9 @@ describe('the Java ecosystem', () => {
     expect(java.detect({ files: ['pom.xml'] })).toBeGreaterThan(0);
     expect(java.detect({ files: ['build.gradle.kts', 'settings.gradle.kts'] })).toBeGreaterThan(0);
     expect(java.defaultRunner({ files: ['pom.xml'] })).toEqual({ kind: 'maven', template: 'mvn test {files}' });
-    expect(java.defaultRunner({ files: ['build.gradle', 'gradlew'] })).toEqual({ kind: 'gradle', template: './gradlew test {files}' });
+    expect(java.defaultRunner({ files: ['build.gradle', 'gradlew'] })).toEqual({ kind: 'gradle', template: 'gradle test {files}' });
+    // The wrapper would download Maven itself, from a host no allowlist opens.
+    expect(java.defaultRunner({ files: ['pom.xml', 'mvnw'] })).toEqual({ kind: 'maven', template: 'mvn test {files}' });
     expect(detectEcosystem({ files: ['pom.xml', 'frontend/package.json'] }, ['src/test/java/a/BTest.java'])!.id).toBe('java');
     expect(recogniseRunner('./mvnw -B test')).toBe('maven');
     expect(recogniseRunner('gradle test')).toBe('gradle');

@@ -123,11 +123,13 @@ function isGradle(facts: RepoFacts): boolean {
   return facts.files.some((f) => /^(build|settings)\.gradle(\.kts)?$/.test(f));
 }
 
+/**
+ * The image's own Maven or Gradle, not the project's wrapper: `mvnw` and `gradlew` download their
+ * distribution on first use, from hosts no allowlist opens (and nothing can be fetched at test time).
+ */
 function runnerFor(facts: RepoFacts): RunnerSpec {
-  if (!isMaven(facts) && isGradle(facts)) {
-    return { kind: 'gradle', template: facts.files.includes('gradlew') ? './gradlew test {files}' : 'gradle test {files}' };
-  }
-  return { kind: 'maven', template: facts.files.includes('mvnw') ? './mvnw test {files}' : 'mvn test {files}' };
+  if (!isMaven(facts) && isGradle(facts)) return { kind: 'gradle', template: 'gradle test {files}' };
+  return { kind: 'maven', template: 'mvn test {files}' };
 }
 
 function inTestSources(p: PathInfo): boolean {
@@ -165,13 +167,13 @@ export const java: Ecosystem = {
   environment(facts) {
     const jdk = jdkFor(javaReleaseOf(facts.manifests));
     if (!isMaven(facts) && isGradle(facts)) {
-      const g = facts.files.includes('gradlew') ? './gradlew' : 'gradle';
+      const g = 'gradle';
       return {
         image: `gradle:8-jdk${jdk}`,
         install: `${JVM_PROXY} ${g} --no-daemon -q dependencies testClasses || ${installNote("Gradle could not resolve the build's dependencies (no repository answered?): the tests build only with what the image holds")}`,
       };
     }
-    const m = facts.files.includes('mvnw') ? './mvnw' : 'mvn';
+    const m = 'mvn';
     return {
       image: `maven:3.9-eclipse-temurin-${jdk}`,
       // go-offline misses what only the test run resolves (Surefire's JUnit provider): a test run with failures ignored fetches it.
