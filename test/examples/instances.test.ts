@@ -2,7 +2,9 @@
  * The project's own real instances (fixtures/instances: public bug fixes stored as git bundles),
  * chosen for what the harness once got wrong: mocha 2.x through `_mocha` with several files and
  * `--check-leaks`, tap runs whose test patch changes only a fixture or only a snapshot, and
- * `node --test` over several files; and Go, Rust and Java fixes run with no configuration at all
+ * `node --test` over several files; with no install or test command given, RSpec, minitest
+ * (behind minitest-reporters), PHPUnit (a data provider's new rows) with air-gapped installs, and a
+ * Python src layout versioned from git; and Go, Rust and Java fixes run with no configuration at all
  * (go test -json, cargo test on an integration binary and on src/lib.rs's test module, Maven with
  * Surefire on JUnit 4 and 5).
  */
@@ -40,6 +42,12 @@ const FILES_RUN: Record<string, string[]> = {
   'rust-lang__glob-4054779': ['tests/glob-std.rs'],
   'stleary__JSON-java-b2943b8': ['org.json.junit.CDLTest'],
   'semver4j__semver4j-94528d5': ['org.semver4j.SemverTest'],
+  'janlelis__paint-ff020d7': ['spec/paint_methods_spec.rb', 'spec/paint_mode_spec.rb', 'spec/paint_shortcuts_spec.rb', 'spec/paint_spec.rb'],
+  'fbernier__tomlrb-888b705': ['test/test_tomlrb.rb'],
+  'composer__semver-eca295a': ['tests/CompilingMatcherTest.php'],
+  'webmozarts__assert-e68318e': ['tests/AssertTest.php'],
+  'python-humanize__humanize-823ad60': ['tests/test_filesize.py'],
+  'python-humanize__humanize-a47a89e': ['tests/test_time.py'],
 };
 
 /** A test's file (`file::…`, `file > …`), else its Go package (`<import path>.TestX/sub`) or Java class (`<class>.<method>(…)[n]`). */
@@ -50,7 +58,7 @@ function unitOfId(id: string): string {
   return id.replace(/[([{].*$/, '').replace(/\.[^.]*$/, '');
 }
 
-describe('swt eval on the bundled real instances (mocha, tap, node --test, go test, cargo test, Maven; real containers)', () => {
+describe('swt eval on the bundled real instances (mocha, tap, node --test, RSpec, minitest, PHPUnit, pytest, go test, cargo test, Maven; real containers)', () => {
   let out: string;
   beforeAll(async () => {
     out = await mkdtemp(join(tmpdir(), 'swt-instances-'));
