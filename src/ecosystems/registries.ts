@@ -10,4 +10,6 @@ export const REGISTRIES = {
   php: ['repo.packagist.org', 'packagist.org'],
   // The Go module proxy and checksum database (modules and, for GOTOOLCHAIN=auto, toolchains).
   go: ['proxy.golang.org', 'sum.golang.org'],
+  rust: ['crates.io', 'index.crates.io', 'static.crates.io'],
+  java: ['repo.maven.apache.org', 'repo1.maven.org', 'plugins.gradle.org'],
 } as const satisfies Record<string, readonly string[]>;

@@ -73,6 +73,18 @@ export const TOOLCHAIN_RECIPES: Record<string, ToolchainRecipe> = {
     ],
     holds: "Debian bookworm's PHP 8.2 with PHPUnit 9.6 and composer 2.5",
   },
+  // Rust: trixie's 1.85 (bookworm's cargo 1.63 cannot read crates.io's sparse index).
+  rust: {
+    suite: 'trixie',
+    steps: [aptInstall('rustc cargo gcc libc6-dev git ca-certificates'), 'ENV CARGO_TERM_COLOR=never', 'RUN cargo --version'],
+    holds: "Debian trixie's Rust 1.85 and cargo",
+  },
+  // Maven: bookworm's OpenJDK 17 and Maven 3.8.7; ca-certificates-java puts the extra CAs into the JDK's trust store.
+  maven: {
+    suite: 'bookworm',
+    steps: [aptInstall('default-jdk-headless maven ca-certificates-java git ca-certificates'), 'RUN mvn -v'],
+    holds: "Debian bookworm's OpenJDK 17 and Maven 3.8.7 (with its /usr/share/maven-repo)",
+  },
 };
 
 export interface BaseRef {
