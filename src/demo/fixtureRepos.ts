@@ -6,7 +6,7 @@ import type { IssueInput } from '../generation/types.js';
 import { git as runGit } from '../sandbox/gitExec.js';
 
 /** The project's own small bug-fix repositories, shipped in fixtures/ (no ../shared needed). */
-export const FIXTURE_NAMES = ['py-durations', 'ts-chunk'] as const;
+export const FIXTURE_NAMES = ['py-durations', 'ts-chunk', 'go-durations'] as const;
 export type FixtureName = (typeof FIXTURE_NAMES)[number];
 
 /** A SWE-bench style instance, plus the optional environment fields swt understands. */

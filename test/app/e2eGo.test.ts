@@ -1,0 +1,111 @@
+/**
+ * The App end to end on a Go module, with no image, install or test command configured: the
+ * issue gets a reproducing Go test written by the (scripted) model and proven in real containers,
+ * and the fix PR's check run says F→P and success. The fake GitHub serves as a GHES on loopback.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startApp, type RunningApp } from '../../src/app/app.js';
+import { publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
+import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
+import { appKey } from './payloads.js';
+
+const SECRET = 'swt-e2e-go-webhook-secret';
+const OWNER = 'acme';
+const REPO = 'durations-go';
+/** The model's answer: a Go test appended to the package's test file, in the custom diff format. */
+const MODEL_TEST = [
+  '```custom-diff',
+  'diff',
+  'durations_test.go',
+  'insert',
+  'EOF',
+  'func TestParseCombinedUnits(t *testing.T) {',
+  '\tgot, err := Parse("1h30m")',
+  '\tif err != nil || got != 5400 {',
+  '\t\tt.Fatalf("Parse(\\"1h30m\\") = %d, %v; want 5400", got, err)',
+  '\t}',
+  '}',
+  'end diff',
+  '```',
+].join('\n');
+
+let fake: FakeGitHub;
+let published: PublishedFixture;
+let app: RunningApp;
+let llm: ScriptedLlm;
+let dataDir: string;
+const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+
+beforeAll(async () => {
+  llm = await startScriptedLlm([msg(MODEL_TEST)]);
+  process.env.OPENAI_BASE_URL = llm.baseURL;
+  process.env.OPENAI_API_KEY = 'sk-e2e-go-scripted-model-key';
+  fake = await new FakeGitHub({ webhookSecret: SECRET, appPrivateKey: appKey() }).start();
+  // Only the strategy is configured: the image, install and runner come from go.mod.
+  published = await publishFixture(fake, 'go-durations', { owner: OWNER, repo: REPO, config: () => stringify({ generation: { strategy: 'zero-shot-plus' } }) });
+  dataDir = mkdtempSync(join(tmpdir(), `swt-e2e-go-${process.pid}-`));
+  app = await startApp({
+    appId: fake.appId,
+    privateKey: appKey(),
+    secret: SECRET,
+    dataDir,
+    env: { GHE_HOST: fake.host, GHE_PROTOCOL: 'http' },
+    sandbox: createDockerSandbox(),
+    progressIntervalMs: 500,
+  });
+  fake.appUrl = app.url;
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await published?.cleanup();
+  await fake?.close();
+  await llm?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  for (const [k, v] of [['OPENAI_BASE_URL', saved.url], ['OPENAI_API_KEY', saved.key]] as const) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  if (published) await removeEnvImagesBuiltFrom([published.base]);
+  expect(containersOfOurs()).toBe('');
+});
+
+const settle = () => app.services.queue.drain(20 * 60_000);
+
+describe('the App end to end on a Go module (no configuration but the strategy)', () => {
+  it('issue → a reproducing Go test in a comment; fix PR → F→P and success', async () => {
+    const issue = fake.addIssue(OWNER, REPO, { title: published.fx.issue.title, body: published.fx.issue.body });
+    expect((await fake.deliver('issues', fake.issuePayload(OWNER, REPO, issue.number, 'opened'))).status).toBe(200);
+    await settle();
+
+    const [comment, ...more] = fake.issue(OWNER, REPO, issue.number).comments;
+    expect(more).toEqual([]);
+    expect(comment!.body).toContain('### 🧪 swt-bot reproduced this issue');
+    expect(comment!.body).toContain('<code>durations_test.go</code>');
+    expect(comment!.body).toContain('+func TestParseCombinedUnits(t *testing.T) {');
+    // How it fails at base: Go's own message, from the real run.
+    expect(comment!.body).toMatch(/Parse\("1h30m"\) = 0, strconv\.Atoi: parsing "1h30": invalid syntax; want 5400/);
+    expect(fake.issue(OWNER, REPO, issue.number).labels).toEqual(['reproduced']);
+    expect(llm.requests).toHaveLength(1);
+    // The prompt names the language and its runner.
+    expect(JSON.stringify(llm.requests[0]!.body)).toMatch(/\bGo\b|golang|go test/);
+
+    const pr = await fake.addPull(OWNER, REPO, { title: 'Parse combined units', body: `Fixes #${issue.number}`, user: { login: 'alice', type: 'User' }, headSha: published.goodFix, headRef: 'fix' });
+    expect((await fake.deliver('pull_request', await fake.pullPayload(OWNER, REPO, pr.number, 'opened'))).status).toBe(200);
+    await settle();
+    const runs = fake.checkRuns(OWNER, REPO).filter((c) => c.head_sha === published.goodFix);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ status: 'completed', conclusion: 'success', output: { title: 'The fix passes the reproducing tests' } });
+    expect(runs[0]!.output!.summary).toMatch(/\| `example\.com\/durations\.TestParseCombinedUnits` \| ❌ fail[^|]*\| ✅ pass \| \*\*F→P\*\*/);
+    // The fix PR brings its own test too: shown, and marked pre-existing (it is not ours to count).
+    expect(runs[0]!.output!.summary).toMatch(/\| `example\.com\/durations\.TestCombinedUnits` \| ❌ fail \(missing\) \| ✅ pass \| F→P \(pre-existing\)/);
+    expect(runs[0]!.output!.summary).toContain('F→P 2 · P→F 0 · F→F 0 · P→P 3');
+    expect(runs[0]!.output!.summary).toContain('**S (the tests reproduce the issue): yes**: 1 test goes from failing to passing');
+  });
+});
