@@ -4,6 +4,8 @@
  * here-documents, so nothing else enters the sandbox. Pure.
  */
 import type { RunnerKind } from '../harness/types.js';
+import { ecosystemOfRunner } from '../ecosystems/index.js';
+import { SwtError } from '../util/errors.js';
 import { DEFAULT_OUT_DIR } from '../harness/runners.js';
 import { shellQuote } from '../util/shell.js';
 import { SANDBOX_REPO_ROOT } from '../util/repoPath.js';
@@ -19,8 +21,12 @@ const EOF_MARK = 'SWT_COVERAGE_EOF';
 /** Every coverage command sets this variable: how timing tells coverage runs from test runs. */
 export const COVERAGE_MARKER = 'SWT_COV_TARGETS=';
 
+/** The line counter of the runner's ecosystem; throws COVERAGE_UNSUPPORTED, with the reason, where none is. */
 export function counterFor(kind: RunnerKind): Counter {
-  return kind === 'pytest' ? 'python-trace' : 'v8';
+  const ecosystem = ecosystemOfRunner({ kind });
+  const support = ecosystem.coverage;
+  if (support.counter === null) throw new SwtError('COVERAGE_UNSUPPORTED', `change coverage is not measured for ${ecosystem.language}: ${support.reason}`);
+  return support.counter;
 }
 
 /** Source files a counter can count (others are never executed as code: docs, changelogs, data). */

@@ -3,6 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTape, runnerFromCommand } from '../harness/runners.js';
 import { isTestFile } from '../harness/testFiles.js';
+import { detectEcosystem, ecosystemOfRunner } from '../ecosystems/index.js';
 
 const SKIP_DIRS = new Set([
   '.git', 'node_modules', '__pycache__', '.tox', '.nox', '.venv', 'venv', 'env', '.mypy_cache', '.pytest_cache',
@@ -47,16 +48,23 @@ export async function readRepoFile(root: string, rel: string, maxBytes = 2_000_0
   }
 }
 
-export type RunnerName = 'pytest' | 'jest' | 'vitest' | 'mocha' | 'node-test' | 'tap' | 'tape' | 'unknown';
+/** A runner kind (`pytest`, `jest`, `go-test`, …), `tape` told apart from `tap`, or `unknown`. */
+export type RunnerName = string;
 
 /** The runner named by a test command template (the harness's recognition; tape told apart from tap). */
 export function runnerOf(testCommand: string): RunnerName {
   try {
     const spec = runnerFromCommand(testCommand);
-    return spec.kind === 'tap' && isTape(spec) ? 'tape' : spec.kind;
+    return isTape(spec) ? 'tape' : spec.kind;
   } catch {
     return 'unknown';
   }
+}
+
+/** The language a runner's tests are written in, as generation names it (`python`, `javascript`, `typescript`, `go`). */
+function languageOfRunner(runner: RunnerName, files: string[]): string {
+  const kind = runner === 'tape' ? 'tap' : runner;
+  return ecosystemOfRunner({ kind }).languageOf(files.filter((f) => isTestFile(f)), files);
 }
 
 export interface RepoInfo {
@@ -65,8 +73,8 @@ export interface RepoInfo {
   read(path: string): Promise<string | undefined>;
   packageJson?: { name?: string; type?: string; main?: string; module?: string; exports?: unknown; [k: string]: unknown };
   runner: RunnerName;
-  /** The language most tests are written in. */
-  language: 'python' | 'javascript' | 'typescript' | 'unknown';
+  /** The language most tests are written in (`python`, `javascript`, `typescript`, `go`, …, or `unknown`). */
+  language: string;
 }
 
 export async function repoInfo(root: string, testCommand: string): Promise<RepoInfo> {
@@ -86,20 +94,15 @@ export function repoInfoOf(files: string[], testCommand: string, packageJsonText
     }
   }
   let runner = runnerOf(testCommand);
-  const count = (re: RegExp) => files.filter((f) => re.test(f)).length;
-  const py = count(/\.py$/);
-  const ts = count(/\.[cm]?tsx?$/);
-  const js = count(/\.[cm]?jsx?$/);
-  let language: RepoInfo['language'] = 'unknown';
-  if (runner === 'pytest') language = 'python';
-  else if (runner !== 'unknown') {
-    // The language the tests are written in.
-    const tests = files.filter((f) => /\.[cm]?[jt]sx?$/.test(f) && !/\.d\.[cm]?ts$/.test(f) && isTestFile(f));
-    const tsTests = tests.filter((f) => /\.[cm]?tsx?$/.test(f)).length;
-    language = tests.length ? (tsTests * 2 >= tests.length && tsTests > 0 ? 'typescript' : 'javascript') : ts > js ? 'typescript' : 'javascript';
-  } else if (py >= ts + js && py > 0) {
-    language = 'python';
-    runner = 'pytest';
-  } else if (ts + js > 0) language = ts > js ? 'typescript' : 'javascript';
+  let language = 'unknown';
+  if (runner !== 'unknown') language = languageOfRunner(runner, files);
+  else {
+    // No runner named: the ecosystem the files say, with its default runner.
+    const ecosystem = detectEcosystem({ files, ...(packageJson ? { packageJson } : {}) });
+    if (ecosystem) {
+      runner = ecosystem.defaultRunner({ files, ...(packageJson ? { packageJson } : {}) }).kind;
+      language = ecosystem.languageOf(files.filter((f) => isTestFile(f)), files);
+    }
+  }
   return { files, packageJson, runner, language, read };
 }

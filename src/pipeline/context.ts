@@ -1,4 +1,5 @@
 import { environmentDefaults } from './environmentDefaults.js';
+import { INSTALL_NOTES, manifestPaths, type RepoFacts } from '../ecosystems/index.js';
 import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
 import { detectRunner, runnerFromCommand } from '../harness/runners.js';
@@ -23,6 +24,8 @@ export interface RepoContext {
   install: string;
   /** Whose package cache installs share (see EnvironmentSpec.cacheScope). */
   cacheScope?: string;
+  /** What the install's fallback did, when it had to (no registry answered). */
+  installNotes: string[];
 }
 
 export interface ContextInput {
@@ -35,6 +38,8 @@ export interface ContextInput {
   cacheScope?: string;
   /** The repository's config as the caller read it (the App: through `context.config`, with `_extends`); default, `.github/swt.yml` at base. */
   config?: RepoConfig;
+  /** The files the test patch touches: a repository of several ecosystems runs the one they are in. */
+  touched?: readonly string[];
 }
 
 export async function prepareContext(sandbox: Sandbox, input: ContextInput, progress: Progress = silentProgress): Promise<RepoContext> {
@@ -47,14 +52,24 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const install = input.install ?? config.install;
   const testCmd = input.testCmd || config.test_command;
   const facts = !image || install === undefined || !testCmd ? await repoFacts(repo, base, files) : undefined;
-  const defaults = facts ? environmentDefaults(facts) : undefined;
-  const runner = testCmd ? runnerFromCommand(testCmd) : detectRunner(facts!);
+  const touched = input.touched ?? [];
+  const runner = testCmd ? runnerFromCommand(testCmd) : detectRunner(facts!, touched);
+  const defaults = facts ? environmentDefaults(facts, runner, touched) : undefined;
   const baseImage = image || defaults!.image;
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
   const cacheScope = input.cacheScope;
   const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
-  return { repo, base, env, runner, config, files, baseImage, install: installCmd, ...(cacheScope ? { cacheScope } : {}) };
+  const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
+  for (const n of installNotes) progress.step(n);
+  return { repo, base, env, runner, config, files, baseImage, install: installCmd, installNotes, ...(cacheScope ? { cacheScope } : {}) };
+}
+
+/** What an install's fallback recorded (air-gapped: installed from what the image holds), one note a line. */
+async function readInstallNotes(sandbox: Sandbox, env: Environment, repo: string, rev: string, install: string): Promise<string[]> {
+  if (!install.includes(INSTALL_NOTES)) return [];
+  const r = await sandbox.run({ env, repo, state: { rev, patches: [] }, command: `cat ${INSTALL_NOTES} 2>/dev/null; true` });
+  return [...new Set((r.output ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('swt: ')))];
 }
 
 /** A request above the operator's ceiling, lowered to it: who asked, and for what. */
@@ -89,14 +104,16 @@ export function decideLimits(config: RepoConfig, limits: Partial<ResourceLimits>
   return { limits: capped, capped: notes.map((n) => ({ ...n, source: n.limit in fromCaller ? 'the caller' : CONFIG_PATH })) };
 }
 
-async function repoFacts(repo: string, rev: string, files: string[]) {
-  let packageJson: Record<string, unknown> | undefined;
-  if (files.includes('package.json')) {
+/** The files and the root manifests ecosystems read (package.json, go.mod, …), at `rev`. */
+async function repoFacts(repo: string, rev: string, files: string[]): Promise<RepoFacts> {
+  const manifests: Record<string, string> = {};
+  for (const path of manifestPaths()) {
+    if (!files.includes(path)) continue;
     try {
-      packageJson = JSON.parse(await readFileAt(repo, rev, 'package.json'));
+      manifests[path] = await readFileAt(repo, rev, path);
     } catch {
-      packageJson = {};
+      // Unreadable (a submodule, a symlink elsewhere): detection sees the file without its text.
     }
   }
-  return { files, packageJson };
+  return { files, manifests };
 }

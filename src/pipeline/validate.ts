@@ -1,5 +1,6 @@
 import { coverageOfValidation, type CoverageRequest } from '../coverage/forValidation.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
+import { ecosystemOfRunner } from '../ecosystems/index.js';
 import { compareRuns, relativeTo } from '../harness/classify.js';
 import { filesTouchedByPatch, runTests } from '../harness/runTests.js';
 import type { RunResult, Verdict } from '../harness/types.js';
@@ -75,9 +76,9 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     const why = targets.unowned.length ? ` (no test file owns ${targets.unowned.join(', ')})` : '';
     throw new SwtError('NO_TEST_FILES', `the test patch adds or changes no test file${why}`);
   }
-  const ctx = await prepareContext(sandbox, input, progress);
+  const ctx = await prepareContext(sandbox, { ...input, touched: files }, progress);
   const head = input.head ? await resolveRev(ctx.repo, input.head) : null;
-  const warnings: string[] = targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`);
+  const warnings: string[] = [...ctx.installNotes, ...targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`)];
   const fixedCode: RepoState = head ? { rev: head, patches: [], patchNames: [] } : { rev: ctx.base, patches: [input.fixPatch!], patchNames: ['fix patch'] };
   const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
   const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
@@ -96,7 +97,9 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     : fixedCode;
   const envs = { base: ctx.env, head: headEnv.env };
   const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs }, existing, opts, progress);
-  const withTests = compareRuns(runs.base, runs.head);
+  // Compiled languages: a unit that does not build at base takes only the tests the patch adds or changes into account.
+  const changedTest = ecosystemOfRunner(ctx.runner).changedTests?.(input.testPatch);
+  const withTests = compareRuns(runs.base, runs.head, changedTest ? { changedTest } : {});
   const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
   const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;
   if (input.coverage) progress.step('measuring change coverage (extra runs with line counting)');

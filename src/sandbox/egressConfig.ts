@@ -1,3 +1,4 @@
+import { REGISTRIES } from '../ecosystems/registries.js';
 import { SwtError } from '../util/errors.js';
 
 /**
@@ -8,14 +9,8 @@ import { SwtError } from '../util/errors.js';
  * subdomains), SWT_EGRESS_UPSTREAM sends the allowed traffic on through a corporate proxy. Pure.
  */
 
-export const DEFAULT_EGRESS_HOSTS = [
-  'registry.npmjs.org',
-  'registry.yarnpkg.com',
-  'pypi.org',
-  'files.pythonhosted.org',
-  'deb.debian.org',
-  'security.debian.org',
-] as const;
+/** Every ecosystem's registries (src/ecosystems/registries.ts), and Debian's mirrors for image builds. */
+export const DEFAULT_EGRESS_HOSTS: readonly string[] = [...new Set([...Object.values(REGISTRIES).flat(), 'deb.debian.org', 'security.debian.org'])];
 
 export const PROXY_PORT = 8888;
 

@@ -11,6 +11,7 @@ export type SwtErrorCode =
   | 'INSTALL_FAILED'
   | 'TEST_COMMAND_NOT_FOUND'
   | 'COVERAGE_FAILED'
+  | 'COVERAGE_UNSUPPORTED'
   | 'NO_TEST_FILES'
   | 'BAD_CONFIG'
   | 'BAD_INPUT'

@@ -18,6 +18,6 @@ describe('environment defaults', () => {
       install: 'npm install --no-audit --no-fund',
     });
     expect(environmentDefaults({ files: ['package.json', 'yarn.lock'], packageJson: {} }).install).toMatch(/yarn install/);
-    expect(environmentDefaults({ files: ['setup.py', 'tests/test_a.py'] })).toEqual({ image: 'python:3.11', install: '' });
+    expect(environmentDefaults({ files: ['setup.py', 'tests/test_a.py'] })).toEqual({ image: 'python:3.11', install: expect.stringMatching(/^python3 -m pip install .* -e \. /) });
   });
 });

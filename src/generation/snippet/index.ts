@@ -33,7 +33,12 @@ export type SnippetPlan = { ok: true; test: SnippetTest } | { ok: false; reason:
 export async function planSnippetTest(issue: IssueInput, repo: RepoView): Promise<SnippetPlan> {
   await loadSnippetSyntax();
   const lang: CodeLang | undefined = repo.language === 'python' ? 'python' : repo.language === 'javascript' || repo.language === 'typescript' ? 'js' : undefined;
-  if (!lang) return { ok: false, reason: 'cannot tell the language of the repository\'s tests' };
+  if (!lang) {
+    return {
+      ok: false,
+      reason: repo.language === 'unknown' ? 'cannot tell the language of the repository\'s tests' : `the snippet strategy has no test writer for ${repo.language} (it writes Python and JavaScript/TypeScript tests)`,
+    };
+  }
   const notBug = notABugReport(issue.title, issue.body);
   if (notBug) return { ok: false, reason: notBug };
   const claim = readClaim(readIssue(issue.title, issue.body), lang);

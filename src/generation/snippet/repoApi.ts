@@ -15,7 +15,8 @@ export interface RepoView {
   files: readonly string[];
   read(path: string): Promise<string | undefined>;
   runner: RunnerName;
-  language: 'python' | 'javascript' | 'typescript' | 'unknown';
+  /** `python`, `javascript`, `typescript`, `go`, … or `unknown` (see RepoInfo). */
+  language: string;
   packageJson?: Record<string, unknown>;
 }
 

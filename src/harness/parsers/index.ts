@@ -1,11 +1,8 @@
 /** From a finished run (its /swt-out files and output) to tests and file errors. Pure. */
+import { runnerDef, type BuildFailure } from '../../ecosystems/index.js';
 import { reportNames, runsPerFile } from '../runners.js';
 import type { FileError, RunnerSpec, TestResult } from '../types.js';
 import { excerptForFile, mergeDuplicates, mergeFileErrors, normalizeRel, tail, type ParsedReport } from './common.js';
-import { parseJestJson } from './jest.js';
-import { parseJUnit, type JUnitFlavor } from './junit.js';
-import { mochaMarkerLines, parseMochaJsonl } from './mocha.js';
-import { parseTap } from './tap.js';
 
 export { parseJUnit, type JUnitFlavor, type JUnitContext } from './junit.js';
 export { parseJestJson } from './jest.js';
@@ -32,22 +29,9 @@ export interface ParsedRun extends ParsedReport {
   reportFound: boolean;
   /** Reports that were missing or unreadable, for logs. */
   problems: string[];
+  /** Compiled languages: units whose tests did not build (see OneReport.buildFailures). */
+  buildFailures?: BuildFailure[];
 }
-
-interface OneReport {
-  tests: TestResult[];
-  fileErrors: FileError[];
-  /** The report covers the whole run (false: the run stopped midway). */
-  complete: boolean;
-  /** Failures the report names outside any test or file. */
-  errors: string[];
-}
-
-const FLAVOR: Partial<Record<RunnerSpec['kind'], JUnitFlavor>> = {
-  pytest: 'pytest',
-  vitest: 'vitest',
-  'node-test': 'node',
-};
 
 function findReport(reports: Record<string, string>, name: string): string | undefined {
   if (name in reports) return reports[name];
@@ -61,6 +45,7 @@ function findReport(reports: Record<string, string>, name: string): string | und
  * part of the output that names the file (or its tail) as the message.
  */
 export function parseRunReports(spec: RunnerSpec, input: RunReportInput): ParsedRun {
+  const { def } = runnerDef(spec.kind);
   const files = input.files.map(normalizeRel);
   const ctx = { files, root: input.root, output: input.output };
   const names = reportNames(spec, files.length);
@@ -73,9 +58,9 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
 
   let complete = true;
   const runErrors: string[] = [];
+  const buildFailures: BuildFailure[] = [];
   names.forEach((name, i) => {
-    // mocha's reporter falls back to marker lines on stdout when it cannot write its file.
-    const content = findReport(input.reports, name) ?? (spec.kind === 'mocha' ? mochaMarkerLines(input.output) : undefined);
+    const content = findReport(input.reports, name) ?? def.fromOutput?.(input.output);
     const file = perFile ? files[i] : undefined;
     if (content === undefined) {
       problems.push(`no ${name}`);
@@ -83,8 +68,9 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
       return;
     }
     try {
-      const parsed = parseOne(spec, content, { ...ctx, file });
+      const parsed = def.parse(content, { ...ctx, ...(file ? { file } : {}) });
       tests.push(...parsed.tests);
+      buildFailures.push(...(parsed.buildFailures ?? []));
       fileErrors.push(...parsed.fileErrors);
       runErrors.push(...parsed.errors);
       complete &&= parsed.complete;
@@ -95,8 +81,8 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
     }
   });
 
-  if ((spec.kind === 'vitest' || spec.kind === 'mocha') && files.length) {
-    // vitest treats file arguments as substring filters, mocha adds its config's `spec` files: keep only the requested files.
+  if (def.onlyRequested && files.length) {
+    // e.g. vitest treats file arguments as substring filters, mocha adds its config's `spec` files: keep only the requested files.
     const wanted = new Set(files);
     tests = tests.filter((t) => !t.file || wanted.has(t.file));
     fileErrors = fileErrors.filter((e) => wanted.has(e.file));
@@ -122,15 +108,7 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
   }
   tests = mergeDuplicates(tests);
   fileErrors = mergeFileErrors(fileErrors);
-  return { tests, fileErrors, reportFound, problems };
-}
-
-function parseOne(spec: RunnerSpec, content: string, ctx: { files: string[]; root?: string; output: string; file?: string }): OneReport {
-  if (spec.kind === 'mocha') return parseMochaJsonl(content, ctx);
-  const whole = (r: ParsedReport): OneReport => ({ ...r, complete: true, errors: [] });
-  if (spec.kind === 'jest') return whole(parseJestJson(content, ctx));
-  if (spec.kind === 'tap') return whole(parseTap(content, ctx));
-  return whole(parseJUnit(content, { ...ctx, flavor: FLAVOR[spec.kind] ?? 'generic' }));
+  return { tests, fileErrors, reportFound, problems, ...(buildFailures.length ? { buildFailures } : {}) };
 }
 
 function lastLines(output: string, n: number): string {

@@ -1,0 +1,52 @@
+/** Building a runner's shell command from a template with `{files}`: shared by every ecosystem. Pure. */
+import { SwtError } from '../util/errors.js';
+import { shellQuote } from '../util/shell.js';
+import type { PathInfo } from './types.js';
+import { posix } from 'node:path';
+
+/** A test file path as a safe shell word: rejects control characters, keeps a leading `-` from reading as an option. */
+export function quoteTestFile(file: string): string {
+  if (file === '' || /[\u0000-\u001f\u007f]/.test(file)) {
+    throw new SwtError('UNSAFE_PATH', `Refusing test file name ${JSON.stringify(file)}: empty or has control characters`);
+  }
+  return shellQuote(file.startsWith('-') ? `./${file}` : file);
+}
+
+/**
+ * `template` with `words` (reporter options, then targets) in place of `{files}`; a template
+ * without `{files}` gets them appended.
+ */
+export function fillTemplate(template: string, words: string[]): string {
+  const insert = words.filter(Boolean).join(' ');
+  const tpl = template.trim();
+  return tpl.includes('{files}') ? tpl.split('{files}').join(insert) : `${tpl} ${insert}`.trim();
+}
+
+/** The report file's path under the out dir, quoted. */
+export function reportPath(out: string, name: string): string {
+  return shellQuote(`${out}/${name}`);
+}
+
+/** A path split into directory segments and file name, normalised. */
+export function pathInfo(path: string): PathInfo {
+  const p = posix.normalize(path.replace(/\\/g, '/')).replace(/^(\.\/)+/, '');
+  const segs = p.split('/').filter((s) => s && s !== '.');
+  const base = segs.pop() ?? '';
+  return { path: [...segs, base].join('/'), dirs: segs, base };
+}
+
+/** A shell word boundary before and after a command name, for `recognise` patterns. */
+export function commandWord(name: string): RegExp {
+  return new RegExp(`(^|[\\s/;&|(])${name}(\\s|$|;|&|\\|)`);
+}
+
+/**
+ * Where an install's fallback says what it did (air-gapped: installed from what the image holds):
+ * a file in the environment image's home, which the pipeline reads back and reports.
+ */
+export const INSTALL_NOTES = '"$HOME/.swt-install-notes"';
+
+/** Shell that prints `note` and records it in INSTALL_NOTES. */
+export function installNote(note: string): string {
+  return `echo ${shellQuote(`swt: ${note}`)} | tee -a ${INSTALL_NOTES}`;
+}

@@ -1,0 +1,80 @@
+/**
+ * The registry of ecosystems: the one place that lists them. Everything that depends on a
+ * language asks here (which runner a command names, which ecosystem a repository is, whose
+ * conventions a test file follows). Pure.
+ */
+import type { RunnerSpec } from '../harness/types.js';
+import { pathInfo } from './command.js';
+import { go } from './go/index.js';
+import { node } from './node/index.js';
+import { python } from './python/index.js';
+import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from './types.js';
+
+export type * from './types.js';
+export { pathInfo, quoteTestFile, fillTemplate, INSTALL_NOTES, installNote } from './command.js';
+
+/** In the order runners are recognised in a command (most specific patterns first). */
+export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, go];
+
+export function ecosystemById(id: string): Ecosystem | undefined {
+  return ECOSYSTEMS.find((e) => e.id === id);
+}
+
+/** The runner definition of a kind, and the ecosystem it belongs to. */
+export function runnerDef(kind: string): { def: RunnerDef; ecosystem: Ecosystem } {
+  for (const ecosystem of ECOSYSTEMS) {
+    const def = ecosystem.runners.find((r) => r.kind === kind);
+    if (def) return { def, ecosystem };
+  }
+  throw new Error(`unknown runner kind ${JSON.stringify(kind)}`);
+}
+
+export function ecosystemOfRunner(spec: Pick<RunnerSpec, 'kind'>): Ecosystem {
+  return runnerDef(spec.kind).ecosystem;
+}
+
+/** The runner kind a command names, or undefined. */
+export function recogniseRunner(template: string): string | undefined {
+  for (const e of ECOSYSTEMS) for (const r of e.runners) if (r.recognise.test(template) && (r.accepts?.(template) ?? true)) return r.kind;
+  return undefined;
+}
+
+/** "pytest, jest, …, tape": every runner, for messages. */
+export function supportedRunners(): string {
+  const names = ECOSYSTEMS.flatMap((e) => e.runnerNames);
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names.join('');
+}
+
+/** Every root manifest some ecosystem reads. */
+export function manifestPaths(): string[] {
+  return [...new Set(ECOSYSTEMS.flatMap((e) => e.manifests))];
+}
+
+/** The ecosystem whose language a path is in (the first that owns it), or undefined. */
+export function ecosystemOfPath(path: string | PathInfo): Ecosystem | undefined {
+  const p = typeof path === 'string' ? pathInfo(path) : path;
+  return ECOSYSTEMS.find((e) => e.ownsPath(p));
+}
+
+export interface Detection {
+  ecosystem: Ecosystem;
+  score: number;
+}
+
+/**
+ * Which ecosystems a repository is, best first. With several (a Go service with a JS front end),
+ * those whose files the test patch touches (`touched`) come first, by how many; then the score.
+ */
+export function detectEcosystems(facts: RepoFacts, touched: readonly string[] = []): Detection[] {
+  const found = ECOSYSTEMS.map((ecosystem) => ({ ecosystem, score: ecosystem.detect(facts) })).filter((d) => d.score > 0);
+  const hits = new Map<string, number>();
+  for (const f of touched) {
+    const e = ecosystemOfPath(f);
+    if (e) hits.set(e.id, (hits.get(e.id) ?? 0) + 1);
+  }
+  return found.sort((a, b) => (hits.get(b.ecosystem.id) ?? 0) - (hits.get(a.ecosystem.id) ?? 0) || b.score - a.score);
+}
+
+export function detectEcosystem(facts: RepoFacts, touched: readonly string[] = []): Ecosystem | undefined {
+  return detectEcosystems(facts, touched)[0]?.ecosystem;
+}

@@ -1,0 +1,109 @@
+/** Node.js (JavaScript / TypeScript): package.json, npm/yarn/pnpm, and its test runners. Pure. */
+import type { RunnerSpec } from '../../harness/types.js';
+import { REGISTRIES } from '../registries.js';
+import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
+import { NODE_RUNNERS } from './runners.js';
+
+export { isTape } from './runners.js';
+
+const DEFAULT_NODE_MAJOR = 22;
+const OLDEST_NODE_MAJOR = 18;
+
+/** Lowest major allowed by an engines range such as ">=18", "^20.3", ">= 0.8"; clamped to a supported one. */
+export function nodeMajorFor(range: string | undefined): number {
+  if (!range) return DEFAULT_NODE_MAJOR;
+  const majors = [...range.matchAll(/(\d+)(?:\.\d+)*/g)].map((m) => Number(m[1]));
+  if (majors.length === 0) return DEFAULT_NODE_MAJOR;
+  const lowest = Math.min(...majors);
+  return lowest < OLDEST_NODE_MAJOR ? DEFAULT_NODE_MAJOR : lowest;
+}
+
+/** package.json as detection reads it: parsed by the caller, or from the manifest text (any JSON; every field read is checked). */
+function packageJsonOf(facts: RepoFacts): any {
+  if (facts.packageJson && typeof facts.packageJson === 'object') return facts.packageJson;
+  const text = facts.manifests?.['package.json'];
+  if (text === undefined) return facts.files.includes('package.json') ? {} : undefined;
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+const JEST_CONFIGS = /^jest\.config\.(js|cjs|mjs|ts|cts|mts|json)$/;
+
+/** The runner package.json names (dependencies, then scripts), or undefined. */
+function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
+  const pkg = packageJsonOf(facts);
+  if (!pkg) return undefined;
+  const deps: Record<string, unknown> = { ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}), ...(pkg.peerDependencies ?? {}) };
+  const scripts: string = Object.values(pkg.scripts ?? {}).filter((s) => typeof s === 'string').join(' ; ');
+  const has = (name: string) => Object.prototype.hasOwnProperty.call(deps, name);
+  const inScripts = (re: RegExp) => re.test(scripts);
+  if (has('vitest') || inScripts(/\bvitest\b/)) return { kind: 'vitest', template: 'npx vitest run {files}' };
+  if (has('jest') || inScripts(/\bjest\b/)) {
+    const hasJestConfig = facts.files.some((f) => JEST_CONFIGS.test(f)) || pkg.jest !== undefined;
+    const tsJest = has('ts-jest') && !hasJestConfig;
+    return { kind: 'jest', template: tsJest ? 'npx jest --preset ts-jest {files}' : 'npx jest {files}' };
+  }
+  if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: 'npx mocha --exit {files}' };
+  if (has('tape') || inScripts(/\btape\b/)) return { kind: 'tap', template: 'npx tape {files}' };
+  if (has('tap') || inScripts(/(^|[\s;&|])tap(\s|$)/)) return { kind: 'tap', template: 'npx tap {files}' };
+  if (inScripts(/\bnode\s+(?:[^;&|]*\s)?--test\b/)) return { kind: 'node-test', template: 'node --test {files}' };
+  return undefined;
+}
+
+const SCRIPT = /\.[cm]?[jt]sx?$/;
+const JS_TEST_NAME = /\.(test|spec)\.[cm]?[jt]sx?$/;
+const TEST_DIR = /^(tests?|specs?|__tests__|testing)$/i;
+
+/** Directories whose files tests read or import, but which no runner is given directly. */
+const SUPPORT_DIRS = new Set([
+  'fixture', 'fixtures', '__fixtures__', '__snapshots__', 'snapshots', 'tap-snapshots', '__mocks__', 'mocks', 'stubs',
+  'helper', 'helpers', 'support', 'util', 'utils', 'data', 'testdata', 'test-data', 'resources', 'assets',
+]);
+
+/** Files that configure or support the runner. */
+const SUPPORT_FILE =
+  /^(setup\.[cm]?[jt]s|\.mocharc\.[^/]*|[^/]*\.d\.[cm]?ts|[^/]*\.config\.[cm]?[jt]s|(helpers?|utils?|common|support|fixtures?|global[-_]?(setup|teardown)|bootstrap|setup[-_]tests?|test[-_]?(helpers?|utils?|setup|common))\.[cm]?[jt]sx?)$/i;
+
+export const node: Ecosystem = {
+  id: 'node',
+  language: 'JavaScript/TypeScript',
+  manifests: ['package.json'],
+  runnerNames: ['jest', 'vitest', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
+  ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
+  detect(facts) {
+    if (!packageJsonOf(facts)) return 0;
+    // A package without a named runner still runs under node --test, but a Python project's markers outrank it.
+    return namedRunner(facts) ? 30 : 5;
+  },
+  isTestFile(p) {
+    if (!SCRIPT.test(p.base)) return false;
+    if (SUPPORT_FILE.test(p.base) || p.dirs.some((d) => SUPPORT_DIRS.has(d))) return false;
+    return JS_TEST_NAME.test(p.base) || p.dirs.some((d) => TEST_DIR.test(d));
+  },
+  isTestSupport: (p) => p.dirs.some((d) => d === '__snapshots__' || d === 'tap-snapshots'),
+  languageOf(testFiles, files) {
+    const tests = testFiles.filter((f) => SCRIPT.test(f) && !/\.d\.[cm]?ts$/.test(f));
+    const tsTests = tests.filter((f) => /\.[cm]?tsx?$/.test(f)).length;
+    if (tests.length) return tsTests * 2 >= tests.length && tsTests > 0 ? 'typescript' : 'javascript';
+    const ts = files.filter((f) => /\.[cm]?tsx?$/.test(f)).length;
+    const js = files.filter((f) => /\.[cm]?jsx?$/.test(f)).length;
+    return ts > js ? 'typescript' : 'javascript';
+  },
+  environment(facts) {
+    const has = (name: string) => facts.files.includes(name);
+    const pkg = packageJsonOf(facts);
+    const image = `node:${nodeMajorFor(typeof pkg?.engines?.node === 'string' ? pkg.engines.node : undefined)}`;
+    if (has('package-lock.json') || has('npm-shrinkwrap.json')) return { image, install: 'npm ci --no-audit --no-fund' };
+    if (has('pnpm-lock.yaml')) return { image, install: 'npx --yes pnpm install --frozen-lockfile' };
+    if (has('yarn.lock')) return { image, install: 'npx --yes yarn install --frozen-lockfile' };
+    return { image, install: 'npm install --no-audit --no-fund' };
+  },
+  defaultRunner: (facts) => namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' },
+  runners: NODE_RUNNERS,
+  registries: REGISTRIES.node,
+  coverage: { counter: 'v8' },
+};

@@ -1,0 +1,115 @@
+/** Node's runners: vitest, jest, mocha, node --test, node-tap and tape. Pure. */
+import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../harness/mochaReporter.js';
+import { parseJestJson } from '../../harness/parsers/jest.js';
+import { parseJUnit } from '../../harness/parsers/junit.js';
+import { mochaMarkerLines, parseMochaJsonl } from '../../harness/parsers/mocha.js';
+import { parseTap } from '../../harness/parsers/tap.js';
+import type { RunnerSpec } from '../../harness/types.js';
+import { shellQuote } from '../../util/shell.js';
+import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
+import type { OneReport, ReportContext, RunnerDef } from '../types.js';
+
+const whole = (r: { tests: OneReport['tests']; fileErrors: OneReport['fileErrors'] }): OneReport => ({ ...r, complete: true, errors: [] });
+const words = (files: string[]) => files.map(quoteTestFile);
+
+const TAPE = commandWord('tape');
+
+/** True when the spec runs tape (TAP on stdout, no reporter option) rather than node-tap. */
+export function isTape(spec: RunnerSpec): boolean {
+  return spec.kind === 'tap' && TAPE.test(spec.template);
+}
+
+/** mocha accepts one reporter: drop the template's own (and its options) so the harness's applies. */
+function withoutOwnReporter(template: string): string {
+  return template
+    .trim()
+    .replace(/\s(?:--reporter|-R)(?:=|\s+)\S+/g, '')
+    .replace(/\s(?:--reporter-options?|-O)(?:=|\s+)\S+/g, '');
+}
+
+const NOT_FOUND = [
+  /(npm ERR!|npm error) could not determine executable to run/,
+  /npx canceled due to missing packages/,
+  /npm (warn|WARN) exec The following package(s were| was) not found and will be installed/,
+  /^.*\b(node|npx): (can't open file|No such file or directory)/m,
+];
+
+export const vitest: RunnerDef = {
+  kind: 'vitest',
+  recognise: commandWord('vitest'),
+  reportFile: 'junit.xml',
+  onlyRequested: true,
+  notFound: NOT_FOUND,
+  command(spec, files, out, report) {
+    const watchOff = /(^|\s)vitest\s+run(\s|$)/.test(spec.template) ? [] : ['--run'];
+    return fillTemplate(spec.template, [...watchOff, '--reporter=default', '--reporter=junit', `--outputFile.junit=${reportPath(out, report)}`, ...words(files)]);
+  },
+  parse: (content, ctx) => whole(parseJUnit(content, { ...ctx, flavor: 'vitest' })),
+};
+
+export const jest: RunnerDef = {
+  kind: 'jest',
+  recognise: /(^|[\s/;&|(])jest(\.js)?(\s|$|;|&|\|)/,
+  reportFile: 'jest.json',
+  notFound: NOT_FOUND,
+  command(spec, files, out, report) {
+    return fillTemplate(spec.template, ['--ci', '--runTestsByPath', '--json', `--outputFile=${reportPath(out, report)}`, ...words(files)]);
+  },
+  parse: (content, ctx) => whole(parseJestJson(content, ctx)),
+};
+
+export const mocha: RunnerDef = {
+  kind: 'mocha',
+  recognise: /(^|[\s/;&|(])_?mocha(\.js)?(\s|$|;|&|\|)/,
+  reportFile: MOCHA_REPORT_FILE,
+  onlyRequested: true,
+  notFound: NOT_FOUND,
+  command(spec, files, out) {
+    // Our own reporter (see mochaReporter.ts), by absolute path, which every mocha since 1.x
+    // accepts; also required first, so that a test file that fails to load stops only itself.
+    const reporter = reportPath(out, MOCHA_REPORTER_FILE);
+    return fillTemplate(withoutOwnReporter(spec.template), ['--require', reporter, '--reporter', reporter, ...words(files)]);
+  },
+  prepare: (_spec, out) => ` printf '%s\\n' ${shellQuote(mochaReporterOneLine())} > ${shellQuote(`${out}/${MOCHA_REPORTER_FILE}`)};`,
+  parse: (content, ctx: ReportContext) => parseMochaJsonl(content, ctx),
+  // The reporter falls back to marker lines on stdout when it cannot write its file.
+  fromOutput: mochaMarkerLines,
+};
+
+/** node --test's junit has no file attribute: one file per invocation. */
+export const nodeTest: RunnerDef = {
+  kind: 'node-test',
+  recognise: /(^|[\s/;&|(])node\s+(?:[^;&|]*\s)?--test(\s|$|;|&|\||=)/,
+  reportFile: 'junit.xml',
+  runsPerFile: () => true,
+  notFound: NOT_FOUND,
+  command(spec, files, out, report) {
+    return fillTemplate(spec.template, [
+      '--test-reporter=junit', `--test-reporter-destination=${reportPath(out, report)}`,
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      ...words(files),
+    ]);
+  },
+  parse: (content, ctx) => whole(parseJUnit(content, { ...ctx, flavor: 'node' })),
+};
+
+/** node-tap and tape: TAP on stdout, kept in the output and in a file. tape's TAP names no file: one file per invocation. */
+export const tap: RunnerDef = {
+  kind: 'tap',
+  recognise: /(^|[\s/;&|(])tape?(\s|$|;|&|\|)/,
+  reportFile: 'tap.txt',
+  runsPerFile: isTape,
+  exits: true,
+  notFound: NOT_FOUND,
+  command(spec, files, out, report) {
+    const cmd = fillTemplate(spec.template, [...(isTape(spec) ? [] : ['--reporter=tap']), ...words(files)]);
+    // sh has no pipefail: keep the runner's exit code beside the report.
+    const file = reportPath(out, report);
+    const rc = reportPath(out, `${report}.rc`);
+    return `{ { ${cmd}; echo $? > ${rc}; } | tee ${file}; }; exit "$(cat ${rc} 2>/dev/null || echo 1)"`;
+  },
+  parse: (content, ctx) => whole(parseTap(content, ctx)),
+};
+
+/** Most specific first: vitest before jest, tape/tap last. */
+export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, mocha, nodeTest, tap];

@@ -1,0 +1,50 @@
+/** Python: pyproject.toml / setup.py / requirements, pytest. Pure. */
+import { parseJUnit } from '../../harness/parsers/junit.js';
+import { fillTemplate, quoteTestFile, reportPath } from '../command.js';
+import { REGISTRIES } from '../registries.js';
+import { PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';
+import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
+
+const PY_TEST_NAME = /^(test_[^/]*|[^/]*_test)\.py$/;
+const MARKERS = /^(setup\.py|setup\.cfg|pyproject\.toml|pytest\.ini|tox\.ini|requirements[^/]*\.txt)$/;
+const DATA_DIRS = new Set(['fixtures', 'fixture', 'data', 'testdata']);
+
+export const pytest: RunnerDef = {
+  kind: 'pytest',
+  recognise: /(^|[\s/;&|(])(py\.test|pytest)(\s|$|;|&|\|)|-m\s+pytest\b/,
+  reportFile: 'junit.xml',
+  notFound: [/No module named '?pytest'?/, /^.*\b(python3?|pytest): (can't open file|No such file or directory)/m],
+  command(spec, files, out, report) {
+    return fillTemplate(spec.template, [
+      '-rA', '--continue-on-collection-errors', `--junitxml=${reportPath(out, report)}`, '-o', 'junit_family=xunit1',
+      ...files.map(quoteTestFile),
+    ]);
+  },
+  parse: (content, ctx) => ({ ...parseJUnit(content, { ...ctx, flavor: 'pytest' }), complete: true, errors: [] }),
+};
+
+export const python: Ecosystem = {
+  id: 'python',
+  language: 'Python',
+  manifests: PYTHON_MANIFESTS,
+  runnerNames: ['pytest'],
+  ownsPath: (p) => p.base.endsWith('.py'),
+  detect(facts: RepoFacts) {
+    if (facts.files.some((f) => MARKERS.test(f))) return 10;
+    // Python files without a marker: a weak clue, below any manifest of another ecosystem.
+    return facts.files.some((f) => f.endsWith('.py')) ? 4 : 0;
+  },
+  // pytest collects by name wherever it recurses, helpers directories included; fixture data is not collected.
+  isTestFile: (p) => PY_TEST_NAME.test(p.base) && !p.dirs.some((d) => DATA_DIRS.has(d)),
+  isTestSupport: (p) => p.base === 'conftest.py',
+  languageOf: () => 'python',
+  environment(facts) {
+    // pytest ships in the image; the project and its test dependencies are installed (see install.ts).
+    const project = pythonProject(facts);
+    return { image: `python:${pythonVersionFor(project.requiresPython)}`, install: pythonInstall(project) };
+  },
+  defaultRunner: () => ({ kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' }),
+  runners: [pytest],
+  registries: REGISTRIES.python,
+  coverage: { counter: 'python-trace' },
+};

@@ -1,0 +1,133 @@
+/**
+ * The shape every ecosystem module has (src/ecosystems/<id>/index.ts): everything particular to a
+ * language and its tools. The harness, pipeline, generation and coverage ask the registry
+ * (src/ecosystems/index.ts) and never test for a language by name. Pure: no I/O.
+ */
+import type { FileError, RunnerSpec, TestResult } from '../harness/types.js';
+
+/** What detection and environment defaults read of a repository at a revision. */
+export interface RepoFacts {
+  /** Repository file paths, relative to its root. */
+  files: readonly string[];
+  /** Text of the root files ecosystems name in `manifests`, by path (absent: no such file). */
+  manifests?: Readonly<Record<string, string>>;
+  /** Parsed package.json at the root (older callers give it parsed; the Node module reads it from `manifests` otherwise). */
+  packageJson?: any;
+}
+
+/** A path split the way the test-file conventions look at it. */
+export interface PathInfo {
+  /** Normalised, repository-relative. */
+  path: string;
+  /** Directory segments. */
+  dirs: string[];
+  /** File name. */
+  base: string;
+}
+
+/** What a runner's report says about one run (one report file). */
+export interface OneReport {
+  tests: TestResult[];
+  fileErrors: FileError[];
+  /** The report covers the whole run (false: the run stopped midway). */
+  complete: boolean;
+  /** Failures the report names outside any test or file. */
+  errors: string[];
+  /**
+   * Compiled languages: units (a Go package, a crate, a module) whose tests did not build, so every
+   * test of the unit failed with the build. Classification judges only the tests the patch adds or
+   * changes there; the rest are "not judged".
+   */
+  buildFailures?: BuildFailure[];
+}
+
+export interface BuildFailure {
+  /** The unit as the ecosystem names it (Go: the import path). */
+  unit: string;
+  /** Repository-relative directory of the unit, so test files can be matched to it. */
+  dir: string;
+  message: string;
+}
+
+export interface ReportContext {
+  /** The requested test files, repository-relative. */
+  files: string[];
+  root?: string;
+  output: string;
+  /** Set when the runner ran one file per invocation: the file this report is for. */
+  file?: string;
+}
+
+/** One runner kind: how to recognise it in a command, build the command, and read its report. */
+export interface RunnerDef {
+  kind: string;
+  /** Recognise the runner in a user's command (checked in registry order; most specific first). */
+  recognise: RegExp;
+  /** Refine the recognition (tape vs tap): false lets the next runner try. */
+  accepts?(template: string): boolean;
+  /** The report file under the out dir. */
+  reportFile: string;
+  /** One invocation per file (the report cannot tell which file a test came from). */
+  runsPerFile?(spec: RunnerSpec): boolean;
+  /**
+   * The shell command that runs `files` (repository-relative, already checked) and writes the
+   * report to `${out}/${report}`. Receives the quoted words for `{files}`.
+   */
+  command(spec: RunnerSpec, files: string[], out: string, report: string): string;
+  /** The command ends with its own `exit`: the harness runs it in a subshell. */
+  exits?: boolean;
+  /** Shell run before the command (e.g. writing the harness's own reporter), with a leading space; or ''. */
+  prepare?(spec: RunnerSpec, out: string): string;
+  /** Parse one report file. */
+  parse(content: string, ctx: ReportContext): OneReport;
+  /** When the report file is missing, a report recovered from the output (mocha's marker lines). */
+  fromOutput?(output: string): string | undefined;
+  /** The runner may report files it was not given (vitest's substring filters, mocha's config): keep only the requested. */
+  onlyRequested?: boolean;
+  /** Output lines that mean the runner itself is missing (besides the shell's "not found"). */
+  notFound?: RegExp[];
+}
+
+/** A base image and install command for a repository, by the versions it declares. */
+export interface EnvironmentChoice {
+  image: string;
+  install: string;
+}
+
+/** Which line counter measures ΔC for this ecosystem, or why none does. */
+export type CoverageSupport = { counter: 'python-trace' | 'v8' } | { counter: null; reason: string };
+
+export interface Ecosystem {
+  /** Short id: `node`, `python`, `go`. */
+  id: string;
+  /** The language as people name it, for messages and prompts. */
+  language: string;
+  /** Root files whose text detection and defaults read (the pipeline loads them into facts.manifests). */
+  manifests: readonly string[];
+  /** Its runners as users name them, for "supported runners: …" messages. */
+  runnerNames: readonly string[];
+  /** Whether a path is source of this ecosystem's language (decides which module a path's test-file question goes to). */
+  ownsPath(p: PathInfo): boolean;
+  /** How strongly the repository's files say it is this ecosystem: 0 = not at all, higher wins. */
+  detect(facts: RepoFacts): number;
+  /** Test-file convention: a runner of this ecosystem would be given this file (only asked for owned paths). */
+  isTestFile(p: PathInfo): boolean;
+  /** Support code or data belonging to the tests beyond test directories (conftest.py, testdata/…). */
+  isTestSupport?(p: PathInfo): boolean;
+  /** The language its tests are written in, as generation names it (`python`, `typescript`, `go`), from the repository's test files and all its files. */
+  languageOf(testFiles: readonly string[], files: readonly string[]): string;
+  /** Default image and install command, by the version the project declares. */
+  environment(facts: RepoFacts): EnvironmentChoice;
+  /** The runner to use when nobody named one. */
+  defaultRunner(facts: RepoFacts): RunnerSpec;
+  runners: readonly RunnerDef[];
+  /**
+   * Compiled languages: which tests a test patch adds or changes, as a predicate on test results.
+   * With it, tests of a unit that did not build at base and that the patch did not touch are
+   * reported as not judged (classification's changedTest).
+   */
+  changedTests?(testPatch: string): (t: { id: string; file?: string }) => boolean;
+  /** Registries its installs reach through the egress proxy (also in the default allowlist). */
+  registries: readonly string[];
+  coverage: CoverageSupport;
+}

@@ -1,0 +1,98 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { validate } from '../../src/pipeline/validate.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { swt } from '../helpers/cli.js';
+import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
+import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
+
+// A Python project laid out the usual way (src/<pkg>, pyproject.toml) that must be installed
+// before its tests can import it, with no configuration at all: detection, `pip install -e .[test]`
+// with a real PyPI dependency through the egress proxy, pytest, in real containers. Then the same
+// kind of project with the proxy refusing PyPI (an allowlist without it): the install falls back to
+// what the image holds and says so, and the verdict is the same.
+
+const pyproject = (deps: string[]) => `[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "statx"
+version = "0.1.0"
+requires-python = ">=3.9"
+dependencies = [${deps.map((d) => JSON.stringify(d)).join(', ')}]
+
+[project.optional-dependencies]
+test = ["pytest"]
+`;
+
+const WITH_DEP = (fixed: boolean) => `from more_itertools import ilen
+
+
+def mean(xs):
+    n = ilen(iter(xs))
+${fixed ? '    if n == 0:\n        return 0.0\n' : ''}    return sum(xs) / n
+`;
+const PLAIN = (fixed: boolean) => `def mean(xs):
+    xs = list(xs)
+${fixed ? '    if not xs:\n        return 0.0\n' : ''}    return sum(xs) / len(xs)
+`;
+const OLD_TEST = 'from statx import mean\n\n\ndef test_mean():\n    assert mean([1, 2, 3]) == 2\n';
+const TEST_PATCH = [
+  'diff --git a/tests/test_statx.py b/tests/test_statx.py',
+  '--- a/tests/test_statx.py',
+  '+++ b/tests/test_statx.py',
+  '@@ -3,3 +3,7 @@ from statx import mean',
+  ' ',
+  ' def test_mean():',
+  '     assert mean([1, 2, 3]) == 2',
+  '+',
+  '+',
+  '+def test_mean_of_nothing():',
+  '+    assert mean([]) == 0.0',
+  '',
+].join('\n');
+
+function project(code: (fixed: boolean) => string, deps: string[]) {
+  const repo = createGitRepo({ 'pyproject.toml': pyproject(deps), 'src/statx/__init__.py': code(false), 'tests/test_statx.py': OLD_TEST, 'README.md': '# statx\n' });
+  const base = repo.sha;
+  const head = repo.commit({ 'src/statx/__init__.py': code(true) }, 'mean of nothing is 0');
+  return { repo, base, head };
+}
+
+afterAll(async () => {
+  await removeEnvImagesBuiltFrom(commitsMade());
+  cleanupGitRepos();
+  await removePackageCachesOfGoneRepos();
+  expectNothingLeftBehind();
+  expect(networksOfOurs()).toBe('');
+});
+
+describe('Python src-layout projects, no configuration (real containers)', () => {
+  it('swt validate installs the project with its test extra and a PyPI dependency, and reports exactly the new test as F→P and S', async () => {
+    const { repo, base, head } = project(WITH_DEP, ['more-itertools>=8']);
+    const tests = join(repo.path, '..', `${base.slice(0, 8)}-tests.patch`);
+    await writeFile(tests, TEST_PATCH);
+    const r = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', tests, '--json');
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(out.tests.map((t: { id: string; transition: string }) => [t.id, t.transition])).toEqual([
+      ['tests/test_statx.py::test_mean', 'P2P'],
+      ['tests/test_statx.py::test_mean_of_nothing', 'F2P'],
+    ]);
+    expect(out.success).toBe(true);
+    expect(out.warnings).toEqual([]);
+  }, 900_000);
+
+  it('air-gapped (the proxy refuses PyPI): installs from what the image holds, says so, and judges the same', async () => {
+    const { repo, base, head } = project(PLAIN, []);
+    const sandbox = createDockerSandbox({ egress: { hosts: ['deb.debian.org'] } });
+    const v = await validate(sandbox, { repo: repo.path, base, head, testPatch: TEST_PATCH });
+    expect(v.tests.map((t) => [t.id, t.transition])).toEqual([
+      ['tests/test_statx.py::test_mean', 'P2P'],
+      ['tests/test_statx.py::test_mean_of_nothing', 'F2P'],
+    ]);
+    expect(v.success).toBe(true);
+    expect(v.warnings).toEqual([expect.stringMatching(/^swt: the install through the package index failed \(no index answered\?\): installing the project from what the image holds/)]);
+  }, 900_000);
+});
