@@ -122,6 +122,12 @@ export interface Ecosystem {
   defaultRunner(facts: RepoFacts): RunnerSpec;
   runners: readonly RunnerDef[];
   /**
+   * Run offline after the install, into the environment image (output discarded, failure ignored):
+   * makes the first test run in a fresh container as fast as a later one (Python's bytecode, Go's
+   * build cache). Must stay correct for any overlay a run adds (content-checked caches only).
+   */
+  warm?: string;
+  /**
    * Compiled languages: which tests a test patch adds or changes, as a predicate on test results.
    * With it, tests of a unit that did not build at base and that the patch did not touch are
    * reported as not judged (classification's changedTest).

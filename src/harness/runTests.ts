@@ -62,6 +62,17 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
   };
 }
 
+/**
+ * Starts the container of a coming `runTests` with these options now (see Sandbox.prewarm): the
+ * run then costs the test command and little more. Returns its release (no-op when the sandbox
+ * cannot pre-warm, or nothing would run).
+ */
+export function prewarmTests(sandbox: Pick<Sandbox, 'prewarm'>, opts: Omit<RunTestsOptions, 'signal'>): () => Promise<void> {
+  if (!sandbox.prewarm || opts.files.length === 0) return async () => undefined;
+  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR);
+  return sandbox.prewarm({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits });
+}
+
 function cleanName(name: string | undefined): string | undefined {
   if (!name) return undefined;
   let n = name.trim();

@@ -1,5 +1,5 @@
 import { environmentDefaults } from './environmentDefaults.js';
-import { INSTALL_NOTES, manifestPaths, type RepoFacts } from '../ecosystems/index.js';
+import { ecosystemOfRunner, INSTALL_NOTES, manifestPaths, type RepoFacts } from '../ecosystems/index.js';
 import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
 import { detectRunner, runnerFromCommand } from '../harness/runners.js';
@@ -22,6 +22,8 @@ export interface RepoContext {
   /** What env was built from, to build another side's environment the same way. */
   baseImage: string;
   install: string;
+  /** The runner's ecosystem's warm-up (EnvironmentSpec.warm). */
+  warm?: string;
   /** Whose package cache installs share (see EnvironmentSpec.cacheScope). */
   cacheScope?: string;
   /** What the install's fallback did, when it had to (no registry answered). */
@@ -59,10 +61,11 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
   const cacheScope = input.cacheScope;
-  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
+  const warm = ecosystemOfRunner(runner).warm;
+  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
   const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
   for (const n of installNotes) progress.step(n);
-  return { repo, base, env, runner, config, files, baseImage, install: installCmd, installNotes, ...(cacheScope ? { cacheScope } : {}) };
+  return { repo, base, env, runner, config, files, baseImage, install: installCmd, ...(warm ? { warm } : {}), installNotes, ...(cacheScope ? { cacheScope } : {}) };
 }
 
 /** What an install's fallback recorded (air-gapped: installed from what the image holds), one note a line. */

@@ -2,7 +2,7 @@ import { coverageOfValidation, type CoverageRequest } from '../coverage/forValid
 import type { ChangeCoverage } from '../coverage/measure.js';
 import { ecosystemOfRunner } from '../ecosystems/index.js';
 import { compareRuns, relativeTo } from '../harness/classify.js';
-import { filesTouchedByPatch, runTests } from '../harness/runTests.js';
+import { filesTouchedByPatch, prewarmTests, runTests } from '../harness/runTests.js';
 import type { RunResult, Verdict } from '../harness/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
@@ -67,6 +67,16 @@ export interface ValidationResult extends Verdict {
 }
 
 export async function validate(sandbox: Sandbox, input: ValidateInput, progress: Progress = silentProgress): Promise<ValidationResult> {
+  // Pre-warmed containers no run took (the validation failed first, or the head's test patch needed re-applying) go at the end.
+  const releases: Array<() => Promise<void>> = [];
+  try {
+    return await validateWith(sandbox, input, progress, releases);
+  } finally {
+    await Promise.all(releases.map((r) => r()));
+  }
+}
+
+async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Progress, releases: Array<() => Promise<void>>): Promise<ValidationResult> {
   if (!input.head === !input.fixPatch) throw new SwtError('BAD_INPUT', 'give exactly one of a head revision or a fix patch');
   const started = Date.now();
   // A touched snapshot or fixture runs the test files that own it, never itself.
@@ -80,12 +90,18 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const head = input.head ? await resolveRev(ctx.repo, input.head) : null;
   const warnings: string[] = [...ctx.installNotes, ...targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`)];
   const fixedCode: RepoState = head ? { rev: head, patches: [], patchNames: [] } : { rev: ctx.base, patches: [input.fixPatch!], patchNames: ['fix patch'] };
-  const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
-  const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
   const opts = { reruns: input.reruns ?? ctx.config.reruns, limits: decided.limits, ...(input.signal ? { signal: input.signal } : {}) };
+  // The first runs' containers start while the steps before them work (head's with the test patch as given).
+  const warm = (env: Environment, state: RepoState, runFiles: string[]) =>
+    releases.push(prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: decided.limits }));
+  warm(ctx.env, baseState, files);
+  warm(ctx.env, { rev: ctx.base, patches: [] }, files.filter((f) => ctx.files.includes(f)));
   const headEnv = await fixedEnvironment(sandbox, ctx, fixedCode, progress);
+  warm(headEnv.env, { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] }, files);
+  const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
+  const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
   const existing = await touchedFilesThatExist(ctx, fixedCode, files);
   if (headTests.contained) {
     const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => (p.newFileName ?? '').replace(/^b\//, '')));
@@ -139,7 +155,7 @@ async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: R
   if (manifests.length === 0 || !ctx.install.trim()) return { env: ctx.env, manifests };
   progress.step(`environment for the fixed code (${manifests.join(', ')} changed)`);
   const env = await sandbox.ensureEnvironment(
-    { repo: ctx.repo, rev: fixedCode.rev, patches: fixedCode.patches, baseImage: ctx.baseImage, install: ctx.install, ...(ctx.cacheScope ? { cacheScope: ctx.cacheScope } : {}) },
+    { repo: ctx.repo, rev: fixedCode.rev, patches: fixedCode.patches, baseImage: ctx.baseImage, install: ctx.install, ...(ctx.warm ? { warm: ctx.warm } : {}), ...(ctx.cacheScope ? { cacheScope: ctx.cacheScope } : {}) },
     (m) => progress.step(m),
   );
   return { env, manifests };

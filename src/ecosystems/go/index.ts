@@ -56,11 +56,16 @@ export const go: Ecosystem = {
     return {
       image: `golang:${version}`,
       // Air-gapped (no proxy answers), tests still build from the modules the image holds; say so instead of failing.
-      install: `go mod download || ${installNote('go mod download failed (no module proxy answered?): the tests build only with the modules the image already holds')}`,
+      // With a package cache ($SWT_PKG_CACHE), what was downloaded goes there for the next install (a GOPROXY layout).
+      install:
+        `go mod download || ${installNote('go mod download failed (no module proxy answered?): the tests build only with the modules the image already holds')}` +
+        '; [ -z "$SWT_PKG_CACHE" ] || { mkdir -p "$SWT_PKG_CACHE/go" && cp -a "$(go env GOMODCACHE)/cache/download/." "$SWT_PKG_CACHE/go/"; } 2>/dev/null || true',
     };
   },
   defaultRunner: () => ({ kind: 'go-test', template: 'go test {files}' }),
   runners: [goTest],
+  // Every package and test binary compiled once into the image's build cache (content-addressed).
+  warm: "go test -count=1 -vet=off -run '^$' ./...",
   changedTests(testPatch) {
     const changed = changedGoTests(testPatch);
     return (t) => isChangedGoTest(t, changed);

@@ -45,6 +45,8 @@ export const python: Ecosystem = {
   },
   defaultRunner: () => ({ kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' }),
   runners: [pytest],
+  // checked-hash: a run's overlaid file of the same size and mtime is still recompiled.
+  warm: 'python3 -m compileall -q -j 0 --invalidation-mode checked-hash .',
   registries: REGISTRIES.python,
   coverage: { counter: 'python-trace' },
 };
