@@ -49,7 +49,7 @@ async function goProject(root: string): Promise<BenchProject> {
     'diff --git a/clampx.go b/clampx.go',
     '--- a/clampx.go',
     '+++ b/clampx.go',
-    '@@ -5,5 +5,8 @@ func Clamp(x, lo, hi int) int {',
+    '@@ -6,4 +6,7 @@ func Clamp(x, lo, hi int) int {',
     ' \t\treturn lo',
     ' \t}',
     '+\tif x > hi {',

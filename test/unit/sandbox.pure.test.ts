@@ -191,7 +191,7 @@ describe('limits → HostConfig', () => {
         { Name: 'nofile', Soft: 8192, Hard: 8192 },
         { Name: 'fsize', Soft: DEFAULT_LIMITS.diskBytes, Hard: DEFAULT_LIMITS.diskBytes },
       ],
-      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${256 * 1024 ** 2},nr_inodes=${DEFAULT_LIMITS.diskBytes / (16 * 1024)},mode=1777` },
+      Tmpfs: { '/tmp': `rw,exec,nosuid,nodev,size=${256 * 1024 ** 2},nr_inodes=${DEFAULT_LIMITS.diskBytes / (16 * 1024)},mode=1777` },
     });
     expect(hc.StorageOpt).toBeUndefined();
     expect(hc.Mounts).toBeUndefined();

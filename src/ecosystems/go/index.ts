@@ -64,8 +64,13 @@ export const go: Ecosystem = {
   },
   defaultRunner: () => ({ kind: 'go-test', template: 'go test {files}' }),
   runners: [goTest],
-  // Every package and test binary compiled once into the image's build cache (content-addressed).
-  warm: "go test -count=1 -vet=off -run '^$' ./...",
+  // Every package the module and its tests import (the standard library included: it is not
+  // shipped compiled) and every test binary, compiled once into the image's build cache
+  // (content-addressed). With a package cache, the build cache starts from and goes back to it.
+  warm:
+    '[ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/go-build" ] || { mkdir -p "$(go env GOCACHE)" && cp -a "$SWT_PKG_CACHE/go-build/." "$(go env GOCACHE)/"; }; ' +
+    "go build all; go test -count=1 -vet=off -run '^$' ./...; " +
+    '[ -z "$SWT_PKG_CACHE" ] || { mkdir -p "$SWT_PKG_CACHE/go-build" && cp -a "$(go env GOCACHE)/." "$SWT_PKG_CACHE/go-build/"; }',
   changedTests(testPatch) {
     const changed = changedGoTests(testPatch);
     return (t) => isChangedGoTest(t, changed);
