@@ -6,7 +6,7 @@
  */
 import type { Octokit } from '@octokit/rest';
 import { isBotAccount } from './decide.js';
-import { markerOf, type Annotation, type MarkerKind } from './render.js';
+import { CHECK_TEXT_LIMIT, clipText, COMMENT_LIMIT, markerOf, type Annotation, type MarkerKind } from './render.js';
 
 import type { RepoRef } from '../repo/cache.js';
 
@@ -40,6 +40,8 @@ export interface PullData {
   fork: boolean;
   additions: number;
   deletions: number;
+  /** GitHub's `updated_at` (ms): a push sets it, so it bounds when the head appeared by GitHub's own clock. */
+  updatedAt?: number;
 }
 
 export type CheckStatus = 'queued' | 'in_progress' | 'completed';
@@ -66,7 +68,6 @@ export interface DraftPullRequest {
 export interface GitHubPort {
   getIssue(r: RepoRef, n: number): Promise<IssueData>;
   getPull(r: RepoRef, n: number): Promise<PullData>;
-  listPullFiles(r: RepoRef, n: number): Promise<string[]>;
   /** Issues GitHub itself links as closed by the PR (GraphQL `closingIssuesReferences`). */
   closingIssues(r: RepoRef, n: number): Promise<number[]>;
   defaultBranch(r: RepoRef): Promise<{ branch: string; sha: string }>;
@@ -92,6 +93,7 @@ export interface RawPull {
   base: { sha: string; ref: string; repo: { full_name: string } };
   additions?: number;
   deletions?: number;
+  updated_at?: string;
 }
 
 export function pullDataOf(data: RawPull): PullData {
@@ -107,6 +109,7 @@ export function pullDataOf(data: RawPull): PullData {
     fork: headRepo === null || headRepo.toLowerCase() !== data.base.repo.full_name.toLowerCase(),
     additions: data.additions ?? 0,
     deletions: data.deletions ?? 0,
+    ...(data.updated_at && Number.isFinite(Date.parse(data.updated_at)) ? { updatedAt: Date.parse(data.updated_at) } : {}),
   };
 }
 
@@ -178,11 +181,6 @@ export class OctokitPort implements GitHubPort {
     return pullDataOf(data);
   }
 
-  async listPullFiles(r: RepoRef, n: number): Promise<string[]> {
-    const files = await this.#o.paginate(this.#o.rest.pulls.listFiles, { ...r, pull_number: n, per_page: 100 });
-    return files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename]));
-  }
-
   async closingIssues(r: RepoRef, n: number): Promise<number[]> {
     const res = await this.#o.graphql<{
       repository: { pullRequest: { closingIssuesReferences: { nodes: Array<{ number: number; repository: { nameWithOwner: string } }> } } | null } | null;
@@ -212,8 +210,10 @@ export class OctokitPort implements GitHubPort {
     return this.#gitToken();
   }
 
-  async upsertComment(r: RepoRef, n: number, kind: MarkerKind, body: string): Promise<{ id: number; created: boolean }> {
+  async upsertComment(r: RepoRef, n: number, kind: MarkerKind, text: string): Promise<{ id: number; created: boolean }> {
     const key = `${r.owner}/${r.repo}#${n}:${kind}`;
+    // GitHub refuses longer comments, and the job would fail on every attempt.
+    const body = clipText(text, COMMENT_LIMIT);
     return commentLocks.run(key, async () => {
       let id = this.#commentIds.get(key) ?? (await this.#findComment(r, n, kind));
       if (id !== undefined) {
@@ -227,16 +227,44 @@ export class OctokitPort implements GitHubPort {
           this.#commentIds.delete(key);
         }
       }
-      const { data } = await this.#o.rest.issues.createComment({ ...r, issue_number: n, body });
-      id = data.id;
+      id = await this.#createOnce(r, n, kind, body);
       this.#commentIds.set(key, id);
       return { id, created: true };
     });
   }
 
+  /**
+   * A POST that fails with a 5xx or no answer may have created the comment all the same: it is
+   * not retried blindly (Octokit's retry would post it twice) but looked for by its marker first.
+   */
+  async #createOnce(r: RepoRef, n: number, kind: MarkerKind, body: string): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { data } = await this.#o.rest.issues.createComment({ ...r, issue_number: n, body, request: { retries: 0 } });
+        return data.id;
+      } catch (e) {
+        const status = (e as { status?: number }).status;
+        if (status !== undefined && status < 500) throw e;
+        const found = await this.#findOwn(r, n, kind);
+        if (found) {
+          // It was created: make sure it holds this body (it does, unless another writer raced us).
+          if (found.body !== body) await this.#o.rest.issues.updateComment({ ...r, comment_id: found.id, body });
+          return found.id;
+        }
+        if (attempt >= 3) throw e;
+        await new Promise((res) => setTimeout(res, 500 * attempt));
+      }
+    }
+  }
+
   async #findComment(r: RepoRef, n: number, kind: MarkerKind): Promise<number | undefined> {
+    return (await this.#findOwn(r, n, kind))?.id;
+  }
+
+  async #findOwn(r: RepoRef, n: number, kind: MarkerKind): Promise<{ id: number; body: string } | undefined> {
     const comments = await this.#o.paginate(this.#o.rest.issues.listComments, { ...r, issue_number: n, per_page: 100 });
-    return comments.find((c) => this.#own(c as { user: { login: string; type: string } | null }) && markerOf(c.body) === kind)?.id;
+    const c = comments.find((x) => this.#own(x as { user: { login: string; type: string } | null }) && markerOf(x.body) === kind);
+    return c ? { id: c.id, body: c.body ?? '' } : undefined;
   }
 
   async setLabels(r: RepoRef, n: number, change: { add: string[]; remove: string[] }): Promise<void> {
@@ -282,11 +310,16 @@ export class OctokitPort implements GitHubPort {
   }
 }
 
+/** A check run's texts within GitHub's limits (it refuses the whole update otherwise). */
+function clipOutput(o: NonNullable<CheckRunFields['output']>): NonNullable<CheckRunFields['output']> {
+  return { ...o, title: o.title.slice(0, 255), summary: clipText(o.summary, CHECK_TEXT_LIMIT), ...(o.text !== undefined ? { text: clipText(o.text, CHECK_TEXT_LIMIT) } : {}) };
+}
+
 function checkFields(f: CheckRunFields) {
   return {
     ...(f.status ? { status: f.status } : {}),
     ...(f.conclusion ? { conclusion: f.conclusion, completed_at: new Date().toISOString() } : {}),
-    ...(f.output ? { output: f.output as { title: string; summary: string; text?: string; annotations?: never[] } } : {}),
+    ...(f.output ? { output: clipOutput(f.output) as { title: string; summary: string; text?: string; annotations?: never[] } } : {}),
     ...(f.actions ? { actions: f.actions as Array<{ label: string; description: string; identifier: string }> } : {}),
     ...(f.detailsUrl ? { details_url: f.detailsUrl } : {}),
   };

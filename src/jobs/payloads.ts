@@ -39,8 +39,10 @@ export interface Target {
   installationId?: number;
 }
 
-export type AckPayload = Traced &
-  (
+export type AckPayload = Traced & {
+  /** Who caused it (the webhook's sender): the per-author rate limit counts them. */
+  sender?: string;
+} & (
   | { type: 'issue'; target: Target; issue: number; config: RepoConfig; force?: string }
   | {
       type: 'pr';
@@ -49,8 +51,11 @@ export type AckPayload = Traced &
       config: RepoConfig;
       /** The PR as the webhook showed it (saves a request); fetched when absent. */
       pull?: PullData;
-      /** A maintainer asked (`/swt validate`): a fork's manifest changes are approved. */
-      approved?: boolean;
+      /**
+       * A maintainer asked (`/swt validate [<sha>]`): the head it names, or else the head seen before
+       * the comment was written (`at`, ms), is approved to install; a later push is not.
+       */
+      approval?: { at: number; sha?: string; by: string };
       /** A re-run: a fresh job even for a head already checked. */
       force?: string;
       /** The config is invalid: say so on the check and stop. */
@@ -84,6 +89,8 @@ export interface ValidatePayload extends Traced {
   config: RepoConfig;
   headSha: string;
   issues: number[];
+  /** Linked issues past SWT_MAX_LINKED_ISSUES, named on the check and not run. */
+  linksLeftOut?: number[];
   checkRunId: number;
 }
 
