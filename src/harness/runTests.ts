@@ -4,7 +4,7 @@ import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox
 import { SwtError } from '../util/errors.js';
 import { parseRunReports } from './parsers/index.js';
 import { tail } from './parsers/common.js';
-import { buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand } from './runners.js';
+import { buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, type TestSelection } from './runners.js';
 import { isTestFile } from './testFiles.js';
 import type { RunnerSpec, RunResult } from './types.js';
 
@@ -19,6 +19,8 @@ export interface RunTestsOptions {
   /** Repository-relative test files to run. */
   files: string[];
   limits?: Partial<ResourceLimits>;
+  /** Run only these tests of their files, each file in its own invocation (confirmation reruns). */
+  tests?: TestSelection;
   /** Stops the run when aborted (SwtError('CANCELLED')). */
   signal?: AbortSignal;
 }
@@ -30,7 +32,7 @@ export interface RunTestsOptions {
  */
 export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOptions): Promise<RunResult> {
   if (opts.files.length === 0) throw new SwtError('NO_TEST_FILES', 'There are no test files to run');
-  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR);
+  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR, opts.tests);
   const outcome = await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
   const parsed = parseRunReports(opts.runner, {
     files: opts.files,
@@ -41,6 +43,7 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
     oomKilled: outcome.oomKilled,
     diskLimit: outcome.diskLimit,
     root: SANDBOX_ROOT,
+    ...(opts.tests ? { perFile: true } : {}),
   });
   if (!parsed.reportFound && !outcome.timedOut && !outcome.oomKilled && !outcome.diskLimit) {
     const why = missingTestCommand(outcome);

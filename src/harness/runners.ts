@@ -47,9 +47,9 @@ export function runsPerFile(spec: RunnerSpec): boolean {
 }
 
 /** The report file names a run of `files` leaves under the out dir, in file order when per file. */
-export function reportNames(spec: RunnerSpec, fileCount: number): string[] {
+export function reportNames(spec: RunnerSpec, fileCount: number, perFile: boolean = runsPerFile(spec)): string[] {
   const base = runnerDef(spec.kind).def.reportFile;
-  if (!runsPerFile(spec) || fileCount === 0) return [base];
+  if (!perFile || fileCount === 0) return [base];
   const dot = base.lastIndexOf('.');
   return Array.from({ length: fileCount }, (_, i) => `${base.slice(0, dot)}-${i}${base.slice(dot)}`);
 }
@@ -71,18 +71,31 @@ export function reporterInstall(spec: RunnerSpec, outDir: string = DEFAULT_OUT_D
  * (see reportNames). `{files}` in the template is replaced by the quoted files, with the
  * reporter options just before them; a template without `{files}` gets both appended.
  */
-export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR): string {
+export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR, tests?: TestSelection): string {
   if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
   const { def } = runnerDef(spec.kind);
   const out = outDirOf(outDir);
   const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${reporterInstall(spec, out)}`;
-  const reports = reportNames(spec, files.length);
-  if (!runsPerFile(spec) || files.length === 0) {
+  const perFile = !!tests || runsPerFile(spec);
+  const reports = reportNames(spec, files.length, perFile);
+  if (!perFile || files.length === 0) {
     const cmd = def.command(spec, files, out, reports[0]);
     return `${mkdir} ${def.exits ? `( ${cmd} )` : cmd}`;
   }
-  const runs = files.map((f, i) => `( ${def.command(spec, [f], out, reports[i])} ) || rc=$?;`);
+  const one = (f: string, i: number) => {
+    const ids = tests?.[f];
+    return ids?.length && def.commandForTests ? def.commandForTests(spec, f, ids, out, reports[i]) : def.command(spec, [f], out, reports[i]);
+  };
+  const runs = files.map((f, i) => `( ${one(f, i)} ) || rc=$?;`);
   return `${mkdir} rc=0; ${runs.join(' ')} exit $rc`;
+}
+
+/** Tests to run, by file (ids as the runner's report gives them): a file absent from it runs whole. */
+export type TestSelection = Readonly<Record<string, readonly string[]>>;
+
+/** Whether the runner can run chosen tests of a file without the rest (see RunnerDef.commandForTests). */
+export function selectsTests(spec: RunnerSpec): boolean {
+  return !!runnerDef(spec.kind).def.commandForTests;
 }
 
 const NOT_FOUND_PATTERNS: RegExp[] = [

@@ -1,6 +1,7 @@
 import { coverageOfValidation, type CoverageRequest } from '../coverage/forValidation.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
-import { compareRuns, relativeTo } from '../harness/classify.js';
+import { compareRuns, fileOfId, movingTests, relativeTo, type TargetedRuns } from '../harness/classify.js';
+import { selectsTests, type TestSelection } from '../harness/runners.js';
 import { filesTouchedByPatch, runTests } from '../harness/runTests.js';
 import type { RunResult, Verdict } from '../harness/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
@@ -21,6 +22,10 @@ export interface ValidateInput extends ContextInput {
   testPatch: string;
   /** Extra runs per side; a test whose outcome changes on the same code is flaky. */
   reruns?: number;
+  /** Reruns of every test that moved (not P2P) on both sides, to confirm it (default: the config's, 2; 0 = off). */
+  confirm?: number;
+  /** Tests seen flaky on this repository before: confirmed first and labelled. */
+  knownFlaky?: readonly string[];
   limits?: Partial<ResourceLimits>;
   /** Also measure change coverage ΔC of the tests, in extra runs. */
   coverage?: CoverageRequest;
@@ -52,6 +57,8 @@ export interface ValidationResult extends Verdict {
   /** Limits asked for (by `.github/swt.yml` or the caller) above the operator's ceilings, and lowered to them. */
   limitsCapped: CappedNote[];
   runs: { base: RunResult[]; head: RunResult[] };
+  /** The reruns that confirmed the tests that moved (absent: none moved, or confirmation is off). */
+  confirmation?: { rounds: number; tests: string[]; alone: boolean; runs: { base: RunResult[]; head: RunResult[] } };
   /**
    * The touched test files run without the test patch on both sides, when they exist there: what the
    * repository's own tests (and the fix PR's) already do. Null when every touched file is new.
@@ -83,7 +90,13 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
-  const opts = { reruns: input.reruns ?? ctx.config.reruns, limits: decided.limits, ...(input.signal ? { signal: input.signal } : {}) };
+  const opts = {
+    reruns: input.reruns ?? ctx.config.reruns,
+    confirm: input.confirm ?? ctx.config.confirm ?? DEFAULT_CONFIRM_RUNS,
+    knownFlaky: input.knownFlaky ?? [],
+    limits: decided.limits,
+    ...(input.signal ? { signal: input.signal } : {}),
+  };
   const headEnv = await fixedEnvironment(sandbox, ctx, fixedCode, progress);
   const existing = await touchedFilesThatExist(ctx, fixedCode, files);
   if (headTests.contained) {
@@ -96,7 +109,7 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     : fixedCode;
   const envs = { base: ctx.env, head: headEnv.env };
   const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs }, existing, opts, progress);
-  const withTests = compareRuns(runs.base, runs.head);
+  const withTests = labelKnown(compareRuns(runs.base, runs.head, runs.confirm), opts.knownFlaky);
   const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
   const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;
   if (input.coverage) progress.step('measuring change coverage (extra runs with line counting)');
@@ -116,11 +129,21 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     environment: { ...summary(ctx.env), base: summary(ctx.env), head: { ...summary(headEnv.env), own: headEnv.env !== ctx.env, manifests: headEnv.manifests } },
     limitsCapped: decided.capped,
     runs: { base: runs.base, head: runs.head },
+    ...(runs.confirm ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, runs: { base: runs.confirm.base, head: runs.confirm.head } } } : {}),
     baseline,
     warnings,
     ...coverage,
     durationMs: Date.now() - started,
   };
+}
+
+/** Confirmation reruns per side when neither the caller nor `.github/swt.yml` says. */
+export const DEFAULT_CONFIRM_RUNS = 2;
+
+function labelKnown(v: Verdict, known: readonly string[]): Verdict {
+  if (known.length === 0) return v;
+  const seen = new Set(known);
+  return { ...v, tests: v.tests.map((t) => (seen.has(t.id) ? { ...t, knownFlaky: true } : t)) };
 }
 
 function summary(env: Environment): EnvironmentSummary {
@@ -179,23 +202,26 @@ const NO_RUN: RunResult = { tests: [], fileErrors: [], timedOut: false, exitCode
 
 /**
  * Base and head with the tests (reruns one after another on each side) run side by side, with the
- * touched files' baseline at base when they exist there. The baseline at head runs only when it can
- * change the verdict: the head already holds the tests, a test fails at base without them, or a
- * test breaks (P2F) with them.
+ * touched files' baseline at base when they exist there. Then, side by side again: the tests that
+ * moved (movingTests) rerun `confirm` times on both sides, alone when the runner can select them,
+ * else with their file; and the baseline at head, which runs only when it can change the verdict:
+ * the head already holds the tests, a test fails at base without them, or a test breaks (P2F) with them.
  */
 export async function runSides(
   sandbox: Sandbox,
   ctx: RepoContext,
   withTests: { base: RepoState; head: RepoState; files: string[]; headBaseline: RepoState; headHoldsTests: boolean; envs?: { base: Environment; head: Environment } },
   existing: { base: string[]; head: string[] },
-  opts: { reruns?: number; limits?: Partial<ResourceLimits>; signal?: AbortSignal },
+  opts: { reruns?: number; confirm?: number; knownFlaky?: readonly string[]; limits?: Partial<ResourceLimits>; signal?: AbortSignal },
   progress: Progress,
-): Promise<{ base: RunResult[]; head: RunResult[]; baseline?: { base: RunResult; head: RunResult } }> {
+): Promise<{ base: RunResult[]; head: RunResult[]; baseline?: { base: RunResult; head: RunResult }; confirm?: TargetedRuns }> {
   const rounds = 1 + Math.max(0, opts.reruns ?? 0);
   // Each side runs in its own environment: head's when its manifests changed (baselines too).
   const envOf = { base: withTests.envs?.base ?? ctx.env, head: withTests.envs?.head ?? ctx.env };
-  const run = (name: 'base' | 'head', state: RepoState, files: string[]) =>
-    files.length ? runTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) }) : Promise.resolve(NO_RUN);
+  const run = (name: 'base' | 'head', state: RepoState, files: string[], tests?: TestSelection) =>
+    files.length
+      ? runTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits, ...(tests ? { tests } : {}), ...(opts.signal ? { signal: opts.signal } : {}) })
+      : Promise.resolve(NO_RUN);
   const side = async (name: 'base' | 'head', state: RepoState) => {
     const results: RunResult[] = [];
     for (let i = 0; i < rounds; i++) {
@@ -205,25 +231,72 @@ export async function runSides(
     return results;
   };
   const needBaseline = existing.base.length > 0 || existing.head.length > 0;
-  // allSettled: when one run fails, the others still finish and remove their containers first.
-  const settled = await Promise.allSettled([
+  const [base, head, baselineBase] = await settledAll([
     side('base', withTests.base),
     side('head', withTests.head),
     needBaseline ? run('base', { rev: withTests.base.rev, patches: [] }, existing.base) : Promise.resolve(NO_RUN),
   ] as const);
-  for (const r of settled) if (r.status === 'rejected') throw r.reason;
-  const [base, head, baselineBase] = settled.map((r) => (r as PromiseFulfilledResult<RunResult[] | RunResult>).value) as [RunResult[], RunResult[], RunResult];
-  if (!needBaseline) return { base, head };
   const withVerdict = compareRuns(base, head);
-  const failsAtBaseWithout = baselineBase.tests.some((t) => t.outcome !== 'passed') || baselineBase.fileErrors.length > 0;
-  // A test absent at base even with the tests applied comes from the head's code (the PR's own tests).
-  const fromHead = withVerdict.tests.some((t) => t.baseFailure?.kind === 'missing');
-  const needHead = withTests.headHoldsTests || failsAtBaseWithout || fromHead || withVerdict.tests.some((t) => t.transition === 'P2F');
-  if (!needHead) {
-    // Nothing fails at base without the tests, nothing breaks with them and nothing comes from the
-    // head alone: no baseline transition could match a counted one, so the head side cannot change the verdict.
-    return { base, head };
+
+  const confirmRounds = Math.max(0, opts.confirm ?? 0);
+  const moving = confirmRounds ? movingTests(withVerdict).map((t) => t.id) : [];
+  const known = new Set(opts.knownFlaky ?? []);
+  // Known flaky tests first: their reruns start (and their files run) before the others'.
+  moving.sort((a, b) => Number(known.has(b)) - Number(known.has(a)));
+  const alone = selectsTests(ctx.runner);
+  const confirmSide = async (name: 'base' | 'head', state: RepoState, runs: RunResult[]) => {
+    const sel = selectionOf(moving, runs, withTests.files);
+    const results: RunResult[] = [];
+    for (let i = 0; i < confirmRounds && sel.files.length; i++) {
+      progress.step(`confirming ${moving.length} test(s) that moved on ${name} (${i + 1}/${confirmRounds})`);
+      results.push(await run(name, state, sel.files, sel.tests));
+    }
+    return results;
+  };
+
+  let needHead = false;
+  if (needBaseline) {
+    const failsAtBaseWithout = baselineBase.tests.some((t) => t.outcome !== 'passed') || baselineBase.fileErrors.length > 0;
+    // A test absent at base even with the tests applied comes from the head's code (the PR's own tests).
+    const fromHead = withVerdict.tests.some((t) => t.baseFailure?.kind === 'missing');
+    // Otherwise nothing fails at base without the tests, nothing breaks with them and nothing comes
+    // from the head alone: no baseline transition could match a counted one, so the head side cannot change the verdict.
+    needHead = withTests.headHoldsTests || failsAtBaseWithout || fromHead || withVerdict.tests.some((t) => t.transition === 'P2F');
   }
-  progress.step('running the touched files without the tests at head (baseline)');
-  return { base, head, baseline: { base: baselineBase, head: await run('head', withTests.headBaseline, existing.head) } };
+  if (needHead) progress.step('running the touched files without the tests at head (baseline)');
+  const [confirmBase, confirmHead, baselineHead] = await settledAll([
+    confirmSide('base', withTests.base, base),
+    confirmSide('head', withTests.head, head),
+    needHead ? run('head', withTests.headBaseline, existing.head) : Promise.resolve(NO_RUN),
+  ] as const);
+  const confirm: TargetedRuns | undefined = moving.length ? { base: confirmBase, head: confirmHead, ids: moving, alone } : undefined;
+  return { base, head, ...(needHead ? { baseline: { base: baselineBase, head: baselineHead } } : {}), ...(confirm ? { confirm } : {}) };
+}
+
+/** allSettled, then the first rejection: when one run fails, the others still finish and remove their containers first. */
+async function settledAll<T extends readonly unknown[]>(ps: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(ps);
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/**
+ * What a side reruns to confirm `ids`: the files they belong to, and in each the ids this side's
+ * runs reported (a test the side never reported would only make the runner refuse the others). A
+ * file whose failure has no test id (it did not load), or whose ids cannot go into a command, reruns whole.
+ */
+export function selectionOf(ids: readonly string[], runs: readonly RunResult[], files: readonly string[]): { files: string[]; tests: TestSelection } {
+  const requested = new Set(files);
+  const reported = new Set(runs.flatMap((r) => r.tests.map((t) => t.id)));
+  const tests: Record<string, string[]> = {};
+  const whole = new Set<string>();
+  for (const id of ids) {
+    const file = fileOfId(id);
+    if (!requested.has(file)) continue;
+    if (id === file || /[\u0000-\u001f\u007f]/.test(id)) whole.add(file);
+    else if (reported.has(id)) (tests[file] ??= []).push(id);
+  }
+  for (const f of whole) delete tests[f];
+  const chosen = files.filter((f) => whole.has(f) || tests[f]);
+  return { files: chosen, tests };
 }

@@ -22,6 +22,8 @@ export interface RunReportInput {
   diskLimit?: boolean;
   /** Repository root inside the run. */
   root?: string;
+  /** Each file ran in its own invocation with its own numbered report (also for runners that need not). */
+  perFile?: boolean;
 }
 
 export interface ParsedRun extends ParsedReport {
@@ -48,8 +50,8 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
   const { def } = runnerDef(spec.kind);
   const files = input.files.map(normalizeRel);
   const ctx = { files, root: input.root, output: input.output };
-  const names = reportNames(spec, files.length);
-  const perFile = runsPerFile(spec) && files.length > 0;
+  const perFile = (input.perFile ?? runsPerFile(spec)) && files.length > 0;
+  const names = reportNames(spec, files.length, perFile);
   let tests: TestResult[] = [];
   let fileErrors: FileError[] = [];
   const problems: string[] = [];
