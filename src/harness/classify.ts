@@ -187,6 +187,8 @@ function index(run: RunResult): Indexed {
   return { run, byId };
 }
 
+const UNOBSERVED = new Set<FailureKind>(['missing', 'timeout', 'disk']);
+
 type Observed = { value: PF; failure?: { kind: FailureKind; message?: string } };
 
 function outcomeIn(s: Subject, { run, byId }: Indexed): Observed {
@@ -211,8 +213,8 @@ function withMessage(kind: FailureKind, message?: string): { kind: FailureKind; 
 
 function judgeSide(s: Subject, runs: Indexed[], side: 'base' | 'head', reruns: Indexed[]): SideResult {
   const whole = runs.map((r) => outcomeIn(s, r));
-  // A rerun that did not report the test missed it in its selection: it says nothing.
-  const again = reruns.map((r) => outcomeIn(s, r)).filter((o) => o.failure?.kind !== 'missing');
+  // A rerun that did not report the test (its selection missed it, the reruns ran out of time) says nothing.
+  const again = reruns.map((r) => outcomeIn(s, r)).filter((o) => !UNOBSERVED.has(o.failure?.kind as FailureKind));
   const results = [...whole, ...again];
   const firstFailure = results.find((r) => r.failure)?.failure;
   const count = { runs: results.length, failed: results.filter((r) => r.value === 'fail').length };

@@ -47,9 +47,9 @@ export function runsPerFile(spec: RunnerSpec): boolean {
 }
 
 /** The report file names a run of `files` leaves under the out dir, in file order when per file. */
-export function reportNames(spec: RunnerSpec, fileCount: number, perFile: boolean = runsPerFile(spec)): string[] {
+export function reportNames(spec: RunnerSpec, fileCount: number): string[] {
   const base = runnerDef(spec.kind).def.reportFile;
-  if (!perFile || fileCount === 0) return [base];
+  if (!runsPerFile(spec) || fileCount === 0) return [base];
   const dot = base.lastIndexOf('.');
   return Array.from({ length: fileCount }, (_, i) => `${base.slice(0, dot)}-${i}${base.slice(dot)}`);
 }
@@ -71,27 +71,51 @@ export function reporterInstall(spec: RunnerSpec, outDir: string = DEFAULT_OUT_D
  * (see reportNames). `{files}` in the template is replaced by the quoted files, with the
  * reporter options just before them; a template without `{files}` gets both appended.
  */
-export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR, tests?: TestSelection): string {
+export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR): string {
   if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
   const { def } = runnerDef(spec.kind);
   const out = outDirOf(outDir);
   const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${reporterInstall(spec, out)}`;
-  const perFile = !!tests || runsPerFile(spec);
-  const reports = reportNames(spec, files.length, perFile);
-  if (!perFile || files.length === 0) {
+  const reports = reportNames(spec, files.length);
+  if (!runsPerFile(spec) || files.length === 0) {
     const cmd = def.command(spec, files, out, reports[0]);
     return `${mkdir} ${def.exits ? `( ${cmd} )` : cmd}`;
   }
-  const one = (f: string, i: number) => {
-    const ids = tests?.[f];
-    return ids?.length && def.commandForTests ? def.commandForTests(spec, f, ids, out, reports[i]) : def.command(spec, [f], out, reports[i]);
-  };
-  const runs = files.map((f, i) => `( ${one(f, i)} ) || rc=$?;`);
+  const runs = files.map((f, i) => `( ${def.command(spec, [f], out, reports[i])} ) || rc=$?;`);
   return `${mkdir} rc=0; ${runs.join(' ')} exit $rc`;
 }
 
-/** Tests to run, by file (ids as the runner's report gives them): a file absent from it runs whole. */
-export type TestSelection = Readonly<Record<string, readonly string[]>>;
+/** What a confirmation rerun runs in one invocation: chosen tests of a file, or (no ids) the whole file. */
+export interface RerunTarget {
+  file: string;
+  ids?: readonly string[];
+}
+
+/** The out dir of one rerun invocation: round `round`, target `i`. */
+export function rerunDir(outDir: string, round: number, i: number): string {
+  return `${outDirOf(outDir)}/c${round}-${i}`;
+}
+
+/**
+ * One shell command that runs every target `rounds` times, each in its own invocation with its
+ * own out dir (rerunDir) holding its reporter and its one report (reportNames(spec, 1)): a test
+ * alone in its process cannot be poisoned by a neighbour. A runner without `commandForTests`
+ * runs the target's whole file. Exits with the last failing invocation's code.
+ */
+export function buildRerunCommand(spec: RunnerSpec, targets: readonly RerunTarget[], rounds: number, outDir: string = DEFAULT_OUT_DIR): string {
+  if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
+  const { def } = runnerDef(spec.kind);
+  const report = reportNames(spec, 1)[0];
+  const parts: string[] = [];
+  for (let r = 0; r < rounds; r++) {
+    targets.forEach((t, i) => {
+      const dir = rerunDir(outDir, r, i);
+      const cmd = t.ids?.length && def.commandForTests ? def.commandForTests(spec, t.file, t.ids, dir, report) : def.command(spec, [t.file], dir, report);
+      parts.push(`mkdir -p ${shellQuote(dir)} 2>/dev/null;${reporterInstall(spec, dir)} ( ${cmd} ) || rc=$?;`);
+    });
+  }
+  return `rc=0; ${parts.join(' ')} exit $rc`;
+}
 
 /** Whether the runner can run chosen tests of a file without the rest (see RunnerDef.commandForTests). */
 export function selectsTests(spec: RunnerSpec): boolean {

@@ -1,8 +1,8 @@
 import { coverageOfValidation, type CoverageRequest } from '../coverage/forValidation.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
 import { compareRuns, fileOfId, movingTests, relativeTo, type TargetedRuns } from '../harness/classify.js';
-import { selectsTests, type TestSelection } from '../harness/runners.js';
-import { filesTouchedByPatch, runTests } from '../harness/runTests.js';
+import { selectsTests, type RerunTarget } from '../harness/runners.js';
+import { filesTouchedByPatch, rerunTests, runTests } from '../harness/runTests.js';
 import type { RunResult, Verdict } from '../harness/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
@@ -218,10 +218,8 @@ export async function runSides(
   const rounds = 1 + Math.max(0, opts.reruns ?? 0);
   // Each side runs in its own environment: head's when its manifests changed (baselines too).
   const envOf = { base: withTests.envs?.base ?? ctx.env, head: withTests.envs?.head ?? ctx.env };
-  const run = (name: 'base' | 'head', state: RepoState, files: string[], tests?: TestSelection) =>
-    files.length
-      ? runTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits, ...(tests ? { tests } : {}), ...(opts.signal ? { signal: opts.signal } : {}) })
-      : Promise.resolve(NO_RUN);
+  const run = (name: 'base' | 'head', state: RepoState, files: string[]) =>
+    files.length ? runTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) }) : Promise.resolve(NO_RUN);
   const side = async (name: 'base' | 'head', state: RepoState) => {
     const results: RunResult[] = [];
     for (let i = 0; i < rounds; i++) {
@@ -245,13 +243,10 @@ export async function runSides(
   moving.sort((a, b) => Number(known.has(b)) - Number(known.has(a)));
   const alone = selectsTests(ctx.runner);
   const confirmSide = async (name: 'base' | 'head', state: RepoState, runs: RunResult[]) => {
-    const sel = selectionOf(moving, runs, withTests.files);
-    const results: RunResult[] = [];
-    for (let i = 0; i < confirmRounds && sel.files.length; i++) {
-      progress.step(`confirming ${moving.length} test(s) that moved on ${name} (${i + 1}/${confirmRounds})`);
-      results.push(await run(name, state, sel.files, sel.tests));
-    }
-    return results;
+    const targets = rerunTargets(moving, runs, withTests.files, alone);
+    if (targets.length === 0) return [];
+    progress.step(`confirming ${moving.length} test(s) that moved on ${name} (${confirmRounds} more run${confirmRounds > 1 ? 's' : ''})`);
+    return rerunTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, targets, rounds: confirmRounds, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
   };
 
   let needHead = false;
@@ -281,22 +276,28 @@ async function settledAll<T extends readonly unknown[]>(ps: { [K in keyof T]: Pr
 }
 
 /**
- * What a side reruns to confirm `ids`: the files they belong to, and in each the ids this side's
- * runs reported (a test the side never reported would only make the runner refuse the others). A
- * file whose failure has no test id (it did not load), or whose ids cannot go into a command, reruns whole.
+ * What a side reruns to confirm `ids`, when the runner can select tests: each test that failed on
+ * this side alone in its own invocation (a neighbour may have poisoned it), the ones that passed
+ * together, one invocation per file. A test this side never reported is not asked for (the runner
+ * would refuse the others). A file whose failure has no test id (it did not load), an id that
+ * cannot go into a command, or a runner that cannot select: the whole file, once.
  */
-export function selectionOf(ids: readonly string[], runs: readonly RunResult[], files: readonly string[]): { files: string[]; tests: TestSelection } {
+export function rerunTargets(ids: readonly string[], runs: readonly RunResult[], files: readonly string[], alone: boolean): RerunTarget[] {
   const requested = new Set(files);
-  const reported = new Set(runs.flatMap((r) => r.tests.map((t) => t.id)));
-  const tests: Record<string, string[]> = {};
+  const seen = new Map<string, boolean>();
+  for (const r of runs) for (const t of r.tests) seen.set(t.id, (seen.get(t.id) ?? false) || t.outcome !== 'passed');
+  const single: RerunTarget[] = [];
+  const together = new Map<string, string[]>();
   const whole = new Set<string>();
   for (const id of ids) {
     const file = fileOfId(id);
     if (!requested.has(file)) continue;
-    if (id === file || /[\u0000-\u001f\u007f]/.test(id)) whole.add(file);
-    else if (reported.has(id)) (tests[file] ??= []).push(id);
+    const selectable = alone && id !== file && !/[\u0000-\u001f\u007f]/.test(id);
+    const failed = seen.get(id);
+    if (!selectable || runs.some((r) => r.fileErrors.some((e) => e.file === file))) whole.add(file);
+    else if (failed) single.push({ file, ids: [id] });
+    else if (failed === false) together.set(file, [...(together.get(file) ?? []), id]);
   }
-  for (const f of whole) delete tests[f];
-  const chosen = files.filter((f) => whole.has(f) || tests[f]);
-  return { files: chosen, tests };
+  const grouped = [...together].map(([file, group]) => ({ file, ids: group }));
+  return [...[...single, ...grouped].filter((t) => !whole.has(t.file)), ...[...whole].map((file) => ({ file }))];
 }

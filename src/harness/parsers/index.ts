@@ -22,8 +22,6 @@ export interface RunReportInput {
   diskLimit?: boolean;
   /** Repository root inside the run. */
   root?: string;
-  /** Each file ran in its own invocation with its own numbered report (also for runners that need not). */
-  perFile?: boolean;
 }
 
 export interface ParsedRun extends ParsedReport {
@@ -50,8 +48,8 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
   const { def } = runnerDef(spec.kind);
   const files = input.files.map(normalizeRel);
   const ctx = { files, root: input.root, output: input.output };
-  const perFile = (input.perFile ?? runsPerFile(spec)) && files.length > 0;
-  const names = reportNames(spec, files.length, perFile);
+  const names = reportNames(spec, files.length);
+  const perFile = runsPerFile(spec) && files.length > 0;
   let tests: TestResult[] = [];
   let fileErrors: FileError[] = [];
   const problems: string[] = [];
