@@ -128,6 +128,12 @@ export interface Ecosystem {
   /** The runner to use when nobody named one. */
   defaultRunner(facts: RepoFacts): RunnerSpec;
   runners: readonly RunnerDef[];
+  /**
+   * Compiled languages: which tests a test patch adds or changes, as a predicate on test results.
+   * With it, tests of a unit that did not build at base and that the patch did not touch are
+   * reported as not judged (classification's changedTest).
+   */
+  changedTests?(testPatch: string): (t: { id: string; file?: string }) => boolean;
   /** Registries its installs reach through the egress proxy (also in the default allowlist). */
   registries: readonly string[];
   coverage: CoverageSupport;

@@ -103,6 +103,13 @@ export interface ZeroShotPlusInput {
   language: string;
 }
 
+const LANGUAGE_NAMES: Record<string, string> = { python: 'Python', javascript: 'JavaScript', typescript: 'TypeScript', go: 'Go' };
+
+/** How a prompt names the language of the repository's tests (`go` → Go). */
+function languageName(language: string): string {
+  return LANGUAGE_NAMES[language] ?? language.charAt(0).toUpperCase() + language.slice(1);
+}
+
 /** The ZeroShotPlus prompt (paper Figs. 12–13), as one user message. */
 export function zeroShotPlusPrompt(input: ZeroShotPlusInput): string {
   const files = [...input.sources, ...input.tests].map(fileSection).join('\n');
@@ -119,7 +126,7 @@ ${files}
 Please generate test cases that check whether an implemented solution
 resolves the issue of the user (at the top, within <issue/> brackets).
 The test cases must fail on the current code because of the issue (an assertion or the exception the issue reports, not an import error) and pass once the issue is fixed.
-Tests are run with \`${input.testCommand}\`.
+Tests are ${input.language !== 'unknown' ? `written in ${languageName(input.language)} and ` : ''}run with \`${input.testCommand}\`.
 Present the test cases as a diff (custom format, explained below).
 
 ${CUSTOM_DIFF_EXPLANATION}

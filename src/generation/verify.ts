@@ -32,7 +32,8 @@ export interface Judgement {
 
 /** Errors that, raised by a test, mean the test itself is broken. */
 const OWN_ERRORS = new Set(['ImportError', 'ModuleNotFoundError', 'SyntaxError', 'IndentationError', 'TabError', 'NameError', 'ReferenceError']);
-const OWN_ERROR_TEXT = /fixture '[^']+' not found|Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b|No module named/;
+// `undefined: X` is Go's compiler naming something that does not exist (like a NameError).
+const OWN_ERROR_TEXT = /fixture '[^']+' not found|Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b|No module named|\bundefined: [\w.]+/;
 const MISSING_TEXT = /\b(missing|undefined|null|None|NoneType|no longer (has|have|returns?))\b/;
 /** Reading a property of nothing: how a missing value shows up when a test touches it. */
 const NOTHING_ACCESS = /^(TypeError|AttributeError)\b.*\b(undefined|null|None|NoneType)\b/m;

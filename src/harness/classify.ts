@@ -17,6 +17,9 @@
  *   a failure of the whole-file runs that every rerun alone passes is order dependent;
  * - S (success): at least one F2P and no test failing after the fix;
  *   likely correct: every test F2P or P2P, at least one F2P;
+ * - a test whose unit (a Go package) did not build at base, when the caller says which tests the
+ *   patch adds or changes and it is not one of them, is not judged: it failed with the build, not
+ *   for the issue;
  * - relative to a baseline (the same files run without the test patch, SWT-bench's
  *   get_resolution_success), tests whose transition the baseline already shows are pre-existing
  *   and do not count; a baseline F2P the patched run loses fails S.
@@ -49,13 +52,24 @@ interface Subject {
   file?: string;
 }
 
-export function compareRuns(base: RunResult[], head: RunResult[], confirm?: TargetedRuns): Verdict {
+export interface CompareOptions {
+  /**
+   * Which tests the test patch adds or changes (see Ecosystem.changedTests). Given, a test whose
+   * unit did not build at base and that the patch did not add or change is not judged.
+   */
+  changedTest?: (t: { id: string; file?: string }) => boolean;
+  /** Confirmation reruns of the tests that moved. */
+  confirm?: TargetedRuns;
+}
+
+export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareOptions = {}): Verdict {
   if (base.length === 0 || head.length === 0) {
     throw new SwtError('BAD_INPUT', `compareRuns needs at least one run on each side (got ${base.length} base, ${head.length} head)`);
   }
   const subjects = collectSubjects([...base, ...head]);
   const baseIdx = base.map(index);
   const headIdx = head.map(index);
+  const { confirm } = opts;
   const targeted = new Set(confirm?.ids ?? []);
   const extra = { base: (confirm?.base ?? []).map(index), head: (confirm?.head ?? []).map(index) };
   const tests: TestTransition[] = subjects.map((s) => {
@@ -76,6 +90,10 @@ export function compareRuns(base: RunResult[], head: RunResult[], confirm?: Targ
     if (b.count.runs > 1 || h.count.runs > 1) t.runs = { base: b.count, head: h.count };
     const poisoned = confirm?.alone ? (h.alonePasses ? head : b.alonePasses ? base : null) : null;
     if (poisoned) t.orderDependent = orderNote(s, poisoned);
+    const unbuilt = opts.changedTest && b.value === 'fail' ? buildFailureOf(s, base) : undefined;
+    if (unbuilt && !opts.changedTest!(s)) {
+      t.notJudged = `${unbuilt} did not build at base (another test the patch adds or changes does not compile there): only the tests the patch adds or changes are judged`;
+    }
     return t;
   });
   return verdictOf(tests);
@@ -120,9 +138,25 @@ export function reproduces(t: Pick<TestTransition, 'transition' | 'flaky'>): boo
   return t.transition === 'F2P' && !t.flaky;
 }
 
-/** The tests that decide: all but the pre-existing and the flaky ones. */
-export function judgedTests<T extends Pick<TestTransition, 'preexisting' | 'flaky'>>(v: { tests: readonly T[] }): T[] {
-  return v.tests.filter((t) => !t.preexisting && !t.flaky);
+/** The tests that decide: all but the pre-existing ones, the flaky ones and those not judged. */
+export function judgedTests<T extends Pick<TestTransition, 'preexisting' | 'flaky' | 'notJudged'>>(v: { tests: readonly T[] }): T[] {
+  return v.tests.filter((t) => !t.preexisting && !t.flaky && !t.notJudged);
+}
+
+function dirOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+/** The unit (as the ecosystem names it) whose build failure took this test down in some base run, if any. */
+function buildFailureOf(s: Subject, runs: RunResult[]): string | undefined {
+  const file = s.file ?? fileOfId(s.id);
+  for (const r of runs) {
+    if (r.tests.some((t) => t.id === s.id)) continue;
+    const hit = r.buildFailures?.find((b) => b.dir === dirOf(file));
+    if (hit) return hit.unit;
+  }
+  return undefined;
 }
 
 /** SWT-bench S: at least one F2P and no test failing after the fix (flaky ones aside). */
@@ -140,7 +174,7 @@ export function likelyCorrect(v: Pick<Verdict, 'tests'>): boolean {
 /** Judges `withTests` relative to `baseline`, the same files run without the test patch on both sides. */
 export function relativeTo(withTests: Verdict, baseline: Verdict): Verdict {
   const before = new Map(baseline.tests.filter((t) => !t.flaky).map((t) => [t.id, t.transition]));
-  const tests = withTests.tests.map((t) => (!t.flaky && before.get(t.id) === t.transition ? { ...t, preexisting: true } : t));
+  const tests = withTests.tests.map((t) => (!t.flaky && !t.notJudged && before.get(t.id) === t.transition ? { ...t, preexisting: true } : t));
   const v = verdictOf(tests);
   const kept = new Set(tests.filter(reproduces).map((t) => t.id));
   if (baseline.tests.some((t) => reproduces(t) && !kept.has(t.id))) v.success = v.likelyCorrect = false;

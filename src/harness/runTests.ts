@@ -55,6 +55,7 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
     fileErrors: parsed.fileErrors,
     timedOut: outcome.timedOut,
     ...(outcome.diskLimit ? { diskLimit: true } : {}),
+    ...(parsed.buildFailures ? { buildFailures: parsed.buildFailures } : {}),
     exitCode: outcome.exitCode,
     output: tail(outcome.output ?? '', OUTPUT_TAIL_CHARS),
     durationMs: outcome.durationMs,

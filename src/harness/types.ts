@@ -1,4 +1,5 @@
 /** Results of one test run, normalised across every ecosystem's runners. */
+import type { BuildFailure } from '../ecosystems/types.js';
 
 export type Outcome = 'passed' | 'failed' | 'skipped';
 
@@ -33,6 +34,8 @@ export interface RunResult {
   /** Killed for writing past its disk limit. */
   diskLimit?: boolean;
   exitCode: number | null;
+  /** Compiled languages: units whose tests did not build in this run (every test in them failed with the build). */
+  buildFailures?: BuildFailure[];
   /** Combined output, trimmed to a bounded tail. */
   output: string;
   durationMs: number;
@@ -53,6 +56,12 @@ export interface TestTransition {
    * shown, but not counted for S or the fix filter.
    */
   preexisting?: boolean;
+  /**
+   * Not judged, with the reason: its unit (a Go package) did not build at base because of another
+   * test the patch adds or changes, so its base failure says nothing about the fix. Shown, not
+   * counted for S or the fix filter, never F→P.
+   */
+  notJudged?: string;
   /** Which side was flaky. A flaky base counts as 'pass' (did not reliably reproduce), a flaky head as 'fail'. */
   baseFlaky?: boolean;
   headFlaky?: boolean;

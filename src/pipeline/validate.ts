@@ -1,5 +1,6 @@
 import { coverageOfValidation, type CoverageRequest } from '../coverage/forValidation.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
+import { ecosystemOfRunner } from '../ecosystems/index.js';
 import { compareRuns, fileOfId, movingTests, relativeTo, type TargetedRuns } from '../harness/classify.js';
 import { selectsTests, type RerunTarget } from '../harness/runners.js';
 import { filesTouchedByPatch, rerunTests, runTests } from '../harness/runTests.js';
@@ -109,7 +110,9 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     : fixedCode;
   const envs = { base: ctx.env, head: headEnv.env };
   const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs }, existing, opts, progress);
-  const withTests = labelKnown(compareRuns(runs.base, runs.head, runs.confirm), opts.knownFlaky);
+  // Compiled languages: a unit that does not build at base takes only the tests the patch adds or changes into account.
+  const changedTest = ecosystemOfRunner(ctx.runner).changedTests?.(input.testPatch);
+  const withTests = labelKnown(compareRuns(runs.base, runs.head, { ...(changedTest ? { changedTest } : {}), ...(runs.confirm ? { confirm: runs.confirm } : {}) }), opts.knownFlaky);
   const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
   const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;
   if (input.coverage) progress.step('measuring change coverage (extra runs with line counting)');

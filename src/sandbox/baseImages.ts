@@ -19,6 +19,7 @@ import {
   RECIPE_VERSION,
   rootfsImageName,
   type BaseRef,
+  TOOLCHAIN_RECIPES,
 } from './imageRecipes.js';
 import { singleFlight, withFileLock } from './lock.js';
 import { nodeContextEntries } from './nodeDist.js';
@@ -142,9 +143,20 @@ async function buildOffline(docker: Docker, ref: BaseRef, name: string, opts: En
       onLine,
       onStep,
     });
+  } else if (recipe.kind === 'toolchain') {
+    const r = TOOLCHAIN_RECIPES[recipe.image]!;
+    const rootfs = await ensureRootfs(docker, r.suite, opts, log);
+    opts.onProgress?.(`building ${name} offline from ${rootfs}: ${r.holds}`);
+    await buildImageFromContext(docker, {
+      tag: name,
+      entries: finishEntries(ca, finishDockerfile({ from: rootfs, steps: r.steps, withCa: !!ca })),
+      labels: { ...labelsFor(ref, 'offline', ca), 'swt-bot.base.holds': r.holds },
+      onLine,
+      onStep,
+    });
   } else {
     throw new SwtError('IMAGE_UNAVAILABLE', `cannot get the base image ${ref.ref}: it could not be pulled and there is no offline recipe for it`, {
-      hint: 'use node:<version>, python:<version> or debian:bookworm, or `docker load` the image',
+      hint: `use node:<version>, python:<version>, ${Object.keys(TOOLCHAIN_RECIPES).map((i) => `${i}:<version>`).join(', ')} or debian:bookworm, or \`docker load\` the image`,
     });
   }
   log.info({ image: name, ms: Date.now() - started }, 'built base image offline');

@@ -21,7 +21,37 @@ export type Recipe =
   | { kind: 'debian'; suite: string }
   | { kind: 'python'; version: string }
   | { kind: 'node'; version: string }
+  /** An ecosystem's official image (`golang:1.22`), built offline from Debian packages: see TOOLCHAIN_RECIPES. */
+  | { kind: 'toolchain'; image: string; version: string }
   | { kind: 'other' };
+
+/** How an ecosystem's official image is stood in for offline: a Debian suite and its packages. */
+export interface ToolchainRecipe {
+  /** The Debian suite whose packages hold the toolchain (its rootfs comes from debootstrap). */
+  suite: string;
+  /** Dockerfile lines run as root on that rootfs, before the finish layer. */
+  steps: string[];
+  /** What the offline image holds, said when it stands in for the official one. */
+  holds: string;
+}
+
+function aptInstall(packages: string): string {
+  return `RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${packages} ` +
+    '&& rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb';
+}
+
+/**
+ * Offline recipes by official image name. Go: Debian trixie's golang (1.24; bookworm's 1.19 is
+ * older than most go.mod files ask for); with GOTOOLCHAIN=auto, a module that asks for a newer Go
+ * gets that toolchain through the module proxy during its install (kept in the image's module cache).
+ */
+export const TOOLCHAIN_RECIPES: Record<string, ToolchainRecipe> = {
+  golang: {
+    suite: 'trixie',
+    steps: [aptInstall('golang-go git ca-certificates'), 'ENV GOTOOLCHAIN=auto CGO_ENABLED=0', 'RUN go version'],
+    holds: "Debian trixie's Go 1.24 (a go.mod asking for a newer Go gets it through the module proxy at install)",
+  },
+};
 
 export interface BaseRef {
   /** As given, e.g. `node:18`. */
@@ -46,6 +76,10 @@ export function parseBaseRef(ref: string): BaseRef {
   if (repo === 'python') {
     const v = /^(\d+(?:\.\d+){0,2})(?:-.*)?$/.exec(tag);
     if (v) return { ref: trimmed, repo, tag, recipe: { kind: 'python', version: v[1]! } };
+  }
+  if (Object.prototype.hasOwnProperty.call(TOOLCHAIN_RECIPES, repo)) {
+    const v = /^(\d+(?:\.\d+){0,2})?(?:-.*)?$/.exec(tag === 'latest' ? '' : tag);
+    if (v) return { ref: trimmed, repo, tag, recipe: { kind: 'toolchain', image: repo, version: v[1] ?? 'latest' } };
   }
   if (repo === 'debian') {
     const suite = DEBIAN_NUMBERS[tag.replace(/-slim$/, '').split('.')[0]!] ?? tag.replace(/-slim$/, '');

@@ -1,4 +1,4 @@
-import { compareRuns, fileOfId, likelyCorrect, movingTests, relativeTo, success, transitionOf, verdictOf } from '../../src/harness/classify.js';
+import { compareRuns, fileOfId, likelyCorrect, movingTests, relativeTo, success, transitionOf, verdictOf, type TargetedRuns } from '../../src/harness/classify.js';
 import type { RunResult, TestTransition, Verdict } from '../../src/harness/types.js';
 import { isSwtError } from '../../src/util/errors.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
@@ -311,12 +311,13 @@ describe('confirmation of the tests that move', () => {
     output: '',
     durationMs: 1,
   });
+  const confirmed = (base: RunResult[], head: RunResult[], confirm?: TargetedRuns) => compareRuns(base, head, confirm ? { confirm } : {});
   const A = 'test/a.test.js > a';
   const B = 'test/a.test.js > b';
   const NEW = 'test/a.test.js > new';
 
   it('moving tests: all but P2P and an F2F failing the same way', () => {
-    const v = compareRuns(
+    const v = confirmed(
       [run([[A, 'passed'], [B, 'failed', 'x'], ['t/b.py::same', 'failed', 'same'], ['t/b.py::differs', 'failed', 'one'], [NEW, 'failed']])],
       [run([[A, 'passed'], [B, 'passed'], ['t/b.py::same', 'failed', 'same'], ['t/b.py::differs', 'failed', 'two'], ['t/b.py::head_only', 'passed']])],
     );
@@ -326,8 +327,8 @@ describe('confirmation of the tests that move', () => {
   it('F2P counts when it held in every run on both sides; a P2F that passes on a rerun is flaky and out of S', () => {
     const first = { base: run([[NEW, 'failed'], [A, 'passed']]), head: run([[NEW, 'passed'], [A, 'failed']]) };
     const again = { base: [run([[NEW, 'failed'], [A, 'passed']]), run([[NEW, 'failed'], [A, 'passed']])], head: [run([[NEW, 'passed'], [A, 'passed']]), run([[NEW, 'passed'], [A, 'failed']])] };
-    expect(compareRuns([first.base], [first.head]).success).toBe(false);
-    const v = compareRuns([first.base], [first.head], { ...again, ids: [NEW, A], alone: false });
+    expect(confirmed([first.base], [first.head]).success).toBe(false);
+    const v = confirmed([first.base], [first.head], { ...again, ids: [NEW, A], alone: false });
     expect(row(v, NEW)).toMatchObject({ transition: 'F2P', flaky: false, runs: { base: { runs: 3, failed: 3 }, head: { runs: 3, failed: 0 } } });
     expect(row(v, A)).toMatchObject({ transition: 'P2F', flaky: true, headFlaky: true, runs: { head: { runs: 3, failed: 2 } } });
     expect(row(v, A).orderDependent).toBeUndefined();
@@ -335,13 +336,13 @@ describe('confirmation of the tests that move', () => {
   });
 
   it('an F2P that fails on a head rerun does not count', () => {
-    const v = compareRuns([run([[NEW, 'failed']])], [run([[NEW, 'passed']])], { base: [run([[NEW, 'failed']])], head: [run([[NEW, 'failed']])], ids: [NEW], alone: true });
+    const v = confirmed([run([[NEW, 'failed']])], [run([[NEW, 'passed']])], { base: [run([[NEW, 'failed']])], head: [run([[NEW, 'failed']])], ids: [NEW], alone: true });
     expect(row(v, NEW)).toMatchObject({ flaky: true, transition: 'F2F' });
     expect(v.success).toBe(false);
   });
 
   it('a real P2F holds on every rerun and still fails S', () => {
-    const v = compareRuns([run([[NEW, 'failed'], [A, 'passed']])], [run([[NEW, 'passed'], [A, 'failed']])], {
+    const v = confirmed([run([[NEW, 'failed'], [A, 'passed']])], [run([[NEW, 'passed'], [A, 'failed']])], {
       base: [run([[A, 'passed']]), run([[A, 'passed']])],
       head: [run([[A, 'failed']]), run([[A, 'failed']])],
       ids: [A],
@@ -353,18 +354,18 @@ describe('confirmation of the tests that move', () => {
 
   it('a failure with its file that every rerun alone passes fails only after the test before it', () => {
     const head = run([[NEW, 'passed'], [B, 'failed']]);
-    const v = compareRuns([run([[NEW, 'failed'], [B, 'passed']])], [head], { base: [run([[B, 'passed']])], head: [run([[B, 'passed']]), run([[B, 'passed']])], ids: [NEW, B], alone: true });
+    const v = confirmed([run([[NEW, 'failed'], [B, 'passed']])], [head], { base: [run([[B, 'passed']])], head: [run([[B, 'passed']]), run([[B, 'passed']])], ids: [NEW, B], alone: true });
     expect(row(v, B)).toMatchObject({ flaky: true, orderDependent: `fails only after ${NEW}` });
-    const first = compareRuns([run([[B, 'passed']])], [run([[B, 'failed']])], { base: [], head: [run([[B, 'passed']])], ids: [B], alone: true });
+    const first = confirmed([run([[B, 'passed']])], [run([[B, 'failed']])], { base: [], head: [run([[B, 'passed']])], ids: [B], alone: true });
     expect(row(first, B).orderDependent).toBe('fails only with its file');
     // Reruns of whole files cannot tell order from timing.
-    const whole = compareRuns([run([[NEW, 'failed'], [B, 'passed']])], [head], { base: [], head: [run([[NEW, 'passed'], [B, 'passed']])], ids: [B], alone: false });
+    const whole = confirmed([run([[NEW, 'failed'], [B, 'passed']])], [head], { base: [], head: [run([[NEW, 'passed'], [B, 'passed']])], ids: [B], alone: false });
     expect(row(whole, B)).toMatchObject({ flaky: true });
     expect(row(whole, B).orderDependent).toBeUndefined();
   });
 
   it('a rerun that did not report a test says nothing about it; reruns count only for the tests they targeted', () => {
-    const v = compareRuns([run([[NEW, 'failed'], [A, 'passed']])], [run([[NEW, 'passed'], [A, 'passed']])], {
+    const v = confirmed([run([[NEW, 'failed'], [A, 'passed']])], [run([[NEW, 'passed'], [A, 'passed']])], {
       base: [run([])],
       head: [run([[A, 'failed']])],
       ids: [NEW],

@@ -1,0 +1,70 @@
+/** Go: go.mod, `go mod download`, `go test -json`. Pure. */
+import { shellQuote } from '../../util/shell.js';
+import { fillTemplate, installNote, reportPath } from '../command.js';
+import { REGISTRIES } from '../registries.js';
+import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
+import { changedGoTests, isChangedGoTest } from './changedTests.js';
+import { parseGoTestJson } from './goTestJson.js';
+
+/** The Go the module asks for: its `toolchain` line, else its `go` line, as major.minor; undefined without either. */
+export function goVersionOf(goMod: string | undefined): string | undefined {
+  if (!goMod) return undefined;
+  const toolchain = /^\s*toolchain\s+go(\d+)\.(\d+)/m.exec(goMod);
+  const go = /^\s*go\s+(\d+)\.(\d+)/m.exec(goMod);
+  const m = toolchain ?? go;
+  return m ? `${m[1]}.${m[2]}` : undefined;
+}
+
+/** The default when go.mod names no version. */
+export const DEFAULT_GO = '1.24';
+
+/** `./dir` for each directory holding one of the files (`.` for the root), as go test takes packages. */
+export function packagesOf(files: readonly string[]): string[] {
+  const dirs = files.map((f) => (f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : ''));
+  return [...new Set(dirs)].map((d) => (d ? `./${d}` : '.'));
+}
+
+function checkedPackage(pkg: string): string {
+  if (/[\u0000-\u001f\u007f]/.test(pkg)) throw new Error(`refusing package path ${JSON.stringify(pkg)}`);
+  return shellQuote(pkg);
+}
+
+export const goTest: RunnerDef = {
+  kind: 'go-test',
+  recognise: /(^|[\s/;&|(])go\s+test(\s|$|;|&|\|)/,
+  reportFile: 'go-test.json',
+  command(spec, files, out, report) {
+    // -count=1: never a cached result; -vet=off: vet findings are not test results.
+    const words = ['-json', '-count=1', '-vet=off', ...packagesOf(files).map(checkedPackage)];
+    return `${fillTemplate(spec.template, words)} > ${reportPath(out, report)}`;
+  },
+  parse: (content, ctx) => parseGoTestJson(content, ctx),
+};
+
+export const go: Ecosystem = {
+  id: 'go',
+  language: 'Go',
+  manifests: ['go.mod'],
+  runnerNames: ['go test'],
+  ownsPath: (p) => p.base.endsWith('.go'),
+  detect: (facts: RepoFacts) => (facts.files.includes('go.mod') ? 20 : facts.files.some((f) => f.endsWith('/go.mod')) ? 8 : 0),
+  isTestFile: (p) => p.base.endsWith('_test.go') && !p.dirs.some((d) => d === 'testdata' || d === 'vendor'),
+  isTestSupport: (p) => p.dirs.includes('testdata'),
+  languageOf: () => 'go',
+  environment(facts) {
+    const version = goVersionOf(facts.manifests?.['go.mod']) ?? DEFAULT_GO;
+    return {
+      image: `golang:${version}`,
+      // Air-gapped (no proxy answers), tests still build from the modules the image holds; say so instead of failing.
+      install: `go mod download || ${installNote('go mod download failed (no module proxy answered?): the tests build only with the modules the image already holds')}`,
+    };
+  },
+  defaultRunner: () => ({ kind: 'go-test', template: 'go test {files}' }),
+  runners: [goTest],
+  changedTests(testPatch) {
+    const changed = changedGoTests(testPatch);
+    return (t) => isChangedGoTest(t, changed);
+  },
+  registries: REGISTRIES.go,
+  coverage: { counter: null, reason: 'Go line counts (-coverprofile) are not turned into ΔC yet' },
+};
