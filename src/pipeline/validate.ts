@@ -206,8 +206,8 @@ const NO_RUN: RunResult = { tests: [], fileErrors: [], timedOut: false, exitCode
 /**
  * Base and head with the tests (reruns one after another on each side) run side by side, with the
  * touched files' baseline at base when they exist there. Then, side by side again: the tests that
- * moved (movingTests) rerun `confirm` times on both sides, alone when the runner can select them,
- * else with their file; and the baseline at head, which runs only when it can change the verdict:
+ * moved (movingTests) rerun `confirm` times on both sides (rerunTargets: a head failure alone when
+ * the runner can select tests, else with the file); and the baseline at head, which runs only when it can change the verdict:
  * the head already holds the tests, a test fails at base without them, or a test breaks (P2F) with them.
  */
 export async function runSides(
@@ -246,7 +246,7 @@ export async function runSides(
   moving.sort((a, b) => Number(known.has(b)) - Number(known.has(a)));
   const alone = selectsTests(ctx.runner);
   const confirmSide = async (name: 'base' | 'head', state: RepoState, runs: RunResult[]) => {
-    const targets = rerunTargets(moving, runs, withTests.files, alone);
+    const targets = rerunTargets(moving, runs, withTests.files, alone, name);
     if (targets.length === 0) return [];
     progress.step(`confirming ${moving.length} test(s) that moved on ${name} (${confirmRounds} more run${confirmRounds > 1 ? 's' : ''})`);
     return rerunTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, targets, rounds: confirmRounds, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
@@ -279,13 +279,14 @@ async function settledAll<T extends readonly unknown[]>(ps: { [K in keyof T]: Pr
 }
 
 /**
- * What a side reruns to confirm `ids`, when the runner can select tests: each test that failed on
- * this side alone in its own invocation (a neighbour may have poisoned it), the ones that passed
- * together, one invocation per file. A test this side never reported is not asked for (the runner
+ * What a side reruns to confirm `ids`, when the runner can select tests: at head, each test that
+ * failed there alone in its own invocation (a neighbour may have poisoned it: such a failure must
+ * not fail the fix), the others together, one invocation per file (a process start per test would
+ * cost more than the first run). A test this side never reported is not asked for (the runner
  * would refuse the others). A file whose failure has no test id (it did not load), an id that
  * cannot go into a command, or a runner that cannot select: the whole file, once.
  */
-export function rerunTargets(ids: readonly string[], runs: readonly RunResult[], files: readonly string[], alone: boolean): RerunTarget[] {
+export function rerunTargets(ids: readonly string[], runs: readonly RunResult[], files: readonly string[], alone: boolean, side: 'base' | 'head' = 'head'): RerunTarget[] {
   const requested = new Set(files);
   const seen = new Map<string, boolean>();
   for (const r of runs) for (const t of r.tests) seen.set(t.id, (seen.get(t.id) ?? false) || t.outcome !== 'passed');
@@ -298,8 +299,8 @@ export function rerunTargets(ids: readonly string[], runs: readonly RunResult[],
     const selectable = alone && id !== file && !/[\u0000-\u001f\u007f]/.test(id);
     const failed = seen.get(id);
     if (!selectable || runs.some((r) => r.fileErrors.some((e) => e.file === file))) whole.add(file);
-    else if (failed) single.push({ file, ids: [id] });
-    else if (failed === false) together.set(file, [...(together.get(file) ?? []), id]);
+    else if (failed && side === 'head') single.push({ file, ids: [id] });
+    else if (failed !== undefined) together.set(file, [...(together.get(file) ?? []), id]);
   }
   const grouped = [...together].map(([file, group]) => ({ file, ids: group }));
   return [...[...single, ...grouped].filter((t) => !whole.has(t.file)), ...[...whole].map((file) => ({ file }))];

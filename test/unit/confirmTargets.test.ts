@@ -13,7 +13,7 @@ const run = (tests: Array<[string, 'passed' | 'failed']>, fileErrors: RunResult[
 describe('rerunTargets: what a side reruns to confirm the tests that moved', () => {
   const files = ['t/test_a.py', 't/test_b.py', 't/c.test.js'];
 
-  it('a test that failed here runs alone; the ones that passed run together, one invocation per file', () => {
+  it('at head, a test that failed there runs alone; the others run together, one invocation per file; at base all together', () => {
     const side = run([['t/test_a.py::x', 'failed'], ['t/test_a.py::y', 'passed'], ['t/test_a.py::z', 'passed'], ['t/test_a.py::w', 'failed'], ['t/c.test.js > s > q', 'passed']]);
     expect(rerunTargets(['t/test_a.py::x', 't/test_a.py::y', 't/test_a.py::z', 't/test_a.py::w', 't/c.test.js > s > q'], [side], files, true)).toEqual([
       { file: 't/test_a.py', ids: ['t/test_a.py::x'] },
@@ -21,6 +21,7 @@ describe('rerunTargets: what a side reruns to confirm the tests that moved', () 
       { file: 't/test_a.py', ids: ['t/test_a.py::y', 't/test_a.py::z'] },
       { file: 't/c.test.js', ids: ['t/c.test.js > s > q'] },
     ]);
+    expect(rerunTargets(['t/test_a.py::x', 't/test_a.py::y', 't/test_a.py::w'], [side], files, true, 'base')).toEqual([{ file: 't/test_a.py', ids: ['t/test_a.py::x', 't/test_a.py::y', 't/test_a.py::w'] }]);
   });
 
   it('a test this side never reported is not asked for; a file that did not load, or a runner that cannot select, reruns whole', () => {
