@@ -71,8 +71,8 @@ export function describeFlaky(t: TestTransition): string {
   return [...sides, ...(t.orderDependent ? [t.orderDependent] : []), ...(t.knownFlaky ? ['seen flaky here before'] : [])].join('; ');
 }
 
-function flakyLines(v: Verdict): string[] {
-  return orderedTests(v).filter((t) => t.flaky).map((t) => `${t.id}: ${describeFlaky(t)}`);
+function flakyTests(v: Verdict): TestTransition[] {
+  return orderedTests(v).filter((t) => t.flaky);
 }
 
 function countsLine(v: Verdict): string {
@@ -139,10 +139,10 @@ export function renderMarkdown(v: Verdict, opts: RenderOptions = {}): string {
     }
     out.push('', countsLine(v), '');
   }
-  const flaky = flakyLines(v);
+  const flaky = flakyTests(v);
   if (flaky.length) {
-    out.push(`**Flaky tests** (outcome changed between runs on the same code; not counted for S or the fix filter):`, '');
-    out.push(...orderedTests(v).filter((t) => t.flaky).map((t) => `- ⚠️ ${code(t.id)}: ${describeFlaky(t)}`), '');
+    out.push('**Flaky tests** (outcome changed between runs on the same code; not counted for S or the fix filter):', '');
+    out.push(...flaky.map((t) => `- ⚠️ ${code(t.id)}: ${describeFlaky(t)}`), '');
   }
   const why = verdictReasons(v);
   out.push(`- ${v.success ? '✅' : '❌'} **S (the tests reproduce the issue): ${yes(v.success)}**: ${why.success}.`);
@@ -181,8 +181,8 @@ export function renderText(v: Verdict, opts: RenderOptions & { width?: number } 
     if (rows.length > maxRows) out.push(`… and ${plural(rows.length - maxRows, 'more test')}`);
     out.push('', countsLine(v));
   }
-  const flaky = flakyLines(v);
-  if (flaky.length) out.push('Flaky (not counted for S or the fix filter):', ...flaky.map((l) => `  ${l}`));
+  const flaky = flakyTests(v);
+  if (flaky.length) out.push('Flaky (not counted for S or the fix filter):', ...flaky.map((t) => `  ${t.id}: ${describeFlaky(t)}`));
   const why = verdictReasons(v);
   out.push(`S (reproduces the issue): ${yes(v.success)}: ${why.success}`);
   out.push(`Fix likely correct:       ${yes(v.likelyCorrect)}: ${why.likelyCorrect}`);
