@@ -13,7 +13,7 @@ import { renderText } from '../../src/harness/render.js';
 import { containersOfOurs } from '../helpers/docker.js';
 import { cleanupGitRepos, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
-const ROUNDS = 1;
+const ROUNDS = 10;
 
 interface Project {
   repo: TempRepo;
