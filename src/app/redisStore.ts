@@ -173,6 +173,12 @@ export class RedisStore implements Store {
     await this.#r.sadd(this.#k('approvals', slug(r), pr), headSha);
   }
 
+  async seeHead(r: RepoRef, pr: number, headSha: string, at: number = Date.now()): Promise<number> {
+    const key = this.#k('heads-seen', slug(r), pr);
+    await this.#r.hsetnx(key, headSha, String(at));
+    return Number(await this.#r.hget(key, headSha));
+  }
+
   async isApproved(r: RepoRef, pr: number, headSha: string): Promise<boolean> {
     return (await this.#r.sismember(this.#k('approvals', slug(r), pr), headSha)) === 1;
   }

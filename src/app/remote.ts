@@ -73,9 +73,6 @@ export class RecordingPort implements GitHubPort {
   getPull(r: RepoRef, n: number): Promise<PullData> {
     return this.#inner.getPull(r, n);
   }
-  listPullFiles(r: RepoRef, n: number): Promise<string[]> {
-    return this.#inner.listPullFiles(r, n);
-  }
   closingIssues(r: RepoRef, n: number): Promise<number[]> {
     return this.#inner.closingIssues(r, n);
   }
@@ -197,7 +194,9 @@ export async function runRemote(kind: 'issue' | 'pull', urlText: string, opts: R
   queue.on('retrying', (j) => opts.progress?.step(`${j.kind}: attempt failed (${j.error}); retrying`));
   const target = { ...r };
   const force = `cli-${Date.now()}`;
-  const payload: AckPayload = kind === 'issue' ? { type: 'issue', target, issue: url.number, config, force } : { type: 'pr', target, pr: url.number, config, approved: true, force };
+  // The CLI's user asks for the PR as it is when the run fetches it, on their own machine: that head is approved.
+  const payload: AckPayload =
+    kind === 'issue' ? { type: 'issue', target, issue: url.number, config, force } : { type: 'pr', target, pr: url.number, config, approval: { at: Number.MAX_SAFE_INTEGER, by: 'the command line' }, force };
   try {
     await queue.start();
     await queue.enqueue({ kind: JOB.ack, payload, key: force });

@@ -53,6 +53,10 @@ CREATE TABLE IF NOT EXISTS approvals (
   owner TEXT NOT NULL, repo TEXT NOT NULL, pr INTEGER NOT NULL, head_sha TEXT NOT NULL, at INTEGER NOT NULL,
   PRIMARY KEY (owner, repo, pr, head_sha)
 );
+CREATE TABLE IF NOT EXISTS heads (
+  owner TEXT NOT NULL, repo TEXT NOT NULL, pr INTEGER NOT NULL, head_sha TEXT NOT NULL, seen_at INTEGER NOT NULL,
+  PRIMARY KEY (owner, repo, pr, head_sha)
+);
 CREATE TABLE IF NOT EXISTS refusals (
   owner TEXT NOT NULL, repo TEXT NOT NULL, thread INTEGER NOT NULL, at INTEGER NOT NULL,
   PRIMARY KEY (owner, repo, thread)
@@ -206,6 +210,11 @@ export class SqliteStore implements Store {
 
   async approve(r: RepoRef, pr: number, headSha: string): Promise<void> {
     this.#db.prepare('INSERT OR IGNORE INTO approvals (owner, repo, pr, head_sha, at) VALUES (?, ?, ?, ?, ?)').run(r.owner, r.repo, pr, headSha, Date.now());
+  }
+
+  async seeHead(r: RepoRef, pr: number, headSha: string, at: number = Date.now()): Promise<number> {
+    this.#db.prepare('INSERT OR IGNORE INTO heads (owner, repo, pr, head_sha, seen_at) VALUES (?, ?, ?, ?, ?)').run(r.owner, r.repo, pr, headSha, at);
+    return (this.#db.prepare('SELECT seen_at FROM heads WHERE owner = ? AND repo = ? AND pr = ? AND head_sha = ?').get(r.owner, r.repo, pr, headSha) as { seen_at: number }).seen_at;
   }
 
   async isApproved(r: RepoRef, pr: number, headSha: string): Promise<boolean> {

@@ -71,6 +71,8 @@ export interface Store {
   latestHead(r: RepoRef, pr: number): Promise<string | undefined>;
   /** True the first time a thread is refused; false ever after. */
   claimRefusal(r: RepoRef, thread: number): Promise<boolean>;
+  /** When the App first saw this head of the PR (ms; `at` the first time, by default now): an approval binds to heads seen before it. */
+  seeHead(r: RepoRef, pr: number, headSha: string, at?: number): Promise<number>;
   approve(r: RepoRef, pr: number, headSha: string): Promise<void>;
   isApproved(r: RepoRef, pr: number, headSha: string): Promise<boolean>;
 

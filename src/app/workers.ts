@@ -6,13 +6,15 @@
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { budgetLimitsFrom, type BudgetLimits, type ReproduceOptions } from '../generation/index.js';
 import type { IssueInput, Reproduction } from '../generation/types.js';
-import { fixFilterPasses, gateConclusion, matchesAuthor, MAX_ISSUE_BODY, needsApproval } from '../github/decide.js';
+import { approvalOf, fixFilterPasses, gateConclusion, headInstallOf, matchesAuthor, MAX_ISSUE_BODY, needsApproval } from '../github/decide.js';
 import { closingIssueNumbers } from '../github/links.js';
+import { WriteAccess } from '../github/permissions.js';
 import type { GitHubPort, PullData, RepoRef } from '../github/port.js';
 import {
   annotationsFor,
   batches,
   CHECK_NAME,
+  renderApprovalNotBound,
   renderAwaitingApproval,
   renderBadConfigCheck,
   renderCheckProgress,
@@ -51,7 +53,7 @@ import type { ContextInput } from '../pipeline/context.js';
 import type { Progress } from '../pipeline/progress.js';
 import { candidateVerdict, rank } from '../pipeline/rank.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
-import { validate, type ValidationResult } from '../pipeline/validate.js';
+import { headManifestChanges, validate, type HeadInstall, type ValidationResult } from '../pipeline/validate.js';
 import { cloneUrl, type RepoCache } from '../repo/cache.js';
 import { filesAfterPatch } from '../repo/patchedFiles.js';
 import type { Sandbox } from '../sandbox/types.js';
@@ -130,6 +132,9 @@ export function registerWorkers(deps: WorkerDeps): void {
     // The config the fast lane read (default branch, `_extends` merged, validated), not the file at base again.
     config,
   });
+  // Write access as GitHub's permission API says it, asked whenever a decision needs it (kept a minute).
+  const writeAccess = new WriteAccess();
+  const writes = (gh: GitHubPort, t: Target, login: string) => writeAccess.writes({ installationId: t.installationId, owner: t.owner, repo: t.repo, login }, () => gh.collaboratorPermission(refOf(t), login));
   const fetchRepo = async (kind: string, gh: GitHubPort, r: RepoRef, want: Array<{ sha: string; ref?: string }>) =>
     timed(deps.metrics, kind, 'fetch', async () => deps.cache.ensure({ ...r, url: cloneUrl(deps.gitBaseUrl, r), token: await gh.gitToken(), want }));
 
@@ -254,6 +259,9 @@ export function registerWorkers(deps: WorkerDeps): void {
     const pull: PullData = p.pull ?? (await gh.getPull(r, p.pr));
     if (pull.state !== 'open') return;
     const headSha = pull.head.sha;
+    // When the App first saw this head: an approval reaches only heads seen before it was written. GitHub's
+    // updated_at (set by the push) keeps a host clock behind GitHub's from dating a later push too early.
+    const seenAt = await store.seeHead(r, pull.number, headSha, Math.max(Date.now(), pull.updatedAt ?? 0));
     // The first thing a PR author sees: the check is running. Links and approval come after.
     const existing = await store.checkRunFor(r, headSha);
     let checkId = p.force || existing === undefined ? undefined : existing;
@@ -271,12 +279,13 @@ export function registerWorkers(deps: WorkerDeps): void {
       await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'neutral', output: renderNoLinkedIssue() });
       return;
     }
-    if (p.approved) await store.approve(r, pull.number, headSha);
-    if (pull.fork) {
-      const manifests = needsApproval({ fork: true, files: await gh.listPullFiles(r, pull.number), approved: await store.isApproved(r, pull.number, headSha) });
-      if (manifests) {
-        await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'action_required', output: renderAwaitingApproval(manifests), detailsUrl: `${deps.gitBaseUrl}/${r.owner}/${r.repo}/pull/${pull.number}` });
-        return;
+    // Whether a fork's head must wait is decided by the validation job, from the git diff of the fetched base and head.
+    if (p.approval && pull.fork) {
+      const d = approvalOf({ named: p.approval.sha, head: headSha, headSeenAt: seenAt, commentAt: p.approval.at });
+      if (d.approve) await store.approve(r, pull.number, headSha);
+      else {
+        log.info({ pr: pull.number, headSha, by: p.approval.by, reason: d.reason }, 'approval not bound to this head');
+        await gh.upsertComment(r, pull.number, 'notice', renderApprovalNotBound(p.approval.by, headSha, d.reason, p.approval.sha));
       }
     }
     const key = `validate:${r.owner}/${r.repo}#${pull.number}@${headSha}:${links.join(',')}${p.force ? `:${p.force}` : ''}`;
@@ -337,7 +346,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       const ok = rep.status === 'reproduced';
       const [add, other] = ok ? [s.labels.reproduced, s.labels.not_reproduced] : [s.labels.not_reproduced, s.labels.reproduced];
       await gh.setLabels(r, p.issue, { add: [add], remove: issue.labels.includes(other) ? [other] : [] });
-      const extra = ok && s.issues.draft_pr ? await openDraft(gh, r, dir, p, rep) : {};
+      const extra = ok && s.issues.draft_pr ? await draftFor(gh, p, issue.author.login, dir, rep) : {};
       if (ok || s.issues.comment_on_failure) await gh.upsertComment(r, p.issue, 'reproduction', renderReproductionResult(rep, where, extra));
     } catch (e) {
       if ((lastAttempt || isPermanent(e)) && s.issues.comment_on_failure) {
@@ -345,6 +354,17 @@ export function registerWorkers(deps: WorkerDeps): void {
       }
       throw e;
     }
+  }
+
+  /**
+   * The draft PR pushes model-written code to a branch of this repository, where push workflows run
+   * with its secrets: only for an issue opened by someone with write access.
+   */
+  async function draftFor(gh: GitHubPort, p: ReproducePayload, author: string, dir: string, rep: Reproduction): Promise<{ draftPr?: number; draftPrError?: string }> {
+    if (!(await writes(gh, p.target, author))) {
+      return { draftPrError: `not for an issue opened by @${author}, who cannot write to this repository: a branch here would run its push workflows, with its secrets, on code a model wrote.` };
+    }
+    return openDraft(gh, refOf(p.target), dir, p, rep);
   }
 
   async function openDraft(gh: GitHubPort, r: RepoRef, dir: string, p: ReproducePayload, rep: Reproduction): Promise<{ draftPr?: number; draftPrError?: string }> {
@@ -383,10 +403,22 @@ export function registerWorkers(deps: WorkerDeps): void {
         { sha: pull.base.sha, ref: `refs/heads/${pull.base.ref}` },
         { sha: p.headSha, ref: `refs/pull/${p.pr}/head` },
       ]);
+      // One diff decides both: whether this head waits for a maintainer, and whether it gets its own install.
+      const manifests = await headManifestChanges(dir, pull.base.sha, { rev: p.headSha, patches: [] });
+      const approved = await store.isApproved(r, p.pr, p.headSha);
+      const waiting = needsApproval({ fork: pull.fork, files: manifests, approved });
+      if (waiting) {
+        await progress.close();
+        log.info({ pr: p.pr, headSha: p.headSha, manifests: waiting }, "a fork's head changes dependency manifests: waiting for a maintainer");
+        await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'action_required', output: renderAwaitingApproval(waiting, p.headSha), detailsUrl: `${deps.gitBaseUrl}/${r.owner}/${r.repo}/pull/${p.pr}` });
+        return;
+      }
+      const authorWrites = !pull.fork && manifests.length > 0 && (await writes(gh, p.target, author));
+      const headInstall = headInstallOf({ fork: pull.fork, approved, authorWrites });
       const outcomes: IssueOutcome[] = [];
       for (const issue of p.issues) {
         if (signal.aborted) break;
-        outcomes.push(await checkIssue(gh, r, dir, pull, p, issue, progress, log, spent, signal));
+        outcomes.push(await checkIssue(gh, r, dir, pull, p, issue, headInstall, progress, log, spent, signal));
       }
       await progress.close();
       if (signal.aborted) {
@@ -482,6 +514,7 @@ export function registerWorkers(deps: WorkerDeps): void {
     pull: PullData,
     p: ValidatePayload,
     issue: number,
+    headInstall: HeadInstall,
     progress: Progress,
     log: Logger,
     spent: { costUsd: number; tokens: number },
@@ -508,7 +541,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       // Tests this repository has shown flaky are confirmed first and labelled; new ones are remembered.
       const knownFlaky = await store.knownFlaky(r);
       const v = await timed(deps.metrics, JOB.validate, 'validate', () =>
-        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), head: p.headSha, testPatch: rep.testPatch, reruns: p.config.reruns, knownFlaky, signal, ...(p.config.coverage ? { coverage: {} } : {}) }, progress),
+        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), head: p.headSha, headInstall, testPatch: rep.testPatch, reruns: p.config.reruns, knownFlaky, signal, ...(p.config.coverage ? { coverage: {} } : {}) }, progress),
       );
       await store.recordFlaky(r, v.tests.filter((t) => t.flaky).map((t) => t.id));
       return { issue, kind: 'validated', validation: viewOf(v), reproduction: { strategy: rep.strategy, sha: rep.baseSha, testPatch: rep.testPatch } };

@@ -234,6 +234,14 @@ export class FakeGitHub {
     return issue;
   }
 
+  /** A push to a pull request's head branch: its head becomes `sha` (pushed from `source`). */
+  async pushToPull(owner: string, name: string, n: number, source: string, sha: string): Promise<void> {
+    const i = this.issue(owner, name, n);
+    if (!i.pull) throw new Error(`#${n} is not a pull request`);
+    await this.pushRef(owner, name, source, sha, `refs/pull/${n}/head`);
+    i.pull.headSha = sha;
+  }
+
   /**
    * Merges a pull request as GitHub's merge button does: a merge commit of its base and head on
    * the base branch (git merge-tree, so the bare repository needs no work tree), and the PR closed.
@@ -560,7 +568,8 @@ export class FakeGitHub {
         if (method === 'GET' && sub === '/files') {
           const base = (await git(repo.dir, ['rev-parse', `refs/heads/${i.pull!.baseRef}`])).trim();
           const names = (await git(repo.dir, ['diff', '--name-only', `${base}...${i.pull!.headSha}`])).split('\n').filter(Boolean);
-          return { json: names.map((filename) => ({ filename, status: 'modified' })) };
+          // As GitHub: the PR's own changes since the merge base, at most 3,000 files.
+          return { json: names.slice(0, 3000).map((filename) => ({ filename, status: 'modified' })) };
         }
         throw new HttpError(404, 'Not Found');
       }

@@ -192,21 +192,26 @@ async function grep(ctx: AgentToolContext, args: Record<string, unknown>): Promi
   return r.output.trim() || `no match for /${pattern}/`;
 }
 
+/** What read_file takes from a file: its first 1 MiB (a line range past it is not shown). */
+export const READ_FILE_MAX_BYTES = 1024 ** 2;
+
 async function readFileTool(ctx: AgentToolContext, args: Record<string, unknown>): Promise<string> {
   const path = repoPath(str(args, 'path'));
-  const text = await readOrNull(ctx.session, path);
-  if (text === null) throw new ToolError(`no such file: ${path}`);
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
+  const head = await ctx.session.readFileHead(path, READ_FILE_MAX_BYTES).catch(() => null);
+  if (head === null) throw new ToolError(`no such file: ${path}`);
+  const lines = head.text.split('\n');
+  // A cut file's last line is partial: left out.
+  if (head.cut || lines[lines.length - 1] === '') lines.pop();
+  const cutNote = head.cut ? `; the file is ${head.bytes} bytes, only its first ${READ_FILE_MAX_BYTES / 1024 ** 2} MiB (${lines.length} lines) was read: the rest is cut` : '';
   const start = Math.max(1, int(args, 'start_line') ?? 1);
   let end = Math.min(lines.length, int(args, 'end_line') ?? start + 199);
   if (end - start + 1 > 400) end = start + 399;
-  if (start > lines.length) return `${path} has ${lines.length} lines; line ${start} is past the end`;
+  if (start > lines.length) return `${path} has ${lines.length} lines; line ${start} is past the end${cutNote}`;
   const body = lines
     .slice(start - 1, end)
     .map((l, i) => `${start + i} ${l.length > 500 ? l.slice(0, 500) + ' …' : l}`)
     .join('\n');
-  return `[${path}, lines ${start}-${end} of ${lines.length}]\n${body}`;
+  return `[${path}, lines ${start}-${end} of ${head.cut ? 'at least ' : ''}${lines.length}${cutNote}]\n${body}`;
 }
 
 async function writeFileTool(ctx: AgentToolContext, args: Record<string, unknown>): Promise<ToolOutcome> {

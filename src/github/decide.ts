@@ -3,6 +3,7 @@
  * repository's settings. The handlers only gather the facts and act on the answer.
  */
 import type { AppSettings } from '../config/repoConfig.js';
+import type { HeadInstall } from '../pipeline/validate.js';
 import { isDependencyManifest } from '../sandbox/envKey.js';
 import type { CheckConclusion, IssueOutcome } from './types.js';
 
@@ -57,24 +58,24 @@ export function shouldReproduce(trigger: IssueTrigger, issue: IssueFacts, s: App
 
 export const COMMANDS = ['reproduce', 'validate', 'stats', 'help'] as const;
 export type CommandName = (typeof COMMANDS)[number];
-export type Command = { name: CommandName } | { name: 'unknown'; word: string };
+/** `/swt validate <sha>` names the head a maintainer approves (7 to 40 hex digits of it). */
+export type Command = { name: Exclude<CommandName, 'validate'> } | { name: 'validate'; sha?: string } | { name: 'unknown'; word: string };
 
-/** The first `/swt <word>` at the start of a line; null when the comment holds none. */
+/** The first `/swt <word> [<sha>]` at the start of a line; null when the comment holds none. */
 export function parseCommand(body: string | null | undefined): Command | null {
-  const m = /^[ \t]*\/swt(?:[ \t]+([\w-]+))?[ \t]*$/im.exec((body ?? '').replace(/```[\s\S]*?```/g, ''));
+  const m = /^[ \t]*\/swt(?:[ \t]+([\w-]+)(?:[ \t]+(\S+))?)?[ \t]*$/im.exec((body ?? '').replace(/```[\s\S]*?```/g, ''));
   if (!m) return null;
   const word = (m[1] ?? 'help').toLowerCase();
-  return (COMMANDS as readonly string[]).includes(word) ? { name: word as CommandName } : { name: 'unknown', word };
+  const arg = m[2];
+  if (word === 'validate' && arg !== undefined) return /^[0-9a-f]{7,40}$/i.test(arg) ? { name: 'validate', sha: arg.toLowerCase() } : { name: 'unknown', word: `validate ${arg.slice(0, 50)}` };
+  if (arg !== undefined) return { name: 'unknown', word: `${word} ${arg.slice(0, 50)}` };
+  return (COMMANDS as readonly string[]).includes(word) ? ({ name: word } as Command) : { name: 'unknown', word };
 }
 
-/** author_association values that imply write access to the repository. */
-const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
-
-export function associationGrantsWrite(association: string | undefined): boolean {
-  return WRITERS.has((association ?? '').toUpperCase());
-}
-
-/** Permission levels (from the collaborator permission API) that allow commands. */
+/**
+ * Permission levels (from the collaborator permission API) that allow commands. author_association
+ * is not asked: by GitHub's own meaning MEMBER and COLLABORATOR include read-only people.
+ */
 export function permissionGrantsWrite(permission: string | undefined): boolean {
   return ['admin', 'maintain', 'write'].includes((permission ?? '').toLowerCase());
 }
@@ -95,11 +96,38 @@ export function gateConclusion(author: string, filterPasses: boolean, gate: AppS
   return { conclusion: gated ? 'failure' : 'neutral', gated };
 }
 
-/** A fork's PR that changes dependency manifests waits for a maintainer before anything is installed. */
+/**
+ * A fork's PR whose head differs from its base in dependency manifests waits for a maintainer
+ * before anything is installed from it. `files` are the paths git finds changed from the base
+ * commit to the head commit (the same diff that decides whether the head gets its own install),
+ * not GitHub's list of the PR's own changes: that one leaves out what the base changed since the
+ * fork branched, and stops at 3,000 files.
+ */
 export function needsApproval(pr: { fork: boolean; files: string[]; approved: boolean }): string[] | null {
   if (!pr.fork || pr.approved) return null;
   const manifests = pr.files.filter(isDependencyManifest);
   return manifests.length ? manifests : null;
+}
+
+/**
+ * Which head a `/swt validate` approves: the head the App knew before the comment was written
+ * (first seen at or before it), and when the comment names a sha, only if that is it. A head pushed
+ * after the comment needs a new approval: the maintainer cannot have seen it. Only a full 40-digit
+ * sha approves a head first seen later (a short prefix can be matched by a crafted commit).
+ */
+export function approvalOf(a: { named?: string; head: string; headSeenAt: number; commentAt: number }): { approve: true } | { approve: false; reason: 'other-head' | 'pushed-after' } {
+  if (a.named && !a.head.toLowerCase().startsWith(a.named.toLowerCase())) return { approve: false, reason: 'other-head' };
+  if (a.named?.length === 40) return { approve: true };
+  return a.headSeenAt <= a.commentAt ? { approve: true } : { approve: false, reason: 'pushed-after' };
+}
+
+/**
+ * Who vouches for the head's own install (when its manifests differ from base's): a branch of the
+ * repository itself was pushed by someone with write access; a fork's head needs the approval.
+ */
+export function headInstallOf(pr: { fork: boolean; approved: boolean; authorWrites: boolean }): HeadInstall {
+  if (!pr.fork) return pr.authorWrites ? 'writer' : 'other';
+  return pr.approved ? 'other' : 'refused';
 }
 
 /** The fix filter over every linked issue: each one reproduced passes, none errored, at least one ran. */

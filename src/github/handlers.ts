@@ -10,7 +10,8 @@ import { appSettings, checkRepoConfig, CONFIG_PATH, type AppSettings, type RepoC
 import { JOB, type AckPayload, type EventPayload, type MergedPayload, type NoticePayload, type RankPayload, type StatsPayload, type Target } from '../jobs/payloads.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { isSwtError } from '../util/errors.js';
-import { associationGrantsWrite, isBotAccount, parseCommand, permissionGrantsWrite, shouldReproduce, type IssueFacts, type IssueTrigger } from './decide.js';
+import { isBotAccount, parseCommand, shouldReproduce, type IssueFacts, type IssueTrigger } from './decide.js';
+import { WriteAccess } from './permissions.js';
 import { pullDataOf, type RawPull } from './port.js';
 import { targetOfPayload } from './receiver.js';
 import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from './render.js';
@@ -107,11 +108,14 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
   const notice = (ctx: AnyContext, number: number, kind: NoticePayload['kind'], body: string) =>
     queue.enqueue<NoticePayload>({ kind: JOB.notice, payload: { target: targetOf(ctx), number, kind, body, delivery: ctx.id }, key: `notice:${ctx.id}` });
 
+  // A forced run (a command) is keyed on what it answers: a redelivered or replayed comment runs once.
   const ackIssue = (ctx: AnyContext, issue: number, config: RepoConfig, force?: string) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), delivery: ctx.id }, key: `ack:${ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), delivery: ctx.id }, key: `ack:${force ?? ctx.id}` });
 
   const ackPull = (ctx: AnyContext, payload: Omit<Extract<AckPayload, { type: 'pr' }>, 'type' | 'target'>) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, delivery: ctx.id }, key: `ack:${ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, delivery: ctx.id }, key: `ack:${payload.force ?? ctx.id}` });
+
+  const writeAccess = new WriteAccess();
 
   on(
     [...HANDLED.issue],
@@ -138,7 +142,7 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
     [...HANDLED.command],
     async (ctx) => {
       const p = ctx.payload as {
-        comment: { body: string; user: { login: string; type: string }; author_association?: string };
+        comment: { id: number; body: string; user: { login: string; type: string }; created_at?: string };
         issue: Parameters<typeof issueFactsOf>[0];
       };
       const cmd = parseCommand(p.comment.body);
@@ -151,24 +155,28 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
         return;
       }
       if (!cfg.settings.events.commands) return;
-      const allowed = associationGrantsWrite(p.comment.author_association) || permissionGrantsWrite(await permissionOf(ctx, target, p.comment.user.login));
+      const login = p.comment.user.login;
+      const allowed = await writeAccess.writes({ installationId: (ctx.payload as { installation?: { id: number } }).installation?.id, ...target, login }, () => permissionOf(ctx, target, login));
       if (!allowed) {
         if (await store.claimRefusal(target, facts.number)) await notice(ctx, facts.number, 'refusal', renderRefusal(p.comment.user.login));
         else ctx.log.info({ thread: facts.number, user: p.comment.user.login }, 'command by a reader: already refused on this thread');
         return;
       }
+      // Keyed on the comment, not the delivery: a replay of the same comment (a new delivery id) runs nothing more.
+      const force = `comment:${target.owner}/${target.repo}#${p.comment.id}`;
       if (cmd.name === 'reproduce' && !facts.isPullRequest) {
         const d = shouldReproduce({ kind: 'command' }, facts, cfg.settings);
-        if (d.act) await ackIssue(ctx, facts.number, cfg.config, ctx.id);
+        if (d.act) await ackIssue(ctx, facts.number, cfg.config, force);
         else if (d.tell === 'too-large') await notice(ctx, facts.number, 'notice', renderIssueTooLarge(facts.body.length));
         return;
       }
       if (cmd.name === 'validate' && facts.isPullRequest) {
-        await ackPull(ctx, { pr: facts.number, config: cfg.config, approved: true, force: ctx.id });
+        const at = Date.parse(p.comment.created_at ?? '');
+        await ackPull(ctx, { pr: facts.number, config: cfg.config, approval: { at: Number.isFinite(at) ? at : 0, ...(cmd.sha ? { sha: cmd.sha } : {}), by: login }, force });
         return;
       }
       if (cmd.name === 'stats') {
-        await queue.enqueue<StatsPayload>({ kind: JOB.stats, payload: { target, number: facts.number, delivery: ctx.id }, key: `stats:${ctx.id}` });
+        await queue.enqueue<StatsPayload>({ kind: JOB.stats, payload: { target, number: facts.number, delivery: ctx.id }, key: `stats:${force}` });
         return;
       }
       // help, an unknown word, or a command on the wrong kind of thread

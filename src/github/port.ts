@@ -40,6 +40,8 @@ export interface PullData {
   fork: boolean;
   additions: number;
   deletions: number;
+  /** GitHub's `updated_at` (ms): a push sets it, so it bounds when the head appeared by GitHub's own clock. */
+  updatedAt?: number;
 }
 
 export type CheckStatus = 'queued' | 'in_progress' | 'completed';
@@ -66,7 +68,6 @@ export interface DraftPullRequest {
 export interface GitHubPort {
   getIssue(r: RepoRef, n: number): Promise<IssueData>;
   getPull(r: RepoRef, n: number): Promise<PullData>;
-  listPullFiles(r: RepoRef, n: number): Promise<string[]>;
   /** Issues GitHub itself links as closed by the PR (GraphQL `closingIssuesReferences`). */
   closingIssues(r: RepoRef, n: number): Promise<number[]>;
   defaultBranch(r: RepoRef): Promise<{ branch: string; sha: string }>;
@@ -92,6 +93,7 @@ export interface RawPull {
   base: { sha: string; ref: string; repo: { full_name: string } };
   additions?: number;
   deletions?: number;
+  updated_at?: string;
 }
 
 export function pullDataOf(data: RawPull): PullData {
@@ -107,6 +109,7 @@ export function pullDataOf(data: RawPull): PullData {
     fork: headRepo === null || headRepo.toLowerCase() !== data.base.repo.full_name.toLowerCase(),
     additions: data.additions ?? 0,
     deletions: data.deletions ?? 0,
+    ...(data.updated_at && Number.isFinite(Date.parse(data.updated_at)) ? { updatedAt: Date.parse(data.updated_at) } : {}),
   };
 }
 
@@ -176,11 +179,6 @@ export class OctokitPort implements GitHubPort {
   async getPull(r: RepoRef, n: number): Promise<PullData> {
     const { data } = await this.#o.rest.pulls.get({ ...r, pull_number: n });
     return pullDataOf(data);
-  }
-
-  async listPullFiles(r: RepoRef, n: number): Promise<string[]> {
-    const files = await this.#o.paginate(this.#o.rest.pulls.listFiles, { ...r, pull_number: n, per_page: 100 });
-    return files.flatMap((f) => (f.previous_filename ? [f.filename, f.previous_filename] : [f.filename]));
   }
 
   async closingIssues(r: RepoRef, n: number): Promise<number[]> {

@@ -123,7 +123,7 @@ export function renderRefusal(login: string): string {
 
 const COMMAND_HELP: Record<(typeof COMMANDS)[number], string> = {
   reproduce: 'on an issue: write a test that reproduces it on the default branch, and post it here',
-  validate: 'on a pull request: run the linked issues\' reproducing tests on its base and head (also approves a fork\'s dependency changes)',
+  validate: 'on a pull request: run the linked issues\' reproducing tests on its base and head (also approves installing a fork\'s dependency changes at the head pushed before the comment; `/swt validate <sha>` names it)',
   stats: 'how often swt-bot was right here: its tests checked against merged fixes (live S), gated bot PRs later reverted or fixed again, cost per issue',
   help: 'this message',
 };
@@ -173,17 +173,26 @@ export function renderNoLinkedIssue(): CheckOutput {
   };
 }
 
-export function renderAwaitingApproval(manifests: string[]): CheckOutput {
+export function renderAwaitingApproval(manifests: string[], headSha: string): CheckOutput {
   return {
     title: 'Waiting for a maintainer',
     summary: [
-      'This pull request comes from a fork and changes dependency manifests:',
+      `This pull request comes from a fork, and its head ${short(headSha)} differs from the base in dependency manifests:`,
       '',
       ...manifests.map((m) => `- \`${m}\``),
       '',
-      'Installing them runs code from the fork, so nothing is installed or run until a maintainer comments `/swt validate` on this pull request.',
+      `Installing them runs code from the fork, so nothing is installed or run until a maintainer approves this head: \`/swt validate ${headSha}\` on this pull request. An approval holds for the head it names (or, without a sha, the head pushed before the comment); a later push needs a new one.`,
     ].join('\n'),
   };
+}
+
+/** `/swt validate` that does not reach the current head: it was pushed after the comment, or the comment names another. */
+export function renderApprovalNotBound(by: string, headSha: string, reason: 'other-head' | 'pushed-after', named?: string): string {
+  const why =
+    reason === 'other-head'
+      ? `names ${inline(named ?? '')}, but the head of this pull request is now ${short(headSha)}`
+      : `came before the head ${short(headSha)} was pushed (or before swt-bot saw it), so it does not approve that head`;
+  return [marker('notice'), `@${by}: \`/swt validate\` ${why}. To approve it, comment \`/swt validate ${headSha}\`.`].join('\n');
 }
 
 export function renderSuperseded(newHead: string): CheckOutput {

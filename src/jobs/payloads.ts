@@ -49,8 +49,11 @@ export type AckPayload = Traced &
       config: RepoConfig;
       /** The PR as the webhook showed it (saves a request); fetched when absent. */
       pull?: PullData;
-      /** A maintainer asked (`/swt validate`): a fork's manifest changes are approved. */
-      approved?: boolean;
+      /**
+       * A maintainer asked (`/swt validate [<sha>]`): the head it names, or else the head seen before
+       * the comment was written (`at`, ms), is approved to install; a later push is not.
+       */
+      approval?: { at: number; sha?: string; by: string };
       /** A re-run: a fresh job even for a head already checked. */
       force?: string;
       /** The config is invalid: say so on the check and stop. */

@@ -10,6 +10,7 @@ import { applyModelPatch } from '../patch/applyModelPatch.js';
 import { changedManifests } from '../sandbox/envKey.js';
 import { changedPathsSince, listFiles, materialize, resolveRev, withState } from '../sandbox/git.js';
 import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
+import type { GitRepo } from '../sandbox/git.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import { decideLimits, prepareContext, type CappedNote, type ContextInput, type RepoContext } from './context.js';
 import { testTargetsOfPatch } from './testTargets.js';
@@ -32,6 +33,24 @@ export interface ValidateInput extends ContextInput {
   coverage?: CoverageRequest;
   /** Stops the test runs when aborted (SwtError('CANCELLED')): a newer push supersedes the check. */
   signal?: AbortSignal;
+  /** Who vouches for the fixed code's own install, when its manifests differ from base's (default `writer`). */
+  headInstall?: HeadInstall;
+}
+
+/**
+ * `writer`: the head was written by someone with write access (or the CLI's user runs it): installed
+ * as base is. `other`: someone else's head that may install (a maintainer approved it at this sha, or
+ * a branch of the repository itself): installed without writing the package cache. `refused`: not
+ * approved: nothing is installed from it (SwtError NOT_APPROVED).
+ */
+export type HeadInstall = 'writer' | 'other' | 'refused';
+
+/**
+ * The dependency manifests that differ between the base commit and the fixed code: the one diff that
+ * decides both whether a fork's PR waits for approval and whether the head gets its own install.
+ */
+export async function headManifestChanges(repo: string | GitRepo, base: string, fixedCode: RepoState): Promise<string[]> {
+  return changedManifests(await changedPathsSince(repo, base, fixedCode));
 }
 
 /** One side's environment image, as reported. */
@@ -98,7 +117,7 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     limits: decided.limits,
     ...(input.signal ? { signal: input.signal } : {}),
   };
-  const headEnv = await fixedEnvironment(sandbox, ctx, fixedCode, progress);
+  const headEnv = await fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress);
   const existing = await touchedFilesThatExist(ctx, fixedCode, files);
   if (headTests.contained) {
     const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => (p.newFileName ?? '').replace(/^b\//, '')));
@@ -157,12 +176,21 @@ function summary(env: Environment): EnvironmentSummary {
  * The fixed code's environment: base's, unless the fix changes a dependency manifest (and there is
  * an install step); then its own, built from the fixed code and cached by the same key.
  */
-async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: RepoState, progress: Progress): Promise<{ env: Environment; manifests: string[] }> {
-  const manifests = changedManifests(await changedPathsSince(ctx.repo, ctx.base, fixedCode));
+async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: RepoState, trust: HeadInstall, progress: Progress): Promise<{ env: Environment; manifests: string[] }> {
+  const manifests = await headManifestChanges(ctx.repo, ctx.base, fixedCode);
   if (manifests.length === 0 || !ctx.install.trim()) return { env: ctx.env, manifests };
+  if (trust === 'refused') throw new SwtError('NOT_APPROVED', `the head changes ${manifests.join(', ')} and nobody with write access approved installing it`);
   progress.step(`environment for the fixed code (${manifests.join(', ')} changed)`);
   const env = await sandbox.ensureEnvironment(
-    { repo: ctx.repo, rev: fixedCode.rev, patches: fixedCode.patches, baseImage: ctx.baseImage, install: ctx.install, ...(ctx.cacheScope ? { cacheScope: ctx.cacheScope } : {}) },
+    {
+      repo: ctx.repo,
+      rev: fixedCode.rev,
+      patches: fixedCode.patches,
+      baseImage: ctx.baseImage,
+      install: ctx.install,
+      ...(ctx.cacheScope ? { cacheScope: ctx.cacheScope } : {}),
+      ...(trust === 'writer' ? {} : { cacheWrite: false }),
+    },
     (m) => progress.step(m),
   );
   return { env, manifests };

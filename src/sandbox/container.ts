@@ -6,7 +6,7 @@ import { storageOptSupported, watchDisk } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from './docker.js';
 import { markUsed } from './envCache.js';
 import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from './git.js';
-import { containerLabels, hostConfigFor, resolveLimits, type ContainerRole } from './limits.js';
+import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type ContainerRole } from './limits.js';
 import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { deletionScript, type OverlayPlan } from './overlay.js';
 import type { Environment, ResourceLimits, RunOutcome, RunRequest } from './types.js';
@@ -150,7 +150,11 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
 
     const started = Date.now();
     await container.start();
-    disk = watchDisk(docker, prepared.id, { limitBytes: limits.diskBytes, onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined) });
+    disk = watchDisk(docker, prepared.id, {
+      limitBytes: limits.diskBytes,
+      limitInodes: inodeLimit(limits),
+      onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
+    });
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
     const waited = container.wait() as Promise<{ StatusCode: number }>;
@@ -178,7 +182,7 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
       await withinMs(waited.catch(() => undefined), 15_000);
     }
     const durationMs = Date.now() - started;
-    const { exceeded: diskLimit } = await disk.stop();
+    const { exceeded: diskLimit, reason: diskReason } = await disk.stop();
     await haltIfInterrupted();
     const { tail, fromLog } = await outputAfterExit(container, ended, streamedTail);
     (attach as unknown as { destroy?: () => void }).destroy?.();
@@ -200,7 +204,7 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
       timedOut: timedOut && !diskLimit,
       oomKilled: !!info.State.OOMKilled,
       ...(diskLimit ? { diskLimit } : {}),
-      output: diskLimit ? `${tail.toString()}\n[swt: killed: disk limit, wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB]` : tail.toString(),
+      output: diskLimit ? `${tail.toString()}\n[swt: killed: ${diskLimitText(limits, diskReason)}]` : tail.toString(),
       files,
       durationMs,
     };

@@ -111,19 +111,33 @@ export async function outputAfterExit(container: Docker.Container, ended: Promis
   return { tail, fromLog: true };
 }
 
-/** Files of a tar archive (from getArchive), by path with the first `strip` components removed. */
+/**
+ * Files of a tar archive (from getArchive), by path with the first `strip` components removed.
+ * Bounded in what is kept (maxFileBytes, maxTotalBytes) and in what is read: once the entries seen
+ * add up to more than maxReadBytes (default twice maxTotalBytes), the archive is closed unread.
+ */
 export async function readTarFiles(
   stream: NodeJS.ReadableStream,
-  opts: { strip?: number; maxFileBytes?: number; maxTotalBytes?: number } = {},
+  opts: { strip?: number; maxFileBytes?: number; maxTotalBytes?: number; maxReadBytes?: number } = {},
 ): Promise<Map<string, { content: Buffer; mode: number }>> {
   const out = new Map<string, { content: Buffer; mode: number }>();
   const maxFile = opts.maxFileBytes ?? 8 * 1024 ** 2;
   const maxTotal = opts.maxTotalBytes ?? 64 * 1024 ** 2;
+  const maxRead = opts.maxReadBytes ?? 2 * maxTotal;
   let total = 0;
+  let seen = 0;
   const extract = tarStream.extract();
   (stream as Readable).pipe(extract);
   for await (const entry of extract) {
     const h = entry.header;
+    seen += h.size ?? 0;
+    if (seen > maxRead) {
+      (stream as Readable).unpipe(extract);
+      (stream as Readable).destroy?.();
+      entry.resume();
+      extract.destroy();
+      break;
+    }
     const name = h.name.split('/').filter(Boolean).slice(opts.strip ?? 0).join('/');
     if (h.type !== 'file' || !name || (h.size ?? 0) > maxFile || total + (h.size ?? 0) > maxTotal) {
       entry.resume();

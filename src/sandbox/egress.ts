@@ -3,7 +3,7 @@ import { SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { ensureRootfs } from './baseImages.js';
 import { inspectImage, type Docker } from './docker.js';
-import { PROXY_PORT, proxyEnv, filterLines, tinyproxyConf, type EgressSettings } from './egressConfig.js';
+import { PROXY_PORT, PROXY_READY, proxyEnv, squidConf, type EgressSettings } from './egressConfig.js';
 import { buildImageFromContext } from './imageBuild.js';
 import { DEBIAN_SUITE, egressProxyDockerfile, egressProxyImageName, IMAGE_LABELS } from './imageRecipes.js';
 import { containerLabels } from './limits.js';
@@ -38,12 +38,11 @@ interface ProcessEgress {
 
 /** Per engine, per allowlist (two sandboxes in one process may allow different hosts). */
 const state = new WeakMap<Docker, Map<string, ProcessEgress>>();
-const PROXY_READY = 'Accepting connections';
 const LABEL_ROLE = 'swt-bot.role';
 
 const suffix = () => `${process.pid}-${randomBytes(4).toString('hex')}`;
 
-/** The proxy image, built once per machine from the debootstrap rootfs and Debian's tinyproxy. */
+/** The proxy image, built once per machine from the debootstrap rootfs and Debian's squid. */
 export async function ensureEgressImage(docker: Docker, log: Logger, onProgress?: (m: string) => void): Promise<string> {
   const name = egressProxyImageName();
   if (await inspectImage(docker, name)) return name;
@@ -51,7 +50,7 @@ export async function ensureEgressImage(docker: Docker, log: Logger, onProgress?
     withFileLock(`base-${name}`, async () => {
       if (await inspectImage(docker, name)) return name;
       const rootfs = await ensureRootfs(docker, DEBIAN_SUITE, { onProgress, logger: log }, log);
-      onProgress?.(`building the egress proxy image ${name} (tinyproxy from Debian)`);
+      onProgress?.(`building the egress proxy image ${name} (squid from Debian)`);
       await buildImageFromContext(docker, {
         tag: name,
         entries: [{ name: 'Dockerfile', content: egressProxyDockerfile(rootfs) }],
@@ -93,15 +92,14 @@ async function startProxy(docker: Docker, settings: EgressSettings, log: Logger,
   registerNetwork(docker, net.id);
   let id: string | undefined;
   try {
-    const filterPath = '/tmp/swt-egress.filter';
     const confPath = '/tmp/swt-egress.conf';
     const c = await docker.createContainer({
       name: `swt-egress-proxy-${suffix()}`,
       Image: image,
       Entrypoint: [],
       // The configuration comes in variables and lands on the tmpfs: the root filesystem stays read-only.
-      Cmd: ['sh', '-c', `printf '%s\\n' "$SWT_PROXY_FILTER" > ${filterPath} && printf '%s' "$SWT_PROXY_CONF" > ${confPath} && unset SWT_PROXY_FILTER SWT_PROXY_CONF && exec tinyproxy -d -c ${confPath}`],
-      Env: [`SWT_PROXY_CONF=${tinyproxyConf(settings, filterPath)}`, `SWT_PROXY_FILTER=${filterLines(settings.hosts).join('\n')}`],
+      Cmd: ['sh', '-c', `printf '%s' "$SWT_PROXY_CONF" > ${confPath} && unset SWT_PROXY_CONF && exec squid -N -f ${confPath}`],
+      Env: [`SWT_PROXY_CONF=${squidConf(settings)}`],
       User: '65534:65534',
       Labels: labels,
       HostConfig: {

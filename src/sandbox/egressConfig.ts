@@ -3,7 +3,8 @@ import { SwtError } from '../util/errors.js';
 
 /**
  * What an install step may reach: the package registries its package managers need, through an
- * egress proxy (tinyproxy) that denies every other host. Configured by the operator:
+ * egress proxy (Debian's squid) that denies every other host, every port but 443 (CONNECT) and
+ * 80/443 (plain HTTP), and every method but GET, HEAD and CONNECT. Configured by the operator:
  * SWT_EGRESS_ALLOW adds hosts (a private registry; `*.corp.example` for a domain and its
  * subdomains), SWT_EGRESS_UPSTREAM sends the allowed traffic on through a corporate proxy. Pure.
  */
@@ -61,26 +62,57 @@ export function filterLines(hosts: string[]): string[] {
   return hosts.map((h) => (h.startsWith('*.') ? `^(.+\\.)?${escapeRe(h.slice(2))}$` : `^${escapeRe(h)}$`));
 }
 
+/** Ports a request may name: CONNECT only to 443; a plain HTTP request to 80 or 443. */
+export const CONNECT_PORTS = [443] as const;
+export const PLAIN_PORTS = [80, 443] as const;
 /**
- * tinyproxy's configuration: default deny, a host filter, CONNECT to port 443 only, no Via header
- * (it would name the proxy), logs on stderr.
+ * Methods of a plain HTTP request. The registry clients (npm, pip, yarn, pnpm, go, cargo, maven)
+ * download with GET and HEAD; their one POST (npm audit) and publishing (PUT) go over HTTPS, in a
+ * CONNECT tunnel the proxy does not open.
  */
-export function tinyproxyConf(settings: EgressSettings, filterPath: string): string {
+export const PLAIN_METHODS = ['GET', 'HEAD'] as const;
+
+/** Marks a started proxy in its log. */
+export const PROXY_READY = 'Accepting HTTP Socket connections';
+
+/**
+ * squid's configuration: the allowed hosts (anchored, no DNS lookup of an address), the ports and
+ * methods above, everything else denied; no cache, no Via or X-Forwarded-For (they would name the
+ * proxy and the install), no version in error pages, logs on stdout/stderr, nothing written to disk.
+ */
+export function squidConf(settings: EgressSettings): string {
   const lines = [
-    `Port ${PROXY_PORT}`,
-    'Listen 0.0.0.0',
-    'Timeout 600',
-    'MaxClients 200',
-    'LogLevel Info',
-    'DisableViaHeader Yes',
-    `Filter "${filterPath}"`,
-    'FilterType ere',
-    'FilterURLs Off',
-    'FilterDefaultDeny Yes',
-    'ConnectPort 443',
+    `http_port ${PROXY_PORT}`,
+    'pid_filename none',
+    'cache deny all',
+    'cache_mem 0',
+    'access_log stdio:/dev/stdout',
+    'cache_log stdio:/dev/stderr',
+    'cache_store_log none',
+    'logfile_rotate 0',
+    'coredump_dir /tmp',
+    'pinger_enable off',
+    // squid sizes its tables by the descriptors it may open: the engine's default (a million) would not fit in 256 MiB.
+    'max_filedescriptors 4096',
+    'shutdown_lifetime 0 seconds',
+    'visible_hostname swt-egress',
+    'via off',
+    'forwarded_for delete',
+    'httpd_suppress_version_string on',
+    `acl tls_port port ${CONNECT_PORTS.join(' ')}`,
+    `acl plain_ports port ${PLAIN_PORTS.join(' ')}`,
+    'acl CONNECT method CONNECT',
+    `acl plain_methods method ${PLAIN_METHODS.join(' ')}`,
+    'http_access deny CONNECT !tls_port',
+    'http_access deny !CONNECT !plain_ports',
+    'http_access deny !CONNECT !plain_methods',
   ];
+  if (settings.hosts.length) {
+    lines.push(`acl allowed_hosts dstdom_regex -n -i ${filterLines(settings.hosts).join(' ')}`, 'http_access allow allowed_hosts');
+  }
+  lines.push('http_access deny all');
   const up = settings.upstream;
-  if (up) lines.push(`Upstream http ${up.auth ? `${up.auth}@` : ''}${up.host}:${up.port}`);
+  if (up) lines.push(`cache_peer ${up.host} parent ${up.port} 0 no-query no-digest default${up.auth ? ` login=${up.auth}` : ''}`, 'never_direct allow all');
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The environment cache key: sha256 over the base image id, the install command and the blob ids
- * of the dependency manifests and lockfiles at the snapshot revision (none when nothing is
- * installed). Pure.
+ * The environment cache key: sha256 over the repository's scope (whose image it is), whether its
+ * install was trusted, the base image id, the install command and the blob ids of the dependency
+ * manifests and lockfiles at the snapshot revision (none when nothing is installed). Pure.
  */
 
 const MANIFEST_NAMES = new Set([
@@ -20,7 +20,7 @@ const MANIFEST_NAMES = new Set([
 ]);
 
 /** Bump when the key's inputs or the environment build change meaning. */
-export const ENV_KEY_VERSION = 2;
+export const ENV_KEY_VERSION = 3;
 
 export function isDependencyManifest(path: string): boolean {
   const segs = path.split('/');
@@ -30,6 +30,10 @@ export function isDependencyManifest(path: string): boolean {
 }
 
 export interface EnvKeyInput {
+  /** The repository the image is for (EnvironmentSpec.cacheScope, or the repository's path): one repository never reuses another's image. */
+  scope: string;
+  /** false: built by an untrusted head's install (cacheWrite: false); trusted runs never reuse it. */
+  trusted: boolean;
   baseImageId: string;
   install: string;
   /** Paths and content hashes (git blob ids) of the files at the revision; non-manifests are ignored. */
@@ -43,12 +47,12 @@ export function environmentKey(input: EnvKeyInput): string {
     .map((f) => `${f.path}\0${f.blob}`)
     .sort();
   return createHash('sha256')
-    .update(JSON.stringify({ v: ENV_KEY_VERSION, base: input.baseImageId, install: input.install.trim(), manifests }))
+    .update(JSON.stringify({ v: ENV_KEY_VERSION, scope: input.scope, trusted: input.trusted, base: input.baseImageId, install: input.install.trim(), manifests }))
     .digest('hex');
 }
 
 /**
- * `swt-env:<key16>-<snapshot8>`: one image per (key, snapshot), so two repositories (or clones)
+ * `swt-env:<key16>-<snapshot8>`: one image per (key, snapshot), so two clones of one repository
  * with the same key never retag each other's image under a caller still using it. Another cache
  * namespace than `default` gets its own repository name, `swt-env-<namespace>`.
  */
@@ -62,6 +66,8 @@ export const ENV_LABELS = {
   snapshotRev: 'swt-bot.env.snapshotRev',
   baseImage: 'swt-bot.env.baseImage',
   namespace: 'swt-bot.env.namespace',
+  scope: 'swt-bot.env.scope',
+  trusted: 'swt-bot.env.trusted',
 } as const;
 
 /** The dependency manifests among changed paths: what makes a side need its own environment. */

@@ -13,19 +13,20 @@ import { evictEnvironments, markUsed, type EnvCacheSettings } from './envCache.j
 import { ENV_LABELS, envImageTag, environmentKey } from './envKey.js';
 import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from './git.js';
 import { runGit } from './gitExec.js';
-import { containerLabels, hostConfigFor, resolveLimits } from './limits.js';
+import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from './limits.js';
 import { haltIfInterrupted, registerContainer, removeContainer } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from './overlay.js';
-import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches } from './packageCache.js';
+import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches, withThrowawayCache } from './packageCache.js';
 import type { Environment, EnvironmentSpec, ResourceLimits } from './types.js';
 
 /**
  * Environment images: base image + the repository's files at `rev` in /testbed (owned by the
  * sandbox user) + the install command run there. The install reaches only the package registries,
- * through the egress proxy, with the repository's package cache mounted. Cached by a key over the
- * base image id, the install command and the dependency manifests; a hit never runs the install
- * again. A state with patches (base + a fix that changes the manifests) is installed as patched,
+ * through the egress proxy, with the repository's package cache mounted (an untrusted head's: a
+ * throwaway copy of it). Cached by a key over the repository's scope, the install's trust, the
+ * base image id, the install command and the dependency manifests; an image is reused only when
+ * its snapshot is in the history of the revision asked for, and a hit never runs the install again. A state with patches (base + a fix that changes the manifests) is installed as patched,
  * then its tracked files are put back to `rev`'s, so the image always holds `rev` plus what the
  * install made.
  */
@@ -59,8 +60,10 @@ const INSTALL_LOG_LINES = 25;
 /** Where the fixed state's own versions of patched files wait while the install runs. */
 const RESTORE_DIR = '/home/swt/.swt-restore';
 
-async function commitExists(repo: GitRepo, sha: string): Promise<boolean> {
-  const r = await runGit(repo.path, ['cat-file', '-e', `${sha}^{commit}`]);
+/** `ancestor` is `rev` or one of its ancestors in this repository. */
+async function inHistoryOf(repo: GitRepo, ancestor: string, rev: string): Promise<boolean> {
+  if (ancestor === rev) return true;
+  const r = await runGit(repo.path, ['merge-base', '--is-ancestor', ancestor, rev]);
   return r.code === 0;
 }
 
@@ -111,14 +114,16 @@ interface BuildInput {
   tag: string;
   install: string;
   scope: string;
+  /** false: the install gets a throwaway copy of the package cache (EnvironmentSpec.cacheWrite). */
+  cacheWrite: boolean;
   onProgress?: (m: string) => void;
 }
 
 async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<void> {
-  const install = o.install.trim();
-  if (!install) return commitEnvironment(deps, o, 'none');
-  const volume = await ensureCacheVolume(deps.docker, o.scope, o.baseImage);
-  await withInstallNetwork(deps.docker, deps.egress, deps.log, (net) => commitEnvironment(deps, o, net, volume), o.onProgress);
+  if (!o.install.trim()) return commitEnvironment(deps, o, 'none');
+  const install = (volume: string) => withInstallNetwork(deps.docker, deps.egress, deps.log, (net) => commitEnvironment(deps, o, net, volume), o.onProgress);
+  if (!o.cacheWrite) return withThrowawayCache(deps.docker, o.scope, o.baseImage, install);
+  await install(await ensureCacheVolume(deps.docker, o.scope, o.baseImage));
 }
 
 async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: InstallNetwork | 'none', volume?: string): Promise<void> {
@@ -175,6 +180,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       const cacheStart: { bytes?: number } = {};
       const disk = watchDisk(docker, container.id, {
         limitBytes: limits.diskBytes,
+        limitInodes: inodeLimit(limits),
         // An install's layer holds every installed file: looking costs more, so look less often.
         minIntervalMs: 3_000,
         extraBytes: volume ? () => cacheGrowth(docker, container.id, cacheStart) : undefined,
@@ -183,6 +189,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       let timer: NodeJS.Timeout | undefined;
       let result: { StatusCode: number } | 'timeout';
       let exceeded = false;
+      let diskReason: DiskLimitReason | undefined;
       try {
         const waited = container.wait() as Promise<{ StatusCode: number }>;
         result = await Promise.race([
@@ -193,7 +200,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         ]);
         if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
         // A successful install needs no last look at its (large) layer.
-        exceeded = (await disk.stop(result === 'timeout' || result.StatusCode !== 0)).exceeded;
+        ({ exceeded, reason: diskReason } = await disk.stop(result === 'timeout' || result.StatusCode !== 0));
       } finally {
         clearTimeout(timer);
         await disk.stop(false);
@@ -206,7 +213,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         // ENOSPC from the engine's own disk, not our limit: the operator, not the repository, can fix it.
         const noSpace = !exceeded && /No space left on device/i.test(tail.toString());
         const why = exceeded
-          ? `was killed: disk limit (it wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB)`
+          ? `was killed: ${diskLimitText(limits, diskReason)}`
           : info.State.OOMKilled
             ? `ran out of memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`
             : result === 'timeout' || code === 137
@@ -228,7 +235,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       repo: repoName,
       tag,
       changes: [
-        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
+        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} ${ENV_LABELS.scope}=${JSON.stringify(o.scope)} ${ENV_LABELS.trusted}=${o.cacheWrite} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
         'CMD ["/bin/sh"]',
         'WORKDIR /testbed',
         'USER 1000:1000',
@@ -263,16 +270,21 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
     const baseInfo = await inspectImage(docker, baseImage);
     if (!baseInfo) throw new SwtError('IMAGE_UNAVAILABLE', `base image ${baseImage} disappeared`);
     const files = await listTreeBlobs(repo, state.tree, state.env);
-    const key = environmentKey({ baseImageId: baseInfo.Id, install: spec.install, files });
+    const scope = spec.cacheScope ?? (await defaultScope(repo));
+    const cacheWrite = spec.cacheWrite !== false;
+    const key = environmentKey({ scope, trusted: cacheWrite, baseImageId: baseInfo.Id, install: spec.install, files });
     const ns = deps.cache.namespace;
 
-    // Any image with this key whose snapshot commit is in this repository will do (runs overlay the rest).
+    // An image of this repository (scope), this trust and this key, whose snapshot is in the history
+    // of the revision asked for (runs overlay the rest): never one built from a branch beside it,
+    // such as a fork's head fetched into the same repository.
     const lookup = async (): Promise<Environment | undefined> => {
       const images = await docker.listImages({ filters: { label: [`${ENV_LABELS.key}=${key}`, `${ENV_LABELS.namespace}=${ns}`] } });
       const exact = (i: (typeof images)[number]) => (i.Labels?.[ENV_LABELS.snapshotRev] === commit ? 1 : 0);
       for (const img of images.sort((a, b) => exact(b) - exact(a) || b.Created - a.Created)) {
         const snapshotRev = img.Labels?.[ENV_LABELS.snapshotRev];
-        if (!snapshotRev || !(await commitExists(repo, snapshotRev))) continue;
+        if (img.Labels?.[ENV_LABELS.scope] !== scope || img.Labels?.[ENV_LABELS.trusted] !== String(cacheWrite)) continue;
+        if (!snapshotRev || !(await inHistoryOf(repo, snapshotRev, commit))) continue;
         const tag = envImageTag(key, snapshotRev, ns);
         if (!img.RepoTags?.includes(tag)) continue;
         await markUsed(tag);
@@ -292,8 +304,7 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
           const again = await lookup();
           if (again) return again;
           const tag = envImageTag(key, commit, ns);
-          const scope = spec.cacheScope ?? (await defaultScope(repo));
-          await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, scope, onProgress });
+          await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, scope, cacheWrite, onProgress });
           await markUsed(tag);
           const built: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started };
           log.info({ image: tag, base: baseImage, ms: built.buildMs }, 'built environment image');

@@ -227,22 +227,22 @@ export function debianSteps(): string[] {
   return [];
 }
 
-/** The egress proxy: Debian's tinyproxy on the debootstrap rootfs, run as nobody; its config comes at start. */
+/** The egress proxy: Debian's squid on the debootstrap rootfs, run as nobody; its config comes at start. */
 export function egressProxyDockerfile(from: string): string {
   return [
     `FROM ${from}`,
     'USER root',
-    'RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tinyproxy ' +
-      '&& rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb && tinyproxy -v',
+    'RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends squid ' +
+      '&& rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb && squid -v',
     'USER 65534:65534',
     'ENTRYPOINT []',
-    'CMD ["tinyproxy", "-d"]',
+    'CMD ["squid", "-N"]',
     '',
   ].join('\n');
 }
 
-/** `swt-base/egress-proxy:tinyproxy-<hash8>`, the hash over its Dockerfile. */
+/** `swt-base/egress-proxy:squid-<hash8>`, the hash over its Dockerfile. */
 export function egressProxyImageName(): string {
   const hash = createHash('sha256').update(egressProxyDockerfile(rootfsImageName(DEBIAN_SUITE))).digest('hex').slice(0, 8);
-  return `swt-base/egress-proxy:tinyproxy-${hash}`;
+  return `swt-base/egress-proxy:squid-${hash}`;
 }

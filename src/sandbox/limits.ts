@@ -62,6 +62,25 @@ const MIN_MEMORY = 8 * 1024 ** 2;
 // Within the engine's own hard limit (raising past it fails the start), and plenty for test runners.
 export const NOFILE = 8192;
 
+/**
+ * Files (inodes) a container may create: one per 16 KiB of its disk limit (4 GiB: 262,144), so a
+ * flood of empty files, which costs the engine's disk inodes but no bytes, ends as a disk limit too.
+ */
+export const BYTES_PER_INODE = 16 * 1024;
+export function inodeLimit(limits: ResourceLimits): number {
+  return Math.max(16_384, Math.floor(limits.diskBytes / BYTES_PER_INODE));
+}
+
+/** What passed its disk limit: the bytes written or the files created. */
+export type DiskLimitReason = 'bytes' | 'inodes';
+
+/** What a disk-limit kill says, e.g. `disk limit, wrote more than 256 MiB`. */
+export function diskLimitText(limits: ResourceLimits, reason: DiskLimitReason = 'bytes'): string {
+  return reason === 'inodes'
+    ? `disk limit, created more than ${inodeLimit(limits)} files`
+    : `disk limit, wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB`;
+}
+
 /** /tmp is a tmpfs (its pages count as the container's memory): half the memory, at most the disk limit. */
 export function tmpSizeBytes(limits: ResourceLimits): number {
   return Math.max(16 * 1024 ** 2, Math.min(limits.diskBytes, Math.floor(Math.max(MIN_MEMORY, limits.memoryBytes) / 2)));
@@ -79,7 +98,8 @@ export function hostConfigFor(input: HostConfigInput): SandboxHostConfig {
       { Name: 'nofile', Soft: NOFILE, Hard: NOFILE },
       { Name: 'fsize', Soft: disk, Hard: disk },
     ],
-    Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${tmpSizeBytes(limits)},mode=1777` },
+    // Hard limits from the kernel: bytes and files (nr_inodes) on the tmpfs.
+    Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${tmpSizeBytes(limits)},nr_inodes=${inodeLimit(limits)},mode=1777` },
     ...(input.storageOpt ? { StorageOpt: { size: String(disk) } } : {}),
     ...(input.mounts?.length ? { Mounts: input.mounts } : {}),
     CapDrop: ['ALL'],

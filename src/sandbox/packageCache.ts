@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute } from 'node:path';
@@ -8,12 +8,14 @@ import { forgetUse, lastUse, markUsed } from './envCache.js';
 import { containerLabels, LABEL } from './limits.js';
 import { registerContainer, removeContainer } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
+import { ownerGone, OWN_START_TICKS } from '../util/processes.js';
 
 /**
  * Package caches: one Docker volume per repository holding npm's, pip's, yarn's and pnpm's caches,
  * mounted only into that repository's install containers (never into test runs or sessions), so an
  * environment rebuilt for a bumped dependency downloads only what changed. One repository's
- * install scripts never see, nor write into, another repository's cache.
+ * install scripts never see, nor write into, another repository's cache; an untrusted head's
+ * install (cacheWrite: false) gets a throwaway copy of its repository's cache, never the cache.
  */
 
 export const CACHE_MOUNT = '/swt-cache';
@@ -22,6 +24,10 @@ export const CACHE_LABELS = {
   cache: `${LABEL}.pkg-cache`,
   scope: `${LABEL}.pkg-cache.scope`,
   host: `${LABEL}.pkg-cache.host`,
+  /** A throwaway copy for one install: removed after it, or once its owner process is gone. */
+  throwaway: `${LABEL}.pkg-cache.throwaway`,
+  pid: `${LABEL}.pkg-cache.pid`,
+  started: `${LABEL}.pkg-cache.started`,
 } as const;
 
 export function cacheVolumeName(scope: string): string {
@@ -80,6 +86,70 @@ export async function ensureCacheVolume(docker: Docker, scope: string, image: st
   );
 }
 
+/**
+ * Runs `fn` with a private copy of the scope's package cache (a new volume seeded from the cache,
+ * mounted read-only for the copy): the install finds what its repository cached, and whatever it
+ * writes goes with the copy, removed after.
+ */
+export async function withThrowawayCache<T>(docker: Docker, scope: string, image: string, fn: (volume: string) => Promise<T>): Promise<T> {
+  const shared = await ensureCacheVolume(docker, scope, image);
+  const name = `swt-pkg-cache-tmp-${randomBytes(8).toString('hex')}`;
+  await docker.createVolume({
+    Name: name,
+    Labels: {
+      [LABEL]: '1',
+      [CACHE_LABELS.throwaway]: '1',
+      [CACHE_LABELS.host]: hostname(),
+      [CACHE_LABELS.pid]: String(process.pid),
+      ...(OWN_START_TICKS ? { [CACHE_LABELS.started]: OWN_START_TICKS } : {}),
+    },
+  });
+  try {
+    // Our own command (cp), no network, the cache read-only: the copy keeps owners (uid 1000).
+    const c = await docker.createContainer({
+      Image: image,
+      Entrypoint: [],
+      Cmd: ['sh', '-c', `cp -a /swt-cache-src/. ${CACHE_MOUNT}/ && chown 1000:1000 ${CACHE_MOUNT}`],
+      User: '0:0',
+      NetworkDisabled: true,
+      Labels: containerLabels('cache-init'),
+      HostConfig: {
+        NetworkMode: 'none',
+        CapDrop: ['ALL'],
+        CapAdd: ['CHOWN', 'DAC_OVERRIDE', 'DAC_READ_SEARCH', 'FOWNER'],
+        SecurityOpt: ['no-new-privileges'],
+        Mounts: [
+          { Type: 'volume', Source: shared, Target: '/swt-cache-src', ReadOnly: true },
+          { Type: 'volume', Source: name, Target: CACHE_MOUNT },
+        ],
+      },
+    });
+    registerContainer(docker, c.id);
+    try {
+      await c.start();
+      const r = (await c.wait()) as { StatusCode: number };
+      if (r.StatusCode !== 0) throw new Error(`copying the package cache ${shared} failed (exit ${r.StatusCode})`);
+    } finally {
+      await removeContainer(docker, c.id).catch(() => undefined);
+    }
+    return await fn(name);
+  } finally {
+    await docker.getVolume(name).remove().catch((e) => logger.warn({ volume: name, err: (e as Error).message }, 'removing a throwaway package cache failed'));
+  }
+}
+
+/** Throwaway caches of this host whose owner process is gone (it was killed mid-install). */
+async function pruneThrowaways(docker: Docker): Promise<string[]> {
+  const listed = await docker.listVolumes({ filters: { label: [CACHE_LABELS.throwaway] } });
+  const removed: string[] = [];
+  for (const v of listed.Volumes ?? []) {
+    const l = v.Labels ?? {};
+    if (l[CACHE_LABELS.host] !== hostname() || !ownerGone(Number(l[CACHE_LABELS.pid]), l[CACHE_LABELS.started])) continue;
+    if (await removeVolume(docker, v.Name)) removed.push(v.Name);
+  }
+  return removed;
+}
+
 let lastSizeCheck = 0;
 const SIZE_CHECK_EVERY_MS = 10 * 60_000;
 
@@ -102,12 +172,12 @@ async function removeVolume(docker: Docker, name: string): Promise<boolean> {
 export async function prunePackageCaches(docker: Docker, maxBytes: number, opts: { force?: boolean } = {}): Promise<string[]> {
   const host = hostname();
   const listed = await docker.listVolumes({ filters: { label: [CACHE_LABELS.cache] } });
-  const removed: string[] = [];
+  const removed: string[] = await pruneThrowaways(docker);
   for (const v of listed.Volumes ?? []) {
     const scope = v.Labels?.[CACHE_LABELS.scope] ?? '';
     if (v.Labels?.[CACHE_LABELS.host] === host && isAbsolute(scope) && !existsSync(scope) && (await removeVolume(docker, v.Name))) removed.push(v.Name);
   }
-  const left = (listed.Volumes ?? []).length - removed.length;
+  const left = (listed.Volumes ?? []).filter((v) => !removed.includes(v.Name)).length;
   if (Number.isFinite(maxBytes) && left > 0 && (opts.force || Date.now() - lastSizeCheck > SIZE_CHECK_EVERY_MS)) {
     lastSizeCheck = Date.now();
     const df = (await docker.df()) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null; UsageData?: { Size: number } }> };

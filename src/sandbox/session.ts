@@ -2,13 +2,14 @@ import { Readable } from 'node:stream';
 import { SwtError } from '../util/errors.js';
 import { demux, isBinary, readTarFiles, singleFileTar, TailBuffer } from './containerIo.js';
 import { watchDisk } from './diskWatch.js';
+import { diskLimitText, inodeLimit, type DiskLimitReason } from './limits.js';
 import { isNotFound, type Docker } from './docker.js';
 import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID } from './git.js';
 import { removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { limitsFor, prepareContainer, overlayPrelude, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
 import { confineRepoPath } from '../util/repoPath.js';
 import { canonicalDiff, type CanonicalChange } from '../patch/canonical.js';
-import type { RunRequest, SandboxSession } from './types.js';
+import { WHOLE_READ_MAX_BYTES, type RunRequest, type SandboxSession } from './types.js';
 
 /**
  * A long-lived sandbox (same limits, no network) for an agent's tools: exec, read/write files in
@@ -27,16 +28,30 @@ export function isExcludedFromDiff(path: string): boolean {
   return segs.some((s) => DIFF_EXCLUDED_DIRS.includes(s) || s.endsWith('.egg-info')) || path.endsWith('.pyc');
 }
 
+/** The largest file diff() reads back. */
+const DIFF_FILE_MAX_BYTES = 16 * 1024 ** 2;
+
 function findScript(): string {
   const prune = [...DIFF_EXCLUDED_DIRS.map((d) => `-name '${d}'`), `-name '*.egg-info'`].join(' -o ');
   const base = `find . \\( ${prune} \\) -prune -o`;
   return [
     'cd /testbed',
     `printf 'NEWER\\0'`,
-    `${base} -type f -newer ${START_MARKER} ! -name '*.pyc' -print0`,
+    // Past the bound a file is not read back (diff() skips it): never tarred into memory.
+    `${base} -type f -size -${DIFF_FILE_MAX_BYTES + 1}c -newer ${START_MARKER} ! -name '*.pyc' -print0`,
     `printf 'ALL\\0'`,
     `${base} \\( -type f -o -type l \\) -print0`,
   ].join('\n');
+}
+
+interface ExecOptions {
+  timeoutMs: number;
+  /** Bytes of combined output kept (the tail). */
+  maxBytes: number;
+  /** stdout apart from stderr (whole, up to maxStdoutBytes). */
+  separate?: boolean;
+  /** The most stdout kept when separate (default 320 MiB); past it the exec is cut off. */
+  maxStdoutBytes?: number;
 }
 
 interface ExecResult {
@@ -50,7 +65,7 @@ async function execIn(
   docker: Docker,
   container: Docker.Container,
   argv: string[],
-  opts: { timeoutMs: number; maxBytes: number; separate?: boolean },
+  opts: ExecOptions,
 ): Promise<ExecResult> {
   try {
     return await execOnce(docker, container, argv, opts);
@@ -64,17 +79,26 @@ async function execOnce(
   docker: Docker,
   container: Docker.Container,
   argv: string[],
-  opts: { timeoutMs: number; maxBytes: number; separate?: boolean },
+  opts: ExecOptions,
 ): Promise<ExecResult> {
   const exec = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true, User: SANDBOX_USER, WorkingDir: '/testbed' });
   const stream = await exec.start({ hijack: true, stdin: false });
   const combined = new TailBuffer(opts.maxBytes);
   const stdout: Buffer[] = [];
+  const maxStdout = opts.maxStdoutBytes ?? 320 * 1024 ** 2;
+  let kept = 0;
+  const keep = (b: Buffer) => {
+    if (kept >= maxStdout) return;
+    stdout.push(b.subarray(0, maxStdout - kept));
+    kept += Math.min(b.length, maxStdout - kept);
+    // Bounded in what is kept and in what is read: past the bound, the stream is closed.
+    if (kept >= maxStdout) (stream as unknown as { destroy?: () => void }).destroy?.();
+  };
   const started = Date.now();
   const ended = demux(
     docker,
     stream,
-    (b) => (opts.separate ? stdout.push(b) : combined.push(b)),
+    (b) => (opts.separate ? keep(b) : combined.push(b)),
     (b) => combined.push(b),
   );
   let guard: NodeJS.Timeout | undefined;
@@ -124,18 +148,19 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
   }
   const { container, id } = prepared;
   let closed = false;
-  let diskLimit = false;
+  let diskLimit: DiskLimitReason | undefined;
   let uploads = 0;
   const disk = watchDisk(docker, id, {
     limitBytes: limits.diskBytes,
+    limitInodes: inodeLimit(limits),
     minIntervalMs: 2_000,
-    onExceeded: async () => {
-      diskLimit = true;
-      log.warn({ container: id, limitMiB: Math.round(limits.diskBytes / 1024 ** 2) }, 'session killed: disk limit');
+    onExceeded: async (reason) => {
+      diskLimit = reason;
+      log.warn({ container: id, limit: diskLimitText(limits, reason) }, 'session killed: disk limit');
       await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
     },
   });
-  const diskLimitMessage = () => `killed: disk limit (the session wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB); the session is over`;
+  const diskLimitMessage = () => `killed: ${diskLimitText(limits, diskLimit)}; the session is over`;
   const ensureOpen = () => {
     if (closed) throw new SwtError('BAD_INPUT', 'the sandbox session is closed');
     if (diskLimit) throw new SwtError('BAD_INPUT', diskLimitMessage());
@@ -158,23 +183,30 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
       }
     },
 
-    async readFile(path) {
+    async readFileHead(path, maxBytes) {
       ensureOpen();
       const rel = confineRepoPath(path);
-      let archive: NodeJS.ReadableStream | undefined;
-      try {
-        archive = await container.getArchive({ path: `/testbed/${rel}` });
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
-      if (archive) {
-        const f = (await readTarFiles(archive, { maxFileBytes: 32 * 1024 ** 2 })).get(rel.split('/').pop()!);
-        if (f) return f.content.toString('utf8');
-      }
-      // Missing, a symlink (archived as a link), a directory or too large: ask cat, as the sandbox user.
-      const r = await execIn(docker, container, ['cat', '--', `/testbed/${rel}`], { timeoutMs: 60_000, maxBytes: 4096, separate: true });
-      if (r.exitCode !== 0) throw new SwtError('BAD_INPUT', `cannot read ${rel} in the sandbox: ${r.output.trim().replace(/^cat: /, '') || `exit ${r.exitCode}`}`);
-      return r.stdout.toString('utf8');
+      const max = Math.max(0, Math.floor(maxBytes));
+      // As the sandbox user (permissions apply, symlinks are followed): stat's size, then at most
+      // max + 1 bytes (one more tells a device or a growing file is longer): a huge (or sparse)
+      // file never crosses the socket, nor sits in memory.
+      const r = await execIn(docker, container, ['sh', '-c', 'stat -L -c %s -- "$1" && head -c "$2" -- "$1"', 'swt-read', `/testbed/${rel}`, String(max + 1)], {
+        timeoutMs: 60_000,
+        maxBytes: 4096,
+        separate: true,
+        maxStdoutBytes: max + 65,
+      });
+      if (r.exitCode !== 0) throw new SwtError('BAD_INPUT', `cannot read ${rel} in the sandbox: ${r.output.trim().replace(/^(stat|head): /, '') || `exit ${r.exitCode}`}`);
+      const nl = r.stdout.indexOf(10);
+      const got = r.stdout.subarray(nl + 1);
+      const bytes = Math.max(Number(r.stdout.subarray(0, nl).toString('utf8')) || 0, got.length);
+      return { text: got.subarray(0, max).toString('utf8'), bytes, cut: bytes > max };
+    },
+
+    async readFile(path) {
+      const head = await session.readFileHead(path, WHOLE_READ_MAX_BYTES);
+      if (head.cut) throw new SwtError('BAD_INPUT', `${confineRepoPath(path)} is ${head.bytes} bytes, more than the ${WHOLE_READ_MAX_BYTES / 1024 ** 2} MiB a whole read takes`);
+      return head.text;
     },
 
     async writeFile(path, content) {
@@ -212,7 +244,7 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
           maxBytes: 64 * 1024,
           separate: true,
         });
-        for (const [name, f] of await readTarFiles(Readable.from([r.stdout]), { maxFileBytes: 16 * 1024 ** 2, maxTotalBytes: 256 * 1024 ** 2 })) current.set(name, f);
+        for (const [name, f] of await readTarFiles(Readable.from([r.stdout]), { maxFileBytes: DIFF_FILE_MAX_BYTES, maxTotalBytes: 256 * 1024 ** 2 })) current.set(name, f);
       }
       const before = await readTreeFiles(repo, state.tree, [...newer, ...deleted], state.env);
       const changes: CanonicalChange[] = [];

@@ -47,10 +47,13 @@ export interface EnvironmentSpec {
    */
   patches?: string[];
   /**
-   * Whose package cache the install shares (a repository's identity, e.g. `owner/name`); default:
-   * the repository's path on this host. Never shared between repositories.
+   * Whose package cache the install shares and whose environment images it may reuse (a
+   * repository's identity, e.g. `owner/name`); default: the repository's path on this host. Never
+   * shared between repositories: it is part of the environment key and labels.
    */
   cacheScope?: string;
+  /** false for an install of an untrusted head (a fork's, or a non-writer's): it must not write into the repository's package cache. */
+  cacheWrite?: boolean;
 }
 
 /** An environment image: base image + repository snapshot + installed dependencies. */
@@ -89,10 +92,23 @@ export interface RunOutcome {
   durationMs: number;
 }
 
+/** The start of a file: `cut` when the file (of `bytes` bytes) holds more than `text`. */
+export interface FileHead {
+  text: string;
+  bytes: number;
+  cut: boolean;
+}
+
+/** The most a whole-file read takes from a container (edit_file reads, then writes back, a whole file). */
+export const WHOLE_READ_MAX_BYTES = 8 * 1024 ** 2;
+
 /** A long-lived sandboxed container on a repository state, for an agent's tools. */
 export interface SandboxSession {
   exec(command: string, opts?: { timeoutMs?: number }): Promise<{ exitCode: number | null; output: string; timedOut: boolean }>;
+  /** A whole file of /testbed; refused (BAD_INPUT) past WHOLE_READ_MAX_BYTES. */
   readFile(path: string): Promise<string>;
+  /** At most `maxBytes` from the start of a file: never more is read from the container nor kept. */
+  readFileHead(path: string, maxBytes: number): Promise<FileHead>;
   writeFile(path: string, content: string): Promise<void>;
   /** Unified diff of the working tree in /testbed against the state it started from. */
   diff(): Promise<string>;

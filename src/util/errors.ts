@@ -19,6 +19,8 @@ export type SwtErrorCode =
   | 'LLM_TIMEOUT'
   | 'BUDGET_EXHAUSTED'
   | 'INTERRUPTED'
+  /** A head whose own install nobody with write access approved: nothing is installed from it. */
+  | 'NOT_APPROVED'
   /** The caller gave up on the work (a newer push supersedes a check): not a failure, nothing to retry. */
   | 'CANCELLED';
 

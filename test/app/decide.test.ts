@@ -9,11 +9,13 @@ import {
   parseCommand,
   readsAsQuestion,
   shouldReproduce,
-  associationGrantsWrite,
+  approvalOf,
+  headInstallOf,
   permissionGrantsWrite,
   type IssueFacts,
 } from '../../src/github/decide.js';
 import { closingIssueNumbers } from '../../src/github/links.js';
+import { PERMISSION_TTL_MS, WriteAccess } from '../../src/github/permissions.js';
 import type { IssueOutcome } from '../../src/github/types.js';
 import { verdictOf } from '../../src/harness/classify.js';
 import type { TestTransition } from '../../src/harness/types.js';
@@ -132,9 +134,12 @@ describe('commands and permissions', () => {
     expect(parseCommand('please run /swt reproduce')).toBeNull();
     expect(parseCommand('```\n/swt reproduce\n```')).toBeNull();
     expect(parseCommand(null)).toBeNull();
+    // `/swt validate <sha>` names the head it approves: 7 to 40 hex digits, nothing else.
+    expect(parseCommand('/swt validate ABCDEF1')).toEqual({ name: 'validate', sha: 'abcdef1' });
+    expect(parseCommand('/swt validate main')).toEqual({ name: 'unknown', word: 'validate main' });
+    expect(parseCommand('/swt stats now')).toEqual({ name: 'unknown', word: 'stats now' });
   });
-  it('write access: OWNER, MEMBER, COLLABORATOR, or admin/maintain/write permission', () => {
-    expect(['OWNER', 'MEMBER', 'COLLABORATOR', 'CONTRIBUTOR', 'NONE', 'FIRST_TIMER'].map(associationGrantsWrite)).toEqual([true, true, true, false, false, false]);
+  it('write access: admin/maintain/write permission only (the API is asked; author_association is not)', () => {
     expect(['admin', 'maintain', 'write', 'triage', 'read', 'none'].map(permissionGrantsWrite)).toEqual([true, true, true, false, false, false]);
   });
 });
@@ -187,6 +192,22 @@ describe('the gate', () => {
     expect(needsApproval({ fork: false, files: ['package.json'], approved: false })).toBeNull();
     expect(needsApproval({ fork: true, files: ['src/a.ts'], approved: false })).toBeNull();
   });
+  it('an approval binds to the head seen before the comment, or the one it names', () => {
+    const head = 'abcdef1234567890abcdef1234567890abcdef12';
+    expect(approvalOf({ head, headSeenAt: 100, commentAt: 200 })).toEqual({ approve: true });
+    expect(approvalOf({ head, headSeenAt: 300, commentAt: 200 })).toEqual({ approve: false, reason: 'pushed-after' });
+    expect(approvalOf({ named: 'abcdef1', head, headSeenAt: 100, commentAt: 200 })).toEqual({ approve: true });
+    expect(approvalOf({ named: '1234567', head, headSeenAt: 100, commentAt: 200 })).toEqual({ approve: false, reason: 'other-head' });
+    // A short prefix cannot approve a later push (a crafted commit can share it); the full sha can.
+    expect(approvalOf({ named: 'abcdef1', head, headSeenAt: 300, commentAt: 200 })).toEqual({ approve: false, reason: 'pushed-after' });
+    expect(approvalOf({ named: head, head, headSeenAt: 300, commentAt: 200 })).toEqual({ approve: true });
+  });
+  it("the head's install: a writer's branch as base's, an approved fork or a non-writer's branch without writing the cache, else refused", () => {
+    expect(headInstallOf({ fork: false, approved: false, authorWrites: true })).toBe('writer');
+    expect(headInstallOf({ fork: false, approved: false, authorWrites: false })).toBe('other');
+    expect(headInstallOf({ fork: true, approved: true, authorWrites: true })).toBe('other');
+    expect(headInstallOf({ fork: true, approved: false, authorWrites: true })).toBe('refused');
+  });
 });
 
 describe('rank(issue)', () => {
@@ -212,5 +233,28 @@ describe('app.yml', () => {
     const events = [...new Set(Object.values(HANDLED).flatMap((names) => names.map((n) => n.split('.')[0])))].sort();
     expect([...manifest.default_events].sort()).toEqual(events);
     expect(manifest.default_permissions).toEqual({ metadata: 'read', contents: 'read', issues: 'write', pull_requests: 'write', checks: 'write' });
+  });
+});
+
+describe('write access from the permission API', () => {
+  it('asked once a minute per installation, repository and user; a failure is not kept', async () => {
+    let now = 0;
+    const access = new WriteAccess({ now: () => now });
+    const asked: string[] = [];
+    const ask = (answer: string) => async () => {
+      asked.push(answer);
+      return answer;
+    };
+    const key = { installationId: 1, owner: 'o', repo: 'r', login: 'alice' };
+    expect(await access.writes(key, ask('read'))).toBe(false);
+    now = PERMISSION_TTL_MS - 1;
+    expect(await access.writes(key, ask('write'))).toBe(false);
+    expect(await access.writes({ ...key, repo: 'other' }, ask('write'))).toBe(true);
+    expect(await access.writes({ ...key, installationId: 2 }, ask('admin'))).toBe(true);
+    now = PERMISSION_TTL_MS;
+    expect(await access.writes(key, ask('maintain'))).toBe(true);
+    await expect(access.writes({ ...key, login: 'bob' }, async () => Promise.reject(new Error('502')))).rejects.toThrow('502');
+    expect(await access.writes({ ...key, login: 'bob' }, ask('triage'))).toBe(false);
+    expect(asked).toEqual(['read', 'write', 'admin', 'maintain', 'triage']);
   });
 });

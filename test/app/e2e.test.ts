@@ -201,6 +201,8 @@ describe('the App end to end (fake GHES, scripted model, real containers)', () =
       repo: 'durations-draft',
       config: (f) => fixtureConfig(f, { generation: { strategy: 'snippet' }, issues: { draft_pr: true } }),
     });
+    // A draft PR pushes model-written code to a branch here: only for an issue by someone with write access.
+    fx.fake.setPermission(OWNER, 'durations-draft', 'reporter', 'write');
     try {
       const issue = fx.fake.addIssue(OWNER, 'durations-draft', { title: other.fx.issue.title, body: other.fx.issue.body });
       await fx.fake.deliver('issues', fx.fake.issuePayload(OWNER, 'durations-draft', issue.number, 'opened'));

@@ -5,7 +5,7 @@
  */
 import nock from 'nock';
 import { JOB } from '../../src/jobs/payloads.js';
-import { renderCheckProgress, renderConfigError, renderHelp, renderIssueTooLarge, renderNoLinkedIssue, renderRefusal, renderReproductionStarted, renderAwaitingApproval, RERUN_ACTION } from '../../src/github/render.js';
+import { renderCheckProgress, renderConfigError, renderHelp, renderIssueTooLarge, renderNoLinkedIssue, renderRefusal, renderReproductionStarted, RERUN_ACTION } from '../../src/github/render.js';
 import { deliver, example, INSTALLATION, mockGitHub, startTestApp, testOctokit, type TestApp } from './helpers.js';
 
 const OWNER = 'Codertocat';
@@ -152,9 +152,8 @@ describe('commands', () => {
 
   it('a reader gets one polite refusal per thread, never more', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO).noConfig(OWNER, REPO);
-    gh.on('GET', `/repos/${OWNER}/${REPO}/collaborators/mallory/permission`, 200, { permission: 'read' })
-      .on('GET', `/repos/${OWNER}/${REPO}/collaborators/mallory/permission`, 200, { permission: 'read' })
-      .thread(OWNER, REPO, 1);
+    // One question to GitHub: the answer is kept a minute.
+    gh.on('GET', `/repos/${OWNER}/${REPO}/collaborators/mallory/permission`, 200, { permission: 'read' }).thread(OWNER, REPO, 1);
     await deliver(app.url, 'issue_comment', comment('/swt reproduce', 'NONE', 'mallory'));
     await settle();
     await deliver(app.url, 'issue_comment', comment('/swt reproduce please', 'CONTRIBUTOR', 'mallory'));
@@ -167,14 +166,18 @@ describe('commands', () => {
     const gh = mockGitHub().noConfig(OWNER, REPO);
     gh.on('GET', `/repos/${OWNER}/${REPO}/collaborators/octocat/permission`, 200, { permission: 'write' });
     defaultBranch(gh).thread(OWNER, REPO, 1);
-    const r = await deliver(app.url, 'issue_comment', comment('/swt reproduce', 'CONTRIBUTOR', 'octocat'));
+    const payload = comment('/swt reproduce', 'CONTRIBUTOR', 'octocat');
+    await deliver(app.url, 'issue_comment', payload);
     await settle();
     expect(gh.writes()).toEqual([{ method: 'POST', path: `/repos/${OWNER}/${REPO}/issues/1/comments`, body: { body: renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }) } }]);
-    expect((await app.services.queue.list({ kind: JOB.reproduce })).map((j) => j.key)).toEqual([`reproduce:${OWNER}/${REPO}#1@${MAIN_SHA}:${r.id}`]);
+    // Forced, and keyed on the comment (not the delivery): a replayed comment runs nothing more.
+    expect((await app.services.queue.list({ kind: JOB.reproduce })).map((j) => j.key)).toEqual([`reproduce:${OWNER}/${REPO}#1@${MAIN_SHA}:comment:${OWNER}/${REPO}#${payload.comment.id}`]);
   });
 
   it('/swt help, an unknown word, and a command on the wrong kind of thread get help; comments by bots are ignored', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO).noConfig(OWNER, REPO).noConfig(OWNER, REPO);
+    // Asked once: the answer is kept a minute for this installation, repository and user.
+    gh.on('GET', `/repos/${OWNER}/${REPO}/collaborators/Codertocat/permission`, 200, { permission: 'admin' });
     gh.thread(OWNER, REPO, 1);
     await deliver(app.url, 'issue_comment', comment('/swt help', 'OWNER'));
     await settle();
@@ -263,43 +266,48 @@ describe('pull requests', () => {
     expect(await app.services.queue.list({ kind: JOB.validate })).toEqual([]);
   });
 
-  it('a fork changing package.json waits for a maintainer; /swt validate approves that head', async () => {
+  it("a fork's PR goes to the heavy lane, which gates it on the git diff; /swt validate approves the head seen before the comment, once per comment", async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO);
     const fork = (p: any) => {
       p.pull_request.head.repo = { ...p.pull_request.head.repo, full_name: 'mallory/Hello-World', fork: true };
     };
-    gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 503 })
-      .on('POST', '/graphql', 200, closingIssues([1]))
-      .on('GET', `/repos/${OWNER}/${REPO}/pulls/2/files?per_page=100`, 200, [{ filename: 'src/a.js' }, { filename: 'package.json' }])
-      .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/503`, 200, {});
+    gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 503 }).on('POST', '/graphql', 200, closingIssues([1]));
     await deliver(app.url, 'pull_request', pullOpened(fork));
     await settle();
-    expect(gh.writes().at(-1)).toEqual({
-      method: 'PATCH',
-      path: `/repos/${OWNER}/${REPO}/check-runs/503`,
-      body: { status: 'completed', conclusion: 'action_required', completed_at: expect.any(String), output: renderAwaitingApproval(['package.json']), details_url: `https://github.com/${OWNER}/${REPO}/pull/2` },
-    });
-    expect(await app.services.queue.list({ kind: JOB.validate })).toEqual([]);
+    // No list of the PR's files is asked for: that list stops at 3,000 files and leaves out the base's own changes.
+    expect(gh.calls.some((c) => c.path.includes('/files'))).toBe(false);
+    expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => (j.payload as { checkRunId: number }).checkRunId)).toEqual([503]);
+    expect(await app.services.store.isApproved({ owner: OWNER, repo: REPO }, 2, HEAD_SHA)).toBe(false);
 
-    // The maintainer approves: a new check run, and the validation is queued.
+    // The maintainer approves after seeing that head: a new check run, and a forced validation.
     const pull = pullOpened(fork).pull_request;
     gh.noConfig(OWNER, REPO)
+      .on('GET', `/repos/${OWNER}/${REPO}/collaborators/Codertocat/permission`, 200, { permission: 'admin' })
       .on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull)
       .on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 504 })
       .on('POST', '/graphql', 200, closingIssues([1]))
-      .on('GET', `/repos/${OWNER}/${REPO}/pulls/2/files?per_page=100`, 200, [{ filename: 'package.json' }]);
-    await deliver(
-      app.url,
-      'issue_comment',
-      example('issue_comment', 'created', (p) => {
-        p.issue.number = 2;
-        p.issue.pull_request = { url: 'x' };
-        p.comment.body = '/swt validate';
-        p.comment.author_association = 'OWNER';
-      }),
-    );
+      // The forced run supersedes the queued one: its check run is closed.
+      .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/503`, 200, {});
+    const approval = example('issue_comment', 'created', (p) => {
+      p.issue.number = 2;
+      p.issue.pull_request = { url: 'x' };
+      p.comment.body = '/swt validate';
+      p.comment.created_at = new Date(Date.now() + 1000).toISOString();
+      p.comment.author_association = 'OWNER';
+    });
+    await deliver(app.url, 'issue_comment', approval);
     await settle();
-    expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => (j.payload as { checkRunId: number }).checkRunId)).toEqual([504]);
+    expect(await app.services.store.isApproved({ owner: OWNER, repo: REPO }, 2, HEAD_SHA)).toBe(true);
+    // The same comment again, under a new delivery id: nothing more is asked or queued.
+    gh.noConfig(OWNER, REPO);
+    await deliver(app.url, 'issue_comment', approval, { id: 'replayed-delivery' });
+    await settle();
+    expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => [(j.payload as { checkRunId: number }).checkRunId, j.state])).toEqual([
+      [503, 'cancelled'],
+      [504, 'queued'],
+    ]);
+    expect((await app.services.queue.list({ kind: JOB.ack })).map((j) => j.state)).toEqual(['done', 'done']);
+    expect(gh.calls.filter((c) => c.path === `/repos/${OWNER}/${REPO}/pulls/2`)).toHaveLength(1);
   });
 
   it('a bad config on a PR: the check says which key, with action_required', async () => {
@@ -328,7 +336,10 @@ describe('pull requests', () => {
     const gh = mockGitHub().noConfig(OWNER, REPO).noConfig(OWNER, REPO);
     const pull = pullOpened().pull_request;
     for (const id of [601, 602]) {
-      gh.on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull).on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id }).on('POST', '/graphql', 200, closingIssues([]));
+      gh.on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull)
+        .on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id })
+        .on('POST', '/graphql', 200, closingIssues([]))
+        .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/${id}`, 200, {});
     }
     const rerun = (action: string) =>
       example('check_run', action, (p) => {
@@ -348,6 +359,7 @@ describe('pull requests', () => {
     await deliver(app.url, 'check_run', example('check_run', 'rerequested', (p) => (p.check_run.name = 'CI')));
     await settle();
     expect(gh.writes().filter((w) => w.path.endsWith('/check-runs'))).toHaveLength(2);
+    expect((await app.services.queue.list({ kind: JOB.ack })).map((j) => j.state)).toEqual(['done', 'done']);
   });
 });
 

@@ -139,7 +139,7 @@ describe('issue comments', () => {
         'swt-bot does not know `/swt deploy`. It understands:',
         '',
         '- `/swt reproduce`: on an issue: write a test that reproduces it on the default branch, and post it here',
-        "- `/swt validate`: on a pull request: run the linked issues' reproducing tests on its base and head (also approves a fork's dependency changes)",
+        "- `/swt validate`: on a pull request: run the linked issues' reproducing tests on its base and head (also approves installing a fork's dependency changes at the head pushed before the comment; `/swt validate <sha>` names it)",
         '- `/swt stats`: how often swt-bot was right here: its tests checked against merged fixes (live S), gated bot PRs later reverted or fixed again, cost per issue',
         '- `/swt help`: this message',
         '',
@@ -153,8 +153,8 @@ describe('issue comments', () => {
     expect(renderConfigError('.github/swt.yml: gate.mode: Invalid option')).toBe(
       '<!-- swt-bot:notice -->\nswt-bot cannot run here: the configuration is invalid.\n\n```text\n.github/swt.yml: gate.mode: Invalid option\n```\n\nFix `.github/swt.yml` on the default branch; the next event uses the new file.',
     );
-    expect(renderAwaitingApproval(['package.json']).summary).toBe(
-      'This pull request comes from a fork and changes dependency manifests:\n\n- `package.json`\n\nInstalling them runs code from the fork, so nothing is installed or run until a maintainer comments `/swt validate` on this pull request.',
+    expect(renderAwaitingApproval(['package.json'], 'ec26c3e57ca3a959ca5aad62de7213c562f8c821').summary).toBe(
+      'This pull request comes from a fork, and its head ec26c3e differs from the base in dependency manifests:\n\n- `package.json`\n\nInstalling them runs code from the fork, so nothing is installed or run until a maintainer approves this head: `/swt validate ec26c3e57ca3a959ca5aad62de7213c562f8c821` on this pull request. An approval holds for the head it names (or, without a sha, the head pushed before the comment); a later push needs a new one.',
     );
   });
 });

@@ -10,7 +10,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -194,6 +194,17 @@ export async function createLocalWorkbench(srcRepo: string, opts: LocalWorkbench
         return sh(command, c.dir, o?.timeoutMs ?? timeoutMs);
       },
       readFile: async (p) => readFile(inside(p), 'utf8'),
+      readFileHead: async (p, maxBytes) => {
+        const fh = await open(inside(p), 'r');
+        try {
+          const bytes = (await fh.stat()).size;
+          const buf = Buffer.alloc(Math.min(bytes, maxBytes));
+          await fh.read(buf, 0, buf.length, 0);
+          return { text: buf.toString('utf8'), bytes, cut: bytes > buf.length };
+        } finally {
+          await fh.close();
+        }
+      },
       writeFile: async (p, content) => {
         const abs = inside(p);
         await mkdir(dirname(abs), { recursive: true });

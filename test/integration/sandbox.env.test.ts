@@ -60,7 +60,7 @@ describe('environment images', () => {
     expect(e4.snapshotRev).toBe(rev3);
   });
 
-  it('keeps environments of two repositories with the same key apart, even when built at once', async () => {
+  it('keeps environments of two repositories with the same manifests apart, even when built at once', async () => {
     const a = createGitRepo({ 'who.txt': 'repo A\n' });
     const b = createGitRepo({ 'who.txt': 'repo B\n' });
     const install = 'cp who.txt .installed-for';
@@ -68,7 +68,8 @@ describe('environment images', () => {
       sandbox.ensureEnvironment({ repo: a.path, rev: a.sha, baseImage: 'python:3.11', install }),
       sandbox.ensureEnvironment({ repo: b.path, rev: b.sha, baseImage: 'python:3.11', install }),
     ]);
-    expect(ea.key).toBe(eb.key);
+    // The repository is part of the key: the same manifests and install make two keys.
+    expect(ea.key).not.toBe(eb.key);
     expect(ea.image).not.toBe(eb.image);
     expect(ea.snapshotRev).toBe(a.sha);
     expect(eb.snapshotRev).toBe(b.sha);

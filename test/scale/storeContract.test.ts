@@ -63,6 +63,10 @@ describe.each(['sqlite', 'redis'] as const)('Store contract on %s', (engine) => 
     await s.approve(R, 3, 'abc');
     expect(await s.isApproved(R, 3, 'abc')).toBe(true);
     expect(await s.isApproved(R, 3, 'def')).toBe(false);
+    // A head's first sighting stays its time: an approval written before it cannot reach it.
+    expect(await s.seeHead(R, 3, 'abc', 1000)).toBe(1000);
+    expect(await s.seeHead(R, 3, 'abc', 5000)).toBe(1000);
+    expect(await s.seeHead(R, 4, 'abc', 7000)).toBe(7000);
   });
 
   it('reproductions: the newest that reproduced, the count, the costs', async () => {

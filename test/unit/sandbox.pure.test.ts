@@ -148,20 +148,23 @@ describe('environment cache key', () => {
       expect(isDependencyManifest(p)).toBe(false);
     }
   });
-  it('depends on the base image, the install command and manifest contents only', () => {
-    const k = environmentKey({ baseImageId: 'sha256:aa', install: 'npm ci', files });
+  const who = { scope: 'octo/app', trusted: true };
+  it('depends on the repository, the install\'s trust, the base image, the install command and manifest contents only', () => {
+    const k = environmentKey({ ...who, baseImageId: 'sha256:aa', install: 'npm ci', files });
     expect(k).toMatch(/^[0-9a-f]{64}$/);
-    expect(environmentKey({ baseImageId: 'sha256:aa', install: 'npm ci', files: [...files].reverse() })).toBe(k);
-    expect(environmentKey({ baseImageId: 'sha256:aa', install: 'npm ci', files: [files[0]!, files[2]!, { path: 'src/index.js', blob: '9'.repeat(40) }] })).toBe(k);
-    expect(environmentKey({ baseImageId: 'sha256:bb', install: 'npm ci', files })).not.toBe(k);
-    expect(environmentKey({ baseImageId: 'sha256:aa', install: 'npm install', files })).not.toBe(k);
-    expect(environmentKey({ baseImageId: 'sha256:aa', install: 'npm ci', files: [{ path: 'package.json', blob: '4'.repeat(40) }, files[1]!, files[2]!] })).not.toBe(k);
+    expect(environmentKey({ ...who, baseImageId: 'sha256:aa', install: 'npm ci', files: [...files].reverse() })).toBe(k);
+    expect(environmentKey({ ...who, baseImageId: 'sha256:aa', install: 'npm ci', files: [files[0]!, files[2]!, { path: 'src/index.js', blob: '9'.repeat(40) }] })).toBe(k);
+    expect(environmentKey({ ...who, baseImageId: 'sha256:bb', install: 'npm ci', files })).not.toBe(k);
+    expect(environmentKey({ ...who, baseImageId: 'sha256:aa', install: 'npm install', files })).not.toBe(k);
+    expect(environmentKey({ ...who, baseImageId: 'sha256:aa', install: 'npm ci', files: [{ path: 'package.json', blob: '4'.repeat(40) }, files[1]!, files[2]!] })).not.toBe(k);
+    expect(environmentKey({ ...who, scope: 'octo/other', baseImageId: 'sha256:aa', install: 'npm ci', files })).not.toBe(k);
+    expect(environmentKey({ ...who, trusted: false, baseImageId: 'sha256:aa', install: 'npm ci', files })).not.toBe(k);
     expect(envImageTag(k, 'abcdef0123456789')).toBe(`swt-env:${k.slice(0, 16)}-abcdef01`);
     expect(envImageTag(k, 'abcdef0123456789', 'test-7')).toBe(`swt-env-test-7:${k.slice(0, 16)}-abcdef01`);
   });
   it('ignores the manifests when nothing is installed', () => {
     const changed = [{ path: 'package.json', blob: '4'.repeat(40) }, files[1]!, files[2]!];
-    expect(environmentKey({ baseImageId: 'sha256:aa', install: '  ', files: changed })).toBe(environmentKey({ baseImageId: 'sha256:aa', install: '', files }));
+    expect(environmentKey({ ...who, baseImageId: 'sha256:aa', install: '  ', files: changed })).toBe(environmentKey({ ...who, baseImageId: 'sha256:aa', install: '', files }));
   });
   it('names the changed manifests that give a side its own environment', () => {
     expect(changedManifests(['src/a.js', 'package.json', 'requirements-dev.txt', 'node_modules/x/package.json', 'docs/setup.cfg.md'])).toEqual([
@@ -188,7 +191,7 @@ describe('limits → HostConfig', () => {
         { Name: 'nofile', Soft: 8192, Hard: 8192 },
         { Name: 'fsize', Soft: DEFAULT_LIMITS.diskBytes, Hard: DEFAULT_LIMITS.diskBytes },
       ],
-      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${256 * 1024 ** 2},mode=1777` },
+      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${256 * 1024 ** 2},nr_inodes=${DEFAULT_LIMITS.diskBytes / (16 * 1024)},mode=1777` },
     });
     expect(hc.StorageOpt).toBeUndefined();
     expect(hc.Mounts).toBeUndefined();

@@ -2,7 +2,7 @@ import { parseRepoConfig } from '../../src/config/repoConfig.js';
 import { decideLimits } from '../../src/pipeline/context.js';
 import { cappedLines, environmentLine, renderNotesMarkdown, renderNotesText } from '../../src/pipeline/notes.js';
 import { capLimits, ceilingsFromEnv, clampLimits, DEFAULT_CEILINGS, describeCap } from '../../src/sandbox/ceilings.js';
-import { DEFAULT_EGRESS_HOSTS, egressSettings, filterLines, parseEgressHosts, parseUpstream, proxyEnv, tinyproxyConf } from '../../src/sandbox/egressConfig.js';
+import { DEFAULT_EGRESS_HOSTS, egressSettings, filterLines, parseEgressHosts, parseUpstream, proxyEnv, squidConf } from '../../src/sandbox/egressConfig.js';
 import { envCacheSettings } from '../../src/sandbox/envCache.js';
 import { installScript } from '../../src/sandbox/environment.js';
 import { cacheEnv, cacheVolumeName } from '../../src/sandbox/packageCache.js';
@@ -83,12 +83,28 @@ describe('egress allowlist', () => {
     expect(allowed('corp.example')).toBe(true);
     expect(allowed('notcorp.example')).toBe(false);
   });
-  it('configures tinyproxy to deny by default, CONNECT to 443 only, no Via', () => {
-    const conf = tinyproxyConf({ hosts: ['registry.npmjs.org'], upstream: { host: 'proxy.corp.example', port: 3128 } }, '/tmp/f');
-    for (const line of ['FilterDefaultDeny Yes', 'ConnectPort 443', 'Filter "/tmp/f"', 'FilterType ere', 'DisableViaHeader Yes', 'Upstream http proxy.corp.example:3128']) {
-      expect(conf.split('\n')).toContain(line);
+  it('configures squid to deny by default: allowed hosts only, CONNECT to 443, plain HTTP to 80/443 with GET or HEAD, no Via', () => {
+    const conf = squidConf({ hosts: ['registry.npmjs.org', '*.corp.example'], upstream: { host: 'proxy.corp.example', port: 3128, auth: 'u:p' } }).split('\n');
+    for (const line of [
+      'acl tls_port port 443',
+      'acl plain_ports port 80 443',
+      'acl plain_methods method GET HEAD',
+      'http_access deny CONNECT !tls_port',
+      'http_access deny !CONNECT !plain_ports',
+      'http_access deny !CONNECT !plain_methods',
+      'acl allowed_hosts dstdom_regex -n -i ^registry\\.npmjs\\.org$ ^(.+\\.)?corp\\.example$',
+      'via off',
+      'forwarded_for delete',
+      'cache_peer proxy.corp.example parent 3128 0 no-query no-digest default login=u:p',
+      'never_direct allow all',
+    ]) {
+      expect(conf).toContain(line);
     }
-    expect(tinyproxyConf({ hosts: [] }, '/tmp/f')).not.toContain('Upstream');
+    // Every allow comes after the denials, and the last word is a denial.
+    expect(conf.filter((l) => l.startsWith('http_access')).slice(-2)).toEqual(['http_access allow allowed_hosts', 'http_access deny all']);
+    const bare = squidConf({ hosts: [] });
+    expect(bare).not.toContain('cache_peer');
+    expect(bare).not.toContain('http_access allow');
   });
   it('points every package manager at the proxy, with no credentials', () => {
     // proxyEnv only formats variables; the address is what Docker gives a proxy on an install network.

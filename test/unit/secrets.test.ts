@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { redact, secretValues, isSecretName } from '../../src/util/secrets.js';
 import { SwtError } from '../../src/util/errors.js';
 
@@ -10,6 +11,36 @@ describe('secrets', () => {
     expect(redact('key=sk-test-1234567890 tok=ghp_abcdefghijkl', secrets)).toBe('key=[REDACTED] tok=[REDACTED]');
     expect(isSecretName('PRIVATE_KEY_PATH')).toBe(true);
     expect(isSecretName('PATH')).toBe(false);
+  });
+  it('scrubs a multi-line PEM private key, as written, JSON-escaped, cut short, and line by line from the environment', () => {
+    const pem = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const body = pem.split('\n')[3]!;
+    for (const text of [`key:\n${pem}done`, JSON.stringify({ msg: `key ${pem} done` }), `clipped ${pem.slice(0, 200)}`]) {
+      const out = redact(text, []);
+      expect(out).not.toContain(body.slice(0, 16));
+      expect(out).toContain('[REDACTED]');
+    }
+    // From the environment (PRIVATE_KEY holds it): any one of its lines, e.g. in a wrapped message.
+    const secrets = secretValues({ PRIVATE_KEY: pem });
+    expect(redact(`line: ${body}`, secrets)).toBe('line: [REDACTED]');
+  });
+  it('scrubs a secret in its JSON-escaped form', () => {
+    const secrets = secretValues({ WEBHOOK_SECRET: 'pa"ss\\word\tx' });
+    const line = JSON.stringify({ err: 'failed with pa"ss\\word\tx' });
+    expect(line).not.toContain('pa"ss');
+    expect(redact(line, secrets)).toBe(JSON.stringify({ err: 'failed with [REDACTED]' }));
+  });
+  it('scrubs the password of Redis URLs', () => {
+    expect(redact('connecting to redis://:s3cretpw@10.0.0.5:6379/0', [])).toBe('connecting to redis://:[REDACTED]@10.0.0.5:6379/0');
+    expect(redact('{"url":"rediss://default:Tr1cky-pw@cache.example:6380"}', [])).toBe('{"url":"rediss://default:[REDACTED]@cache.example:6380"}');
+    expect(redact('redis://127.0.0.1:6379', [])).toBe('redis://127.0.0.1:6379');
+  });
+  it('scrubs minted GitHub tokens (installation ghs_, and the other kinds)', () => {
+    const ghs = 'ghs_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    expect(redact(`Authorization: token ${ghs}`, [])).toBe('Authorization: token [REDACTED]');
+    expect(redact(`https://x-access-token:${ghs}@github.com/o/r.git`, [])).toBe('https://x-access-token:[REDACTED]@github.com/o/r.git');
+    expect(redact('ghp_abcdefghijklmnopqrstuvwxyz0123 github_pat_11ABCDEFG0123456789_abcdefghijkl', [])).toBe('[REDACTED] [REDACTED]');
+    expect(redact('ghs_short and the ghost_of_a_word', [])).toBe('ghs_short and the ghost_of_a_word');
   });
   it('renders errors on one line with the hint', () => {
     const e = new SwtError('DOCKER_UNREACHABLE', 'cannot reach Docker\nat /var/run/docker.sock', { hint: 'start dockerd' });
