@@ -102,7 +102,7 @@ export interface EnvironmentChoice {
 }
 
 /** Which line counter measures ΔC for this ecosystem, or why none does. */
-export type CoverageSupport = { counter: 'python-trace' | 'v8' } | { counter: null; reason: string };
+export type CoverageSupport = { counter: 'python-trace' | 'v8' | 'go-cover' } | { counter: null; reason: string };
 
 export interface Ecosystem {
   /** Short id: `node`, `python`, `go`. */

@@ -141,7 +141,7 @@ describe('environment cache key', () => {
     { path: 'requirements-dev.txt', blob: '3'.repeat(40) },
   ];
   it('recognises dependency manifests and lockfiles', () => {
-    for (const p of ['package.json', 'packages/a/package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'requirements.txt', 'requirements-dev.txt', 'setup.py', 'setup.cfg', 'pyproject.toml', 'Pipfile.lock', 'poetry.lock']) {
+    for (const p of ['package.json', 'packages/a/package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'requirements.txt', 'requirements-dev.txt', 'setup.py', 'setup.cfg', 'pyproject.toml', 'Pipfile.lock', 'poetry.lock', 'go.mod', 'go.sum', 'tools/go.mod']) {
       expect(isDependencyManifest(p)).toBe(true);
     }
     for (const p of ['src/index.js', 'README.md', 'node_modules/x/package.json', 'requirements.md', 'tests/test_setup.py']) {
