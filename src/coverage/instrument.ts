@@ -1,6 +1,6 @@
 /**
- * Wrapping a test command so it also counts lines: Python through `trace` (pytest), everything
- * else Node runs through NODE_V8_COVERAGE. Scripts travel inside the command as quoted
+ * Wrapping a test command so it also counts lines: Python through `trace` (pytest), Go through
+ * its own -coverprofile, everything else Node runs through NODE_V8_COVERAGE. Scripts travel inside the command as quoted
  * here-documents, so nothing else enters the sandbox. Pure.
  */
 import type { RunnerKind } from '../harness/types.js';
@@ -11,8 +11,9 @@ import { shellQuote } from '../util/shell.js';
 import { SANDBOX_REPO_ROOT } from '../util/repoPath.js';
 import { parsePythonCounts, SITECUSTOMIZE } from './pythonTrace.js';
 import { COLLECT_JS, PRELOAD_JS } from './v8Scripts.js';
+import { coverPackages } from './goCover.js';
 
-export type Counter = 'python-trace' | 'v8';
+export type Counter = 'python-trace' | 'v8' | 'go-cover';
 
 /** Under the out dir, so the harness brings it back with the reports. */
 export const COVERAGE_OUT = 'swt-coverage';
@@ -31,6 +32,7 @@ export function counterFor(kind: RunnerKind): Counter {
 
 /** Source files a counter can count (others are never executed as code: docs, changelogs, data). */
 export function countable(counter: Counter, path: string): boolean {
+  if (counter === 'go-cover') return /\.go$/.test(path);
   return counter === 'python-trace' ? /\.py$/.test(path) : /\.([cm]?[jt]sx?)$/.test(path);
 }
 
@@ -43,6 +45,11 @@ function hereDoc(path: string, body: string): string {
 export function withCoverage(counter: Counter, command: string, targets: readonly string[]): string {
   const out = `${DEFAULT_OUT_DIR}/${COVERAGE_OUT}`;
   const common = `${COVERAGE_MARKER}${shellQuote(JSON.stringify(targets))} SWT_COV_ROOT=${SANDBOX_REPO_ROOT}`;
+  if (counter === 'go-cover') {
+    // go test takes its coverage flags from GOFLAGS too: the harness's command stays as it is.
+    const flags = `-covermode=count -coverpkg=${coverPackages(targets).join(',')} -coverprofile=${out}/go.cov`;
+    return [`mkdir -p ${out}`, `export ${common} GOFLAGS=${shellQuote(flags)}"\${GOFLAGS:+ $GOFLAGS}"`, `( ${command} )`].join('\n');
+  }
   if (counter === 'python-trace') {
     return [
       `mkdir -p ${WORK}/py ${out}`,

@@ -17,6 +17,7 @@ import { countable, counterFor, COVERAGE_OUT, parsePythonCounts, withCoverage, t
 import type { ChangedLines, LineCounts, LineRef, SideCounts } from './types.js';
 import { cachedCounts, runKey, storeCounts } from './runCache.js';
 import { collectedSchema, v8LineCounts } from './v8Counts.js';
+import { parseGoCoverProfile } from './goCover.js';
 
 /** Test files run on one state; no files means nothing runs and nothing is counted. */
 export interface CoverageRun {
@@ -113,6 +114,12 @@ async function countRun(sandbox: Sandbox, input: ChangeCoverageInput, counter: C
   const outcome = await sandbox.run({ env: input.env, repo: input.repo, state: run.state, command, limits: input.limits });
   if (outcome.timedOut) throw new SwtError('COVERAGE_FAILED', 'a coverage run timed out', { hint: 'raise --timeout; coverage runs are slower than plain ones' });
   if (counter === 'python-trace') return parsePythonCounts(outcome.files, COVERAGE_OUT, targets);
+  if (counter === 'go-cover') {
+    const profile = outcome.files[`${COVERAGE_OUT}/go.cov`];
+    // A package that panics or does not build writes no profile: its lines count as not executed.
+    if (profile === undefined) warnings.push(`go test wrote no cover profile (exit ${outcome.exitCode}): its lines count as not executed`);
+    return parseGoCoverProfile(profile ?? '', targets);
+  }
   const raw = outcome.files[`${COVERAGE_OUT}/v8.json`];
   if (!raw) throw new SwtError('COVERAGE_FAILED', `the V8 coverage collector wrote nothing (exit ${outcome.exitCode}): ${outcome.output.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}`);
   let parsed;

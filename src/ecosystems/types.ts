@@ -74,6 +74,13 @@ export interface RunnerDef {
    * report to `${out}/${report}`. Receives the quoted words for `{files}`.
    */
   command(spec: RunnerSpec, files: string[], out: string, report: string): string;
+  /**
+   * The shell command that runs only the tests `ids` (as `parse` reports them, all of one `file`)
+   * and writes the report like `command`: confirmation reruns of the tests that moved. Absent: the
+   * harness reruns the whole file. Selecting a few more (a name shared by two suites) is harmless;
+   * tests it did not run are not counted.
+   */
+  commandForTests?(spec: RunnerSpec, file: string, ids: readonly string[], out: string, report: string): string;
   /** The command ends with its own `exit`: the harness runs it in a subshell. */
   exits?: boolean;
   /** Shell run before the command (e.g. writing the harness's own reporter), with a leading space; or ''. */
@@ -95,7 +102,7 @@ export interface EnvironmentChoice {
 }
 
 /** Which line counter measures ΔC for this ecosystem, or why none does. */
-export type CoverageSupport = { counter: 'python-trace' | 'v8' } | { counter: null; reason: string };
+export type CoverageSupport = { counter: 'python-trace' | 'v8' | 'go-cover' } | { counter: null; reason: string };
 
 export interface Ecosystem {
   /** Short id: `node`, `python`, `go`. */

@@ -17,6 +17,8 @@ const MANIFEST_NAMES = new Set([
   'pyproject.toml',
   'Pipfile.lock',
   'poetry.lock',
+  'go.mod',
+  'go.sum',
 ]);
 
 /** Bump when the key's inputs or the environment build change meaning. */

@@ -99,9 +99,7 @@ export function hostConfigFor(input: HostConfigInput): SandboxHostConfig {
       { Name: 'fsize', Soft: disk, Hard: disk },
     ],
     // Hard limits from the kernel: bytes and files (nr_inodes) on the tmpfs.
-    // exec: Docker mounts a tmpfs noexec by default, and go test runs the binary it links in /tmp
-    // (the run's code executes from /testbed anyway: noexec would protect nothing).
-    Tmpfs: { '/tmp': `rw,exec,nosuid,nodev,size=${tmpSizeBytes(limits)},nr_inodes=${inodeLimit(limits)},mode=1777` },
+    Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${tmpSizeBytes(limits)},nr_inodes=${inodeLimit(limits)},mode=1777` },
     ...(input.storageOpt ? { StorageOpt: { size: String(disk) } } : {}),
     ...(input.mounts?.length ? { Mounts: input.mounts } : {}),
     CapDrop: ['ALL'],

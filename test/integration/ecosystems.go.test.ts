@@ -9,7 +9,7 @@ import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../h
 // A small real Go module with no configuration at all: detection from go.mod, the golang image
 // (built offline from Debian where none can be pulled), `go mod download` of a real dependency
 // (github.com/google/go-cmp, from the Go module proxy through the egress proxy, checked against
-// go.sum), `go test -json` on the touched package, in real containers.
+// go.sum), `go test -json` on the touched package, in real containers; ΔC from go's cover profile.
 
 const GO_MOD = 'module example.com/clampx\n\ngo 1.21\n\nrequire github.com/google/go-cmp v0.6.0\n';
 const GO_SUM = [
@@ -97,5 +97,14 @@ describe('Go modules, no configuration (real containers, a real dependency from 
     expect(byId['example.com/clampx.TestAbs']!.notJudged).toBeUndefined();
     expect(byId['example.com/clampx.TestClampInside']!.notJudged).toMatch(/did not build at base/);
     expect(v.success).toBe(true);
+  }, 1_800_000);
+
+  it('measures ΔC from go test\'s own cover profile', async () => {
+    const v = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch: ABOVE, coverage: { referenceTestPatch: ABOVE } });
+    expect(v.coverageError).toBeUndefined();
+    // X*: the fix's lines the golden tests execute (the new branch of Clamp, not Abs); the new test raises each.
+    expect(v.coverage).toMatchObject({ counter: 'go-cover', dC: 1, referenceDC: 1 });
+    expect(v.coverage!.executable.added['clampx.go']).toEqual(expect.arrayContaining([8, 9]));
+    expect(v.coverage!.executable.added['clampx.go']!.some((l) => l >= 14)).toBe(false);
   }, 1_800_000);
 });

@@ -8,7 +8,8 @@ import { compareRuns, judgedTests, reproduces } from '../../src/harness/classify
 import { renderText } from '../../src/harness/render.js';
 import type { RunResult } from '../../src/harness/types.js';
 import { judgeRuns } from '../../src/generation/verify.js';
-import { counterFor } from '../../src/coverage/instrument.js';
+import { counterFor, withCoverage } from '../../src/coverage/instrument.js';
+import { coverPackages, parseGoCoverProfile } from '../../src/coverage/goCover.js';
 import { repoInfoOf } from '../../src/generation/repoFiles.js';
 import { zeroShotPlusPrompt } from '../../src/generation/prompts.js';
 import { planSnippetTest } from '../../src/generation/snippet/index.js';
@@ -81,7 +82,7 @@ describe('the Go ecosystem', () => {
   it('detects go.mod, reads its version and installs through the module proxy', () => {
     const facts = { files: ['go.mod', 'go.sum', 'calc/calc.go', 'calc/calc_test.go'], manifests: { 'go.mod': 'module example.com/x\n\ngo 1.22.3\n' } };
     expect(detectRunner(facts)).toEqual({ kind: 'go-test', template: 'go test {files}' });
-    expect(environmentDefaults(facts)).toEqual({ image: 'golang:1.22', install: expect.stringMatching(/^go mod download \|\| echo/) });
+    expect(environmentDefaults(facts)).toEqual({ image: 'golang:1.22', install: expect.stringMatching(/^go mod download && \{ go test .* -exec true \.\/\.\.\. .*\|\| echo 'swt: go mod download failed/) });
     expect(goVersionOf('module m\ngo 1.21\ntoolchain go1.23.4\n')).toBe('1.23');
     expect(goVersionOf('module m\n')).toBeUndefined();
     expect(environmentDefaults({ files: ['go.mod'], manifests: { 'go.mod': 'module m\n' } }).image).toBe('golang:1.24');
@@ -104,15 +105,12 @@ describe('the Go ecosystem', () => {
   it('runs the packages of the touched files, with JSON events into the report', () => {
     expect(packagesOf(['a_test.go', 'x/y/b_test.go', 'x/y/c_test.go'])).toEqual(['.', './x/y']);
     expect(buildTestCommand(runnerFromCommand('go test {files}'), ['calc/calc_test.go', 'x_test.go'], '/swt-out')).toBe(
-      'mkdir -p /swt-out 2>/dev/null; go test -json -count=1 -vet=off ./calc . > /swt-out/go-test.json',
+      'mkdir -p /swt-out 2>/dev/null; export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; go test -json -count=1 -vet=off ./calc . > /swt-out/go-test.json',
     );
     expect(packageDir('example.com/m/x/y', ['', 'y', 'x/y'])).toBe('x/y');
     expect(packageDir('example.com/m', ['', 'x'])).toBe('');
   });
 
-  it('says why ΔC is not measured', () => {
-    expect(go.coverage).toEqual({ counter: null, reason: expect.stringContaining('coverprofile') });
-  });
 });
 
 describe('a Go package that does not build at base', () => {
@@ -190,8 +188,13 @@ describe('a Go package that does not build at base', () => {
 });
 
 describe('Go in the other layers', () => {
-  it('coverage says ΔC is not measured for Go, with the reason', () => {
-    expect(() => counterFor('go-test')).toThrow(/change coverage is not measured for Go: .*coverprofile/);
+  it('counts lines for ΔC from go test\'s own count-mode cover profile', () => {
+    expect(counterFor('go-test')).toBe('go-cover');
+    // Real profile (Go 1.26) of calc/ with TestAdd and TestTable run: Add 5 times, Div never.
+    expect(parseGoCoverProfile(read('go1.26', 'cover-count.out'), ['calc/calc.go'])).toEqual({ 'calc/calc.go': { 3: 5 } });
+    expect(coverPackages(['calc/calc.go', 'main.go', 'calc/x.go'])).toEqual(['./calc', '.']);
+    const cmd = withCoverage('go-cover', 'go test -json ./calc > /swt-out/go-test.json', ['calc/calc.go']);
+    expect(cmd).toContain("GOFLAGS='-covermode=count -coverpkg=./calc -coverprofile=/swt-out/swt-coverage/go.cov'");
   });
   it('generation names the language and the snippet strategy refuses with the reason', async () => {
     const info = repoInfoOf(['go.mod', 'clampx.go', 'clampx_test.go'], 'go test {files}', undefined, async () => undefined);

@@ -141,7 +141,7 @@ describe('environment cache key', () => {
     { path: 'requirements-dev.txt', blob: '3'.repeat(40) },
   ];
   it('recognises dependency manifests and lockfiles', () => {
-    for (const p of ['package.json', 'packages/a/package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'requirements.txt', 'requirements-dev.txt', 'setup.py', 'setup.cfg', 'pyproject.toml', 'Pipfile.lock', 'poetry.lock']) {
+    for (const p of ['package.json', 'packages/a/package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'requirements.txt', 'requirements-dev.txt', 'setup.py', 'setup.cfg', 'pyproject.toml', 'Pipfile.lock', 'poetry.lock', 'go.mod', 'go.sum', 'tools/go.mod']) {
       expect(isDependencyManifest(p)).toBe(true);
     }
     for (const p of ['src/index.js', 'README.md', 'node_modules/x/package.json', 'requirements.md', 'tests/test_setup.py']) {
@@ -191,7 +191,7 @@ describe('limits → HostConfig', () => {
         { Name: 'nofile', Soft: 8192, Hard: 8192 },
         { Name: 'fsize', Soft: DEFAULT_LIMITS.diskBytes, Hard: DEFAULT_LIMITS.diskBytes },
       ],
-      Tmpfs: { '/tmp': `rw,exec,nosuid,nodev,size=${256 * 1024 ** 2},nr_inodes=${DEFAULT_LIMITS.diskBytes / (16 * 1024)},mode=1777` },
+      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${256 * 1024 ** 2},nr_inodes=${DEFAULT_LIMITS.diskBytes / (16 * 1024)},mode=1777` },
     });
     expect(hc.StorageOpt).toBeUndefined();
     expect(hc.Mounts).toBeUndefined();

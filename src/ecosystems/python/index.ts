@@ -20,6 +20,8 @@ export const pytest: RunnerDef = {
       ...files.map(quoteTestFile),
     ]);
   },
+  // The harness's ids are pytest node ids (`file::Class::name[param]`).
+  commandForTests: (spec, _file, ids, out, report) => pytest.command(spec, [...ids], out, report),
   parse: (content, ctx) => ({ ...parseJUnit(content, { ...ctx, flavor: 'pytest' }), complete: true, errors: [] }),
 };
 
