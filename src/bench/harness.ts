@@ -203,7 +203,10 @@ async function main() {
       projects.push({ name: i.instance_id, repo: await resolveRepoPath(join(examples, 'repos'), i.repo), base: i.base_commit, image: i.image, install: i.install, testCmd: i.test_cmd, patch: i.patch, testPatch: i.test_patch });
     }
     if (!args.includes('--examples-only')) projects.push(...(await ecosystemProjects(root)));
-    for (const p of projects) rows.push(await benchInstance(sandbox, docker, p, { rounds, envOnly, validationOnly }));
+    for (const p of projects) {
+      rows.push(await benchInstance(sandbox, docker, p, { rounds, envOnly, validationOnly }));
+      log(`row ${JSON.stringify(rows[rows.length - 1])}`);
+    }
     if (!args.includes('--examples-only') && !validationOnly) deps = await depTreeScaling(sandbox, docker, root, [10, 100, 1000], log);
   } finally {
     await rm(root, { recursive: true, force: true });
