@@ -69,10 +69,19 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
 }
 
 /** What an install's fallback recorded (air-gapped: installed from what the image holds), one note a line. */
+/** Notes by environment image: an image's notes never change, and reading them costs a container. */
+const notesOfImage = new Map<string, string[]>();
+
 async function readInstallNotes(sandbox: Sandbox, env: Environment, repo: string, rev: string, install: string): Promise<string[]> {
   if (!install.includes(INSTALL_NOTES)) return [];
+  // A tag built again (evicted, then rebuilt) may hold other notes: read those afresh.
+  const known = env.cached ? notesOfImage.get(env.image) : undefined;
+  if (known) return known;
   const r = await sandbox.run({ env, repo, state: { rev, patches: [] }, command: `cat ${INSTALL_NOTES} 2>/dev/null; true` });
-  return [...new Set((r.output ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('swt: ')))];
+  const notes = [...new Set((r.output ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('swt: ')))];
+  if (notesOfImage.size >= 1000) notesOfImage.delete(notesOfImage.keys().next().value!);
+  notesOfImage.set(env.image, notes);
+  return notes;
 }
 
 /** A request above the operator's ceiling, lowered to it: who asked, and for what. */
