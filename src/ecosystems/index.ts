@@ -7,14 +7,18 @@ import type { RunnerSpec } from '../harness/types.js';
 import { pathInfo } from './command.js';
 import { go } from './go/index.js';
 import { node } from './node/index.js';
+import { php } from './php/index.js';
 import { python } from './python/index.js';
+import { ruby } from './ruby/index.js';
+import { rust } from './rust/index.js';
+import { java } from './java/index.js';
 import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from './types.js';
 
 export type * from './types.js';
 export { pathInfo, quoteTestFile, fillTemplate, INSTALL_NOTES, installNote } from './command.js';
 
 /** In the order runners are recognised in a command (most specific patterns first). */
-export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, go];
+export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, ruby, php, go, rust, java];
 
 export function ecosystemById(id: string): Ecosystem | undefined {
   return ECOSYSTEMS.find((e) => e.id === id);

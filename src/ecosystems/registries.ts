@@ -6,6 +6,10 @@
 export const REGISTRIES = {
   node: ['registry.npmjs.org', 'registry.yarnpkg.com'],
   python: ['pypi.org', 'files.pythonhosted.org'],
+  ruby: ['rubygems.org', 'index.rubygems.org'],
+  php: ['repo.packagist.org', 'packagist.org'],
   // The Go module proxy and checksum database (modules and, for GOTOOLCHAIN=auto, toolchains).
   go: ['proxy.golang.org', 'sum.golang.org'],
+  rust: ['crates.io', 'index.crates.io', 'static.crates.io'],
+  java: ['repo.maven.apache.org', 'repo1.maven.org', 'plugins.gradle.org'],
 } as const satisfies Record<string, readonly string[]>;

@@ -1,6 +1,6 @@
 /**
  * JUnit/xUnit XML: pytest (xunit1 and xunit2), vitest's junit reporter, node --test's junit
- * reporter and mocha's xunit reporter. Pure.
+ * reporter, mocha's xunit reporter, Maven Surefire's and Gradle's TEST-*.xml. Pure.
  */
 import { XMLParser } from 'fast-xml-parser';
 import type { FileError, TestResult } from '../types.js';
@@ -16,7 +16,7 @@ import {
   type ParsedReport,
 } from './common.js';
 
-export type JUnitFlavor = 'pytest' | 'vitest' | 'mocha' | 'node' | 'generic';
+export type JUnitFlavor = 'pytest' | 'vitest' | 'mocha' | 'node' | 'surefire' | 'generic';
 
 export interface JUnitContext extends ParseContext {
   flavor: JUnitFlavor;
@@ -172,11 +172,24 @@ function identify(c: RawCase, ctx: JUnitContext): Identity {
       if (fileLevel) return { id: named, file: named, fileLevel };
       return { id: joinJs(file, [...c.suites, c.name]), file, fileLevel: false };
     }
+    case 'surefire': {
+      // JVM ids as the ecosystem writes them: `com.example.CalcTest.adds`; the file is the requested source of the (outer) class.
+      const file = jvmSourceOf(c.classname, ctx.files);
+      return { id: c.classname ? `${c.classname}.${c.name}` : c.name, file, fileLevel: false };
+    }
     default: {
       const file = c.file ? resolveFile(c.file, ctx) : ctx.file;
       return { id: joinJs(file, [c.classname, c.name]), file, fileLevel: false };
     }
   }
+}
+
+/** The requested source file of a JVM class (`a.b.C$Inner` → `…/a/b/C.java`, `.kt`, `.groovy`). */
+export function jvmSourceOf(classname: string, files: readonly string[]): string | undefined {
+  const outer = classname.split('$')[0];
+  if (!outer) return undefined;
+  const stem = outer.replace(/\./g, '/');
+  return files.map(normalizeRel).find((f) => /\.(java|kt|groovy)$/.test(f) && (f.replace(/\.[^.]+$/, '') === stem || f.replace(/\.[^.]+$/, '').endsWith(`/${stem}`)));
 }
 
 /** `path/to/file.spec.ts > describe > test name`; empty parts dropped. */

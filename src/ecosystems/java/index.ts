@@ -1,0 +1,193 @@
+/** Java: pom.xml (Maven, Surefire XML) and build.gradle(.kts) (Gradle, its JUnit XML). Pure. */
+import { shellQuote } from '../../util/shell.js';
+import { fillTemplate, installNote, reportPath } from '../command.js';
+import { REGISTRIES } from '../registries.js';
+import type { RunnerSpec } from '../../harness/types.js';
+import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../diffFunctions.js';
+import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from '../types.js';
+import { OUTPUT_MARKER, REPORT_MARKER, moduleDirOf, parseJvmReports } from './reports.js';
+
+/** The JDK images come in these releases; a project gets the first at or above what it declares. */
+const JDK_RELEASES = [8, 11, 17, 21, 25];
+export const DEFAULT_JDK = 17;
+
+/** Surefire's default includes: Test*, *Test, *Tests, *TestCase. */
+const TEST_CLASS = /^(Test[^/]*|[^/]*(Test|Tests|TestCase))\.(java|kt|groovy)$/;
+const SOURCE = /\.(java|kt|groovy)$/;
+
+/** The Java release a build declares (`maven.compiler.release`, `<release>`, `source`, `java.version`, Gradle's toolchain or sourceCompatibility), as a number. */
+export function javaReleaseOf(manifests: Readonly<Record<string, string>> | undefined): number | undefined {
+  const m = manifests ?? {};
+  const pom = m['pom.xml'] ?? '';
+  const gradle = (m['build.gradle'] ?? '') + (m['build.gradle.kts'] ?? '');
+  const patterns: [string, RegExp][] = [
+    [pom, /<maven\.compiler\.release>\s*(?:1\.)?(\d+)\s*</],
+    [pom, /<release>\s*(?:1\.)?(\d+)\s*</],
+    [pom, /<maven\.compiler\.source>\s*(?:1\.)?(\d+)\s*</],
+    [pom, /<source>\s*(?:1\.)?(\d+)\s*</],
+    [pom, /<java\.version>\s*(?:1\.)?(\d+)\s*</],
+    [gradle, /JavaLanguageVersion\.of\(\s*(\d+)\s*\)/],
+    [gradle, /sourceCompatibility\s*=?\s*(?:JavaVersion\.VERSION_(?:1_)?(\d+)|['"]?(?:1\.)?(\d+))/],
+  ];
+  for (const [text, re] of patterns) {
+    const hit = re.exec(text);
+    const v = hit && Number(hit[1] ?? hit[2]);
+    if (v) return v;
+  }
+  return undefined;
+}
+
+export function jdkFor(release: number | undefined): number {
+  if (!release) return DEFAULT_JDK;
+  return JDK_RELEASES.find((r) => r >= release) ?? JDK_RELEASES[JDK_RELEASES.length - 1];
+}
+
+function checked(word: string): string {
+  if (/[\u0000-\u001f\u007f]/.test(word)) throw new Error(`refusing build argument ${JSON.stringify(word)}`);
+  return shellQuote(word);
+}
+
+/** `core/src/test/java/com/example/FooTest.java` → `com.example.FooTest` (undefined outside a source root). */
+export function classOfTestFile(file: string): string | undefined {
+  const m = /(?:^|\/)src\/[^/]+\/(?:java|kotlin|groovy)\/(.+)\.(?:java|kt|groovy)$/.exec(file);
+  return m ? m[1].replace(/\//g, '.') : undefined;
+}
+
+/** Plugins that check style or licences in the build would fail a test run for reasons that are not tests. */
+const SKIPS = ['-Dcheckstyle.skip=true', '-Denforcer.skip=true', '-Drat.skip=true', '-Dspotless.check.skip=true', '-Djacoco.skip=true'];
+
+/**
+ * The JVM ignores HTTPS_PROXY: the install hands the egress proxy to Gradle as system properties
+ * and to Maven (whose resolver reads neither) as a settings file with <proxies>.
+ */
+const PROXY_PARTS = 'p=${HTTPS_PROXY#*://}; p=${p%/}; ph=${p%:*}; pp=${p##*:};';
+const JVM_PROXY = `if [ -n "\${HTTPS_PROXY:-}" ]; then ${PROXY_PARTS} export JAVA_TOOL_OPTIONS="-Dhttps.proxyHost=$ph -Dhttps.proxyPort=$pp -Dhttp.proxyHost=$ph -Dhttp.proxyPort=$pp \${JAVA_TOOL_OPTIONS:-}"; fi;`;
+export const MAVEN_SETTINGS = '/tmp/swt-maven-settings.xml';
+const MAVEN_PROXY =
+  `if [ -n "\${HTTPS_PROXY:-}" ]; then ${PROXY_PARTS} ` +
+  `printf '<settings><proxies><proxy><id>swt-https</id><active>true</active><protocol>https</protocol><host>%s</host><port>%s</port></proxy>` +
+  `<proxy><id>swt-http</id><active>true</active><protocol>http</protocol><host>%s</host><port>%s</port></proxy></proxies></settings>\\n' "$ph" "$pp" "$ph" "$pp" > ${MAVEN_SETTINGS}; ` +
+  `else printf '<settings/>\\n' > ${MAVEN_SETTINGS}; fi;`;
+
+/** Gathers every XML report under `pattern` and the build's output into one report file. */
+function collect(find: string, out: string, report: string): string {
+  const r = reportPath(out, report);
+  const log = reportPath(out, 'build-output.txt');
+  return (
+    `{ for f in $(find . ${find} -name 'TEST-*.xml' 2>/dev/null | sort); do echo "${REPORT_MARKER}$f -->"; cat "$f"; echo; done; ` +
+    `echo ${shellQuote(OUTPUT_MARKER)}; tail -c 300000 ${log}; } > ${r}`
+  );
+}
+
+export const maven: RunnerDef = {
+  kind: 'maven',
+  recognise: /(^|[\s/;&|(])(mvn|mvnw)(\s|$|;|&|\|)/,
+  reportFile: 'maven-reports.txt',
+  exits: true,
+  command(spec, files, out, report) {
+    const classes = [...new Set(files.map((f) => f.split('/').pop()!.replace(SOURCE, '')))];
+    const modules = [...new Set(files.map(moduleDirOf))].filter((d) => d !== '');
+    const words = ['-B', '-o', ...SKIPS, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false', `-Dtest=${checked(classes.join(','))}`];
+    if (modules.length) words.push('-pl', checked(modules.join(',')), '-am');
+    const log = reportPath(out, 'build-output.txt');
+    // Reports of an earlier build in the image would read as this run's.
+    const clean = `find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
+    return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/target/surefire-reports/*'", out, report)}; exit $rc`;
+  },
+  parse: (content, ctx) => parseJvmReports(content, ctx),
+};
+
+export const gradle: RunnerDef = {
+  kind: 'gradle',
+  recognise: /(^|[\s/;&|(])(gradle|gradlew)(\s|$|;|&|\|)/,
+  reportFile: 'gradle-reports.txt',
+  exits: true,
+  command(spec, files, out, report) {
+    const words = ['--offline', '--continue'];
+    for (const f of files) {
+      const cls = classOfTestFile(f);
+      if (cls) words.push('--tests', checked(cls));
+    }
+    const log = reportPath(out, 'build-output.txt');
+    const clean = `find . -path '*/build/test-results' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
+    return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/build/test-results/*'", out, report)}; exit $rc`;
+  },
+  parse: (content, ctx) => parseJvmReports(content, ctx),
+};
+
+function isMaven(facts: RepoFacts): boolean {
+  return facts.files.includes('pom.xml');
+}
+
+function isGradle(facts: RepoFacts): boolean {
+  return facts.files.some((f) => /^(build|settings)\.gradle(\.kts)?$/.test(f));
+}
+
+/**
+ * The image's own Maven or Gradle, not the project's wrapper: `mvnw` and `gradlew` download their
+ * distribution on first use, from hosts no allowlist opens (and nothing can be fetched at test time).
+ */
+function runnerFor(facts: RepoFacts): RunnerSpec {
+  if (!isMaven(facts) && isGradle(facts)) return { kind: 'gradle', template: 'gradle test {files}' };
+  return { kind: 'maven', template: 'mvn test {files}' };
+}
+
+function inTestSources(p: PathInfo): boolean {
+  const i = p.dirs.indexOf('src');
+  return i >= 0 && p.dirs[i + 1] === 'test';
+}
+
+/** Java/Kotlin test methods in a diff: a declaration with a return type (or `fun`); blank lines, comments and annotations belong to none. */
+export const JVM_FUNCTIONS: FunctionSyntax = {
+  file: (p) => SOURCE.test(p),
+  declaration:
+    /^\s*(?:(?:public|protected|private|static|final|synchronized|abstract|default|override|suspend|internal)\s+)*(?:fun\s+(?:`([^`]+)`|(\w+))|(?!(?:return|new|throw|else|if|for|while|switch|case|assert|do|try|catch)\b)(?:<[^>]+>\s+)?[\w.$<>,?\[\]]+\s+(\w+))\s*\(/,
+  neutral: /^\s*(\/\/.*|\/\*.*|\*.*|@[\w.]+(\(.*\))?|)$/,
+};
+
+/** `com.example.CalcTest.add(int, int)[1]` → `add`. */
+export function methodOfId(id: string): string {
+  return id.replace(/[([{].*$/, '').split('.').pop() ?? id;
+}
+
+export const java: Ecosystem = {
+  id: 'java',
+  language: 'Java',
+  manifests: ['pom.xml', 'build.gradle', 'build.gradle.kts'],
+  runnerNames: ['Maven (Surefire)', 'Gradle'],
+  ownsPath: (p) => SOURCE.test(p.base),
+  detect(facts: RepoFacts) {
+    if (isMaven(facts) || isGradle(facts)) return 20;
+    return facts.files.some((f) => /(^|\/)(pom\.xml|build\.gradle(\.kts)?)$/.test(f)) ? 8 : 0;
+  },
+  // Maven's and Gradle's layout: test classes under src/test/<language>/, named as Surefire includes them.
+  isTestFile: (p) => inTestSources(p) && TEST_CLASS.test(p.base),
+  isTestSupport: (p) => inTestSources(p),
+  languageOf: (testFiles) => (testFiles.some((f) => f.endsWith('.kt')) ? 'kotlin' : 'java'),
+  environment(facts) {
+    const jdk = jdkFor(javaReleaseOf(facts.manifests));
+    if (!isMaven(facts) && isGradle(facts)) {
+      const g = 'gradle';
+      return {
+        image: `gradle:8-jdk${jdk}`,
+        install: `${JVM_PROXY} ${g} --no-daemon -q dependencies testClasses || ${installNote("Gradle could not resolve the build's dependencies (no repository answered?): the tests build only with what the image holds")}`,
+      };
+    }
+    const m = 'mvn';
+    return {
+      image: `maven:3.9-eclipse-temurin-${jdk}`,
+      // go-offline misses what only the test run resolves (Surefire's JUnit provider): a test run with failures ignored fetches it.
+      install:
+        `${MAVEN_PROXY} ${m} -B -q -s ${MAVEN_SETTINGS} dependency:go-offline && ${m} -B -q -s ${MAVEN_SETTINGS} ${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1; ` +
+        `${m} -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || ${installNote("Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds")}`,
+    };
+  },
+  defaultRunner: (facts) => runnerFor(facts),
+  runners: [maven, gradle],
+  changedTests(testPatch) {
+    const changed = changedFunctions(testPatch, JVM_FUNCTIONS);
+    return (t) => isChangedFunction(t, changed, methodOfId);
+  },
+  registries: REGISTRIES.java,
+  coverage: { counter: null, reason: 'Java line counts need a coverage agent (JaCoCo) in the build, which is not added' },
+};

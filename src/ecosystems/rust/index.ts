@@ -1,0 +1,128 @@
+/** Rust: Cargo.toml (workspaces too), `cargo fetch`, `cargo test` read from libtest's per-test lines. Pure. */
+import { shellQuote } from '../../util/shell.js';
+import { fillTemplate, installNote, reportPath } from '../command.js';
+import { REGISTRIES } from '../registries.js';
+import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../diffFunctions.js';
+import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
+import { PACKAGE_MARKER, modulePath, packageDirOf, parseLibtest } from './libtest.js';
+
+/** Without a declared toolchain. */
+export const DEFAULT_RUST = '1.85';
+/** cargo reads crates.io's sparse index from 1.68 on; older cargo clones the index from GitHub, which no allowlist opens. */
+export const MIN_RUST = '1.68';
+
+function versionAtLeast(v: string, min: string): string {
+  const [a, b] = v.split('.').map(Number);
+  const [c, d] = min.split('.').map(Number);
+  return a > c || (a === c && b >= d) ? v : min;
+}
+
+/**
+ * The toolchain a project asks for, as major.minor: `rust-toolchain.toml`'s channel, the legacy
+ * `rust-toolchain` file, else Cargo.toml's `rust-version` (package or workspace.package).
+ * Undefined for `stable`, `nightly` or nothing declared.
+ */
+export function rustVersionOf(manifests: Readonly<Record<string, string>> | undefined): string | undefined {
+  const m = manifests ?? {};
+  const toolchain = m['rust-toolchain.toml'] ? /^\s*channel\s*=\s*["'](\d+)\.(\d+)/m.exec(m['rust-toolchain.toml']) : null;
+  const legacy = m['rust-toolchain'] ? /^\s*(\d+)\.(\d+)/.exec(m['rust-toolchain']) : null;
+  const declared = m['Cargo.toml'] ? /^\s*rust-version\s*=\s*["'](\d+)\.(\d+)/m.exec(m['Cargo.toml']) : null;
+  const hit = toolchain ?? legacy ?? declared;
+  return hit ? `${hit[1]}.${hit[2]}` : undefined;
+}
+
+function checkedWord(w: string): string {
+  if (/[\u0000-\u001f\u007f]/.test(w) || w.startsWith('-')) throw new Error(`refusing cargo argument ${JSON.stringify(w)}`);
+  return shellQuote(w);
+}
+
+/** The test target a file under tests/ belongs to: `tests/a.rs` and `tests/a/main.rs` → `a`; support files → undefined. */
+export function integrationTarget(rel: string): string | undefined {
+  const m = /^tests\/([^/]+)\.rs$/.exec(rel) ?? /^tests\/([^/]+)\/main\.rs$/.exec(rel);
+  return m?.[1];
+}
+
+/**
+ * One `cargo test` per package the files are in (`--manifest-path` for a workspace member):
+ * `--test <name>` for integration test files, the unit tests (`--lib`, `--bins`) for sources,
+ * filtered to the touched modules when no crate root is touched.
+ */
+export function cargoInvocations(template: string, files: readonly string[]): { dir: string; command: string }[] {
+  const byPkg = new Map<string, string[]>();
+  for (const f of files) {
+    const dir = packageDirOf(f);
+    byPkg.set(dir, [...(byPkg.get(dir) ?? []), dir ? f.slice(dir.length + 1) : f]);
+  }
+  return [...byPkg].map(([dir, rels]) => {
+    const words = ['--no-fail-fast', '--offline'];
+    if (dir) words.push('--manifest-path', checkedWord(`${dir}/Cargo.toml`));
+    const tests = [...new Set(rels.map(integrationTarget).filter((t): t is string => !!t))];
+    for (const t of tests) words.push('--test', checkedWord(t));
+    const sources = rels.filter((r) => r.startsWith('src/'));
+    const filters: string[] = [];
+    if (sources.length) {
+      // --lib errors in a crate without one; --bins with none is a no-op.
+      words.push(`$([ -f ${shellQuote(dir ? `${dir}/src/lib.rs` : 'src/lib.rs')} ] && echo --lib)`, '--bins');
+      const mods = sources.map(modulePath);
+      if (mods.every((m) => !!m)) filters.push(...new Set(mods as string[]));
+    }
+    if (filters.length) words.push('--', ...filters.map(checkedWord));
+    return { dir, command: fillTemplate(template, words) };
+  });
+}
+
+export const cargoTest: RunnerDef = {
+  kind: 'cargo-test',
+  recognise: /(^|[\s/;&|(])cargo\s+(\+\S+\s+)?test(\s|$|;|&|\|)/,
+  reportFile: 'cargo-test.txt',
+  exits: true,
+  command(spec, files, out, report) {
+    const r = reportPath(out, report);
+    const runs = cargoInvocations(spec.template, files).map(
+      // libtest's lines go to stdout, cargo's `Running` headers and compiler errors to stderr: one stream keeps their order.
+      ({ dir, command }) => `echo ${shellQuote(`${PACKAGE_MARKER} ${dir || '.'}`)} >> ${r}; ${command} >> ${r} 2>&1 || rc=$?`,
+    );
+    return `rc=0; : > ${r}; ${runs.join('; ')}; exit $rc`;
+  },
+  parse: (content, ctx) => parseLibtest(content, ctx),
+};
+
+/** Rust test functions in a diff: `fn name(`; blank lines, comments and attributes (`#[test]`) belong to none. */
+export const RUST_FUNCTIONS: FunctionSyntax = {
+  file: (p) => p.endsWith('.rs'),
+  declaration: /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe)\s+)*fn\s+([A-Za-z_]\w*)/,
+  neutral: /^\s*(\/\/.*|#!?\[.*\]|)$/,
+};
+
+export const rust: Ecosystem = {
+  id: 'rust',
+  language: 'Rust',
+  manifests: ['Cargo.toml', 'rust-toolchain.toml', 'rust-toolchain'],
+  runnerNames: ['cargo test'],
+  ownsPath: (p) => p.base.endsWith('.rs'),
+  detect: (facts: RepoFacts) => (facts.files.includes('Cargo.toml') ? 20 : facts.files.some((f) => f.endsWith('/Cargo.toml')) ? 8 : 0),
+  // Integration tests (`tests/*.rs`, `tests/*/main.rs`), and sources: their `#[cfg(test)]` modules are unit tests, so a patch to src/lib.rs can be a test patch.
+  isTestFile(p) {
+    const i = p.dirs.lastIndexOf('tests');
+    if (i >= 0 && (i === p.dirs.length - 1 || (i === p.dirs.length - 2 && p.base === 'main.rs'))) return true;
+    return p.dirs.includes('src') && !p.dirs.includes('tests') && p.base !== 'build.rs';
+  },
+  isTestSupport: (p) => p.dirs.includes('tests') && p.base.endsWith('.rs'),
+  languageOf: () => 'rust',
+  environment(facts) {
+    const version = versionAtLeast(rustVersionOf(facts.manifests) ?? DEFAULT_RUST, MIN_RUST);
+    return {
+      image: `rust:${version}`,
+      // Air-gapped (no registry answers), the tests still build from the crates already in the image's cargo home; say so instead of failing.
+      install: `cargo fetch || { ${installNote('cargo fetch failed (no registry answered?): the tests build offline, with only the crates already in the image')}; cargo generate-lockfile --offline >/dev/null 2>&1; true; }`,
+    };
+  },
+  defaultRunner: () => ({ kind: 'cargo-test', template: 'cargo test {files}' }),
+  runners: [cargoTest],
+  changedTests(testPatch) {
+    const changed = changedFunctions(testPatch, RUST_FUNCTIONS);
+    return (t) => isChangedFunction(t, changed, (id) => id.split('::').pop() ?? id);
+  },
+  registries: REGISTRIES.rust,
+  coverage: { counter: null, reason: 'Rust line counts need an instrumented build (-C instrument-coverage), which is not run' },
+};
