@@ -14,25 +14,21 @@ import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Probot, ProbotOctokit, type ApplicationFunction, type ApplicationFunctionOptions } from 'probot';
 import { HANDLED_EVENTS, registerHandlers } from '../github/handlers.js';
-import { webhookReceiver } from '../github/receiver.js';
+import { DEFAULT_BUFFER_BYTES, webhookReceiver } from '../github/receiver.js';
 import { OctokitPort, type OctokitLike } from '../github/port.js';
 import type { Target } from '../jobs/payloads.js';
 import { PermanentJobError, type JobQueue } from '../jobs/queue.js';
-import { BullJobQueue, type BullQueueOptions } from '../jobs/bullQueue.js';
-import { connectRedis, redisPrefix } from '../jobs/redis.js';
+import type { BullQueueOptions } from '../jobs/bullQueue.js';
 import { SqliteJobQueue } from '../jobs/sqliteQueue.js';
 import { RepoCache, webBaseUrl } from '../repo/cache.js';
-import { connectDocker, createDockerSandbox } from '../sandbox/index.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { createProcessMetrics, observeQueue, type ProcessMetrics } from '../web/metrics.js';
 import { statusHandler } from '../web/status.js';
-import { dockerHostReport } from './dockerHost.js';
 import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type WorkerReport } from './heartbeat.js';
-import { RedisStore } from './redisStore.js';
 import { openDatabase, SqliteStore, type Store } from './store.js';
-import { registerWorkers, type WorkerDeps } from './workers.js';
+import type { WorkerDeps } from './workers.js';
 
 /** What a process does: receive webhooks, run jobs, or both (SWT_ROLE, default all). */
 export type Role = 'web' | 'worker' | 'all';
@@ -96,17 +92,33 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.SWT_DATA_DIR || join(homedir(), '.cache', 'swt-bot', 'app');
 }
 
-export function openServices(opts: ServicesOptions = {}): Services {
+/** A web process runs no containers: it never loads the Docker client (nor the pipeline), which keeps it small. */
+const NO_CONTAINERS_HERE: Sandbox = {
+  ensureEnvironment: () => Promise.reject(new SwtError('BAD_CONFIG', 'a web process (SWT_ROLE=web) runs no containers')),
+  run: () => Promise.reject(new SwtError('BAD_CONFIG', 'a web process (SWT_ROLE=web) runs no containers')),
+  openSession: () => Promise.reject(new SwtError('BAD_CONFIG', 'a web process (SWT_ROLE=web) runs no containers')),
+};
+
+/**
+ * The queue, store and the rest of a process. What a role does not use is not loaded (modules
+ * are imported on demand): a web process on SQLite holds no Docker, Redis or pipeline code, so
+ * what it receives is most of what it holds.
+ */
+export async function openServices(opts: ServicesOptions = {}): Promise<Services> {
   const env = opts.env ?? process.env;
   const dataDir = opts.dataDir ?? defaultDataDir(env);
   const logger = opts.logger ?? rootLogger;
   const role = opts.role ?? roleFrom(env);
   const redisUrl = opts.redisUrl ?? (env.REDIS_URL?.trim() || undefined);
   const cache = new RepoCache({ root: join(dataDir, 'repos'), logger });
-  const sandbox = opts.sandbox ?? createDockerSandbox({ logger });
+  const sandbox = opts.sandbox ?? (role === 'web' ? NO_CONTAINERS_HERE : (await import('../sandbox/index.js')).createDockerSandbox({ logger }));
   const metrics = createProcessMetrics();
   const options = { ...opts, dataDir, role };
   if (redisUrl) {
+    // One after the other: modules they share are then linked once (and jest's VM modules need it).
+    const { connectRedis, redisPrefix } = await import('../jobs/redis.js');
+    const { BullJobQueue } = await import('../jobs/bullQueue.js');
+    const { RedisStore } = await import('./redisStore.js');
     // Web and workers share nothing but Redis (and GitHub): queue, store and heartbeats live there.
     const prefix = redisPrefix(env);
     const redis = connectRedis(redisUrl, logger.child({ mod: 'redis' }));
@@ -195,8 +207,8 @@ export function healthHandler(services: Services) {
 }
 
 /** What this process tells the others every few seconds (workers only). */
-async function workerReport(services: Services, kinds: string[], startedAt: number, docker = connectDocker()): Promise<WorkerReport> {
-  const report = await dockerHostReport(docker).catch((e: Error) => ({ error: `Docker engine: ${e.message.split('\n')[0]}` }));
+async function workerReport(services: Services, kinds: string[], startedAt: number, host: () => Promise<WorkerReport['docker']>): Promise<WorkerReport> {
+  const report = await host().catch((e: Error) => ({ error: `Docker engine: ${e.message.split('\n')[0]}` }));
   if (!('error' in report) && report.freeDiskBytes !== null) services.metrics.freeDiskBytes.set({ worker: services.id }, report.freeDiskBytes);
   return {
     id: services.id,
@@ -217,6 +229,8 @@ async function workerReport(services: Services, kinds: string[], startedAt: numb
 export interface WebhookOptions {
   secret: string;
   path?: string;
+  /** What webhook bodies being read at once may hold (SWT_WEBHOOK_BUFFER_MIB). */
+  bufferBytes?: number;
 }
 
 /**
@@ -235,7 +249,7 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
     }
     // A worker with a fast lane reads configs and decides.
     if (role !== 'web' && lanes.includes('fast')) registerHandlers(app, { queue: services.queue, store: services.store, concurrency: services.options.concurrency?.fast });
-    if (role !== 'web') registerWorkers({
+    if (role !== 'web') (await import('./workers.js')).registerWorkers({
       queue: services.queue,
       store: services.store,
       cache: services.cache,
@@ -261,10 +275,13 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
     await services.queue.start();
     if (role !== 'web') {
       const startedAt = Date.now();
+      // Loaded here, once, by the roles that run containers only.
+      const { connectDocker } = await import('../sandbox/index.js');
+      const { dockerHostReport } = await import('./dockerHost.js');
       const beat = startHeartbeat({
         heartbeats: services.heartbeats,
         intervalMs: services.options.heartbeatMs ?? (Number(env.SWT_HEARTBEAT_SECONDS) > 0 ? Number(env.SWT_HEARTBEAT_SECONDS) * 1000 : 10_000),
-        collect: () => workerReport(services, [...lanes], startedAt),
+        collect: () => workerReport(services, [...lanes], startedAt, () => dockerHostReport(connectDocker())),
         onError: (e) => services.logger.warn({ err: (e as Error).message }, 'heartbeat failed'),
       });
       const close = services.close;
@@ -324,11 +341,41 @@ async function appHandler(appFn: ApplicationFunction, probot: Probot, log: Logge
   };
 }
 
+/** How the App's HTTP server bounds its clients: connections, and time to send headers and a whole request. */
+export interface HttpLimits {
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** What webhook bodies being read at once may hold. */
+  webhookBufferBytes: number;
+}
+
+/** SWT_HTTP_MAX_CONNECTIONS (256), SWT_HTTP_HEADERS_TIMEOUT_MS (10 s), SWT_HTTP_REQUEST_TIMEOUT_MS (15 s: GitHub gives up after 10), SWT_WEBHOOK_BUFFER_MIB (40). */
+export function httpLimitsFrom(env: NodeJS.ProcessEnv = process.env): HttpLimits {
+  const num = (name: string, dflt: number) => {
+    const raw = env[name]?.trim();
+    if (!raw) return dflt;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new SwtError('BAD_CONFIG', `${name} must be a positive number, got ${JSON.stringify(raw)}`);
+    return n;
+  };
+  const requestTimeoutMs = num('SWT_HTTP_REQUEST_TIMEOUT_MS', 15_000);
+  return {
+    maxConnections: Math.floor(num('SWT_HTTP_MAX_CONNECTIONS', 256)),
+    headersTimeoutMs: Math.min(num('SWT_HTTP_HEADERS_TIMEOUT_MS', 10_000), requestTimeoutMs),
+    requestTimeoutMs,
+    webhookBufferBytes: Math.floor(num('SWT_WEBHOOK_BUFFER_MIB', DEFAULT_BUFFER_BYTES / 1024 / 1024) * 1024 * 1024),
+  };
+}
+
 /** Serves the App of these services on a port. `npm start` and the tests both use it. */
 export async function listenApp(services: Services, probot: Probot, opts: ListenOptions): Promise<RunningApp> {
-  const server: Server = createServer();
+  const limits = httpLimitsFrom(services.options.env ?? process.env);
+  // Node's defaults (5 min per request, no cap on connections) let slow clients hold the process.
+  const server: Server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1000 });
+  server.maxConnections = limits.maxConnections;
   try {
-    const handle = await appHandler(swtApp(services, opts.webhook), probot, services.logger);
+    const handle = await appHandler(swtApp(services, { bufferBytes: limits.webhookBufferBytes, ...opts.webhook }), probot, services.logger);
     server.on('request', (req, res) => void handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -358,7 +405,7 @@ export async function listenApp(services: Services, probot: Probot, opts: Listen
 
 /** Serves the App on a port (0: any free one), on 127.0.0.1 unless told otherwise. */
 export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
-  const services = openServices(opts);
+  const services = await openServices(opts);
   const Octokit = opts.Octokit ?? octokitClass(opts.env);
   const probot = new Probot({
     appId: opts.appId,

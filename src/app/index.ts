@@ -28,7 +28,7 @@ async function serve(): Promise<() => Promise<void>> {
     const setup = await run(() => undefined);
     return () => setup.stop();
   }
-  const services = openServices();
+  const services = await openServices();
   const Octokit = octokitClass();
   const probot = createProbot({ env, overrides: { log: services.logger.child({ name: 'probot' }), ...(Octokit ? { Octokit } : {}) } });
   const path = env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH;

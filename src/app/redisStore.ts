@@ -7,6 +7,8 @@ import type { Redis } from 'ioredis';
 import type { Reproduction } from '../generation/types.js';
 import type { RepoRef } from '../github/port.js';
 import type { Candidate } from '../pipeline/rank.js';
+import { randomUUID } from 'node:crypto';
+import type { Spend } from './limits.js';
 import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './storeTypes.js';
 
 interface VerdictRow extends Candidate {
@@ -20,6 +22,17 @@ interface ReproRow extends StoredReproduction {
   owner: string;
   repo: string;
 }
+
+/** Drops an author's runs older than the window, then counts one more if the limit allows. */
+const TAKE_AUTHOR_RUN = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+/** A day's spend is kept a little past the day, for the status of yesterday. */
+const SPEND_TTL_SECONDS = 3 * 86_400;
 
 const slug = (r: RepoRef) => `${r.owner}/${r.repo}`;
 const parse = <T>(s: string | null): T | undefined => (s === null ? undefined : (JSON.parse(s) as T));
@@ -88,6 +101,35 @@ export class RedisStore implements Store {
 
   async countReproductions(r: RepoRef, issue: number): Promise<number> {
     return this.#r.llen(this.#k('repros', slug(r), issue));
+  }
+
+  async reproductionAt(r: RepoRef, issue: number, sha: string, since: number): Promise<StoredReproduction | undefined> {
+    const rows = await this.#reproRows(this.#k('repros', slug(r), issue));
+    const row = rows.filter((x) => x.baseSha === sha && x.createdAt >= since).at(-1);
+    if (!row) return undefined;
+    const { owner: _o, repo: _r, ...rest } = row;
+    return rest;
+  }
+
+  async addSpend(scope: string, day: string, x: Spend): Promise<void> {
+    const key = this.#k('spend', scope, day);
+    await this.#r
+      .multi()
+      .hincrby(key, 'tokens', Math.round(x.tokens))
+      .hincrbyfloat(key, 'usd', x.usd)
+      .hincrby(key, 'containerMs', Math.round(x.containerMs))
+      .expire(key, SPEND_TTL_SECONDS)
+      .exec();
+  }
+
+  async spendOf(scope: string, day: string): Promise<Spend> {
+    const h = await this.#r.hgetall(this.#k('spend', scope, day));
+    return { tokens: Number(h.tokens ?? 0), usd: Number(h.usd ?? 0), containerMs: Number(h.containerMs ?? 0) };
+  }
+
+  async takeAuthorRun(scope: string, login: string, now: number, windowMs: number, limit: number): Promise<boolean> {
+    const taken = await this.#r.eval(TAKE_AUTHOR_RUN, 1, this.#k('author-runs', scope, login.toLowerCase()), String(now), String(windowMs), String(limit), `${now}:${randomUUID()}`);
+    return taken === 1;
   }
 
   async reproductionCosts(r?: RepoRef): Promise<ReproductionCost[]> {

@@ -2,7 +2,8 @@
  * What the App remembers, in the same SQLite database as its queue (whose event keys are the
  * webhook deliveries seen): reproductions (so a later PR check finds its test), PR verdicts per linked issue (for the
  * ranking), check runs by head sha, the one refusal each thread may get, and what live accuracy
- * counts (job outcomes, merged PRs, confirmations at merge commits). The Store interface is in
+ * counts (job outcomes, merged PRs, confirmations at merge commits), and what limits spend (each
+ * installation's spend per day, each author's recent runs). The Store interface is in
  * storeTypes.ts; redisStore.ts keeps the same in Redis.
  */
 import Database from 'better-sqlite3';
@@ -11,6 +12,7 @@ import { dirname } from 'node:path';
 import type { Reproduction } from '../generation/types.js';
 import type { RepoRef } from '../github/port.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
+import type { Spend } from './limits.js';
 import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './storeTypes.js';
 
 export type { Store, StoredReproduction } from './storeTypes.js';
@@ -72,6 +74,14 @@ CREATE TABLE IF NOT EXISTS flaky_tests (
   owner TEXT NOT NULL, repo TEXT NOT NULL, test_id TEXT NOT NULL, seen INTEGER NOT NULL, last_at INTEGER NOT NULL,
   PRIMARY KEY (owner, repo, test_id)
 );
+CREATE TABLE IF NOT EXISTS spend (
+  scope TEXT NOT NULL, day TEXT NOT NULL, tokens INTEGER NOT NULL, usd REAL NOT NULL, container_ms INTEGER NOT NULL,
+  PRIMARY KEY (scope, day)
+);
+CREATE TABLE IF NOT EXISTS author_runs (
+  scope TEXT NOT NULL, login TEXT NOT NULL, at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS author_runs_by ON author_runs (scope, login, at);
 CREATE TABLE IF NOT EXISTS confirmations (
   owner TEXT NOT NULL, repo TEXT NOT NULL, issue INTEGER NOT NULL, merge_sha TEXT NOT NULL, at INTEGER NOT NULL, body TEXT NOT NULL,
   PRIMARY KEY (owner, repo, issue, merge_sha)
@@ -140,6 +150,39 @@ export class SqliteStore implements Store {
 
   async countReproductions(r: RepoRef, issue: number): Promise<number> {
     return (this.#db.prepare('SELECT COUNT(*) AS n FROM reproductions WHERE owner = ? AND repo = ? AND issue = ?').get(r.owner, r.repo, issue) as { n: number }).n;
+  }
+
+  async reproductionAt(r: RepoRef, issue: number, sha: string, since: number): Promise<StoredReproduction | undefined> {
+    const row = this.#db
+      .prepare('SELECT * FROM reproductions WHERE owner = ? AND repo = ? AND issue = ? AND base_sha = ? AND created_at >= ? ORDER BY id DESC LIMIT 1')
+      .get(r.owner, r.repo, issue, sha, since) as Record<string, unknown> | undefined;
+    return row ? reproOf(row) : undefined;
+  }
+
+  async addSpend(scope: string, day: string, x: Spend): Promise<void> {
+    this.#db
+      .prepare(
+        `INSERT INTO spend (scope, day, tokens, usd, container_ms) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (scope, day) DO UPDATE SET tokens = tokens + excluded.tokens, usd = usd + excluded.usd, container_ms = container_ms + excluded.container_ms`,
+      )
+      .run(scope, day, Math.round(x.tokens), x.usd, Math.round(x.containerMs));
+  }
+
+  async spendOf(scope: string, day: string): Promise<Spend> {
+    const row = this.#db.prepare('SELECT tokens, usd, container_ms FROM spend WHERE scope = ? AND day = ?').get(scope, day) as { tokens: number; usd: number; container_ms: number } | undefined;
+    return row ? { tokens: row.tokens, usd: row.usd, containerMs: row.container_ms } : { tokens: 0, usd: 0, containerMs: 0 };
+  }
+
+  async takeAuthorRun(scope: string, login: string, now: number, windowMs: number, limit: number): Promise<boolean> {
+    login = login.toLowerCase();
+    const take = this.#db.transaction(() => {
+      this.#db.prepare('DELETE FROM author_runs WHERE scope = ? AND login = ? AND at <= ?').run(scope, login, now - windowMs);
+      const { n } = this.#db.prepare('SELECT COUNT(*) AS n FROM author_runs WHERE scope = ? AND login = ?').get(scope, login) as { n: number };
+      if (n >= limit) return false;
+      this.#db.prepare('INSERT INTO author_runs (scope, login, at) VALUES (?, ?, ?)').run(scope, login, now);
+      return true;
+    });
+    return take.immediate();
   }
 
   async reproductionCosts(r?: RepoRef): Promise<ReproductionCost[]> {

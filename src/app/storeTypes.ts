@@ -7,6 +7,7 @@ import type { RepoRef } from '../github/port.js';
 import type { ValidationView } from '../github/types.js';
 import { liveAccuracy, type Confirmation, type LiveAccuracyRow, type MergeRecord, type RepoKey, type ReproductionCost } from '../pipeline/liveAccuracy.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
+import type { Spend } from './limits.js';
 
 export type { Confirmation, MergeRecord, ReproductionCost } from '../pipeline/liveAccuracy.js';
 
@@ -58,6 +59,8 @@ export interface Store {
   /** The newest reproduction of the issue that did reproduce it. */
   latestReproduction(r: RepoRef, issue: number): Promise<StoredReproduction | undefined>;
   countReproductions(r: RepoRef, issue: number): Promise<number>;
+  /** The newest reproduction of the issue at this sha saved at or after `since`, whatever it found: a retried job's own result. */
+  reproductionAt(r: RepoRef, issue: number, sha: string, since: number): Promise<StoredReproduction | undefined>;
   saveVerdict(r: RepoRef, v: VerdictInput): Promise<void>;
   /** The open PRs with a verdict for the issue (unranked). */
   candidates(r: RepoRef, issue: number): Promise<Candidate[]>;
@@ -91,6 +94,14 @@ export interface Store {
   recordFlaky(r: RepoRef, testIds: readonly string[]): Promise<void>;
   /** Tests seen flaky on this repository, most often first, ties in reverse id order (at most KNOWN_FLAKY_LIMIT). */
   knownFlaky(r: RepoRef): Promise<string[]>;
+  /** Adds to what a budget scope (an installation) spent on a UTC day. */
+  addSpend(scope: string, day: string, spend: Spend): Promise<void>;
+  spendOf(scope: string, day: string): Promise<Spend>;
+  /**
+   * Counts one run caused by an author, if fewer than `limit` were counted in the `windowMs` before
+   * `now`; false (and nothing counted) when the author has none left. Atomic across processes.
+   */
+  takeAuthorRun(scope: string, login: string, now: number, windowMs: number, limit: number): Promise<boolean>;
   close(): Promise<void>;
 }
 

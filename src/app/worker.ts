@@ -21,7 +21,7 @@ export async function runWorker(opts: Omit<ServicesOptions, 'role'> = {}): Promi
   if (!env.APP_ID?.trim() || !(env.PRIVATE_KEY?.trim() || env.PRIVATE_KEY_PATH?.trim())) {
     throw new SwtError('BAD_CONFIG', 'a worker acts as the GitHub App: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH)', { hint: '`swt doctor` checks them' });
   }
-  const services = openServices({ ...opts, env, role: 'worker' });
+  const services = await openServices({ ...opts, env, role: 'worker' });
   const Octokit = octokitClass(env);
   const probot = createProbot({ env, overrides: { log: services.logger.child({ name: 'probot' }), ...(Octokit ? { Octokit } : {}) } });
   await swtApp(services)(probot, { cwd: process.cwd(), addHandler: () => undefined });

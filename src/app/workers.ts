@@ -5,8 +5,10 @@
  */
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { budgetLimitsFrom, type BudgetLimits, type ReproduceOptions } from '../generation/index.js';
+import { modelRefusal } from '../generation/models.js';
 import type { IssueInput, Reproduction } from '../generation/types.js';
-import { approvalOf, fixFilterPasses, gateConclusion, headInstallOf, matchesAuthor, MAX_ISSUE_BODY, needsApproval } from '../github/decide.js';
+import type { IssueData } from '../github/port.js';
+import { approvalOf, fixFilterPasses, gateConclusion, headInstallOf, matchesAuthor, MAX_ISSUE_BODY, needsApproval, shouldReproduce } from '../github/decide.js';
 import { closingIssueNumbers } from '../github/links.js';
 import { WriteAccess } from '../github/permissions.js';
 import type { GitHubPort, PullData, RepoRef } from '../github/port.js';
@@ -20,6 +22,9 @@ import {
   renderCheckProgress,
   renderCheckResult,
   renderJobError,
+  renderLimitCheck,
+  renderLimitReached,
+  renderLinksLeftOut,
   renderNoLinkedIssue,
   renderPrComment,
   renderRanking,
@@ -28,6 +33,7 @@ import {
   renderStats,
   renderSuperseded,
   RERUN_ACTION,
+  type LimitHit,
 } from '../github/render.js';
 import type { IssueOutcome, ValidationView } from '../github/types.js';
 import {
@@ -57,11 +63,12 @@ import { headManifestChanges, validate, type HeadInstall, type ValidationResult 
 import { cloneUrl, type RepoCache } from '../repo/cache.js';
 import { filesAfterPatch } from '../repo/patchedFiles.js';
 import type { Sandbox } from '../sandbox/types.js';
-import { isSwtError } from '../util/errors.js';
+import { isSwtError, SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/secrets.js';
 import { countUsage, timed, type ProcessMetrics } from '../web/metrics.js';
-import { liveAccuracyRows, type Store } from './storeTypes.js';
+import { AUTHOR_WINDOW_MS, budgetReached, capLinks, NO_SPEND, remaining, spendLimitsFrom, spendScope, utcDay, type Spend } from './limits.js';
+import { liveAccuracyRows, type Store, type StoredReproduction } from './storeTypes.js';
 
 export interface WorkerDeps {
   queue: JobQueue;
@@ -113,11 +120,20 @@ export function registerWorkers(deps: WorkerDeps): void {
   const lanes = new Set(deps.lanes ?? ['fast', 'heavy']);
 
   const ceiling = budgetLimitsFrom(env);
-  const generationFor = (config: RepoConfig, logger: Logger = log): ReproduceOptions => {
+  const limits = spendLimitsFrom(env);
+  /** Why the config's model may not be used (not on SWT_LLM_MODELS, or unpriced); undefined when it may, or none is chosen. */
+  const modelRefused = (config: RepoConfig): string | undefined => {
+    if (deps.generation && 'llm' in deps.generation) return undefined; // the operator's own model (the demo, tests)
+    return config.generation?.model ? modelRefusal(config.generation.model, env) : undefined;
+  };
+  /** Generation settings within the per-issue ceilings and what is left of the installation's day. */
+  const generationFor = (config: RepoConfig, logger: Logger = log, left: Spend = limits.daily): ReproduceOptions => {
+    const refused = modelRefused(config);
+    if (refused) throw new SwtError('BAD_CONFIG', refused);
     const b = config.budget ?? {};
     const budget: BudgetLimits = {
-      tokens: Math.min(ceiling.tokens, b.tokens ?? Infinity),
-      usd: Math.min(ceiling.usd, b.usd ?? Infinity),
+      tokens: Math.max(1, Math.min(ceiling.tokens, b.tokens ?? Infinity, left.tokens)),
+      usd: Math.max(1e-6, Math.min(ceiling.usd, b.usd ?? Infinity, left.usd)),
       steps: Math.min(ceiling.steps, b.steps ?? Infinity),
       wallMs: Math.min(ceiling.wallMs, b.wall_seconds === undefined ? Infinity : b.wall_seconds * 1000),
     };
@@ -137,6 +153,25 @@ export function registerWorkers(deps: WorkerDeps): void {
   const writes = (gh: GitHubPort, t: Target, login: string) => writeAccess.writes({ installationId: t.installationId, owner: t.owner, repo: t.repo, login }, () => gh.collaboratorPermission(refOf(t), login));
   const fetchRepo = async (kind: string, gh: GitHubPort, r: RepoRef, want: Array<{ sha: string; ref?: string }>) =>
     timed(deps.metrics, kind, 'fetch', async () => deps.cache.ensure({ ...r, url: cloneUrl(deps.gitBaseUrl, r), token: await gh.gitToken(), want }));
+
+  /** The installation's daily budget, when it is used up. */
+  const budgetHit = async (t: Target): Promise<LimitHit | undefined> => {
+    const spent = await store.spendOf(spendScope(t), utcDay());
+    const dim = budgetReached(spent, limits.daily);
+    return dim ? { kind: 'daily-budget', dimension: dim, spent: spent[dim], limit: limits.daily[dim] } : undefined;
+  };
+  /**
+   * Before new work is queued: the daily budget, then the rate of whoever caused it (counted
+   * here). A maintainer's command or re-run is not rate-limited.
+   */
+  const limitHit = async (t: Target, sender: string | undefined, forced: boolean): Promise<LimitHit | undefined> => {
+    const over = await budgetHit(t);
+    if (over || forced || !sender) return over;
+    if (await store.takeAuthorRun(spendScope(t), sender, Date.now(), AUTHOR_WINDOW_MS, limits.authorStartsPerHour)) return undefined;
+    return { kind: 'author-rate', login: sender, perHour: limits.authorStartsPerHour };
+  };
+  const addSpend = (t: Target, x: Spend) => (x.tokens || x.usd || x.containerMs ? store.addSpend(spendScope(t), utcDay(), x) : Promise.resolve());
+  const leftToday = async (t: Target): Promise<Spend> => remaining(await store.spendOf(spendScope(t), utcDay()), limits.daily);
 
   // ─── fast lane ───────────────────────────────────────────────────────────────────────────
 
@@ -238,6 +273,17 @@ export function registerWorkers(deps: WorkerDeps): void {
       log.info({ issue: p.issue, sha: where.sha }, 'issue already reproduced at this sha');
       return;
     }
+    const refused = modelRefused(p.config);
+    if (refused) {
+      await gh.upsertComment(r, p.issue, 'reproduction', renderJobError('reproducing this issue', refused));
+      return;
+    }
+    const hit = await limitHit(p.target, p.sender, Boolean(p.force));
+    if (hit) {
+      log.warn({ issue: p.issue, limit: hit }, 'a limit stops this reproduction');
+      await gh.upsertComment(r, p.issue, 'limit', renderLimitReached(hit, 'reproducing this issue'));
+      return;
+    }
     if (s.issues.comment_on_failure) await gh.upsertComment(r, p.issue, 'reproduction', renderReproductionStarted(where));
     await queue.enqueue<ReproducePayload>({
       kind: JOB.reproduce,
@@ -274,7 +320,8 @@ export function registerWorkers(deps: WorkerDeps): void {
       log.warn({ pr: pull.number, err: oneLine(e) }, 'closingIssuesReferences failed; using the body only');
       return [] as number[];
     });
-    const links = [...new Set([...closingIssueNumbers(pull.body, r.owner, r.repo), ...fromGraphql])].sort((a, b) => a - b);
+    // A body can name hundreds of issues: each may cost a reproduction, so one check covers a few.
+    const { checked: links, left } = capLinks([...new Set([...closingIssueNumbers(pull.body, r.owner, r.repo), ...fromGraphql])].sort((a, b) => a - b), limits.maxLinkedIssues);
     if (links.length === 0) {
       await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'neutral', output: renderNoLinkedIssue() });
       return;
@@ -293,6 +340,15 @@ export function registerWorkers(deps: WorkerDeps): void {
       log.info({ pr: pull.number, headSha }, 'this head with these links is already checked');
       return;
     }
+    const hit = await limitHit(p.target, p.sender, Boolean(p.force || p.approval));
+    if (hit) {
+      log.warn({ pr: pull.number, limit: hit }, 'a limit stops this check');
+      // Unchecked is not passed: a gated author's PR must not get through the gate by exhausting a limit.
+      const { conclusion } = gateConclusion(pull.author.login, false, appSettings(p.config).gate);
+      await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion, output: renderLimitCheck(hit) });
+      await gh.upsertComment(r, pull.number, 'limit', renderLimitReached(hit, 'checking this pull request'));
+      return;
+    }
     if (!fresh) {
       // The same head, other links (an edited description): a new check run for the new question.
       checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: waiting for a free worker', links) });
@@ -302,7 +358,7 @@ export function registerWorkers(deps: WorkerDeps): void {
     // write counts against GitHub's secondary rate limit, which Probot's throttling enforces.)
     const { superseded } = await queue.enqueue<ValidatePayload>({
       kind: JOB.validate,
-      payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links, checkRunId: checkId, delivery: p.delivery },
+      payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links, ...(left.length ? { linksLeftOut: left } : {}), checkRunId: checkId, delivery: p.delivery },
       key,
       group: prGroup(p.target, pull.number),
       limit: repoLimit(p.target, env),
@@ -334,19 +390,35 @@ export function registerWorkers(deps: WorkerDeps): void {
     const where = { branch: p.branch, sha: p.sha };
     try {
       const issue = await gh.getIssue(r, p.issue);
-      const dir = await fetchRepo(job.kind, gh, r, [{ sha: p.sha, ref: `refs/heads/${p.branch}` }]);
-      const rep = await timed(deps.metrics, job.kind, 'reproduce', () =>
-        reproduceIssue(deps.sandbox, { ...contextFor(dir, p.sha, p.config, r), issue: issueInput(issue), generation: generationFor(p.config, log), signal }),
-      );
-      countUsage(deps.metrics, rep.strategy, rep.usage);
-      if (signal.aborted) return;
-      await store.saveReproduction(r, p.issue, where, rep);
+      // A retry (after a crash, or GitHub failing the last post) reuses what this job already paid for.
+      const stored = await store.reproductionAt(r, p.issue, p.sha, job.createdAt);
+      let rep: Reproduction;
+      let dir: string | undefined;
+      if (stored) {
+        log.info({ issue: p.issue, sha: p.sha, reproduction: stored.id }, 'reusing the reproduction this job made before it was interrupted');
+        rep = reproductionOf(stored);
+      } else {
+        // Queued before the day's budget ran out: nothing more starts.
+        const over = await budgetHit(p.target);
+        if (over) {
+          await gh.upsertComment(r, p.issue, 'limit', renderLimitReached(over, 'reproducing this issue'));
+          return;
+        }
+        const generation = generationFor(p.config, log, await leftToday(p.target));
+        dir = await fetchRepo(job.kind, gh, r, [{ sha: p.sha, ref: `refs/heads/${p.branch}` }]);
+        const checkout = dir;
+        rep = await timed(deps.metrics, job.kind, 'reproduce', () => reproduceIssue(deps.sandbox, { ...contextFor(checkout, p.sha, p.config, r), issue: issueInput(issue), generation, signal }));
+        countUsage(deps.metrics, rep.strategy, rep.usage);
+        await addSpend(p.target, { tokens: rep.usage.promptTokens + rep.usage.completionTokens, usd: rep.usage.costUsd, containerMs: rep.usage.wallMs });
+        if (signal.aborted) return;
+        await store.saveReproduction(r, p.issue, where, rep);
+      }
       await store.recordOutcome({ jobId: job.id, owner: r.owner, repo: r.repo, target: `#${p.issue}`, verdict: rep.status, costUsd: rep.usage.costUsd, tokens: rep.usage.promptTokens + rep.usage.completionTokens, wallMs: rep.usage.wallMs, at: Date.now() });
       log.info({ issue: p.issue, status: rep.status, strategy: rep.strategy }, 'reproduction done');
       const ok = rep.status === 'reproduced';
       const [add, other] = ok ? [s.labels.reproduced, s.labels.not_reproduced] : [s.labels.not_reproduced, s.labels.reproduced];
       await gh.setLabels(r, p.issue, { add: [add], remove: issue.labels.includes(other) ? [other] : [] });
-      const extra = ok && s.issues.draft_pr ? await draftFor(gh, p, issue.author.login, dir, rep) : {};
+      const extra = ok && s.issues.draft_pr ? await draftFor(gh, p, issue.author.login, dir ?? (await fetchRepo(job.kind, gh, r, [{ sha: p.sha, ref: `refs/heads/${p.branch}` }])), rep) : {};
       if (ok || s.issues.comment_on_failure) await gh.upsertComment(r, p.issue, 'reproduction', renderReproductionResult(rep, where, extra));
     } catch (e) {
       if ((lastAttempt || isPermanent(e)) && s.issues.comment_on_failure) {
@@ -395,6 +467,15 @@ export function registerWorkers(deps: WorkerDeps): void {
     const s = appSettings(p.config);
     const progress = checkProgress(gh, r, p.checkRunId, p.issues, deps.progressIntervalMs ?? 3000, log);
     let author = 'unknown';
+    // Queued before the day's budget ran out: nothing more starts.
+    const over = await budgetHit(p.target);
+    if (over) {
+      await progress.close();
+      const { conclusion } = gateConclusion((await gh.getPull(r, p.pr)).author.login, false, s.gate);
+      await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion, output: renderLimitCheck(over) });
+      await gh.upsertComment(r, p.pr, 'limit', renderLimitReached(over, 'checking this pull request'));
+      return;
+    }
     try {
       progress.step('fetching the base and the head');
       const pull = await gh.getPull(r, p.pr);
@@ -418,7 +499,7 @@ export function registerWorkers(deps: WorkerDeps): void {
       const outcomes: IssueOutcome[] = [];
       for (const issue of p.issues) {
         if (signal.aborted) break;
-        outcomes.push(await checkIssue(gh, r, dir, pull, p, issue, headInstall, progress, log, spent, signal));
+        outcomes.push(await checkIssue(gh, r, dir, pull, p, issue, headInstall, progress, log, spent, signal, job.createdAt));
       }
       await progress.close();
       if (signal.aborted) {
@@ -430,7 +511,8 @@ export function registerWorkers(deps: WorkerDeps): void {
         return;
       }
       const { conclusion, gated } = gateConclusion(author, fixFilterPasses(outcomes), s.gate);
-      const result = renderCheckResult({ conclusion, gated, author, issues: outcomes });
+      const rendered = renderCheckResult({ conclusion, gated, author, issues: outcomes });
+      const result = p.linksLeftOut?.length ? { ...rendered, summary: `${renderLinksLeftOut(p.linksLeftOut, p.issues.length)}\n\n${rendered.summary}` } : rendered;
       const chunks = batches(outcomes.flatMap((o) => (o.kind === 'validated' ? annotationsFor(o.validation, o.reproduction.testPatch) : [])));
       // More than 50 annotations: the first batches go in updates while the run is still in progress.
       for (const chunk of chunks.slice(0, -1)) await gh.updateCheckRun(r, p.checkRunId, { output: { ...result, annotations: chunk } });
@@ -467,6 +549,9 @@ export function registerWorkers(deps: WorkerDeps): void {
         await gh.upsertComment(r, p.pr, 'validation', renderJobError('checking this pull request', oneLine(e))).catch(() => undefined);
       }
       throw e;
+    } finally {
+      // The installation's day: the LLM spend of any reproductions written here, and the containers' time.
+      await addSpend(p.target, { tokens: spent.tokens, usd: spent.costUsd, containerMs: Date.now() - started }).catch((x) => log.warn({ err: oneLine(x) }, 'could not record the spend'));
     }
   }
 
@@ -519,16 +604,26 @@ export function registerWorkers(deps: WorkerDeps): void {
     log: Logger,
     spent: { costUsd: number; tokens: number },
     signal: AbortSignal,
+    since: number,
   ): Promise<IssueOutcome> {
     try {
       let rep = await store.latestReproduction(r, issue);
+      if (!rep) {
+        // What this job wrote before a crash or a retry is reused, not paid for again.
+        const own = await store.reproductionAt(r, issue, pull.base.sha, since);
+        if (own && own.status !== 'reproduced') return { issue, kind: 'no-reproduction', reason: own.reason };
+      }
       if (!rep) {
         progress.step(`#${issue} has no reproducing test yet: writing one at the base ${short(pull.base.sha)}`);
         const data = await gh.getIssue(r, issue);
         if (data.isPullRequest) return { issue, kind: 'no-reproduction', reason: `#${issue} is a pull request, not an issue` };
         if (data.body.length > MAX_ISSUE_BODY) return { issue, kind: 'no-reproduction', reason: `the issue body has ${data.body.length} characters, more than the ${MAX_ISSUE_BODY} swt-bot reads` };
+        // A linked issue is reproduced only where the issue itself would have been (issues.auto, skip labels, events.issues, …).
+        const rules = shouldReproduce({ kind: 'opened' }, issueFactsOfData(data), appSettings(p.config));
+        if (!rules.act) return { issue, kind: 'no-reproduction', reason: `#${issue} is not reproduced automatically here (${rules.reason}); a maintainer can comment \`/swt reproduce\` on it` };
+        const generation = generationFor(p.config, log, await leftToday(p.target));
         const made = await timed(deps.metrics, JOB.validate, 'reproduce', () =>
-          reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), issue: issueInput(data), generation: generationFor(p.config, log), signal }, progress),
+          reproduceIssue(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), issue: issueInput(data), generation, signal }, progress),
         );
         countUsage(deps.metrics, made.strategy, made.usage);
         spent.costUsd += made.usage.costUsd;
@@ -577,6 +672,22 @@ export function registerWorkers(deps: WorkerDeps): void {
       if (ranked.length >= 2) await gh.upsertComment(r, issue, 'ranking', renderRanking(issue, ranked));
     }
   }
+}
+
+function issueFactsOfData(d: IssueData) {
+  return { number: d.number, title: d.title, body: d.body, author: d.author, locked: d.locked, labels: d.labels, isPullRequest: d.isPullRequest };
+}
+
+/** A stored reproduction as the pipeline returned it (what a retried job posts instead of paying again). */
+function reproductionOf(x: StoredReproduction): Reproduction {
+  return {
+    status: x.status,
+    strategy: x.strategy,
+    testPatch: x.testPatch,
+    ...(x.failureExcerpt ? { failureExcerpt: x.failureExcerpt } : {}),
+    reason: x.reason,
+    usage: { promptTokens: x.tokens, completionTokens: 0, costUsd: x.costUsd, steps: 0, wallMs: x.wallMs },
+  };
 }
 
 function issueInput(issue: { title: string; body: string }): IssueInput {

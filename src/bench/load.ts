@@ -256,9 +256,10 @@ async function main(): Promise<void> {
 
     // None lost: every delivery has its event job in Redis, once; each ends in its notice job.
     const all = [...idle.ids, ...busy.ids];
-    const found = await Promise.all(all.map((id) => queue.findByKey(`event:${id}`)));
+    // Event jobs are keyed by their body's digest; each carries the delivery id it came under.
+    const events = (await queue.list({ kind: JOB.event })).filter((j) => all.includes((j.payload as { delivery?: string }).delivery ?? ''));
+    const found = all.map((id) => events.find((j) => (j.payload as { delivery?: string }).delivery === id));
     const lost = found.filter((j) => !j).length;
-    const events = (await queue.list({ kind: JOB.event })).filter((j) => all.some((id) => j.key === `event:${id}`));
     const duplicates = events.length - new Set(events.map((j) => j.key)).size;
     for (let k = 0; (await queue.counts()).queued > 0 && k < 1200; k++) await sleep(100);
     const noticed = (await Promise.all(all.map((id) => queue.findByKey(`notice:${id}`)))).filter(Boolean).length;

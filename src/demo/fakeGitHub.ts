@@ -97,6 +97,14 @@ export interface FakeGitHubOptions {
   personalTokens?: Record<string, string>;
 }
 
+/** GitHub's own limits on what it stores: longer text is refused with 422, as GitHub does. */
+const COMMENT_MAX = 65_536;
+const CHECK_TEXT_MAX = 65_535;
+
+function checkLength(what: string, text: unknown, max: number): void {
+  if (typeof text === 'string' && text.length > max) throw new HttpError(422, `Validation Failed: ${what} is too long (maximum is ${max} characters)`);
+}
+
 class HttpError extends Error {
   readonly status: number;
   constructor(status: number, message: string) {
@@ -527,6 +535,10 @@ export class FakeGitHub {
       return { json: { permission: repo.permissions.get(m[1]!) ?? 'read', user: { login: m[1] } } };
     }
     if (rest.startsWith('/check-runs') && auth.kind === 'user') throw new HttpError(403, 'Resource not accessible by personal access token');
+    if ((method === 'POST' && rest === '/check-runs') || (method === 'PATCH' && rest.startsWith('/check-runs/'))) {
+      checkLength('output.summary', body?.output?.summary, CHECK_TEXT_MAX);
+      checkLength('output.text', body?.output?.text, CHECK_TEXT_MAX);
+    }
     if (method === 'POST' && rest === '/check-runs') {
       const run: CheckRun = {
         id: this.#nextId++,
@@ -576,6 +588,7 @@ export class FakeGitHub {
       if (method === 'GET' && sub === '') return { json: this.#issueJson(repo, i) };
       if (method === 'GET' && sub === '/comments') return { json: i.comments };
       if (method === 'POST' && sub === '/comments') {
+        checkLength('body', body.body, COMMENT_MAX);
         const c: Comment = { id: this.#nextId++, body: body.body, user: actor, created_at: now(), updated_at: now() };
         i.comments.push(c);
         return { status: 201, json: c };
@@ -597,6 +610,7 @@ export class FakeGitHub {
         const c = i.comments.find((x) => x.id === Number(m![1]));
         if (!c) continue;
         if (c.user.login !== actor.login) throw new HttpError(403, 'Must have admin rights to Repository.');
+        checkLength('body', body.body, COMMENT_MAX);
         c.body = body.body;
         c.updated_at = now();
         return { json: c };

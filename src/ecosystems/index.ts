@@ -7,14 +7,16 @@ import type { RunnerSpec } from '../harness/types.js';
 import { pathInfo } from './command.js';
 import { go } from './go/index.js';
 import { node } from './node/index.js';
+import { php } from './php/index.js';
 import { python } from './python/index.js';
+import { ruby } from './ruby/index.js';
 import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from './types.js';
 
 export type * from './types.js';
 export { pathInfo, quoteTestFile, fillTemplate, INSTALL_NOTES, installNote } from './command.js';
 
 /** In the order runners are recognised in a command (most specific patterns first). */
-export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, go];
+export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, ruby, php, go];
 
 export function ecosystemById(id: string): Ecosystem | undefined {
   return ECOSYSTEMS.find((e) => e.id === id);

@@ -6,6 +6,8 @@
 export const REGISTRIES = {
   node: ['registry.npmjs.org', 'registry.yarnpkg.com'],
   python: ['pypi.org', 'files.pythonhosted.org'],
+  ruby: ['rubygems.org', 'index.rubygems.org'],
+  php: ['repo.packagist.org', 'packagist.org'],
   // The Go module proxy and checksum database (modules and, for GOTOOLCHAIN=auto, toolchains).
   go: ['proxy.golang.org', 'sum.golang.org'],
 } as const satisfies Record<string, readonly string[]>;

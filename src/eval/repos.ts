@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { git } from '../sandbox/gitExec.js';
+import { singleFlight } from '../sandbox/lock.js';
 import { SwtError } from '../util/errors.js';
 import { repoDirName } from './instances.js';
 
@@ -21,17 +23,19 @@ export async function resolveRepoPath(reposDir: string, repo: string): Promise<s
   const bundle = `${dir}.bundle`;
   if (!existsSync(bundle)) throw new SwtError('NOT_A_REPO', `repository ${repo} not found: neither ${dir} nor ${bundle} exists`);
   const mirror = join(repoCacheDir(), `${name}.git`);
-  if (existsSync(mirror) && statSync(mirror).mtimeMs >= statSync(bundle).mtimeMs) return mirror;
-  await mkdir(repoCacheDir(), { recursive: true });
-  const tmp = `${mirror}.tmp-${process.pid}`;
-  try {
-    await rm(tmp, { recursive: true, force: true });
-    await git(reposDir, ['clone', '--quiet', '--mirror', bundle, tmp]);
-    await rm(mirror, { recursive: true, force: true });
-    await rename(tmp, mirror);
-  } catch (e) {
-    await rm(tmp, { recursive: true, force: true });
-    throw new SwtError('NOT_A_REPO', `cannot unpack git bundle ${bundle}: ${(e as Error).message.split('\n')[0]}`);
-  }
-  return mirror;
+  // Several instances of one repository share its bundle: one unpacking per mirror at a time.
+  return singleFlight(`bundle:${mirror}`, async () => {
+    if (existsSync(mirror) && statSync(mirror).mtimeMs >= statSync(bundle).mtimeMs) return mirror;
+    await mkdir(repoCacheDir(), { recursive: true });
+    const tmp = `${mirror}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`;
+    try {
+      await git(reposDir, ['clone', '--quiet', '--mirror', bundle, tmp]);
+      await rm(mirror, { recursive: true, force: true });
+      await rename(tmp, mirror);
+    } catch (e) {
+      await rm(tmp, { recursive: true, force: true });
+      throw new SwtError('NOT_A_REPO', `cannot unpack git bundle ${bundle}: ${(e as Error).message.split('\n')[0]}`);
+    }
+    return mirror;
+  });
 }

@@ -27,7 +27,7 @@ import { logger as defaultLogger, type Logger } from '../util/logger.js';
 import { redact, secretValues } from '../util/secrets.js';
 import { Budget, BudgetExhaustedError } from './budget.js';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall, ToolSpec } from './llmTypes.js';
-import { buildPriceTable, costOf, priceFor, priceTableSchema, type PriceTable } from './prices.js';
+import { buildPriceTable, costOf, priceFor, priceTableSchema, unpricedModelError, type PriceTable } from './prices.js';
 import { parseTextToolCalls, parseToolArguments, stripTextToolCalls, textProtocolInstructions } from './textProtocol.js';
 
 export type ToolMode = 'auto' | 'native' | 'text';
@@ -129,9 +129,11 @@ export class LlmClient implements ChatModel {
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Becomes 'text' for good once the server has rejected native tools. */
   private toolMode: ToolMode;
-  private warnedUnpriced = false;
 
   constructor(settings: LlmSettings, opts: LlmClientOptions = {}) {
+    // Refused before any call: an unpriced model would cost "$0" and slip past the dollar budget.
+    const unpriced = unpricedModelError(settings.model, settings.prices);
+    if (unpriced) throw new SwtError('BAD_CONFIG', unpriced);
     this.settings = settings;
     this.toolMode = settings.toolMode;
     this.log = (opts.logger ?? defaultLogger).child({ component: 'llm' });
@@ -168,10 +170,6 @@ export class LlmClient implements ChatModel {
     let textMode = Boolean(tools) && this.toolMode === 'text';
     let wire = this.toWire(req.messages, tools, textMode, secrets);
     const price = priceFor(this.model, this.settings.prices);
-    if (!price && !this.warnedUnpriced) {
-      this.warnedUnpriced = true;
-      this.log.warn({ model: this.model }, 'no price for this model: cost counted as $0 and the dollar budget not enforced (set SWT_LLM_PRICES)');
-    }
     const estPrompt = estimateTokens(JSON.stringify(wire.messages)) + (wire.tools ? estimateTokens(JSON.stringify(wire.tools)) : 0);
     budget?.check({ tokens: estPrompt, usd: costOf(price, estPrompt, 0) });
 

@@ -35,10 +35,14 @@ export const DEFAULT_PRICES: PriceTable = {
   'o4-mini': { input: 1.1, output: 4.4 },
 };
 
+/** A dated snapshot of a priced model (`-2024-08-06`, `-0613`): the same model, the same price. */
+const SNAPSHOT_SUFFIX = /^-(\d{4}-\d{2}-\d{2}|\d{4})$/;
+
 /**
- * The price of a model: exact name first, then the longest table key the name starts with
+ * The price of a model: exact name first, then a table key of which the name is a dated snapshot
  * (`gpt-4o-2024-08-06` → `gpt-4o`, `gpt-4o-mini-2024-07-18` → `gpt-4o-mini`), then `default`.
- * Undefined when nothing matches: the cost is then unknown and counted as 0.
+ * Any other suffix is another model (`o1-pro` is not `o1`, and costs ten times as much).
+ * Undefined when nothing matches: such a model is refused (see LlmClient), never counted as free.
  */
 export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): ModelPrice | undefined {
   const name = model.trim();
@@ -46,13 +50,16 @@ export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): Mod
   // Azure / proxies sometimes prefix the provider: "openai/gpt-4o".
   const bare = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
   if (table[bare]) return table[bare];
-  let best: string | undefined;
   for (const key of Object.keys(table)) {
-    if (key === 'default') continue;
-    if ((bare.startsWith(key + '-') || bare.startsWith(key + ':')) && (!best || key.length > best.length)) best = key;
+    if (key !== 'default' && bare.startsWith(key) && SNAPSHOT_SUFFIX.test(bare.slice(key.length))) return table[key];
   }
-  if (best) return table[best];
   return table.default;
+}
+
+/** Why swt-bot will not use this model, or undefined: it must have a price, or no dollar budget holds. */
+export function unpricedModelError(model: string, table: PriceTable): string | undefined {
+  if (priceFor(model, table)) return undefined;
+  return `no price for model "${model}": swt-bot refuses a model it cannot price (the dollar budget would not hold); add it to SWT_LLM_PRICES, e.g. {"${model}":{"input":<$ per million input tokens>,"output":<$ per million output tokens>}}`;
 }
 
 export function costOf(price: ModelPrice | undefined, promptTokens: number, completionTokens: number): number {

@@ -37,6 +37,12 @@ function targetOf(ctx: AnyContext): Target {
   return targetOfPayload(ctx.payload)!;
 }
 
+/** Who caused the event: the per-author rate limit counts them. */
+function senderOf(ctx: AnyContext): { sender?: string } {
+  const login = (ctx.payload as { sender?: { login?: unknown } }).sender?.login;
+  return typeof login === 'string' ? { sender: login } : {};
+}
+
 type ConfigRead = { config: RepoConfig; settings: AppSettings } | { error: string };
 
 /** `.github/swt.yml` of the default branch, merged with `_extends`, validated; an error names the key. */
@@ -110,10 +116,10 @@ export function registerHandlers(app: Probot, deps: HandlerDeps): void {
 
   // A forced run (a command) is keyed on what it answers: a redelivered or replayed comment runs once.
   const ackIssue = (ctx: AnyContext, issue: number, config: RepoConfig, force?: string) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), delivery: ctx.id }, key: `ack:${force ?? ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), ...senderOf(ctx), delivery: ctx.id }, key: `ack:${force ?? ctx.id}` });
 
   const ackPull = (ctx: AnyContext, payload: Omit<Extract<AckPayload, { type: 'pr' }>, 'type' | 'target'>) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, delivery: ctx.id }, key: `ack:${payload.force ?? ctx.id}` });
+    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, ...senderOf(ctx), delivery: ctx.id }, key: `ack:${payload.force ?? ctx.id}` });
 
   const writeAccess = new WriteAccess();
 

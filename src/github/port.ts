@@ -6,7 +6,7 @@
  */
 import type { Octokit } from '@octokit/rest';
 import { isBotAccount } from './decide.js';
-import { markerOf, type Annotation, type MarkerKind } from './render.js';
+import { CHECK_TEXT_LIMIT, clipText, COMMENT_LIMIT, markerOf, type Annotation, type MarkerKind } from './render.js';
 
 import type { RepoRef } from '../repo/cache.js';
 
@@ -210,8 +210,10 @@ export class OctokitPort implements GitHubPort {
     return this.#gitToken();
   }
 
-  async upsertComment(r: RepoRef, n: number, kind: MarkerKind, body: string): Promise<{ id: number; created: boolean }> {
+  async upsertComment(r: RepoRef, n: number, kind: MarkerKind, text: string): Promise<{ id: number; created: boolean }> {
     const key = `${r.owner}/${r.repo}#${n}:${kind}`;
+    // GitHub refuses longer comments, and the job would fail on every attempt.
+    const body = clipText(text, COMMENT_LIMIT);
     return commentLocks.run(key, async () => {
       let id = this.#commentIds.get(key) ?? (await this.#findComment(r, n, kind));
       if (id !== undefined) {
@@ -225,16 +227,44 @@ export class OctokitPort implements GitHubPort {
           this.#commentIds.delete(key);
         }
       }
-      const { data } = await this.#o.rest.issues.createComment({ ...r, issue_number: n, body });
-      id = data.id;
+      id = await this.#createOnce(r, n, kind, body);
       this.#commentIds.set(key, id);
       return { id, created: true };
     });
   }
 
+  /**
+   * A POST that fails with a 5xx or no answer may have created the comment all the same: it is
+   * not retried blindly (Octokit's retry would post it twice) but looked for by its marker first.
+   */
+  async #createOnce(r: RepoRef, n: number, kind: MarkerKind, body: string): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { data } = await this.#o.rest.issues.createComment({ ...r, issue_number: n, body, request: { retries: 0 } });
+        return data.id;
+      } catch (e) {
+        const status = (e as { status?: number }).status;
+        if (status !== undefined && status < 500) throw e;
+        const found = await this.#findOwn(r, n, kind);
+        if (found) {
+          // It was created: make sure it holds this body (it does, unless another writer raced us).
+          if (found.body !== body) await this.#o.rest.issues.updateComment({ ...r, comment_id: found.id, body });
+          return found.id;
+        }
+        if (attempt >= 3) throw e;
+        await new Promise((res) => setTimeout(res, 500 * attempt));
+      }
+    }
+  }
+
   async #findComment(r: RepoRef, n: number, kind: MarkerKind): Promise<number | undefined> {
+    return (await this.#findOwn(r, n, kind))?.id;
+  }
+
+  async #findOwn(r: RepoRef, n: number, kind: MarkerKind): Promise<{ id: number; body: string } | undefined> {
     const comments = await this.#o.paginate(this.#o.rest.issues.listComments, { ...r, issue_number: n, per_page: 100 });
-    return comments.find((c) => this.#own(c as { user: { login: string; type: string } | null }) && markerOf(c.body) === kind)?.id;
+    const c = comments.find((x) => this.#own(x as { user: { login: string; type: string } | null }) && markerOf(x.body) === kind);
+    return c ? { id: c.id, body: c.body ?? '' } : undefined;
   }
 
   async setLabels(r: RepoRef, n: number, change: { add: string[]; remove: string[] }): Promise<void> {
@@ -280,11 +310,16 @@ export class OctokitPort implements GitHubPort {
   }
 }
 
+/** A check run's texts within GitHub's limits (it refuses the whole update otherwise). */
+function clipOutput(o: NonNullable<CheckRunFields['output']>): NonNullable<CheckRunFields['output']> {
+  return { ...o, title: o.title.slice(0, 255), summary: clipText(o.summary, CHECK_TEXT_LIMIT), ...(o.text !== undefined ? { text: clipText(o.text, CHECK_TEXT_LIMIT) } : {}) };
+}
+
 function checkFields(f: CheckRunFields) {
   return {
     ...(f.status ? { status: f.status } : {}),
     ...(f.conclusion ? { conclusion: f.conclusion, completed_at: new Date().toISOString() } : {}),
-    ...(f.output ? { output: f.output as { title: string; summary: string; text?: string; annotations?: never[] } } : {}),
+    ...(f.output ? { output: clipOutput(f.output) as { title: string; summary: string; text?: string; annotations?: never[] } } : {}),
     ...(f.actions ? { actions: f.actions as Array<{ label: string; description: string; identifier: string }> } : {}),
     ...(f.detailsUrl ? { details_url: f.detailsUrl } : {}),
   };

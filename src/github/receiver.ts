@@ -2,10 +2,16 @@
  * The webhook receiver: all the web process does for a delivery, ahead of Probot's own pipeline
  * (which builds an authenticated Octokit and a Context for every event, though receiving never
  * calls GitHub). It checks the request as @octokit/webhooks does (POST, JSON, the three headers,
- * the HMAC signature), enqueues an event the App acts on under its delivery id (one queue write,
- * which is also the record: a redelivery adds nothing), and answers. Workers build the Context.
+ * the HMAC signature), enqueues an event the App acts on under the digest of its signed body (one
+ * queue write, which is also the record: a redelivery, or a replay of the same body under another
+ * delivery id or event name, adds nothing), and answers. Workers build the Context.
+ *
+ * Nothing is buffered before it is known to fit: a body must declare its length (GitHub's do),
+ * at most the size GitHub sends, and the bodies being read at once share a fixed allowance
+ * (`bufferBytes`), so unsigned requests cannot grow the process. The HMAC is computed as the body
+ * arrives.
  */
-import { verify } from '@octokit/webhooks-methods';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JOB, type EventPayload, type Target } from '../jobs/payloads.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -15,6 +21,11 @@ import type { Logger } from '../util/logger.js';
 export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
 /** GitHub caps a webhook payload at 25 MB. */
 const MAX_BODY_BYTES = 25 * 1024 * 1024;
+/** Bodies read at once, together (SWT_WEBHOOK_BUFFER_MIB): room for one payload of GitHub's largest and the usual small ones. */
+export const DEFAULT_BUFFER_BYTES = 40 * 1024 * 1024;
+/** Bodies up to this size keep this much of the allowance for themselves: large ones cannot starve them. */
+const SMALL_BODY_BYTES = 1024 * 1024;
+const SMALL_HEADROOM_BYTES = 8 * 1024 * 1024;
 /** GitHub gives up after 10 s: answer before it does, truthfully. */
 const ANSWER_WITHIN_MS = 9_000;
 const HEADERS = ['x-github-event', 'x-hub-signature-256', 'x-github-delivery'] as const;
@@ -30,8 +41,21 @@ export interface ReceiverOptions {
   handles: ReadonlySet<string>;
   log: Logger;
   maxBodyBytes?: number;
+  /** What all bodies being read at once may hold (default 40 MiB). */
+  bufferBytes?: number;
   answerWithinMs?: number;
 }
+
+/**
+ * The key a webhook is queued under: the SHA-256 of its signed body. The delivery id and the event
+ * name are outside the signature, so a replay under new ones is the same key.
+ */
+export function eventKey(bodyDigest: string): string {
+  return `event:sha256:${bodyDigest}`;
+}
+
+/** The object each handled event's payload carries: a signed body sent under another event's name is refused. */
+const PAYLOAD_OF: Record<string, string> = { issues: 'issue', issue_comment: 'comment', pull_request: 'pull_request', check_run: 'check_run' };
 
 /** A Node request handler: true when it answered (the webhook path), false to let others try. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -52,41 +76,64 @@ export function targetOfPayload(payload: unknown): Target | undefined {
   return { owner, repo, installationId: typeof p.installation?.id === 'number' ? p.installation.id : undefined };
 }
 
-/** The event job of a delivery: keyed by its delivery id, so enqueueing it is the dedup. */
-export function eventJob(delivery: { id: string; name: string; payload: unknown; target: Target }) {
+/** The event job of a delivery: keyed by its body's digest, so enqueueing it is the dedup. */
+export function eventJob(delivery: { id: string; name: string; payload: unknown; target: Target; digest: string }) {
   const { installationId } = delivery.target;
   return {
     kind: JOB.event,
     payload: { name: delivery.name, payload: delivery.payload, delivery: delivery.id, target: delivery.target, ...(installationId ? { installationId } : {}) } satisfies EventPayload,
-    key: `event:${delivery.id}`,
+    key: eventKey(delivery.digest),
   };
 }
 
-function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-large'> {
+interface ReadBody {
+  body: Buffer;
+  /** Hex SHA-256 of the body. */
+  digest: string;
+  /** Hex HMAC-SHA256 of the body under the secret. */
+  hmac: string;
+}
+
+/** Reads a body of a declared length, hashing as it arrives; rejects when the client goes away. */
+function readBody(req: IncomingMessage, secret: string): Promise<ReadBody> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let size = 0;
+    const hash = createHash('sha256');
+    const hmac = createHmac('sha256', secret);
     req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        // Stop buffering; the answer closes the connection.
-        req.removeAllListeners('data');
-        req.pause();
-        resolve('too-large');
-        return;
-      }
+      hash.update(c);
+      hmac.update(c);
       chunks.push(c);
     });
-    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('end', () => resolve({ body: Buffer.concat(chunks), digest: hash.digest('hex'), hmac: hmac.digest('hex') }));
     req.once('error', reject);
+    req.once('close', () => {
+      if (!req.complete) reject(new Error('the client closed the connection before the body ended'));
+    });
   });
+}
+
+function signatureMatches(header: string, hmacHex: string): boolean {
+  const m = /^sha256=([0-9a-f]{64})$/i.exec(header.trim());
+  if (!m) return false;
+  return timingSafeEqual(Buffer.from(m[1]!.toLowerCase(), 'hex'), Buffer.from(hmacHex, 'hex'));
+}
+
+/** Answers without reading the body, and closes the connection (Node drops the socket once the answer is out). */
+function refuse(res: ServerResponse, status: number, error: string, headers: Record<string, string> = {}): void {
+  res.setHeader('connection', 'close');
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  answer(res, status, { error });
 }
 
 export function webhookReceiver(o: ReceiverOptions): RequestHandler {
   if (!o.secret) throw new Error('the webhook receiver needs the App\'s webhook secret (WEBHOOK_SECRET)');
   const path = trimSlashes(o.path ?? DEFAULT_WEBHOOK_PATH);
   const max = o.maxBodyBytes ?? MAX_BODY_BYTES;
+  const allowance = o.bufferBytes ?? DEFAULT_BUFFER_BYTES;
   const within = o.answerWithinMs ?? ANSWER_WITHIN_MS;
+  /** Bytes the bodies being read have declared. */
+  let reserved = 0;
 
   const receive = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST') return answer(res, 404, { error: `Unknown route: ${req.method} ${path}` });
@@ -95,20 +142,33 @@ export function webhookReceiver(o: ReceiverOptions): RequestHandler {
     if (missing.length) return answer(res, 400, { error: `Required headers missing: ${missing.join(', ')}` });
     const name = req.headers['x-github-event'] as string;
     const id = req.headers['x-github-delivery'] as string;
-    const body = await readBody(req, max);
-    if (body === 'too-large') {
-      res.setHeader('connection', 'close');
-      return answer(res, 413, { error: `payload larger than ${max} bytes` });
+    // Decided on the headers alone, before a byte of the body is held.
+    const declared = req.headers['content-length'];
+    if (declared === undefined || !/^\d+$/.test(declared)) return refuse(res, 411, 'a webhook must declare its Content-Length');
+    const length = Number(declared);
+    if (length > max) return refuse(res, 413, `payload larger than ${max} bytes`);
+    const headroom = length > SMALL_BODY_BYTES ? SMALL_HEADROOM_BYTES : 0;
+    if (reserved + length > allowance - headroom) {
+      o.log.warn({ delivery: id, event: name, bytes: length, reserved }, 'webhook refused: the bodies being read already hold the receiver\'s allowance');
+      return refuse(res, 503, 'too many webhook bodies are being received; redeliver later', { 'retry-after': '10' });
     }
-    const text = body.toString('utf8');
+    reserved += length;
+    let read: ReadBody;
+    try {
+      read = await readBody(req, o.secret);
+    } catch {
+      return; // the client is gone: nothing to answer
+    } finally {
+      reserved -= length;
+    }
     const signature = req.headers['x-hub-signature-256'] as string;
-    if (!text || !signature || !(await verify(o.secret, text, signature))) {
+    if (read.body.length === 0 || !signatureMatches(signature, read.hmac)) {
       o.log.warn({ delivery: id, event: name }, 'webhook signature does not match: not from this App (or WEBHOOK_SECRET differs)');
       return answer(res, 400, { error: 'signature does not match event payload and secret' });
     }
     let payload: unknown;
     try {
-      payload = JSON.parse(text);
+      payload = JSON.parse(read.body.toString('utf8'));
     } catch {
       return answer(res, 400, { error: 'payload is not valid JSON' });
     }
@@ -117,11 +177,16 @@ export function webhookReceiver(o: ReceiverOptions): RequestHandler {
       o.log.debug({ delivery: id, event: name, action }, 'webhook not acted on');
       return answer(res, 200, 'ok\n');
     }
+    const carried = PAYLOAD_OF[name];
+    if (carried && typeof (payload as Record<string, unknown>)[carried] !== 'object') {
+      o.log.warn({ delivery: id, event: name }, `a signed body sent as ${name} carries no ${carried}: another event's body, refused`);
+      return answer(res, 400, { error: `a ${name} payload carries ${carried}` });
+    }
     const target = targetOfPayload(payload);
     if (!target) return answer(res, 400, { error: `${name}.${String(action)} payload names no repository` });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), within)));
-    const queued = o.queue.enqueue<EventPayload>(eventJob({ id, name, payload, target }));
+    const queued = o.queue.enqueue<EventPayload>(eventJob({ id, name, payload, target, digest: read.digest }));
     try {
       const r = await Promise.race([queued, late]);
       if (r === 'late') {

@@ -23,8 +23,28 @@ export const RERUN_ACTION = { label: 'Re-run', description: 'Run the reproductio
 export const ANNOTATIONS_PER_REQUEST = 50;
 /** Check-run `output.summary` and `output.text` are limited to 65 535 characters each. */
 const OUTPUT_LIMIT = 65_000;
+/** GitHub refuses an issue or PR comment longer than this. */
+export const COMMENT_LIMIT = 65_536;
+/** …and a check run's `output.summary` or `output.text` longer than this, its title longer than 255. */
+export const CHECK_TEXT_LIMIT = 65_535;
+/** The reproducing test shown in a comment: room for the rest of the comment within COMMENT_LIMIT. */
+const TEST_PATCH_SHOWN = 50_000;
 
-export type MarkerKind = 'reproduction' | 'validation' | 'ranking' | 'refusal' | 'notice' | 'stats';
+export type MarkerKind = 'reproduction' | 'validation' | 'ranking' | 'refusal' | 'notice' | 'stats' | 'limit';
+
+/** Where the whole of a clipped text can be read. */
+export const WHOLE_TEXT_WHERE = "the whole is kept by swt-bot: its operator's status page lists the job (`/swt`), and the stored reproducing test is served at `/swt/reproduction/<owner>/<repo>/<issue>` (with the status token)";
+
+/**
+ * Text cut to GitHub's limit, saying so, how much was shown and where the whole is. Pure; the
+ * result is never longer than `limit`.
+ */
+export function clipText(text: string, limit: number, where = WHOLE_TEXT_WHERE): string {
+  if (text.length <= limit) return text;
+  const note = `\n\n_…clipped to GitHub's limit of ${limit.toLocaleString('en-US')} characters (${text.length.toLocaleString('en-US')} in all); ${where}._`;
+  if (note.length >= limit) return text.slice(0, limit);
+  return text.slice(0, limit - note.length) + note;
+}
 
 /** The hidden first line by which the App finds its own comment again and edits it in place. */
 export function marker(kind: MarkerKind): string {
@@ -78,7 +98,11 @@ export function renderReproductionResult(rep: Reproduction, where: Where, extra:
     out.push('### 🧪 swt-bot reproduced this issue', '');
     out.push(`This test fails on \`${where.branch}\` at ${short(where.sha)} for the reason the issue describes (it was run twice in a sandbox).`, '');
     const files = testFilesOf(rep.testPatch);
-    out.push(`<details><summary>Reproducing test${files.length ? ` (${files.map((f) => `<code>${inline(f)}</code>`).join(', ')})` : ''}</summary>`, '', fence(rep.testPatch, 'diff'), '', '</details>', '');
+    const shown = rep.testPatch.length > TEST_PATCH_SHOWN ? rep.testPatch.slice(0, TEST_PATCH_SHOWN) : rep.testPatch;
+    out.push(`<details><summary>Reproducing test${files.length ? ` (${files.map((f) => `<code>${inline(f)}</code>`).join(', ')})` : ''}</summary>`, '', fence(shown, 'diff'), '', '</details>', '');
+    if (shown !== rep.testPatch) {
+      out.push(`_The test is clipped: ${shown.length.toLocaleString('en-US')} of its ${rep.testPatch.length.toLocaleString('en-US')} characters are shown (GitHub refuses comments over ${COMMENT_LIMIT.toLocaleString('en-US')}); ${WHOLE_TEXT_WHERE}._`, '');
+    }
     if (rep.failureExcerpt) {
       out.push(`<details open><summary>How it fails at ${short(where.sha)}</summary>`, '', fence(rep.failureExcerpt, 'text'), '', '</details>', '');
     }
@@ -93,7 +117,7 @@ export function renderReproductionResult(rep: Reproduction, where: Where, extra:
     out.push('**How to help:** add a minimal code snippet that shows the problem, or the full traceback or output you see, then comment `/swt reproduce`.', '');
   }
   out.push(`<sub>${usageLine(rep)}</sub>`);
-  return out.join('\n');
+  return clipText(out.join('\n'), COMMENT_LIMIT);
 }
 
 function testFilesOf(testPatch: string): string[] {
@@ -149,6 +173,35 @@ export function renderConfigError(message: string): string {
 
 export function renderJobError(what: 'reproducing this issue' | 'checking this pull request', message: string): string {
   return [marker(what === 'reproducing this issue' ? 'reproduction' : 'validation'), `swt-bot hit an error while ${what}:`, '', fence(message, 'text')].join('\n');
+}
+
+/** A limit of the operator's that stops new work: the daily budget of the installation, or an author's rate. */
+export type LimitHit =
+  | { kind: 'daily-budget'; dimension: 'tokens' | 'usd' | 'containerMs'; spent: number; limit: number }
+  | { kind: 'author-rate'; login: string; perHour: number };
+
+function limitSentence(hit: LimitHit): string {
+  if (hit.kind === 'author-rate') {
+    return `@${hit.login} has started ${hit.perHour} runs of swt-bot in the last hour, the most this installation allows (\`SWT_AUTHOR_RUNS_PER_HOUR\`). A maintainer can still run it with \`/swt reproduce\` or \`/swt validate\`, or try again in an hour.`;
+  }
+  const amount = (n: number) => (hit.dimension === 'usd' ? `$${n.toFixed(2)}` : hit.dimension === 'tokens' ? `${Math.round(n).toLocaleString('en-US')} LLM tokens` : `${Math.round(n / 60_000)} container minutes`);
+  const env = { tokens: 'SWT_DAILY_TOKENS', usd: 'SWT_DAILY_USD', containerMs: 'SWT_DAILY_CONTAINER_MINUTES' }[hit.dimension];
+  return `swt-bot has used this installation's budget for today (UTC): ${amount(hit.spent)} of ${amount(hit.limit)} (\`${env}\`). Nothing more is started until tomorrow; a maintainer can ask again then.`;
+}
+
+/** One comment per thread (edited in place) when a limit stops the work it asked for. */
+export function renderLimitReached(hit: LimitHit, what: 'reproducing this issue' | 'checking this pull request'): string {
+  return [marker('limit'), `swt-bot is not ${what}: ${limitSentence(hit)}`].join('\n');
+}
+
+export function renderLimitCheck(hit: LimitHit): CheckOutput {
+  return { title: hit.kind === 'author-rate' ? 'Rate limit reached' : 'Daily budget reached', summary: `Nothing was run. ${limitSentence(hit)}` };
+}
+
+/** Said on a check whose pull request links more issues than one check covers. */
+export function renderLinksLeftOut(left: readonly number[], max: number): string {
+  const shown = left.slice(0, 20).map((n) => `#${n}`).join(', ');
+  return `This pull request links ${left.length + max} issues; swt-bot checks the first ${max} (\`SWT_MAX_LINKED_ISSUES\`) and leaves out ${shown}${left.length > 20 ? ` and ${left.length - 20} more` : ''}.`;
 }
 
 // ─── Pull requests ────────────────────────────────────────────────────────────────────────────

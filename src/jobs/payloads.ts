@@ -39,8 +39,10 @@ export interface Target {
   installationId?: number;
 }
 
-export type AckPayload = Traced &
-  (
+export type AckPayload = Traced & {
+  /** Who caused it (the webhook's sender): the per-author rate limit counts them. */
+  sender?: string;
+} & (
   | { type: 'issue'; target: Target; issue: number; config: RepoConfig; force?: string }
   | {
       type: 'pr';
@@ -87,6 +89,8 @@ export interface ValidatePayload extends Traced {
   config: RepoConfig;
   headSha: string;
   issues: number[];
+  /** Linked issues past SWT_MAX_LINKED_ISSUES, named on the check and not run. */
+  linksLeftOut?: number[];
   checkRunId: number;
 }
 

@@ -51,6 +51,28 @@ export const TOOLCHAIN_RECIPES: Record<string, ToolchainRecipe> = {
     steps: [aptInstall('golang-go git ca-certificates'), 'ENV GOTOOLCHAIN=auto CGO_ENABLED=0', 'RUN go version'],
     holds: "Debian trixie's Go 1.24 (a go.mod asking for a newer Go gets it through the module proxy at install)",
   },
+  // Ruby: bookworm's 3.1 with the test tools Debian packages, for air-gapped installs (RSpec 3.12,
+  // minitest 5.17 and minitest-reporters, which test helpers often load; rake, bundler). Gems
+  // bundler installs go to the swt user's GEM_HOME; Debian's stay visible beside them.
+  ruby: {
+    suite: 'bookworm',
+    steps: [
+      aptInstall('ruby ruby-dev ruby-bundler rake ruby-rspec ruby-minitest ruby-minitest-reporters ruby-test-unit build-essential git ca-certificates'),
+      'ENV GEM_HOME=/home/swt/.gem BUNDLE_SILENCE_ROOT_WARNING=1',
+      'ENV PATH=/home/swt/.gem/bin:${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}',
+      'RUN ruby --version && rspec --version',
+    ],
+    holds: "Debian bookworm's Ruby 3.1 with RSpec 3.12, minitest 5.17 (and minitest-reporters), rake and bundler",
+  },
+  // PHP: bookworm's 8.2 CLI with composer, PHPUnit 9.6 and the extensions composer and most suites need.
+  php: {
+    suite: 'bookworm',
+    steps: [
+      aptInstall('php-cli php-xml php-mbstring php-curl php-zip php-intl php-bcmath phpunit composer unzip git ca-certificates'),
+      'RUN php --version && phpunit --version && composer --version',
+    ],
+    holds: "Debian bookworm's PHP 8.2 with PHPUnit 9.6 and composer 2.5",
+  },
 };
 
 export interface BaseRef {

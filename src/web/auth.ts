@@ -1,22 +1,24 @@
 /**
  * The read-only pages (/swt, /metrics) are behind SWT_STATUS_TOKEN, sent as `Authorization:
- * Bearer <token>` or `?token=<token>`. Compared in constant time over SHA-256 digests, so neither
- * the content nor the length of the token leaks through timing. No token configured: no access.
+ * Bearer <token>`, and only so: a token in the query string lands in access logs, proxies' logs
+ * and browser history, so `?token=` is refused. Compared in constant time over SHA-256 digests, so
+ * neither the content nor the length of the token leaks through timing. No token configured: no access.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
-/** The token a request carries, if any. */
-export function presentedToken(req: Pick<IncomingMessage, 'headers' | 'url'>): string | undefined {
+/** The token a request carries in its Authorization header, if any. */
+export function presentedToken(req: Pick<IncomingMessage, 'headers'>): string | undefined {
   const auth = req.headers.authorization;
-  if (typeof auth === 'string') {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (m) return m[1];
-  }
-  const q = new URL(req.url ?? '/', 'http://x').searchParams.get('token');
-  return q ?? undefined;
+  if (typeof auth !== 'string') return undefined;
+  return /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
+}
+
+/** A request that put a token in its URL: refused even when the token is right (it is already in a log). */
+export function tokenInQuery(req: Pick<IncomingMessage, 'url'>): boolean {
+  return new URL(req.url ?? '/', 'http://x').searchParams.has('token');
 }
 
 export function tokenMatches(expected: string | undefined, presented: string | undefined): boolean {
@@ -25,5 +27,5 @@ export function tokenMatches(expected: string | undefined, presented: string | u
 }
 
 export function authorized(req: Pick<IncomingMessage, 'headers' | 'url'>, expected: string | undefined): boolean {
-  return tokenMatches(expected, presentedToken(req));
+  return !tokenInQuery(req) && tokenMatches(expected, presentedToken(req));
 }

@@ -1,5 +1,6 @@
 /**
- * GET /swt (the status page) and GET /metrics (Prometheus), read-only, behind SWT_STATUS_TOKEN.
+ * GET /swt (the status page), GET /swt/reproduction/<owner>/<repo>/<issue> (the stored reproducing
+ * test, whole, where a clipped comment points) and GET /metrics (Prometheus), read-only, behind SWT_STATUS_TOKEN.
  * What they show is read where every process writes it: the queue, the store and the workers'
  * heartbeats (Redis with REDIS_URL, else this process's SQLite and memory).
  */
@@ -71,13 +72,15 @@ async function metricsText(src: StatusSource): Promise<{ contentType: string; bo
   return renderMetrics({ local: src.metrics, snapshots, counts, accuracy });
 }
 
-const UNAUTHORIZED = 'unauthorized: send the SWT_STATUS_TOKEN as "Authorization: Bearer <token>" or ?token=<token>\n';
+const UNAUTHORIZED = 'unauthorized: send the SWT_STATUS_TOKEN as "Authorization: Bearer <token>" (never in the URL)\n';
 
 /** A Probot addHandler handler: true when it answered the request. */
 export function statusHandler(src: StatusSource, onError?: (e: unknown) => void) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
-    if (path !== '/swt' && path !== '/metrics') return false;
+    // The whole reproducing test of an issue, where a comment clipped to GitHub's limit points.
+    const reproduction = /^\/swt\/reproduction\/([\w.-]+)\/([\w.-]+)\/(\d+)$/.exec(path);
+    if (path !== '/swt' && path !== '/metrics' && !reproduction) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('read-only\n');
       return true;
@@ -88,7 +91,11 @@ export function statusHandler(src: StatusSource, onError?: (e: unknown) => void)
     }
     void (async () => {
       try {
-        if (path === '/metrics') {
+        if (reproduction) {
+          const rep = await src.store.latestReproduction({ owner: reproduction[1]!, repo: reproduction[2]! }, Number(reproduction[3]));
+          if (!rep) res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('no reproducing test stored for this issue\n');
+          else res.writeHead(200, { 'content-type': 'text/x-diff; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).end(req.method === 'HEAD' ? undefined : rep.testPatch);
+        } else if (path === '/metrics') {
           const m = await metricsText(src);
           res.writeHead(200, { 'content-type': m.contentType, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : m.body);
         } else {

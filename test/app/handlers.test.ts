@@ -128,7 +128,8 @@ describe('issues', () => {
     gh.thread(OWNER, REPO, 1);
     await deliver(app.url, 'issues', example('issues', 'opened'));
     await settle();
-    await deliver(app.url, 'issues', example('issues', 'opened'));
+    // A later event (the same body again would be a replay, and ignored).
+    await deliver(app.url, 'issues', example('issues', 'opened', (p) => (p.issue.updated_at = '2019-05-15T16:00:00Z')));
     await settle();
     const writes = gh.writes();
     expect(writes).toHaveLength(2);
@@ -364,12 +365,29 @@ describe('pull requests', () => {
 });
 
 describe('GitHub misbehaving', () => {
-  it('500 then 200: the request is retried and the comment posted once', async () => {
+  it('500 then 200: the request is tried again and the comment posted once', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO);
-    defaultBranch(gh).on('POST', `/repos/${OWNER}/${REPO}/issues/1/comments`, 500, { message: 'Server Error' }).thread(OWNER, REPO, 1);
+    defaultBranch(gh).on('POST', `/repos/${OWNER}/${REPO}/issues/1/comments`, 500, { message: 'Server Error' });
+    const comments = gh.thread(OWNER, REPO, 1);
     await deliver(app.url, 'issues', example('issues', 'opened'));
     await settle();
+    // The failed POST created nothing; the thread was looked at, and the comment posted once.
     expect(gh.writes().map((w) => w.method + ' ' + w.path)).toEqual([`POST /repos/${OWNER}/${REPO}/issues/1/comments`, `POST /repos/${OWNER}/${REPO}/issues/1/comments`]);
+    expect(comments.map((c) => c.body)).toEqual([renderReproductionStarted({ branch: 'main', sha: MAIN_SHA })]);
+    expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
+    expect((await app.services.queue.list({ kind: JOB.ack }))[0]).toMatchObject({ state: 'done', attempts: 1 });
+  });
+
+  it('a POST that GitHub carried out but answered 500: nothing is posted twice (counted on the thread)', async () => {
+    const gh = mockGitHub().noConfig(OWNER, REPO);
+    defaultBranch(gh);
+    const comments = gh.thread(OWNER, REPO, 1, 1000, { createThen500: 1 });
+    await deliver(app.url, 'issues', example('issues', 'opened'));
+    await settle();
+    // Octokit's retry would have posted it again; the App looks for its marker first and finds it.
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toBe(renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }));
+    expect(gh.writes().map((w) => w.method + ' ' + w.path)).toEqual([`POST /repos/${OWNER}/${REPO}/issues/1/comments`]);
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
     expect((await app.services.queue.list({ kind: JOB.ack }))[0]).toMatchObject({ state: 'done', attempts: 1 });
   });

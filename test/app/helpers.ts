@@ -113,9 +113,11 @@ export function mockGitHub(base = 'https://api.github.com') {
      * The comments of an issue or PR, kept like GitHub keeps them: listed, created (by the App's
      * bot account), edited in place. Returns the live list.
      */
-    thread(owner: string, repo: string, n: number, firstId = n * 1000) {
+    thread(owner: string, repo: string, n: number, firstId = n * 1000, opts: { createThen500?: number } = {}) {
       const comments: Array<{ id: number; body: string; user: { login: string; type: string } }> = [];
       let next = firstId;
+      // The first `createThen500` POSTs create the comment and still answer 500, as GitHub can.
+      let ambiguous = opts.createThen500 ?? 0;
       scope
         .intercept(`/repos/${owner}/${repo}/issues/${n}/comments?per_page=100`, 'GET')
         .times(1000)
@@ -123,13 +125,18 @@ export function mockGitHub(base = 'https://api.github.com') {
       scope
         .intercept(`/repos/${owner}/${repo}/issues/${n}/comments`, 'POST')
         .times(1000)
-        .reply(
-          record(201, (body: { body: string }) => {
-            const c = { id: next++, body: body.body, user: { login: 'swt-bot[bot]', type: 'Bot' } };
-            comments.push(c);
-            return c;
-          }) as never,
-        );
+        .reply((async (req: Request) => {
+          const [, c] = await record(201, (body: { body: string }) => {
+            const made = { id: next++, body: body.body, user: { login: 'swt-bot[bot]', type: 'Bot' } };
+            comments.push(made);
+            return made;
+          })(req);
+          if (ambiguous > 0) {
+            ambiguous--;
+            return [500, { message: 'Server Error' }, {}];
+          }
+          return [201, c, {}];
+        }) as never);
       scope
         .intercept(new RegExp(`^/repos/${owner}/${repo}/issues/comments/(${firstId}|${firstId + 1}|${firstId + 2}|${firstId + 3})$`), 'PATCH')
         .times(1000)

@@ -8,12 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startRedis, type RedisServer } from '../../src/bench/redisServer.js';
 import { HANDLED_EVENTS } from '../../src/github/handlers.js';
-import { webhookReceiver, type ReceiverOptions } from '../../src/github/receiver.js';
+import { eventKey, webhookReceiver, type ReceiverOptions } from '../../src/github/receiver.js';
 import { BullJobQueue } from '../../src/jobs/bullQueue.js';
 import type { EventPayload } from '../../src/jobs/payloads.js';
 import { connectRedis } from '../../src/jobs/redis.js';
@@ -48,6 +49,9 @@ async function post(body: string, headers: Record<string, string | undefined>, p
   return { status: res.status, text: await res.text() };
 }
 
+/** The queue key of a payload: the digest of the body as sent. */
+const keyOf = (payload: unknown) => eventKey(createHash('sha256').update(JSON.stringify(payload)).digest('hex'));
+
 const signed = (event: string, payload: unknown, id: string, secret = SECRET) => {
   const body = JSON.stringify(payload);
   return post(body, { 'x-github-event': event, 'x-github-delivery': id, 'x-hub-signature-256': sign(body, secret) });
@@ -68,14 +72,14 @@ afterEach(async () => {
 });
 
 describe('webhook receiver', () => {
-  it('queues a handled event once under its delivery id; a redelivery is answered and adds nothing', async () => {
+  it('queues a handled event once under its body digest; a redelivery is answered and adds nothing', async () => {
     await serve();
     const payload = example('issues', 'opened') as { repository: { name: string; owner: { login: string } }; installation: { id: number } };
     expect(await signed('issues', payload, 'delivery-1')).toEqual({ status: 200, text: 'ok\n' });
     expect(await signed('issues', payload, 'delivery-1')).toEqual({ status: 200, text: 'ok\n' });
     const jobs = await queue.list();
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ kind: 'event', key: 'event:delivery-1', state: 'queued' });
+    expect(jobs[0]).toMatchObject({ kind: 'event', key: keyOf(payload), state: 'queued' });
     const e = jobs[0]!.payload as EventPayload;
     expect(e).toMatchObject({
       name: 'issues',
@@ -114,7 +118,7 @@ describe('webhook receiver', () => {
     // Another path is left to the other handlers; a trailing slash is the same path.
     expect((await post(body, headers, '/elsewhere')).text).toBe('not ours\n');
     expect((await post(body, headers, '/api/github/webhooks/')).status).toBe(200);
-    expect((await queue.list()).map((j) => j.key)).toEqual(['event:bad-1']);
+    expect((await queue.list()).map((j) => j.key)).toEqual([eventKey(createHash('sha256').update(body).digest('hex'))]);
     expect(logLines.join('')).toContain('webhook signature does not match');
     expect(logLines.join('')).not.toContain(SECRET);
   });
@@ -156,19 +160,21 @@ describe('webhook receiver on a Redis that stops answering', () => {
       // 2 s: room for the first enqueue, which loads BullMQ's scripts, on a loaded machine.
       await serve({ queue: bull, answerWithinMs: 2000 });
       expect((await signed('issues', example('issues', 'opened'), 'before-1')).status).toBe(200);
+      // Another event (another body): the same body would be a replay of the first.
+      const stalled = example('issues', 'opened', (p) => (p.issue.number = 2));
       process.kill(redis.pid()!, 'SIGSTOP');
       let r: { status: number; text: string };
       try {
-        r = await signed('issues', example('issues', 'opened'), 'stalled-1');
+        r = await signed('issues', stalled, 'stalled-1');
       } finally {
         process.kill(redis.pid()!, 'SIGCONT');
       }
       expect(r.status).toBe(503);
       expect(JSON.parse(r.text).error).toBe('the queue is not answering; redeliver later');
-      for (let i = 0; i < 100 && !(await bull.findByKey('event:stalled-1')); i++) await new Promise((s) => setTimeout(s, 50));
-      expect(await bull.findByKey('event:stalled-1')).toMatchObject({ kind: 'event', state: 'queued' });
-      expect((await signed('issues', example('issues', 'opened'), 'stalled-1')).status).toBe(200);
-      expect((await bull.list({ kind: 'event' })).map((j) => j.key).sort()).toEqual(['event:before-1', 'event:stalled-1']);
+      for (let i = 0; i < 100 && !(await bull.findByKey(keyOf(stalled))); i++) await new Promise((s) => setTimeout(s, 50));
+      expect(await bull.findByKey(keyOf(stalled))).toMatchObject({ kind: 'event', state: 'queued' });
+      expect((await signed('issues', stalled, 'stalled-1')).status).toBe(200);
+      expect((await bull.list({ kind: 'event' })).map((j) => j.key).sort()).toEqual([keyOf(example('issues', 'opened')), keyOf(stalled)].sort());
     } finally {
       await bull.stop();
       conn.disconnect();

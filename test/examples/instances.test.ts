@@ -2,7 +2,9 @@
  * The project's own real instances (fixtures/instances: public bug fixes stored as git bundles),
  * chosen for what the harness once got wrong: mocha 2.x through `_mocha` with several files and
  * `--check-leaks`, tap runs whose test patch changes only a fixture or only a snapshot, and
- * `node --test` over several files.
+ * `node --test` over several files; and, with no install or test command given, RSpec, minitest
+ * (behind minitest-reporters), PHPUnit (a data provider's new rows) with air-gapped installs, and a
+ * Python src layout versioned from git.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -23,9 +25,15 @@ const FILES_RUN: Record<string, string[]> = {
   'npm__node-semver-cc6fde2': ['test/classes/range.js', 'test/functions/satisfies.js'],
   'npm__ini-858cc82': ['test/duplicate-properties.js'],
   'jsdom__cssstyle-f1bfdf7': ['test/CSSStyleDeclaration.js', 'test/parsers.js'],
+  'janlelis__paint-ff020d7': ['spec/paint_methods_spec.rb', 'spec/paint_mode_spec.rb', 'spec/paint_shortcuts_spec.rb', 'spec/paint_spec.rb'],
+  'fbernier__tomlrb-888b705': ['test/test_tomlrb.rb'],
+  'composer__semver-eca295a': ['tests/CompilingMatcherTest.php'],
+  'webmozarts__assert-e68318e': ['tests/AssertTest.php'],
+  'python-humanize__humanize-823ad60': ['tests/test_filesize.py'],
+  'python-humanize__humanize-a47a89e': ['tests/test_time.py'],
 };
 
-describe('swt eval on the bundled real instances (mocha, tap, node --test; real containers)', () => {
+describe('swt eval on the bundled real instances (mocha, tap, node --test, RSpec, minitest, PHPUnit, pytest; real containers)', () => {
   let out: string;
   beforeAll(async () => {
     out = await mkdtemp(join(tmpdir(), 'swt-instances-'));

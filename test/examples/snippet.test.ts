@@ -112,6 +112,13 @@ describe('snippet strategy through swt eval (real containers)', () => {
       'npm__node-semver-cc6fde2': { reproduced: true, S: true, falseReproduction: false },
       'npm__ini-858cc82': { reproduced: false, S: false, falseReproduction: false },
       'jsdom__cssstyle-f1bfdf7': { reproduced: false, S: false, falseReproduction: false },
+      // The Ruby, PHP and humanize fixes: refused, none falsely reproduced.
+      'janlelis__paint-ff020d7': { reproduced: false, S: false, falseReproduction: false },
+      'fbernier__tomlrb-888b705': { reproduced: false, S: false, falseReproduction: false },
+      'composer__semver-eca295a': { reproduced: false, S: false, falseReproduction: false },
+      'webmozarts__assert-e68318e': { reproduced: false, S: false, falseReproduction: false },
+      'python-humanize__humanize-823ad60': { reproduced: false, S: false, falseReproduction: false },
+      'python-humanize__humanize-a47a89e': { reproduced: false, S: false, falseReproduction: false },
     });
     const semver = rows.find((r) => r.instance_id === 'npm__node-semver-cc6fde2')!;
     expect(semver.testPatch).toContain("+const semver = require('../..')\n");

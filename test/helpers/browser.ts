@@ -14,10 +14,11 @@ export async function artifactsDir(): Promise<string> {
 }
 
 /**
- * Opens `url` in headless Chromium with a fresh profile and nothing that phones home, runs `fn`
- * on the page, and returns what it returns plus every URL the page requested.
+ * Opens `url` in headless Chromium with a fresh profile and nothing that phones home (sending
+ * `headers` with every request), runs `fn` on the page, and returns what it returns plus every
+ * URL the page requested.
  */
-export async function withPage<T>(url: string, fn: (page: Page) => Promise<T>): Promise<{ value: T; requested: string[] }> {
+export async function withPage<T>(url: string, fn: (page: Page) => Promise<T>, opts: { headers?: Record<string, string> } = {}): Promise<{ value: T; requested: string[] }> {
   const profile = await mkdtemp(join(tmpdir(), 'swt-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -27,6 +28,7 @@ export async function withPage<T>(url: string, fn: (page: Page) => Promise<T>): 
   });
   const requested: string[] = [];
   try {
+    if (opts.headers) await context.setExtraHTTPHeaders(opts.headers);
     const page = await context.newPage();
     page.on('request', (r) => requested.push(r.url()));
     await page.goto(url, { waitUntil: 'load' });

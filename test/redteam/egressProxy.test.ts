@@ -39,6 +39,13 @@ beforeAll(async () => {
   } as object);
   decoyId = c.id;
   await c.start();
+  // The three servers are up before any probe (a loaded machine starts python slowly; squid answers 503 until then).
+  for (let i = 0; ; i++) {
+    const ready = (await decoyLog()).match(/Serving HTTP on \S+ port (80|443|6379)\b/g) ?? [];
+    if (ready.length >= 3) break;
+    if (i === 599) throw new Error(`the decoy did not start: ${await decoyLog()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }, 600_000);
 
 afterAll(async () => {

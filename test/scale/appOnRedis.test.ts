@@ -131,7 +131,8 @@ describe('web and worker processes sharing only Redis', () => {
     expect(stats.body).toContain('| snippet | 1 / 1 | 100 % | 0 / 1 | 0 % | 1 | $0.000 |');
 
     // 5. The status page: refused without the token, rendered in Chromium with it.
-    for (const bad of [`${webUrl}/swt`, `${webUrl}/swt?token=wrong`, `${webUrl}/metrics`]) expect((await fetch(bad)).status).toBe(401);
+    // The token in the URL is refused, the right one too: it would be in access logs.
+    for (const bad of [`${webUrl}/swt`, `${webUrl}/swt?token=wrong`, `${webUrl}/swt?token=${TOKEN}`, `${webUrl}/metrics`]) expect((await fetch(bad)).status).toBe(401);
     expect((await fetch(`${webUrl}/swt`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
     expect((await fetch(`${webUrl}/swt`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     // The worker's heartbeat (every second) has brought its counters, the confirmation's included.
@@ -144,7 +145,7 @@ describe('web and worker processes sharing only Redis', () => {
       return /^swt_jobs\{state="queued"\} 0$/m.test(m) && /^swt_jobs\{state="running"\} 0$/m.test(m) ? true : undefined;
     }, 60_000);
     const shot = join(await artifactsDir(), 'status-page.png');
-    const { value, requested } = await withPage(`${webUrl}/swt?token=${TOKEN}`, async (page) => {
+    const { value, requested } = await withPage(`${webUrl}/swt`, async (page) => {
       await page.screenshot({ path: shot, fullPage: true });
       const text = (sel: string) => page.locator(sel).innerText();
       return {
@@ -156,7 +157,7 @@ describe('web and worker processes sharing only Redis', () => {
         accuracy: await page.locator('#accuracy tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => (td as unknown as { innerText: string }).innerText.trim()))),
         workers: await page.locator('#workers tbody tr').count(),
       };
-    });
+    }, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(value.title).toBe('swt-bot status');
     // Every job has run: its row says which one did not.
     expect(value.jobs.filter((r) => r[4] !== 'done')).toEqual([]);
@@ -170,7 +171,7 @@ describe('web and worker processes sharing only Redis', () => {
     expect(value.accuracy).toEqual([[`${OWNER}/${REPO}`, 'snippet', '1 / 1', '100 %', '0 / 1', '0 %', '1', '$0.000']]);
     expect(value.workers).toBe(1);
     // Self-contained: the page asked for nothing but itself.
-    expect(requested).toEqual([`${webUrl}/swt?token=${TOKEN}`]);
+    expect(requested).toEqual([`${webUrl}/swt`]);
 
     // 6. /metrics: the web process's view of the queue and live accuracy, plus the worker's counters.
     const metrics = await metricsNow();

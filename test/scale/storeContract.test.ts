@@ -157,4 +157,35 @@ describe.each(['sqlite', 'redis'] as const)('Store contract on %s', (engine) => 
     expect(await s.knownFlaky(R)).toEqual(['t.py::test_a', 't.py::test_c', 't.py::test_b']);
     expect(await s.knownFlaky({ owner: 'octo', repo: 'other' })).toEqual(['x.test.js > y']);
   });
+
+  it('a reproduction at a sha, since a time: what a retried job finds of its own work', async () => {
+    const s = makeStore(engine);
+    const before = Date.now();
+    await s.saveReproduction(R, 3, { branch: 'main', sha: 's1' }, rep('not-reproduced', 'snippet', 0.02));
+    expect(await s.reproductionAt(R, 3, 's1', before)).toMatchObject({ issue: 3, baseSha: 's1', status: 'not-reproduced', costUsd: 0.02 });
+    expect(await s.reproductionAt(R, 3, 's2', before)).toBeUndefined();
+    expect(await s.reproductionAt(R, 3, 's1', Date.now() + 60_000)).toBeUndefined();
+    const later = await s.saveReproduction(R, 3, { branch: 'main', sha: 's1' }, rep('reproduced', 'agent', 0.1));
+    expect(await s.reproductionAt(R, 3, 's1', before)).toMatchObject({ id: later, status: 'reproduced' });
+  });
+
+  it('spend adds up per scope and day; an author gets `limit` runs per window, atomically', async () => {
+    const s = makeStore(engine);
+    expect(await s.spendOf('installation:1', '2026-11-26')).toEqual({ tokens: 0, usd: 0, containerMs: 0 });
+    await s.addSpend('installation:1', '2026-11-26', { tokens: 1000, usd: 0.25, containerMs: 60_000 });
+    await s.addSpend('installation:1', '2026-11-26', { tokens: 500, usd: 0.5, containerMs: 30_000 });
+    await s.addSpend('installation:1', '2026-11-27', { tokens: 7, usd: 1, containerMs: 1 });
+    await s.addSpend('installation:2', '2026-11-26', { tokens: 9, usd: 9, containerMs: 9 });
+    const day = await s.spendOf('installation:1', '2026-11-26');
+    expect({ ...day, usd: Number(day.usd.toFixed(6)) }).toEqual({ tokens: 1500, usd: 0.75, containerMs: 90_000 });
+    const now = 10_000_000;
+    // 8 at once for a limit of 5: exactly 5 are granted, whichever engine serialises them.
+    const granted = await Promise.all(Array.from({ length: 8 }, () => s.takeAuthorRun('installation:1', 'Mallory', now, 3600_000, 5)));
+    expect(granted.filter(Boolean)).toHaveLength(5);
+    expect(await s.takeAuthorRun('installation:1', 'mallory', now + 1000, 3600_000, 5)).toBe(false);
+    expect(await s.takeAuthorRun('installation:1', 'alice', now, 3600_000, 5)).toBe(true);
+    expect(await s.takeAuthorRun('installation:2', 'mallory', now, 3600_000, 5)).toBe(true);
+    // An hour on, the window has moved past them.
+    expect(await s.takeAuthorRun('installation:1', 'mallory', now + 3600_001, 3600_000, 5)).toBe(true);
+  });
 });

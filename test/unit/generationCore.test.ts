@@ -47,11 +47,16 @@ describe('budget', () => {
 });
 
 describe('prices', () => {
-  it('matches exact names, then the longest prefix, then a default', () => {
+  it('matches exact names, then dated snapshots of a priced model, then a default', () => {
     expect(priceFor('gpt-4o-mini-2024-07-18')).toEqual({ input: 0.15, output: 0.6 });
     expect(priceFor('gpt-4o-2024-08-06')).toEqual({ input: 2.5, output: 10 });
     expect(priceFor('openai/gpt-4o')).toEqual({ input: 2.5, output: 10 });
     expect(priceFor('llama3:8b')).toBeUndefined();
+    // A dated snapshot is the same model; any other suffix is another, priced on its own or refused.
+    expect(priceFor('o1-2024-12-17')).toEqual({ input: 15, output: 60 });
+    expect(priceFor('gpt-4-0613')).toEqual({ input: 30, output: 60 });
+    expect(priceFor('o1-pro')).toBeUndefined();
+    expect(priceFor('gpt-4o-audio-preview')).toBeUndefined();
     const table = buildPriceTable('{"default":{"input":0,"output":0},"my-model":{"input":1,"output":2}}');
     expect(priceFor('llama3:8b', table)).toEqual({ input: 0, output: 0 });
     expect(costOf(priceFor('my-model', table), 1_000_000, 500_000)).toBe(2);

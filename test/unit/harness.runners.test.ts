@@ -67,6 +67,7 @@ describe('runnerFromCommand', () => {
     expect(err).toBeInstanceOf(SwtError);
     expect((err as SwtError).code).toBe('BAD_INPUT');
     expect((err as SwtError).oneLine()).toMatch(/pytest, jest, vitest, mocha, node --test, tap \(node-tap\),? (and )?tape\b.* and go test/);
+    expect((err as SwtError).oneLine()).toMatch(/\brspec, minitest\b.*\bphpunit\b/);
     expect(swtCode(() => runnerFromCommand('   '))).toBe('BAD_INPUT');
     expect(swtCode(() => runnerFromCommand('npx jest\nrm -rf /'))).toBe('BAD_INPUT');
     // "jest" inside another word is not jest

@@ -234,7 +234,7 @@ describe('base image recipes', () => {
     expect(parseBaseRef('docker.io/library/python:3.12-slim').recipe).toEqual({ kind: 'python', version: '3.12' });
     expect(parseBaseRef('debian:bookworm').recipe).toEqual({ kind: 'debian', suite: 'bookworm' });
     expect(parseBaseRef('debian:12').recipe).toEqual({ kind: 'debian', suite: 'bookworm' });
-    expect(parseBaseRef('ruby:3').recipe).toEqual({ kind: 'other' });
+    expect(parseBaseRef('elixir:1.16').recipe).toEqual({ kind: 'other' });
     expect(parseBaseRef('node:lts').recipe).toEqual({ kind: 'other' });
   });
   it('names images by reference and by (recipe, CA bundle) identity', () => {

@@ -140,5 +140,9 @@ export function pythonInstall(project: PythonProject): string {
   const offline =
     `{ ${installNote('the install through the package index failed (no index answered?): installing the project from what the image holds (pip --no-build-isolation --no-index --no-deps)')}; ` +
     `${pip} --no-build-isolation --no-index --no-deps -e . || { ${installNote(`the build backend is not in the image either: ${where} is on the path through a .pth file instead`)}; ${pth}; }; }`;
-  return `${online} || ${offline}`;
+  // /testbed has the files without .git: a version from git (setuptools-scm, hatch-vcs) cannot be
+  // found and the build fails. Retried with a stand-in version (not first: it would apply to every
+  // dependency built from source too).
+  const scm = `{ ( export SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0+swt; ${online} ) && ${installNote('installed with SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0+swt: the sandbox has no .git to take the version from')}; }`;
+  return `${online} || ${scm} || ${offline}`;
 }

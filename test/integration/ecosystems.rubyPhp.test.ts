@@ -1,0 +1,146 @@
+/**
+ * With no configuration at all (no image, install or test command), `validate` on small real
+ * RSpec, minitest and PHPUnit repositories reports exactly the new test as F→P and S = success,
+ * in real containers (Ruby and PHP images built offline from Debian). RubyGems and Packagist are
+ * refused by the egress proxy here (they are left out of its allowlist, so nothing leaves this
+ * machine): the installs take the air-gapped way and say so.
+ */
+import { REGISTRIES } from '../../src/ecosystems/registries.js';
+import { validate } from '../../src/pipeline/validate.js';
+import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egressConfig.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/types.js';
+import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
+import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
+
+const refused = new Set<string>([...REGISTRIES.ruby, ...REGISTRIES.php]);
+let sandbox: Sandbox;
+
+beforeAll(() => {
+  sandbox = createDockerSandbox({
+    egress: { hosts: DEFAULT_EGRESS_HOSTS.filter((h) => !refused.has(h)) },
+  });
+});
+
+afterAll(async () => {
+  await removeEnvImagesBuiltFrom(commitsMade());
+  cleanupGitRepos();
+  await removePackageCachesOfGoneRepos();
+  expectNothingLeftBehind();
+  expect(networksOfOurs()).toBe('');
+});
+
+function newFile(path: string, lines: string[]): string {
+  return ['diff --git a/' + path + ' b/' + path, 'new file mode 100644', '--- /dev/null', `+++ b/${path}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');
+}
+
+async function validateFix(files: Record<string, string>, fix: Record<string, string>, testPatch: string) {
+  const repo = createGitRepo(files);
+  const base = repo.sha;
+  const head = repo.commit(fix, 'fix');
+  return validate(sandbox, { repo: repo.path, base, head, testPatch });
+}
+
+const f2p = (v: Awaited<ReturnType<typeof validate>>) => v.tests.filter((t) => t.transition === 'F2P').map((t) => t.id);
+
+describe('Ruby and PHP with no configuration (real containers, air-gapped installs)', () => {
+  it('RSpec: the new example is F→P (only the spec file the patch adds runs); bundle install resolves the Gemfile from Debian’s gems, and says so', async () => {
+    const v = await validateFix(
+      {
+        Gemfile: "source 'https://rubygems.org'\ngem 'rspec', '~> 3.0'\n",
+        '.rspec': '--require spec_helper\n',
+        'lib/stack.rb': 'class Stack\n  def initialize = @items = []\n  def push(x) = @items.push(x)\n  def peek = @items.first\nend\n',
+        'spec/spec_helper.rb': "require_relative '../lib/stack'\n",
+        'spec/stack_spec.rb': "RSpec.describe Stack do\n  it 'peeks at an only item' do\n    s = Stack.new\n    s.push(1)\n    expect(s.peek).to eq(1)\n  end\nend\n",
+      },
+      { 'lib/stack.rb': 'class Stack\n  def initialize = @items = []\n  def push(x) = @items.push(x)\n  def peek = @items.last\nend\n' },
+      newFile('spec/stack_peek_spec.rb', [
+        'RSpec.describe Stack do',
+        "  describe '#peek' do",
+        "    it 'returns the last item pushed' do",
+        '      s = Stack.new',
+        '      s.push(1)',
+        '      s.push(2)',
+        '      expect(s.peek).to eq(2)',
+        '    end',
+        '  end',
+        'end',
+      ]),
+    );
+    expect(f2p(v)).toEqual(['spec/stack_peek_spec.rb > Stack#peek returns the last item pushed']);
+    expect(v.tests.map((t) => t.transition)).toEqual(['F2P']);
+    expect(v.success).toBe(true);
+    expect(v.environment.baseImage).toMatch(/^swt-base\/ruby:3\.3-/);
+    expect(v.runner).toBe('rspec');
+    expect(v.warnings).toContain('swt: bundle install failed (rubygems.org unreachable: air-gapped?); the Gemfile resolved from the gems the image holds');
+  });
+
+  it('minitest: the new test is F→P (ids Class#test_name), with a test helper and no spec directory', async () => {
+    const v = await validateFix(
+      {
+        Gemfile: "source 'https://rubygems.org'\ngem 'minitest'\ngem 'rake'\n",
+        'lib/roman.rb': "module Roman\n  def self.to_roman(n) = { 1 => 'I', 4 => 'IIII', 5 => 'V' }.fetch(n)\nend\n",
+        'test/test_helper.rb': "require 'minitest/autorun'\nrequire 'roman'\n",
+        'test/roman_test.rb': "require 'test_helper'\n\nclass RomanTest < Minitest::Test\n  def test_one\n    assert_equal 'I', Roman.to_roman(1)\n  end\nend\n",
+      },
+      { 'lib/roman.rb': "module Roman\n  def self.to_roman(n) = { 1 => 'I', 4 => 'IV', 5 => 'V' }.fetch(n)\nend\n" },
+      [
+        'diff --git a/test/roman_test.rb b/test/roman_test.rb',
+        '--- a/test/roman_test.rb',
+        '+++ b/test/roman_test.rb',
+        '@@ -5,3 +5,7 @@ class RomanTest < Minitest::Test',
+        "     assert_equal 'I', Roman.to_roman(1)",
+        '   end',
+        '+',
+        '+  def test_four_is_subtractive',
+        "+    assert_equal 'IV', Roman.to_roman(4)",
+        '+  end',
+        ' end',
+        '',
+      ].join('\n'),
+    );
+    expect(f2p(v)).toEqual(['test/roman_test.rb > RomanTest#test_four_is_subtractive']);
+    expect(v.tests.filter((t) => t.transition !== 'F2P').map((t) => [t.id, t.transition])).toEqual([['test/roman_test.rb > RomanTest#test_one', 'P2P']]);
+    expect(v.success).toBe(true);
+    expect(v.runner).toBe('minitest');
+  });
+
+  it('PHPUnit: the new test is F→P (ids Class::method); composer dump-autoload and Debian’s PHPUnit stand in for composer install', async () => {
+    const v = await validateFix(
+      {
+        'composer.json': JSON.stringify({ name: 'swt/slug', require: { php: '>=8.1' }, 'require-dev': { 'phpunit/phpunit': '^9.6' }, autoload: { 'psr-4': { 'Slug\\': 'src/' } } }, null, 2) + '\n',
+        'phpunit.xml.dist': '<?xml version="1.0"?>\n<phpunit bootstrap="vendor/autoload.php">\n  <testsuites><testsuite name="all"><directory>tests</directory></testsuite></testsuites>\n</phpunit>\n',
+        'src/Slugger.php': "<?php\nnamespace Slug;\n\nfinal class Slugger\n{\n    public static function slug(string $s): string\n    {\n        return strtolower(str_replace(' ', '-', $s));\n    }\n}\n",
+        'tests/SluggerTest.php': "<?php\nnamespace Slug\\Tests;\n\nuse PHPUnit\\Framework\\TestCase;\nuse Slug\\Slugger;\n\nfinal class SluggerTest extends TestCase\n{\n    public function testLowercases(): void\n    {\n        $this->assertSame('a-b', Slugger::slug('A B'));\n    }\n}\n",
+      },
+      { 'src/Slugger.php': "<?php\nnamespace Slug;\n\nfinal class Slugger\n{\n    public static function slug(string $s): string\n    {\n        return strtolower(preg_replace('/\\s+/', '-', trim($s)));\n    }\n}\n" },
+      newFile('tests/SluggerSpacesTest.php', [
+        '<?php',
+        'namespace Slug\\Tests;',
+        '',
+        'use PHPUnit\\Framework\\TestCase;',
+        'use Slug\\Slugger;',
+        '',
+        'final class SluggerSpacesTest extends TestCase',
+        '{',
+        '    public function testCollapsesRunsOfSpaces(): void',
+        '    {',
+        "        $this->assertSame('a-b', Slugger::slug('  A   B '));",
+        '    }',
+        '}',
+      ]),
+    );
+    expect(f2p(v)).toEqual(['tests/SluggerSpacesTest.php > Slug\\Tests\\SluggerSpacesTest::testCollapsesRunsOfSpaces']);
+    expect(v.tests.map((t) => t.transition)).toEqual(['F2P']);
+    expect(v.success).toBe(true);
+    expect(v.environment.baseImage).toMatch(/^swt-base\/php:8\.4-cli-/);
+    expect(v.runner).toBe('phpunit');
+    expect(v.warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^swt: composer install failed \(Packagist unreachable: air-gapped\?\); composer dump-autoload/),
+        "swt: vendor/bin/phpunit is the image's PHPUnit",
+        expect.stringMatching(/^swt: PHPUnit 9\.6\.\d+ /),
+      ]),
+    );
+  });
+});
