@@ -43,7 +43,7 @@ export interface TargetedRuns {
   base: RunResult[];
   head: RunResult[];
   ids: readonly string[];
-  /** The reruns ran the chosen tests without the rest of their files (the runner can select tests). */
+  /** The runner could select tests: the head's failures reran alone, the rest without the other tests of their files. */
   alone: boolean;
 }
 
@@ -88,8 +88,8 @@ export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareO
     if (b.failure) t.baseFailure = b.failure;
     if (h.failure) t.headFailure = h.failure;
     if (b.count.runs > 1 || h.count.runs > 1) t.runs = { base: b.count, head: h.count };
-    const poisoned = confirm?.alone ? (h.alonePasses ? head : b.alonePasses ? base : null) : null;
-    if (poisoned) t.orderDependent = orderNote(s, poisoned);
+    // Head failures rerun alone (the base's rerun with the rest of the moving tests of their file).
+    if (confirm?.alone && h.alonePasses) t.orderDependent = orderNote(s, head);
     const unbuilt = opts.changedTest && b.value === 'fail' ? buildFailureOf(s, base) : undefined;
     if (unbuilt && !opts.changedTest!(s)) {
       t.notJudged = `${unbuilt} did not build at base (another test the patch adds or changes does not compile there): only the tests the patch adds or changes are judged`;

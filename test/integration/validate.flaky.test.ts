@@ -240,6 +240,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
         expect(row(wrong, brokenBefore)).toMatchObject({ transition: 'P2F', flaky: false, preexisting: true });
         expect(wrong).toMatchObject({ success: false, likelyCorrect: false });
       }
-    });
+      // 2 validations a round, each with its confirmation: minutes on a loaded machine.
+    }, rounds * 4 * 60_000);
   });
 });
