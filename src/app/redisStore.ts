@@ -9,7 +9,7 @@ import type { RepoRef } from '../github/port.js';
 import type { Candidate } from '../pipeline/rank.js';
 import { randomUUID } from 'node:crypto';
 import type { Spend } from './limits.js';
-import type { Confirmation, JobOutcome, MergeRecord, ReproductionCost, StoredReproduction, Store, VerdictInput } from './storeTypes.js';
+import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './storeTypes.js';
 
 interface VerdictRow extends Candidate {
   issue: number;
@@ -269,6 +269,19 @@ export class RedisStore implements Store {
     const out: Confirmation[] = [];
     for (const s of repos) out.push(...(await this.#all<Confirmation>((await this.#r.zrange(this.#k('confirms', s), 0, -1)).map((id) => this.#k('confirm', id)))));
     return out.sort((a, b) => a.at - b.at);
+  }
+
+  async recordFlaky(r: RepoRef, testIds: readonly string[]): Promise<void> {
+    const ids = [...new Set(testIds)];
+    if (ids.length === 0) return;
+    const m = this.#r.multi();
+    // Score = validations that saw the test flaky.
+    for (const id of ids) m.zincrby(this.#k('flaky', slug(r)), 1, id);
+    await m.exec();
+  }
+
+  async knownFlaky(r: RepoRef): Promise<string[]> {
+    return this.#r.zrevrange(this.#k('flaky', slug(r)), 0, KNOWN_FLAKY_LIMIT - 1);
   }
 
   async close(): Promise<void> {

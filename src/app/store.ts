@@ -13,7 +13,7 @@ import type { Reproduction } from '../generation/types.js';
 import type { RepoRef } from '../github/port.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
 import type { Spend } from './limits.js';
-import type { Confirmation, JobOutcome, MergeRecord, ReproductionCost, StoredReproduction, Store, VerdictInput } from './storeTypes.js';
+import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './storeTypes.js';
 
 export type { Store, StoredReproduction } from './storeTypes.js';
 
@@ -78,6 +78,10 @@ CREATE TABLE IF NOT EXISTS author_runs (
   scope TEXT NOT NULL, login TEXT NOT NULL, at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS author_runs_by ON author_runs (scope, login, at);
+CREATE TABLE IF NOT EXISTS flaky_tests (
+  owner TEXT NOT NULL, repo TEXT NOT NULL, test_id TEXT NOT NULL, seen INTEGER NOT NULL, last_at INTEGER NOT NULL,
+  PRIMARY KEY (owner, repo, test_id)
+);
 CREATE TABLE IF NOT EXISTS confirmations (
   owner TEXT NOT NULL, repo TEXT NOT NULL, issue INTEGER NOT NULL, merge_sha TEXT NOT NULL, at INTEGER NOT NULL, body TEXT NOT NULL,
   PRIMARY KEY (owner, repo, issue, merge_sha)
@@ -306,6 +310,23 @@ export class SqliteStore implements Store {
       r ? this.#db.prepare('SELECT body FROM confirmations WHERE owner = ? AND repo = ? ORDER BY at').all(r.owner, r.repo) : this.#db.prepare('SELECT body FROM confirmations ORDER BY at').all()
     ) as Array<{ body: string }>;
     return rows.map((x) => JSON.parse(x.body) as Confirmation);
+  }
+
+  async recordFlaky(r: RepoRef, testIds: readonly string[]): Promise<void> {
+    const at = Date.now();
+    const up = this.#db.prepare(
+      'INSERT INTO flaky_tests (owner, repo, test_id, seen, last_at) VALUES (?, ?, ?, 1, ?) ON CONFLICT (owner, repo, test_id) DO UPDATE SET seen = seen + 1, last_at = excluded.last_at',
+    );
+    this.#db.transaction(() => {
+      for (const id of new Set(testIds)) up.run(r.owner, r.repo, id, at);
+    })();
+  }
+
+  async knownFlaky(r: RepoRef): Promise<string[]> {
+    const rows = this.#db
+      .prepare('SELECT test_id FROM flaky_tests WHERE owner = ? AND repo = ? ORDER BY seen DESC, test_id DESC LIMIT ?')
+      .all(r.owner, r.repo, KNOWN_FLAKY_LIMIT) as Array<{ test_id: string }>;
+    return rows.map((x) => x.test_id);
   }
 
   async close(): Promise<void> {

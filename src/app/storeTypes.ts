@@ -51,6 +51,9 @@ export interface JobOutcome {
   at: number;
 }
 
+/** How many of a repository's known flaky tests a validation is told about. */
+export const KNOWN_FLAKY_LIMIT = 200;
+
 export interface Store {
   saveReproduction(r: RepoRef, issue: number, where: { branch: string; sha: string }, rep: Reproduction): Promise<number>;
   /** The newest reproduction of the issue that did reproduce it. */
@@ -95,6 +98,10 @@ export interface Store {
    * `now`; false (and nothing counted) when the author has none left. Atomic across processes.
    */
   takeAuthorRun(scope: string, login: string, now: number, windowMs: number, limit: number): Promise<boolean>;
+  /** Counts one more validation in which each of these tests was flaky, on this repository. */
+  recordFlaky(r: RepoRef, testIds: readonly string[]): Promise<void>;
+  /** Tests seen flaky on this repository, most often first, ties in reverse id order (at most KNOWN_FLAKY_LIMIT). */
+  knownFlaky(r: RepoRef): Promise<string[]>;
   close(): Promise<void>;
 }
 

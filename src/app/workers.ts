@@ -633,9 +633,12 @@ export function registerWorkers(deps: WorkerDeps): void {
         rep = (await store.latestReproduction(r, issue))!;
       }
       progress.step(`#${issue}: running the reproducing test on the base ${short(pull.base.sha)} and the head ${short(p.headSha)}`);
+      // Tests this repository has shown flaky are confirmed first and labelled; new ones are remembered.
+      const knownFlaky = await store.knownFlaky(r);
       const v = await timed(deps.metrics, JOB.validate, 'validate', () =>
-        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), head: p.headSha, headInstall, testPatch: rep.testPatch, reruns: p.config.reruns, signal, ...(p.config.coverage ? { coverage: {} } : {}) }, progress),
+        validate(deps.sandbox, { ...contextFor(dir, pull.base.sha, p.config, r), head: p.headSha, headInstall, testPatch: rep.testPatch, reruns: p.config.reruns, knownFlaky, signal, ...(p.config.coverage ? { coverage: {} } : {}) }, progress),
       );
+      await store.recordFlaky(r, v.tests.filter((t) => t.flaky).map((t) => t.id));
       return { issue, kind: 'validated', validation: viewOf(v), reproduction: { strategy: rep.strategy, sha: rep.baseSha, testPatch: rep.testPatch } };
     } catch (e) {
       // The engine or an image may come back: retry the job. Anything else belongs to this issue's row.

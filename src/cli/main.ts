@@ -94,6 +94,7 @@ export function buildProgram(): Command {
       .option('--install <cmd>', 'dependency install command, run with the package registries only (default: from the repository)')
       .option('--test-cmd <cmd>', 'test command with {files}, e.g. "npx mocha --exit {files}"')
       .addOption(new Option('--reruns <n>', 'extra runs per side to detect flaky tests').argParser(positiveInt('--reruns')).default(0))
+      .addOption(new Option('--confirm <n>', 'reruns of each test that moves (not P2P) on both sides before it counts; 0 = off (default: .github/swt.yml confirm, else 2)').argParser(positiveInt('--confirm')))
       .option('--coverage', 'also measure change coverage ΔC of the tests (extra runs)')
       .option('--reference-tests <patch>', 'with --coverage: golden tests that decide which changed lines are executable')
       .option('--json', 'print one JSON object as the last line of stdout'),
@@ -116,6 +117,7 @@ export function buildProgram(): Command {
         install: o.install,
         testCmd: o.testCmd,
         reruns: o.reruns,
+        ...(o.confirm !== undefined ? { confirm: o.confirm } : {}),
         limits: limitsFrom(o),
         coverage: o.coverage ? { referenceTestPatch: o.referenceTests ? await readText(o.referenceTests, 'reference tests') : undefined } : undefined,
       },
@@ -123,8 +125,9 @@ export function buildProgram(): Command {
     );
     progress.end?.();
     if (o.json) {
-      const { runs, ...rest } = result;
-      printJson({ ...rest, runs: { base: runs.base.map(summarizeRun), head: runs.head.map(summarizeRun) } });
+      const { runs, confirmation, ...rest } = result;
+      const confirmed = confirmation ? { confirmation: { ...confirmation, runs: { base: confirmation.runs.base.map(summarizeRun), head: confirmation.runs.head.map(summarizeRun) } } } : {};
+      printJson({ ...rest, runs: { base: runs.base.map(summarizeRun), head: runs.head.map(summarizeRun) }, ...confirmed });
     } else {
       process.stdout.write(`${renderVerdictText(result)}${renderNotesText(result)}\n`);
       if (result.coverage) process.stdout.write(`${describeCoverage(result.coverage)}\n`);
@@ -143,6 +146,7 @@ export function buildProgram(): Command {
       .option('--out <dir>', 'where results.jsonl, report.json and report.html go; finished instances there are reused', 'swt-eval-out')
       .addOption(new Option('--concurrency <n>', 'instances at once (default: what the cores and memory allow)').argParser(positiveInt('--concurrency')))
       .addOption(new Option('--reruns <n>', 'extra runs per side').argParser(positiveInt('--reruns')).default(0))
+      .addOption(new Option('--confirm <n>', 'reruns of each test that moves on both sides before it counts; 0 = off (default 2)').argParser(positiveInt('--confirm')))
       .option('--coverage', 'also measure change coverage ΔC (extra runs)')
       .option('--no-coverage-cache', 'with --coverage: run every coverage run, even one an earlier evaluation made')
       .option('--fresh', 'start over even when --out holds finished instances of this run')
@@ -184,6 +188,7 @@ export function buildProgram(): Command {
         out,
         concurrency: o.concurrency === undefined ? defaultConcurrency(thisMachine(), limits.memoryBytes) : Math.max(1, o.concurrency),
         reruns: o.reruns,
+        ...(o.confirm !== undefined ? { confirm: o.confirm } : {}),
         limits,
         coverage: !!o.coverage,
         coverageCache: o.coverageCache !== false,
@@ -337,7 +342,8 @@ async function testSource(predictions: string): Promise<TestSource> {
 
 function summaryLine(r: EvalReport): string {
   const dC = r.dC === null ? '' : `  dC ${r.dC}% (S ${r.dC_S ?? '-'}%, not S ${r.dC_notS ?? '-'}%; n=${r.dC_instances})`;
-  return `instances ${r.instances}  errors ${r.errors}  W ${r.W}%  S ${r.S}%  F2X ${r.F2X}%  F2P ${r.F2P}%  P2P ${r.P2P}%${dC}`;
+  const flaky = r.flaky?.tests ? `  flaky tests ${r.flaky.tests} (in ${r.flaky.instances} instance(s))` : '';
+  return `instances ${r.instances}  errors ${r.errors}  W ${r.W}%  S ${r.S}%  F2X ${r.F2X}%  F2P ${r.F2P}%  P2P ${r.P2P}%${dC}${flaky}`;
 }
 
 

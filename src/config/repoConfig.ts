@@ -33,6 +33,8 @@ export const repoConfigSchema = z
       .optional(),
     /** Extra runs per side, to catch flaky tests. */
     reruns: z.number().int().min(0).max(5).optional(),
+    /** Reruns of each test that moved (not P2P) on both sides before it counts; 0 turns confirmation off (default 2). */
+    confirm: z.number().int().min(0).max(5).optional(),
     generation: z
       .object({
         strategy: z.enum(['snippet', 'zero-shot-plus', 'libro', 'agent', 'ensemble']),

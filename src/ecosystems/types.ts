@@ -74,6 +74,13 @@ export interface RunnerDef {
    * report to `${out}/${report}`. Receives the quoted words for `{files}`.
    */
   command(spec: RunnerSpec, files: string[], out: string, report: string): string;
+  /**
+   * The shell command that runs only the tests `ids` (as `parse` reports them, all of one `file`)
+   * and writes the report like `command`: confirmation reruns of the tests that moved. Absent: the
+   * harness reruns the whole file. Selecting a few more (a name shared by two suites) is harmless;
+   * tests it did not run are not counted.
+   */
+  commandForTests?(spec: RunnerSpec, file: string, ids: readonly string[], out: string, report: string): string;
   /** The command ends with its own `exit`: the harness runs it in a subshell. */
   exits?: boolean;
   /** Shell run before the command (e.g. writing the harness's own reporter), with a leading space; or ''. */
@@ -121,6 +128,12 @@ export interface Ecosystem {
   /** The runner to use when nobody named one. */
   defaultRunner(facts: RepoFacts): RunnerSpec;
   runners: readonly RunnerDef[];
+  /**
+   * Run offline after the install, into the environment image (output discarded, failure ignored):
+   * makes the first test run in a fresh container as fast as a later one (Python's bytecode, Go's
+   * build cache). Must stay correct for any overlay a run adds (content-checked caches only).
+   */
+  warm?: string;
   /**
    * Compiled languages: which tests a test patch adds or changes, as a predicate on test results.
    * With it, tests of a unit that did not build at base and that the patch did not touch are

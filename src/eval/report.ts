@@ -4,7 +4,7 @@ import type { TestTransition } from '../harness/types.js';
 import { noTime, PHASES, type PhaseTimes } from './phases.js';
 
 /** A test's transition as results.jsonl keeps it: failure messages trimmed to an excerpt. */
-export type ResultTest = Pick<TestTransition, 'id' | 'base' | 'head' | 'transition' | 'flaky' | 'preexisting'> & {
+export type ResultTest = Pick<TestTransition, 'id' | 'base' | 'head' | 'transition' | 'flaky' | 'preexisting' | 'runs' | 'orderDependent'> & {
   baseFailure?: string;
   headFailure?: string;
 };
@@ -60,6 +60,8 @@ export interface EvalReport {
   phases: PhaseTimes;
   /** Environment images this run built, and instances that used one that already existed. */
   images: { built: number; reused: number };
+  /** Flaky tests (outcome changed between runs on one side; kept out of S), and the instances that had one. */
+  flaky: { tests: number; instances: number };
 }
 
 const pct = (n: number, d: number): number => (d === 0 ? 0 : Math.round((1000 * n) / d) / 10);
@@ -97,5 +99,6 @@ export function summarize(results: readonly InstanceResult[]): EvalReport {
     dC_instances: counted.length,
     phases,
     images: { built, reused: withEnv - built },
+    flaky: { tests: ok.reduce((a, r) => a + r.tests.filter((t) => t.flaky).length, 0), instances: count((r) => r.tests.some((t) => t.flaky)) },
   };
 }

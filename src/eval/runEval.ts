@@ -40,6 +40,8 @@ export interface EvalOptions {
   out: string;
   concurrency?: number;
   reruns?: number;
+  /** Confirmation reruns of the tests that move (validate's default when absent; 0 = off). */
+  confirm?: number;
   limits?: Partial<ResourceLimits>;
   /** Measure change coverage ΔC in extra runs. */
   coverage?: boolean;
@@ -130,6 +132,7 @@ export async function evaluateInstance(clock: PhaseClock, inst: Instance, opts: 
         install: inst.install,
         testCmd: inst.test_cmd,
         reruns: opts.reruns,
+        ...(opts.confirm !== undefined ? { confirm: opts.confirm } : {}),
         limits: opts.limits,
         coverage: opts.coverage ? { referenceTestPatch: inst.test_patch, cache: opts.coverageCache } : undefined,
       },
@@ -156,6 +159,8 @@ function excerpt(message: string | undefined): string | undefined {
 function resultTest(t: ValidationResult['tests'][number]): ResultTest {
   const out: ResultTest = { id: t.id, base: t.base, head: t.head, transition: t.transition, flaky: t.flaky };
   if (t.preexisting) out.preexisting = true;
+  if (t.flaky && t.runs) out.runs = t.runs;
+  if (t.orderDependent) out.orderDependent = t.orderDependent;
   const base = t.base === 'fail' ? excerpt(t.baseFailure?.message) : undefined;
   const head = t.head === 'fail' ? excerpt(t.headFailure?.message) : undefined;
   if (base) out.baseFailure = base;

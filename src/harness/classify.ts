@@ -9,10 +9,14 @@
  *   in that run, else 'missing';
  * - a file that errored and has no test id on either side becomes one test whose id is the
  *   file path, so the failure shows;
- * - a test whose result differs between reruns on one side is flaky: a flaky base counts as
- *   'pass' and a flaky head as 'fail', so a flaky test is never F2P;
+ * - a test whose result differs between runs on one side is flaky: a flaky base counts as
+ *   'pass' and a flaky head as 'fail', so a flaky test is never F2P; a flaky test decides
+ *   neither S nor the fix filter (it is shown apart);
+ * - confirmation runs (reruns of the tests that moved, see movingTests) count only for the tests
+ *   they targeted; a test they did not report is not observed there (a selection that missed);
+ *   a failure of the whole-file runs that every rerun alone passes is order dependent;
  * - S (success): at least one F2P and no test failing after the fix;
- *   likely correct: every test F2P or P2P, at least one F2P, none flaky;
+ *   likely correct: every test F2P or P2P, at least one F2P;
  * - a test whose unit (a Go package) did not build at base, when the caller says which tests the
  *   patch adds or changes and it is not one of them, is not judged: it failed with the build, not
  *   for the issue;
@@ -21,7 +25,7 @@
  *   and do not count; a baseline F2P the patched run loses fails S.
  */
 import { SwtError } from '../util/errors.js';
-import type { FailureKind, RunResult, TestResult, TestTransition, Transition, Verdict } from './types.js';
+import type { FailureKind, RunCount, RunResult, TestResult, TestTransition, Transition, Verdict } from './types.js';
 
 type PF = 'pass' | 'fail';
 
@@ -29,6 +33,18 @@ interface SideResult {
   value: PF;
   flaky: boolean;
   failure?: { kind: FailureKind; message?: string };
+  count: RunCount;
+  /** Failed in every whole-file run and passed in every rerun alone. */
+  alonePasses?: boolean;
+}
+
+/** Reruns of chosen tests (confirmation): each run counts only for `ids`. */
+export interface TargetedRuns {
+  base: RunResult[];
+  head: RunResult[];
+  ids: readonly string[];
+  /** The runner could select tests: the head's failures reran alone, the rest without the other tests of their files. */
+  alone: boolean;
 }
 
 interface Subject {
@@ -42,6 +58,8 @@ export interface CompareOptions {
    * unit did not build at base and that the patch did not add or change is not judged.
    */
   changedTest?: (t: { id: string; file?: string }) => boolean;
+  /** Confirmation reruns of the tests that moved. */
+  confirm?: TargetedRuns;
 }
 
 export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareOptions = {}): Verdict {
@@ -51,9 +69,13 @@ export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareO
   const subjects = collectSubjects([...base, ...head]);
   const baseIdx = base.map(index);
   const headIdx = head.map(index);
+  const { confirm } = opts;
+  const targeted = new Set(confirm?.ids ?? []);
+  const extra = { base: (confirm?.base ?? []).map(index), head: (confirm?.head ?? []).map(index) };
   const tests: TestTransition[] = subjects.map((s) => {
-    const b = judgeSide(s, baseIdx, 'base');
-    const h = judgeSide(s, headIdx, 'head');
+    const again = targeted.has(s.id);
+    const b = judgeSide(s, baseIdx, 'base', again ? extra.base : []);
+    const h = judgeSide(s, headIdx, 'head', again ? extra.head : []);
     const t: TestTransition = {
       id: s.id,
       base: b.value,
@@ -65,6 +87,9 @@ export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareO
     if (h.flaky) t.headFlaky = true;
     if (b.failure) t.baseFailure = b.failure;
     if (h.failure) t.headFailure = h.failure;
+    if (b.count.runs > 1 || h.count.runs > 1) t.runs = { base: b.count, head: h.count };
+    // Head failures rerun alone (the base's rerun with the rest of the moving tests of their file).
+    if (confirm?.alone && h.alonePasses) t.orderDependent = orderNote(s, head);
     const unbuilt = opts.changedTest && b.value === 'fail' ? buildFailureOf(s, base) : undefined;
     if (unbuilt && !opts.changedTest!(s)) {
       t.notJudged = `${unbuilt} did not build at base (another test the patch adds or changes does not compile there): only the tests the patch adds or changes are judged`;
@@ -72,6 +97,30 @@ export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareO
     return t;
   });
   return verdictOf(tests);
+}
+
+/**
+ * The tests whose first comparison needs confirming: every one that is not P2P, except an F2F
+ * failing the same way on both sides (a test on one side only fails as `missing` on the other).
+ */
+export function movingTests<T extends Pick<TestTransition, 'transition' | 'baseFailure' | 'headFailure'>>(v: { tests: readonly T[] }): T[] {
+  return v.tests.filter((t) => t.transition !== 'P2P' && !(t.transition === 'F2F' && sameFailure(t.baseFailure, t.headFailure)));
+}
+
+function sameFailure(a?: { kind: FailureKind; message?: string }, b?: { kind: FailureKind; message?: string }): boolean {
+  const first = (m?: string) => (m ?? '').trim().split('\n')[0];
+  return !!a && !!b && a.kind === b.kind && first(a.message) === first(b.message);
+}
+
+/** "fails only after X": the test its (failing) whole-file run reported just before it in the same file. */
+function orderNote(s: Subject, runs: RunResult[]): string {
+  const file = s.file ?? fileOfId(s.id);
+  for (const r of runs) {
+    const inFile = r.tests.filter((t) => (t.file ?? fileOfId(t.id)) === file);
+    const at = inFile.findIndex((t) => t.id === s.id);
+    if (at > 0) return `fails only after ${inFile[at - 1].id}`;
+  }
+  return 'fails only with its file';
 }
 
 /** Build a Verdict (counts, S, likely correct) from transitions. */
@@ -89,9 +138,9 @@ export function reproduces(t: Pick<TestTransition, 'transition' | 'flaky'>): boo
   return t.transition === 'F2P' && !t.flaky;
 }
 
-/** The tests that decide: all but the pre-existing ones and those not judged. */
-export function judgedTests<T extends Pick<TestTransition, 'preexisting' | 'notJudged'>>(v: { tests: readonly T[] }): T[] {
-  return v.tests.filter((t) => !t.preexisting && !t.notJudged);
+/** The tests that decide: all but the pre-existing ones, the flaky ones and those not judged. */
+export function judgedTests<T extends Pick<TestTransition, 'preexisting' | 'flaky' | 'notJudged'>>(v: { tests: readonly T[] }): T[] {
+  return v.tests.filter((t) => !t.preexisting && !t.flaky && !t.notJudged);
 }
 
 function dirOf(path: string): string {
@@ -110,16 +159,16 @@ function buildFailureOf(s: Subject, runs: RunResult[]): string | undefined {
   return undefined;
 }
 
-/** SWT-bench S: at least one (non-flaky) F2P and no test failing after the fix. */
+/** SWT-bench S: at least one F2P and no test failing after the fix (flaky ones aside). */
 export function success(v: Pick<Verdict, 'tests'>): boolean {
   const tests = judgedTests(v);
   return tests.some(reproduces) && tests.every((t) => t.head === 'pass');
 }
 
-/** Fix filter: every test F2P or P2P, at least one F2P, none flaky. */
+/** Fix filter: every test F2P or P2P, at least one F2P (flaky ones aside). */
 export function likelyCorrect(v: Pick<Verdict, 'tests'>): boolean {
   const tests = judgedTests(v);
-  return tests.length > 0 && tests.some(reproduces) && tests.every((t) => !t.flaky && (t.transition === 'F2P' || t.transition === 'P2P'));
+  return tests.length > 0 && tests.some(reproduces) && tests.every((t) => t.transition === 'F2P' || t.transition === 'P2P');
 }
 
 /** Judges `withTests` relative to `baseline`, the same files run without the test patch on both sides. */
@@ -172,33 +221,42 @@ function index(run: RunResult): Indexed {
   return { run, byId };
 }
 
-function outcomeIn(s: Subject, { run, byId }: Indexed): SideResult {
+const UNOBSERVED = new Set<FailureKind>(['missing', 'timeout', 'disk']);
+
+type Observed = { value: PF; failure?: { kind: FailureKind; message?: string } };
+
+function outcomeIn(s: Subject, { run, byId }: Indexed): Observed {
   const t = byId.get(s.id);
   if (t) {
-    if (t.outcome === 'passed') return { value: 'pass', flaky: false };
+    if (t.outcome === 'passed') return { value: 'pass' };
     // Skipped (also xfail, todo) counts as failing, as in SWT-bench grading where only PASSED passes.
-    if (t.outcome === 'skipped') return { value: 'fail', flaky: false, failure: withMessage('skipped', t.message) };
-    return { value: 'fail', flaky: false, failure: withMessage(t.failureKind ?? 'error', t.message) };
+    if (t.outcome === 'skipped') return { value: 'fail', failure: withMessage('skipped', t.message) };
+    return { value: 'fail', failure: withMessage(t.failureKind ?? 'error', t.message) };
   }
   const file = s.file ?? fileOfId(s.id);
   const fe = run.fileErrors.find((e) => e.file === file);
-  if (fe) return { value: 'fail', flaky: false, failure: withMessage(fe.kind, fe.message) };
-  if (run.diskLimit) return { value: 'fail', flaky: false, failure: { kind: 'disk', message: 'killed: disk limit, before reporting this test' } };
-  if (run.timedOut) return { value: 'fail', flaky: false, failure: { kind: 'timeout', message: 'the run timed out before reporting this test' } };
-  return { value: 'fail', flaky: false, failure: { kind: 'missing', message: 'not reported in this run' } };
+  if (fe) return { value: 'fail', failure: withMessage(fe.kind, fe.message) };
+  if (run.diskLimit) return { value: 'fail', failure: { kind: 'disk', message: 'killed: disk limit, before reporting this test' } };
+  if (run.timedOut) return { value: 'fail', failure: { kind: 'timeout', message: 'the run timed out before reporting this test' } };
+  return { value: 'fail', failure: { kind: 'missing', message: 'not reported in this run' } };
 }
 
 function withMessage(kind: FailureKind, message?: string): { kind: FailureKind; message?: string } {
   return message ? { kind, message } : { kind };
 }
 
-function judgeSide(s: Subject, runs: Indexed[], side: 'base' | 'head'): SideResult {
-  const results = runs.map((r) => outcomeIn(s, r));
+function judgeSide(s: Subject, runs: Indexed[], side: 'base' | 'head', reruns: Indexed[]): SideResult {
+  const whole = runs.map((r) => outcomeIn(s, r));
+  // A rerun that did not report the test (its selection missed it, the reruns ran out of time) says nothing.
+  const again = reruns.map((r) => outcomeIn(s, r)).filter((o) => !UNOBSERVED.has(o.failure?.kind as FailureKind));
+  const results = [...whole, ...again];
   const firstFailure = results.find((r) => r.failure)?.failure;
+  const count = { runs: results.length, failed: results.filter((r) => r.value === 'fail').length };
   const values = new Set(results.map((r) => r.value));
   if (values.size > 1) {
-    return { value: side === 'base' ? 'pass' : 'fail', flaky: true, ...(firstFailure ? { failure: firstFailure } : {}) };
+    const alonePasses = again.length > 0 && whole.every((r) => r.value === 'fail') && again.every((r) => r.value === 'pass');
+    return { value: side === 'base' ? 'pass' : 'fail', flaky: true, count, ...(firstFailure ? { failure: firstFailure } : {}), ...(alonePasses ? { alonePasses } : {}) };
   }
   const value = results[0].value;
-  return value === 'fail' ? { value, flaky: false, failure: firstFailure } : { value, flaky: false };
+  return value === 'fail' ? { value, flaky: false, failure: firstFailure, count } : { value, flaky: false, count };
 }

@@ -34,7 +34,6 @@ export function verdictReasons(v: Verdict): { success: string; likelyCorrect: st
   const judged = judgedTests(v);
   const f2p = judged.filter(reproduces).length;
   const failingAfter = judged.filter((t) => t.head === 'fail').length;
-  const flaky = judged.filter((t) => t.flaky).length;
   const count = (tr: TestTransition['transition']) => judged.filter((t) => t.transition === tr).length;
   let s: string;
   if (judged.length === 0) s = v.tests.length ? 'the test patch changes no test outcome' : 'no test ran';
@@ -52,13 +51,29 @@ export function verdictReasons(v: Verdict): { success: string; likelyCorrect: st
     else if (f2p === 0) reasons.push('no test goes from failing to passing');
     if (p2f) reasons.push(`${plural(p2f, 'test')} ${p2f === 1 ? 'breaks' : 'break'} (P→F)`);
     if (f2f) reasons.push(`${plural(f2f, 'test')} still ${f2f === 1 ? 'fails' : 'fail'} (F→F)`);
-    if (flaky) reasons.push(`${plural(flaky, 'test')} ${flaky === 1 ? 'is' : 'are'} flaky`);
     lc = reasons.join('; ');
   }
   return { success: s, likelyCorrect: lc };
 }
 
 const yes = (b: boolean) => (b ? 'yes' : 'no');
+
+/**
+ * One flaky test in words: how many runs failed on each flaky side, and why when a rerun alone
+ * told ("fails only after X"). E.g. `failed 1 of 3 runs after the fix; fails only after t > a`.
+ */
+export function describeFlaky(t: TestTransition): string {
+  const sides: string[] = [];
+  for (const [side, flaky, words] of [['base', t.baseFlaky, 'before'], ['head', t.headFlaky, 'after']] as const) {
+    const c = t.runs?.[side];
+    if (flaky) sides.push(c ? `failed ${c.failed} of ${plural(c.runs, 'run')} ${words} the fix` : `changed between runs ${words} the fix`);
+  }
+  return [...sides, ...(t.orderDependent ? [t.orderDependent] : []), ...(t.knownFlaky ? ['seen flaky here before'] : [])].join('; ');
+}
+
+function flakyTests(v: Verdict): TestTransition[] {
+  return orderedTests(v).filter((t) => t.flaky);
+}
 
 function countsLine(v: Verdict): string {
   return ORDER.map((t) => `${ARROW[t]} ${v.counts[t]}`).join(' · ');
@@ -124,6 +139,11 @@ export function renderMarkdown(v: Verdict, opts: RenderOptions = {}): string {
     }
     out.push('', countsLine(v), '');
   }
+  const flaky = flakyTests(v);
+  if (flaky.length) {
+    out.push('**Flaky tests** (outcome changed between runs on the same code; not counted for S or the fix filter):', '');
+    out.push(...flaky.map((t) => `- ⚠️ ${code(t.id)}: ${describeFlaky(t)}`), '');
+  }
   const why = verdictReasons(v);
   out.push(`- ${v.success ? '✅' : '❌'} **S (the tests reproduce the issue): ${yes(v.success)}**: ${why.success}.`);
   out.push(`- ${v.likelyCorrect ? '✅' : '❌'} **Fix likely correct: ${yes(v.likelyCorrect)}**: ${why.likelyCorrect}.`);
@@ -161,6 +181,8 @@ export function renderText(v: Verdict, opts: RenderOptions & { width?: number } 
     if (rows.length > maxRows) out.push(`… and ${plural(rows.length - maxRows, 'more test')}`);
     out.push('', countsLine(v));
   }
+  const flaky = flakyTests(v);
+  if (flaky.length) out.push('Flaky (not counted for S or the fix filter):', ...flaky.map((t) => `  ${t.id}: ${describeFlaky(t)}`));
   const why = verdictReasons(v);
   out.push(`S (reproduces the issue): ${yes(v.success)}: ${why.success}`);
   out.push(`Fix likely correct:       ${yes(v.likelyCorrect)}: ${why.likelyCorrect}`);

@@ -4,7 +4,7 @@ import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox
 import { SwtError } from '../util/errors.js';
 import { parseRunReports } from './parsers/index.js';
 import { tail } from './parsers/common.js';
-import { buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand } from './runners.js';
+import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, reportNames, rerunDir, type RerunTarget } from './runners.js';
 import { isTestFile } from './testFiles.js';
 import type { RunnerSpec, RunResult } from './types.js';
 
@@ -60,6 +60,64 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
     output: tail(outcome.output ?? '', OUTPUT_TAIL_CHARS),
     durationMs: outcome.durationMs,
   };
+}
+
+/**
+ * Starts the container of a coming `runTests` with these options now (see Sandbox.prewarm): the
+ * run then costs the test command and little more. Returns its release (no-op when the sandbox
+ * cannot pre-warm, or nothing would run).
+ */
+export function prewarmTests(sandbox: Pick<Sandbox, 'prewarm'>, opts: Omit<RunTestsOptions, 'signal'>): () => Promise<void> {
+  if (!sandbox.prewarm || opts.files.length === 0) return async () => undefined;
+  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR);
+  return sandbox.prewarm({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits });
+}
+
+export interface RerunOptions extends Omit<RunTestsOptions, 'files'> {
+  targets: readonly RerunTarget[];
+  rounds: number;
+}
+
+/**
+ * Confirmation reruns in one sandbox run: every target `rounds` times, each in its own invocation
+ * (buildRerunCommand). One RunResult per round. A target with ids keeps only those tests and no
+ * file error (a selection that found nothing says nothing about the tests); a whole-file target
+ * keeps what its file reported.
+ */
+export async function rerunTests(sandbox: Pick<Sandbox, 'run'>, opts: RerunOptions): Promise<RunResult[]> {
+  if (opts.targets.length === 0 || opts.rounds <= 0) return [];
+  const command = buildRerunCommand(opts.runner, opts.targets, opts.rounds, DEFAULT_OUT_DIR);
+  const outcome = await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const name = reportNames(opts.runner, 1)[0];
+  const out = DEFAULT_OUT_DIR.replace(/^\//, '');
+  const rounds: RunResult[] = [];
+  for (let r = 0; r < opts.rounds; r++) {
+    const round: RunResult = { tests: [], fileErrors: [], timedOut: outcome.timedOut, exitCode: outcome.exitCode, output: '', durationMs: outcome.durationMs };
+    opts.targets.forEach((t, i) => {
+      const dir = rerunDir(DEFAULT_OUT_DIR, r, i).slice(DEFAULT_OUT_DIR.length + 1);
+      const content = outcome.files?.[`${dir}/${name}`] ?? outcome.files?.[`${out}/${dir}/${name}`];
+      const parsed = parseRunReports(opts.runner, {
+        files: [t.file],
+        reports: content === undefined ? {} : { [name]: content },
+        output: outcome.output ?? '',
+        exitCode: content === undefined ? 1 : 0,
+        timedOut: outcome.timedOut,
+        oomKilled: outcome.oomKilled,
+        diskLimit: outcome.diskLimit,
+        root: SANDBOX_ROOT,
+      });
+      if (t.ids?.length) {
+        const wanted = new Set(t.ids);
+        round.tests.push(...parsed.tests.filter((x) => wanted.has(x.id)));
+      } else {
+        round.tests.push(...parsed.tests);
+        round.fileErrors.push(...parsed.fileErrors);
+      }
+    });
+    rounds.push(round);
+  }
+  if (rounds[0]) rounds[0].output = tail(outcome.output ?? '', OUTPUT_TAIL_CHARS);
+  return rounds;
 }
 
 function cleanName(name: string | undefined): string | undefined {

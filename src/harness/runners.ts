@@ -85,6 +85,43 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
   return `${mkdir} rc=0; ${runs.join(' ')} exit $rc`;
 }
 
+/** What a confirmation rerun runs in one invocation: chosen tests of a file, or (no ids) the whole file. */
+export interface RerunTarget {
+  file: string;
+  ids?: readonly string[];
+}
+
+/** The out dir of one rerun invocation: round `round`, target `i`. */
+export function rerunDir(outDir: string, round: number, i: number): string {
+  return `${outDirOf(outDir)}/c${round}-${i}`;
+}
+
+/**
+ * One shell command that runs every target `rounds` times, each in its own invocation with its
+ * own out dir (rerunDir) holding its reporter and its one report (reportNames(spec, 1)): a test
+ * alone in its process cannot be poisoned by a neighbour. A runner without `commandForTests`
+ * runs the target's whole file. Exits with the last failing invocation's code.
+ */
+export function buildRerunCommand(spec: RunnerSpec, targets: readonly RerunTarget[], rounds: number, outDir: string = DEFAULT_OUT_DIR): string {
+  if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
+  const { def } = runnerDef(spec.kind);
+  const report = reportNames(spec, 1)[0];
+  const parts: string[] = [];
+  for (let r = 0; r < rounds; r++) {
+    targets.forEach((t, i) => {
+      const dir = rerunDir(outDir, r, i);
+      const cmd = t.ids?.length && def.commandForTests ? def.commandForTests(spec, t.file, t.ids, dir, report) : def.command(spec, [t.file], dir, report);
+      parts.push(`mkdir -p ${shellQuote(dir)} 2>/dev/null;${reporterInstall(spec, dir)} ( ${cmd} ) || rc=$?;`);
+    });
+  }
+  return `rc=0; ${parts.join(' ')} exit $rc`;
+}
+
+/** Whether the runner can run chosen tests of a file without the rest (see RunnerDef.commandForTests). */
+export function selectsTests(spec: RunnerSpec): boolean {
+  return !!runnerDef(spec.kind).def.commandForTests;
+}
+
 const NOT_FOUND_PATTERNS: RegExp[] = [
   /^(?:\/bin\/)?(?:sh|dash): \d+: \S+: not found$/m, // dash: `sh: 1: jest: not found`
   /^(?:\/bin\/)?(?:ba)?sh: (?:line \d+: )?\S+: command not found$/m, // bash

@@ -49,7 +49,7 @@ export interface TestTransition {
   base: 'pass' | 'fail';
   head: 'pass' | 'fail';
   transition: Transition;
-  /** Outcome changed between reruns on the same code: never counted as F2P. */
+  /** Outcome changed between runs on the same code: never decides S or the fix filter. */
   flaky: boolean;
   /**
    * The same transition shows without the test patch (the repository's own test, or the fix PR's):
@@ -67,6 +67,20 @@ export interface TestTransition {
   headFlaky?: boolean;
   baseFailure?: { kind: FailureKind; message?: string };
   headFailure?: { kind: FailureKind; message?: string };
+  /** Runs that observed this test and how many of them failed, per side (when it was run more than once). */
+  runs?: { base: RunCount; head: RunCount };
+  /**
+   * A failure that went away when the test was rerun without the rest of its file: "fails only after
+   * <test>" (the test the run order puts before it) or "fails only with its file". Flaky as well.
+   */
+  orderDependent?: string;
+  /** Seen flaky on this repository before (the store's history): rerun first and labelled. */
+  knownFlaky?: boolean;
+}
+
+export interface RunCount {
+  runs: number;
+  failed: number;
 }
 
 export interface Verdict {

@@ -1,5 +1,5 @@
 import { environmentDefaults } from './environmentDefaults.js';
-import { INSTALL_NOTES, manifestPaths, type RepoFacts } from '../ecosystems/index.js';
+import { ecosystemOfRunner, INSTALL_NOTES, manifestPaths, type RepoFacts } from '../ecosystems/index.js';
 import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
 import { detectRunner, runnerFromCommand } from '../harness/runners.js';
@@ -22,6 +22,8 @@ export interface RepoContext {
   /** What env was built from, to build another side's environment the same way. */
   baseImage: string;
   install: string;
+  /** The runner's ecosystem's warm-up (EnvironmentSpec.warm). */
+  warm?: string;
   /** Whose package cache installs share (see EnvironmentSpec.cacheScope). */
   cacheScope?: string;
   /** What the install's fallback did, when it had to (no registry answered). */
@@ -59,17 +61,27 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
   const cacheScope = input.cacheScope;
-  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
+  const warm = ecosystemOfRunner(runner).warm;
+  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
   const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
   for (const n of installNotes) progress.step(n);
-  return { repo, base, env, runner, config, files, baseImage, install: installCmd, installNotes, ...(cacheScope ? { cacheScope } : {}) };
+  return { repo, base, env, runner, config, files, baseImage, install: installCmd, ...(warm ? { warm } : {}), installNotes, ...(cacheScope ? { cacheScope } : {}) };
 }
 
 /** What an install's fallback recorded (air-gapped: installed from what the image holds), one note a line. */
+/** Notes by environment image: an image's notes never change, and reading them costs a container. */
+const notesOfImage = new Map<string, string[]>();
+
 async function readInstallNotes(sandbox: Sandbox, env: Environment, repo: string, rev: string, install: string): Promise<string[]> {
   if (!install.includes(INSTALL_NOTES)) return [];
+  // A tag built again (evicted, then rebuilt) may hold other notes: read those afresh.
+  const known = env.cached ? notesOfImage.get(env.image) : undefined;
+  if (known) return known;
   const r = await sandbox.run({ env, repo, state: { rev, patches: [] }, command: `cat ${INSTALL_NOTES} 2>/dev/null; true` });
-  return [...new Set((r.output ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('swt: ')))];
+  const notes = [...new Set((r.output ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('swt: ')))];
+  if (notesOfImage.size >= 1000) notesOfImage.delete(notesOfImage.keys().next().value!);
+  notesOfImage.set(env.image, notes);
+  return notes;
 }
 
 /** A request above the operator's ceiling, lowered to it: who asked, and for what. */

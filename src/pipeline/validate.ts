@@ -1,8 +1,9 @@
 import { coverageOfValidation, type CoverageRequest } from '../coverage/forValidation.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
 import { ecosystemOfRunner } from '../ecosystems/index.js';
-import { compareRuns, relativeTo } from '../harness/classify.js';
-import { filesTouchedByPatch, runTests } from '../harness/runTests.js';
+import { compareRuns, fileOfId, movingTests, relativeTo, type TargetedRuns } from '../harness/classify.js';
+import { selectsTests, type RerunTarget } from '../harness/runners.js';
+import { filesTouchedByPatch, prewarmTests, rerunTests, runTests } from '../harness/runTests.js';
 import type { RunResult, Verdict } from '../harness/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
@@ -23,6 +24,10 @@ export interface ValidateInput extends ContextInput {
   testPatch: string;
   /** Extra runs per side; a test whose outcome changes on the same code is flaky. */
   reruns?: number;
+  /** Reruns of every test that moved (not P2P) on both sides, to confirm it (default: the config's, 2; 0 = off). */
+  confirm?: number;
+  /** Tests seen flaky on this repository before: confirmed first and labelled. */
+  knownFlaky?: readonly string[];
   limits?: Partial<ResourceLimits>;
   /** Also measure change coverage ΔC of the tests, in extra runs. */
   coverage?: CoverageRequest;
@@ -72,6 +77,8 @@ export interface ValidationResult extends Verdict {
   /** Limits asked for (by `.github/swt.yml` or the caller) above the operator's ceilings, and lowered to them. */
   limitsCapped: CappedNote[];
   runs: { base: RunResult[]; head: RunResult[] };
+  /** The reruns that confirmed the tests that moved (absent: none moved, or confirmation is off). */
+  confirmation?: { rounds: number; tests: string[]; alone: boolean; runs: { base: RunResult[]; head: RunResult[] } };
   /**
    * The touched test files run without the test patch on both sides, when they exist there: what the
    * repository's own tests (and the fix PR's) already do. Null when every touched file is new.
@@ -86,6 +93,16 @@ export interface ValidationResult extends Verdict {
 }
 
 export async function validate(sandbox: Sandbox, input: ValidateInput, progress: Progress = silentProgress): Promise<ValidationResult> {
+  // Pre-warmed containers no run took (the validation failed first, or the head's test patch needed re-applying) go at the end.
+  const releases: Array<() => Promise<void>> = [];
+  try {
+    return await validateWith(sandbox, input, progress, releases);
+  } finally {
+    await Promise.all(releases.map((r) => r()));
+  }
+}
+
+async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Progress, releases: Array<() => Promise<void>>): Promise<ValidationResult> {
   if (!input.head === !input.fixPatch) throw new SwtError('BAD_INPUT', 'give exactly one of a head revision or a fix patch');
   const started = Date.now();
   // A touched snapshot or fixture runs the test files that own it, never itself.
@@ -99,12 +116,24 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const head = input.head ? await resolveRev(ctx.repo, input.head) : null;
   const warnings: string[] = [...ctx.installNotes, ...targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`)];
   const fixedCode: RepoState = head ? { rev: head, patches: [], patchNames: [] } : { rev: ctx.base, patches: [input.fixPatch!], patchNames: ['fix patch'] };
-  const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
-  const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
-  const opts = { reruns: input.reruns ?? ctx.config.reruns, limits: decided.limits, ...(input.signal ? { signal: input.signal } : {}) };
+  const opts = {
+    reruns: input.reruns ?? ctx.config.reruns,
+    confirm: input.confirm ?? ctx.config.confirm ?? DEFAULT_CONFIRM_RUNS,
+    knownFlaky: input.knownFlaky ?? [],
+    limits: decided.limits,
+    ...(input.signal ? { signal: input.signal } : {}),
+  };
+  // The first runs' containers start while the steps before them work (head's with the test patch as given).
+  const warm = (env: Environment, state: RepoState, runFiles: string[]) =>
+    releases.push(prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: decided.limits }));
+  warm(ctx.env, baseState, files);
+  warm(ctx.env, { rev: ctx.base, patches: [] }, files.filter((f) => ctx.files.includes(f)));
   const headEnv = await fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress);
+  warm(headEnv.env, { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] }, files);
+  const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
+  const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
   const existing = await touchedFilesThatExist(ctx, fixedCode, files);
   if (headTests.contained) {
     const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => (p.newFileName ?? '').replace(/^b\//, '')));
@@ -118,7 +147,7 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs }, existing, opts, progress);
   // Compiled languages: a unit that does not build at base takes only the tests the patch adds or changes into account.
   const changedTest = ecosystemOfRunner(ctx.runner).changedTests?.(input.testPatch);
-  const withTests = compareRuns(runs.base, runs.head, changedTest ? { changedTest } : {});
+  const withTests = labelKnown(compareRuns(runs.base, runs.head, { ...(changedTest ? { changedTest } : {}), ...(runs.confirm ? { confirm: runs.confirm } : {}) }), opts.knownFlaky);
   const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
   const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;
   if (input.coverage) progress.step('measuring change coverage (extra runs with line counting)');
@@ -138,11 +167,21 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
     environment: { ...summary(ctx.env), base: summary(ctx.env), head: { ...summary(headEnv.env), own: headEnv.env !== ctx.env, manifests: headEnv.manifests } },
     limitsCapped: decided.capped,
     runs: { base: runs.base, head: runs.head },
+    ...(runs.confirm ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, runs: { base: runs.confirm.base, head: runs.confirm.head } } } : {}),
     baseline,
     warnings,
     ...coverage,
     durationMs: Date.now() - started,
   };
+}
+
+/** Confirmation reruns per side when neither the caller nor `.github/swt.yml` says. */
+export const DEFAULT_CONFIRM_RUNS = 2;
+
+function labelKnown(v: Verdict, known: readonly string[]): Verdict {
+  if (known.length === 0) return v;
+  const seen = new Set(known);
+  return { ...v, tests: v.tests.map((t) => (seen.has(t.id) ? { ...t, knownFlaky: true } : t)) };
 }
 
 function summary(env: Environment): EnvironmentSummary {
@@ -165,6 +204,7 @@ async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: R
       patches: fixedCode.patches,
       baseImage: ctx.baseImage,
       install: ctx.install,
+      ...(ctx.warm ? { warm: ctx.warm } : {}),
       ...(ctx.cacheScope ? { cacheScope: ctx.cacheScope } : {}),
       ...(trust === 'writer' ? {} : { cacheWrite: false }),
     },
@@ -210,18 +250,19 @@ const NO_RUN: RunResult = { tests: [], fileErrors: [], timedOut: false, exitCode
 
 /**
  * Base and head with the tests (reruns one after another on each side) run side by side, with the
- * touched files' baseline at base when they exist there. The baseline at head runs only when it can
- * change the verdict: the head already holds the tests, a test fails at base without them, or a
- * test breaks (P2F) with them.
+ * touched files' baseline at base when they exist there. Then, side by side again: the tests that
+ * moved (movingTests) rerun `confirm` times on both sides (rerunTargets: a head failure alone when
+ * the runner can select tests, else with the file); and the baseline at head, which runs only when it can change the verdict:
+ * the head already holds the tests, a test fails at base without them, or a test breaks (P2F) with them.
  */
 export async function runSides(
   sandbox: Sandbox,
   ctx: RepoContext,
   withTests: { base: RepoState; head: RepoState; files: string[]; headBaseline: RepoState; headHoldsTests: boolean; envs?: { base: Environment; head: Environment } },
   existing: { base: string[]; head: string[] },
-  opts: { reruns?: number; limits?: Partial<ResourceLimits>; signal?: AbortSignal },
+  opts: { reruns?: number; confirm?: number; knownFlaky?: readonly string[]; limits?: Partial<ResourceLimits>; signal?: AbortSignal },
   progress: Progress,
-): Promise<{ base: RunResult[]; head: RunResult[]; baseline?: { base: RunResult; head: RunResult } }> {
+): Promise<{ base: RunResult[]; head: RunResult[]; baseline?: { base: RunResult; head: RunResult }; confirm?: TargetedRuns }> {
   const rounds = 1 + Math.max(0, opts.reruns ?? 0);
   // Each side runs in its own environment: head's when its manifests changed (baselines too).
   const envOf = { base: withTests.envs?.base ?? ctx.env, head: withTests.envs?.head ?? ctx.env };
@@ -236,25 +277,76 @@ export async function runSides(
     return results;
   };
   const needBaseline = existing.base.length > 0 || existing.head.length > 0;
-  // allSettled: when one run fails, the others still finish and remove their containers first.
-  const settled = await Promise.allSettled([
+  const [base, head, baselineBase] = await settledAll([
     side('base', withTests.base),
     side('head', withTests.head),
     needBaseline ? run('base', { rev: withTests.base.rev, patches: [] }, existing.base) : Promise.resolve(NO_RUN),
   ] as const);
-  for (const r of settled) if (r.status === 'rejected') throw r.reason;
-  const [base, head, baselineBase] = settled.map((r) => (r as PromiseFulfilledResult<RunResult[] | RunResult>).value) as [RunResult[], RunResult[], RunResult];
-  if (!needBaseline) return { base, head };
   const withVerdict = compareRuns(base, head);
-  const failsAtBaseWithout = baselineBase.tests.some((t) => t.outcome !== 'passed') || baselineBase.fileErrors.length > 0;
-  // A test absent at base even with the tests applied comes from the head's code (the PR's own tests).
-  const fromHead = withVerdict.tests.some((t) => t.baseFailure?.kind === 'missing');
-  const needHead = withTests.headHoldsTests || failsAtBaseWithout || fromHead || withVerdict.tests.some((t) => t.transition === 'P2F');
-  if (!needHead) {
-    // Nothing fails at base without the tests, nothing breaks with them and nothing comes from the
-    // head alone: no baseline transition could match a counted one, so the head side cannot change the verdict.
-    return { base, head };
+
+  const confirmRounds = Math.max(0, opts.confirm ?? 0);
+  const moving = confirmRounds ? movingTests(withVerdict).map((t) => t.id) : [];
+  const known = new Set(opts.knownFlaky ?? []);
+  // Known flaky tests first: their reruns start (and their files run) before the others'.
+  moving.sort((a, b) => Number(known.has(b)) - Number(known.has(a)));
+  const alone = selectsTests(ctx.runner);
+  const confirmSide = async (name: 'base' | 'head', state: RepoState, runs: RunResult[]) => {
+    const targets = rerunTargets(moving, runs, withTests.files, alone, name);
+    if (targets.length === 0) return [];
+    progress.step(`confirming ${moving.length} test(s) that moved on ${name} (${confirmRounds} more run${confirmRounds > 1 ? 's' : ''})`);
+    return rerunTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, targets, rounds: confirmRounds, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
+  };
+
+  let needHead = false;
+  if (needBaseline) {
+    const failsAtBaseWithout = baselineBase.tests.some((t) => t.outcome !== 'passed') || baselineBase.fileErrors.length > 0;
+    // A test absent at base even with the tests applied comes from the head's code (the PR's own tests).
+    const fromHead = withVerdict.tests.some((t) => t.baseFailure?.kind === 'missing');
+    // Otherwise nothing fails at base without the tests, nothing breaks with them and nothing comes
+    // from the head alone: no baseline transition could match a counted one, so the head side cannot change the verdict.
+    needHead = withTests.headHoldsTests || failsAtBaseWithout || fromHead || withVerdict.tests.some((t) => t.transition === 'P2F');
   }
-  progress.step('running the touched files without the tests at head (baseline)');
-  return { base, head, baseline: { base: baselineBase, head: await run('head', withTests.headBaseline, existing.head) } };
+  if (needHead) progress.step('running the touched files without the tests at head (baseline)');
+  const [confirmBase, confirmHead, baselineHead] = await settledAll([
+    confirmSide('base', withTests.base, base),
+    confirmSide('head', withTests.head, head),
+    needHead ? run('head', withTests.headBaseline, existing.head) : Promise.resolve(NO_RUN),
+  ] as const);
+  const confirm: TargetedRuns | undefined = moving.length ? { base: confirmBase, head: confirmHead, ids: moving, alone } : undefined;
+  return { base, head, ...(needHead ? { baseline: { base: baselineBase, head: baselineHead } } : {}), ...(confirm ? { confirm } : {}) };
+}
+
+/** allSettled, then the first rejection: when one run fails, the others still finish and remove their containers first. */
+async function settledAll<T extends readonly unknown[]>(ps: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(ps);
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/**
+ * What a side reruns to confirm `ids`, when the runner can select tests: at head, each test that
+ * failed there alone in its own invocation (a neighbour may have poisoned it: such a failure must
+ * not fail the fix), the others together, one invocation per file (a process start per test would
+ * cost more than the first run). A test this side never reported is not asked for (the runner
+ * would refuse the others). A file whose failure has no test id (it did not load), an id that
+ * cannot go into a command, or a runner that cannot select: the whole file, once.
+ */
+export function rerunTargets(ids: readonly string[], runs: readonly RunResult[], files: readonly string[], alone: boolean, side: 'base' | 'head' = 'head'): RerunTarget[] {
+  const requested = new Set(files);
+  const seen = new Map<string, boolean>();
+  for (const r of runs) for (const t of r.tests) seen.set(t.id, (seen.get(t.id) ?? false) || t.outcome !== 'passed');
+  const single: RerunTarget[] = [];
+  const together = new Map<string, string[]>();
+  const whole = new Set<string>();
+  for (const id of ids) {
+    const file = fileOfId(id);
+    if (!requested.has(file)) continue;
+    const selectable = alone && id !== file && !/[\u0000-\u001f\u007f]/.test(id);
+    const failed = seen.get(id);
+    if (!selectable || runs.some((r) => r.fileErrors.some((e) => e.file === file))) whole.add(file);
+    else if (failed && side === 'head') single.push({ file, ids: [id] });
+    else if (failed !== undefined) together.set(file, [...(together.get(file) ?? []), id]);
+  }
+  const grouped = [...together].map(([file, group]) => ({ file, ids: group }));
+  return [...[...single, ...grouped].filter((t) => !whole.has(t.file)), ...[...whole].map((file) => ({ file }))];
 }

@@ -141,7 +141,7 @@ function details(r: InstanceResult): string {
       `<h4>Tests</h4><ul>${r.tests
         .map(
           (t) =>
-            `<li><code>${escape(t.id)}</code> ${escape(t.transition)}${t.flaky ? ' (flaky)' : ''}${t.preexisting ? ' (pre-existing)' : ''}` +
+            `<li><code>${escape(t.id)}</code> ${escape(t.transition)}${t.flaky ? ` (flaky${t.runs ? `: failed ${t.runs.base.failed + t.runs.head.failed} of ${t.runs.base.runs + t.runs.head.runs} runs` : ''}${t.orderDependent ? `; ${escape(t.orderDependent)}` : ''})` : ''}${t.preexisting ? ' (pre-existing)' : ''}` +
             (t.baseFailure ? `<div class="fail">before the fix: ${escape(t.baseFailure)}</div>` : '') +
             (t.headFailure ? `<div class="fail">after the fix: ${escape(t.headFailure)}</div>` : '') +
             '</li>',

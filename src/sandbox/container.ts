@@ -56,7 +56,7 @@ export function overlayPrelude(plan: OverlayPlan): string {
  */
 export async function prepareContainer(
   deps: SandboxDeps,
-  opts: { env: Environment; repo: string; state: StateTree; role: ContainerRole; cmd: (plan: OverlayPlan) => string[]; limits: ResourceLimits },
+  opts: { env: Environment; repo: string; state: StateTree; role: ContainerRole; cmd: (plan: OverlayPlan) => string[]; limits: ResourceLimits; stdin?: boolean },
 ): Promise<PreparedContainer> {
   const { docker } = deps;
   const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
@@ -84,6 +84,7 @@ export async function prepareContainer(
       // NetworkMode 'none' (HostConfig) isolates; NetworkDisabled would also drop /etc/hosts, and 'localhost' stops resolving.
       AttachStdout: true,
       AttachStderr: true,
+      ...(opts.stdin ? { OpenStdin: true, StdinOnce: true, AttachStdin: true } : {}),
       HostConfig: hostConfig,
     });
   } catch (e) {
@@ -124,32 +125,111 @@ function cancelled(): SwtError {
   return new SwtError('CANCELLED', 'the test run was cancelled: a newer request supersedes it');
 }
 
-export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<RunOutcome> {
-  const { docker, log } = deps;
-  if (req.signal?.aborted) throw cancelled();
+/**
+ * A run's container, created, filled and started ahead of its run (pre-warmed): its shell waits
+ * for one line on stdin before the command starts, so the run costs the command and little more.
+ */
+export interface WarmRun {
+  prepared: PreparedContainer;
+  attach: NodeJS.ReadWriteStream;
+  ended: Promise<void>;
+  streamedTail: TailBuffer;
+  limits: ResourceLimits;
+}
+
+/** Starts the container of `req` (pre-warmed when `waitForGo`: the command waits for `go`). */
+async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits, waitForGo: boolean): Promise<WarmRun> {
+  const { docker } = deps;
+  const prepared = await prepareContainer(deps, {
+    env: req.env,
+    repo: req.repo,
+    state,
+    role: 'run',
+    stdin: waitForGo,
+    // The command's own exit status is written down: a 137 or 143 it gave itself is its result,
+    // while a container stopped from outside dies with this shell and leaves no status. A
+    // pre-warmed one reads its go line first; the command itself never gets that stdin.
+    cmd: (plan) => [
+      'sh',
+      '-c',
+      `${overlayPrelude(plan)}\n${waitForGo ? 'read -r _ || exit 75\nsh -c "$1" </dev/null' : 'sh -c "$1"'}\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`,
+      'swt-run',
+      req.command,
+    ],
+    limits,
+  });
+  try {
+    const streamedTail = new TailBuffer(limits.outputBytes);
+    const attach = (await prepared.container.attach({ stream: true, stdout: true, stderr: true, ...(waitForGo ? { stdin: true, hijack: true } : {}) })) as NodeJS.ReadWriteStream;
+    const ended = demux(docker, attach, (b) => streamedTail.push(b), (b) => streamedTail.push(b));
+    if (waitForGo) await prepared.container.start();
+    return { prepared, attach, ended, streamedTail, limits };
+  } catch (e) {
+    await removeContainer(docker, prepared.id).catch(() => undefined);
+    throw e;
+  }
+}
+
+/** The key a pre-warmed run is found by: the same image, repository, state, command and limits. */
+export function warmKey(req: RunRequest, limits: ResourceLimits): string {
+  return JSON.stringify([req.env.image, req.repo, req.state.rev, req.state.patches ?? [], req.command, limits]);
+}
+
+export interface PrewarmedRun {
+  key: string;
+  warm: Promise<WarmRun>;
+  state: Promise<StateTree>;
+}
+
+/** Creates and starts a run's container ahead of the run; `discardWarm` or the run removes it. */
+export function prewarmRun(deps: SandboxDeps, req: RunRequest, ready: Promise<unknown> = Promise.resolve()): PrewarmedRun {
   const limits = limitsFor(deps, req.limits);
-  const repo = await openRepo(req.repo);
-  const state = await openState(repo, req.state);
+  const state = ready.then(() => openRepo(req.repo)).then((repo) => openState(repo, req.state));
+  state.catch(() => undefined);
+  const warm = state.then((s) => startRun(deps, req, s, limits, true));
+  // Nobody may await it (a run that never comes): its failure is the run's to report, not unhandled.
+  warm.catch(() => undefined);
+  return { key: warmKey(req, limits), warm, state };
+}
+
+/** Removes a pre-warmed run's container that no run took. */
+export async function discardWarm(deps: SandboxDeps, p: PrewarmedRun): Promise<void> {
+  const w = await p.warm.catch(() => undefined);
+  if (w) await removeContainer(deps.docker, w.prepared.id).catch(() => undefined);
+  await (await p.state.catch(() => undefined))?.dispose();
+}
+
+export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed?: PrewarmedRun): Promise<RunOutcome> {
+  const { docker, log } = deps;
+  if (req.signal?.aborted) {
+    if (prewarmed) await discardWarm(deps, prewarmed);
+    throw cancelled();
+  }
+  const limits = limitsFor(deps, req.limits);
+  let state: StateTree | undefined;
   let prepared: PreparedContainer | undefined;
   let disk: ReturnType<typeof watchDisk> | undefined;
   try {
-    prepared = await prepareContainer(deps, {
-      env: req.env,
-      repo: req.repo,
-      state,
-      role: 'run',
-      // The command's own exit status is written down: a 137 or 143 it gave itself is its result,
-      // while a container stopped from outside dies with this shell and leaves no status.
-      cmd: (plan) => ['sh', '-c', `${overlayPrelude(plan)}\nsh -c "$1"\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`, 'swt-run', req.command],
-      limits,
-    });
+    // A pre-warmed container whose start failed leaves the run to a cold start.
+    let w: WarmRun | undefined;
+    if (prewarmed) {
+      w = await prewarmed.warm.catch(() => undefined);
+      if (w) state = await prewarmed.state;
+      else await discardWarm(deps, prewarmed);
+    }
+    state ??= await openState(await openRepo(req.repo), req.state);
+    const cold = !w;
+    w ??= await startRun(deps, req, state, limits, false);
+    prepared = w.prepared;
     const { container } = prepared;
-    const streamedTail = new TailBuffer(limits.outputBytes);
-    const attach = await container.attach({ stream: true, stdout: true, stderr: true });
-    const ended = demux(docker, attach, (b) => streamedTail.push(b), (b) => streamedTail.push(b));
+    const { attach, ended, streamedTail } = w;
 
     const started = Date.now();
-    await container.start();
+    if (cold) await container.start();
+    else {
+      attach.write('go\n');
+      attach.end();
+    }
     disk = watchDisk(docker, prepared.id, {
       limitBytes: limits.diskBytes,
       limitInodes: inodeLimit(limits),
@@ -216,7 +296,7 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest): Promise<
   } finally {
     await disk?.stop();
     if (prepared) await removeContainer(docker, prepared.id).catch(() => undefined);
-    await state.dispose();
+    await state?.dispose();
   }
 }
 

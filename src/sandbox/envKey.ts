@@ -38,6 +38,8 @@ export interface EnvKeyInput {
   trusted: boolean;
   baseImageId: string;
   install: string;
+  /** The warm-up step run after the install (absent: none). */
+  warm?: string;
   /** Paths and content hashes (git blob ids) of the files at the revision; non-manifests are ignored. */
   files: Array<{ path: string; blob: string }>;
 }
@@ -49,7 +51,7 @@ export function environmentKey(input: EnvKeyInput): string {
     .map((f) => `${f.path}\0${f.blob}`)
     .sort();
   return createHash('sha256')
-    .update(JSON.stringify({ v: ENV_KEY_VERSION, scope: input.scope, trusted: input.trusted, base: input.baseImageId, install: input.install.trim(), manifests }))
+    .update(JSON.stringify({ v: ENV_KEY_VERSION, scope: input.scope, trusted: input.trusted, base: input.baseImageId, install: input.install.trim(), ...(input.warm?.trim() ? { warm: input.warm.trim() } : {}), manifests }))
     .digest('hex');
 }
 

@@ -77,8 +77,11 @@ function lastLines(text: string, n: number): string {
   return text.trimEnd().split('\n').slice(-n).join('\n');
 }
 
-/** The install script: the command, then (for a patched state) the tracked files put back to `rev`'s. */
-export function installScript(install: string, restore?: OverlayPlan): string {
+/**
+ * The install script: the command, then (for a patched state) the tracked files put back to
+ * `rev`'s, then the warm-up on the files the image keeps (quiet; its failure changes nothing).
+ */
+export function installScript(install: string, restore?: OverlayPlan, warm?: string): string {
   const lines = ['cd /testbed', `sh -c ${shellQuote(install)} || exit $?`];
   if (restore) {
     if (restore.write.length) lines.push(`cp -a ${RESTORE_DIR}/. /testbed/ || exit 70`);
@@ -86,6 +89,7 @@ export function installScript(install: string, restore?: OverlayPlan): string {
     const del = deletionScript(restore.delete);
     if (del) lines.push(del);
   }
+  if (warm?.trim()) lines.push(`sh -c ${shellQuote(warm.trim())} > /dev/null 2>&1 </dev/null || true`);
   return lines.join('\n');
 }
 
@@ -113,6 +117,7 @@ interface BuildInput {
   key: string;
   tag: string;
   install: string;
+  warm?: string;
   scope: string;
   /** false: the install gets a throwaway copy of the package cache (EnvironmentSpec.cacheWrite). */
   cacheWrite: boolean;
@@ -133,12 +138,14 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   const patched = o.state.tree !== (await runGit(o.repo.path, ['rev-parse', `${o.commit}^{tree}`])).stdout.toString('utf8').trim();
   const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
   const install = o.install.trim();
+  // Something to run: the install, or the warm-up alone (offline either way when there is no install).
+  const script = install || o.warm?.trim() ? installScript(install, restore, o.warm) : '';
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
   const vars = net === 'none' ? [] : [...net.env, ...cacheEnv()];
   const container = await docker.createContainer({
     Image: o.baseImage,
-    Cmd: install ? ['env', ...vars, 'sh', '-c', `exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', installScript(install, restore)] : ['true'],
+    Cmd: script ? ['env', ...vars, 'sh', '-c', `exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', script] : ['true'],
     Entrypoint: [],
     User: '1000:1000',
     WorkingDir: '/testbed',
@@ -164,8 +171,8 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')),
       });
     }
-    if (install) {
-      o.onProgress?.(`installing dependencies: ${install}`);
+    if (script) {
+      o.onProgress?.(install ? `installing dependencies: ${install}` : `warming up: ${o.warm}`);
       const streamedTail = new TailBuffer(limits.outputBytes);
       const attach = await container.attach({ stream: true, stdout: true, stderr: true });
       let partial = '';
@@ -254,9 +261,14 @@ async function defaultScope(repo: GitRepo): Promise<string> {
   return realpath(repo.gitDir).catch(() => repo.gitDir);
 }
 
+/** Whose package cache installs of this spec use. */
+export async function packageCacheScope(spec: Pick<EnvironmentSpec, 'repo' | 'cacheScope'>): Promise<string> {
+  return spec.cacheScope ?? (await defaultScope(await openRepo(spec.repo)));
+}
+
 /** The package cache volume installs of this spec use. */
 export async function packageCacheVolume(spec: Pick<EnvironmentSpec, 'repo' | 'cacheScope'>): Promise<string> {
-  return cacheVolumeName(spec.cacheScope ?? (await defaultScope(await openRepo(spec.repo))));
+  return cacheVolumeName(await packageCacheScope(spec));
 }
 
 export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: EnvironmentSpec, onProgress?: (msg: string) => void): Promise<Environment> {
@@ -272,7 +284,7 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
     const files = await listTreeBlobs(repo, state.tree, state.env);
     const scope = spec.cacheScope ?? (await defaultScope(repo));
     const cacheWrite = spec.cacheWrite !== false;
-    const key = environmentKey({ scope, trusted: cacheWrite, baseImageId: baseInfo.Id, install: spec.install, files });
+    const key = environmentKey({ scope, trusted: cacheWrite, baseImageId: baseInfo.Id, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), files });
     const ns = deps.cache.namespace;
 
     // An image of this repository (scope), this trust and this key, whose snapshot is in the history
@@ -304,7 +316,7 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
           const again = await lookup();
           if (again) return again;
           const tag = envImageTag(key, commit, ns);
-          await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, scope, cacheWrite, onProgress });
+          await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), scope, cacheWrite, onProgress });
           await markUsed(tag);
           const built: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started };
           log.info({ image: tag, base: baseImage, ms: built.buildMs }, 'built environment image');

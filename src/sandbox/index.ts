@@ -2,7 +2,7 @@ import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { loadCaBundle, type CaBundle } from './caCertificates.js';
 import { ceilingsFromEnv, clampLimits } from './ceilings.js';
-import { runInSandbox, type SandboxDeps } from './container.js';
+import { discardWarm, prewarmRun, runInSandbox, warmKey, limitsFor, type PrewarmedRun, type SandboxDeps } from './container.js';
 import { connectDocker, dockerLocation, pingDocker, type Docker } from './docker.js';
 import { egressSettings, type EgressSettings } from './egressConfig.js';
 import { envCacheSettings, evictEnvironments, type EnvCacheSettings } from './envCache.js';
@@ -78,6 +78,14 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
     }));
 
   const deps: SandboxDeps = { docker, log, limits, ceilings, cpuset };
+  // Pre-warmed run containers by run key: each is taken by one run (a fresh container per run).
+  const warm = new Map<string, PrewarmedRun[]>();
+  const take = (key: string): PrewarmedRun | undefined => {
+    const list = warm.get(key);
+    const p = list?.shift();
+    if (list && list.length === 0) warm.delete(key);
+    return p;
+  };
 
   return {
     ceilings,
@@ -88,7 +96,19 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
     },
     async run(req) {
       await init();
-      return runInSandbox(deps, req);
+      return runInSandbox(deps, req, take(warmKey(req, limitsFor(deps, req.limits))));
+    },
+    prewarm(req) {
+      // After init: the engine is checked and orphans reaped before this container exists.
+      const p = prewarmRun(deps, req, init());
+      warm.set(p.key, [...(warm.get(p.key) ?? []), p]);
+      return async () => {
+        const list = warm.get(p.key);
+        if (!list?.includes(p)) return; // a run took it
+        list.splice(list.indexOf(p), 1);
+        if (list.length === 0) warm.delete(p.key);
+        await discardWarm(deps, p);
+      };
     },
     async openSession(req) {
       await init();

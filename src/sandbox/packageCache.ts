@@ -11,7 +11,7 @@ import { singleFlight, withFileLock } from './lock.js';
 import { ownerGone, OWN_START_TICKS } from '../util/processes.js';
 
 /**
- * Package caches: one Docker volume per repository holding npm's, pip's, yarn's and pnpm's caches,
+ * Package caches: one Docker volume per repository holding npm's, pip's, yarn's, pnpm's, Go's, bundler's and composer's download caches,
  * mounted only into that repository's install containers (never into test runs or sessions), so an
  * environment rebuilt for a bumped dependency downloads only what changed. One repository's
  * install scripts never see, nor write into, another repository's cache; an untrusted head's
@@ -34,13 +34,31 @@ export function cacheVolumeName(scope: string): string {
   return `swt-pkg-cache-${createHash('sha256').update(scope).digest('hex').slice(0, 16)}`;
 }
 
-/** Variables that point the package managers at the volume. */
+/**
+ * Variables that point the package managers at the volume and keep them from asking the registry
+ * what the cache already answers: npm, npx and pnpm take cached metadata without revalidating it
+ * (prefer-offline) and skip audit, fund and update checks; pip skips its version check. Go's
+ * download cache is saved into the volume by its install (`$SWT_PKG_CACHE/go`, a GOPROXY layout)
+ * and read back first. Only download caches live here: what tests need (node_modules,
+ * site-packages, Go's module cache) stays in the image.
+ */
 export function cacheEnv(): string[] {
   return [
+    `SWT_PKG_CACHE=${CACHE_MOUNT}`,
     `npm_config_cache=${CACHE_MOUNT}/npm`,
+    'npm_config_prefer_offline=true',
+    'npm_config_audit=false',
+    'npm_config_fund=false',
+    'npm_config_update_notifier=false',
     `PIP_CACHE_DIR=${CACHE_MOUNT}/pip`,
+    'PIP_DISABLE_PIP_VERSION_CHECK=1',
     `YARN_CACHE_FOLDER=${CACHE_MOUNT}/yarn`,
     `npm_config_store_dir=${CACHE_MOUNT}/pnpm`,
+    // A module the volume lacks is a 404 there: Go asks the next proxy.
+    `GOPROXY=file://${CACHE_MOUNT}/go,https://proxy.golang.org,direct`,
+    `BUNDLE_USER_CACHE=${CACHE_MOUNT}/bundler`,
+    `GEM_SPEC_CACHE=${CACHE_MOUNT}/gem-specs`,
+    `COMPOSER_CACHE_DIR=${CACHE_MOUNT}/composer`,
   ];
 }
 

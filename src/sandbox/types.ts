@@ -52,6 +52,8 @@ export interface EnvironmentSpec {
    * shared between repositories: it is part of the environment key and labels.
    */
   cacheScope?: string;
+  /** Run offline after the install (Ecosystem.warm); its failure is ignored. */
+  warm?: string;
   /** false for an install of an untrusted head (a fork's, or a non-writer's): it must not write into the repository's package cache. */
   cacheWrite?: boolean;
 }
@@ -121,6 +123,12 @@ export interface Sandbox {
   ensureEnvironment(spec: EnvironmentSpec, onProgress?: (msg: string) => void): Promise<Environment>;
   run(req: RunRequest): Promise<RunOutcome>;
   openSession(req: Omit<RunRequest, 'command'>): Promise<SandboxSession>;
+  /**
+   * Starts the container of a coming `run` with this request now (it waits for the run to start
+   * its command); the next `run` with the same request takes it. Returns a release that removes it
+   * when no run took it.
+   */
+  prewarm?(req: RunRequest): () => Promise<void>;
   /** Removes least recently used environment images past the cache's size (never one in use); what it removed. */
   evictEnvironments?(): Promise<{ removed: string[]; totalBytes: number }>;
 }

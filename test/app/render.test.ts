@@ -207,6 +207,31 @@ describe('check run and PR comment', () => {
     );
   });
 
+  it('flaky tests are listed apart, with how many runs failed and why, and do not fail the verdict', () => {
+    const flaky = verdictOf([
+      { id: 'tests/test_swt.py::test_new', base: 'fail', head: 'pass', transition: 'F2P', flaky: false, runs: { base: { runs: 3, failed: 3 }, head: { runs: 3, failed: 0 } } },
+      {
+        id: 'tests/test_swt.py::test_after',
+        base: 'pass',
+        head: 'fail',
+        transition: 'P2F',
+        flaky: true,
+        headFlaky: true,
+        runs: { base: { runs: 3, failed: 0 }, head: { runs: 3, failed: 1 } },
+        orderDependent: 'fails only after tests/test_swt.py::test_new',
+        knownFlaky: true,
+      },
+    ]);
+    const body = renderPrComment({ conclusion: 'success', gated: true, author: 'alice', issues: [{ ...outcome, validation: { ...flaky, base: 'aaaaaaaaaa', head: 'bbbbbbbbbb', durationMs: 2500, warnings: [] } }] });
+    expect(body).toContain('| `tests/test_swt.py::test_after` | ✅ pass | ⚠️ flaky | P→F (flaky) |');
+    expect(body).toContain(
+      '**Flaky tests** (outcome changed between runs on the same code; not counted for S or the fix filter):\n\n' +
+        '- ⚠️ `tests/test_swt.py::test_after`: failed 1 of 3 runs after the fix; fails only after tests/test_swt.py::test_new; seen flaky here before\n',
+    );
+    expect(body).toContain('- ✅ **S (the tests reproduce the issue): yes**');
+    expect(body).toContain('- ✅ **Fix likely correct: yes**');
+  });
+
   it('with `coverage: true`, ΔC of the tests over the PR change follows the table (or why it is missing)', () => {
     const measured = { ...outcome, validation: { ...outcome.validation, coverage: { dC: 0.75, referenceDC: null, covered: 3, lines: 4 } } };
     expect(renderPrComment({ conclusion: 'neutral', gated: false, author: 'alice', issues: [measured] })).toContain(

@@ -174,4 +174,17 @@ describe.each(['sqlite', 'redis'] as const)('Store contract on %s', (engine) => 
     // An hour on, the window has moved past them.
     expect(await s.takeAuthorRun('installation:1', 'mallory', now + 3600_001, 3600_000, 5)).toBe(true);
   });
+
+  it('known flaky tests per repository, most often first', async () => {
+    const s = makeStore(engine);
+    expect(await s.knownFlaky(R)).toEqual([]);
+    await s.recordFlaky(R, ['t.py::test_b', 't.py::test_a', 't.py::test_a']);
+    await s.recordFlaky(R, ['t.py::test_a']);
+    await s.recordFlaky(R, []);
+    await s.recordFlaky(R, ['t.py::test_c']);
+    await s.recordFlaky({ owner: 'octo', repo: 'other' }, ['x.test.js > y']);
+    // test_a seen in 2 validations; b and c once each (ties: reverse id order).
+    expect(await s.knownFlaky(R)).toEqual(['t.py::test_a', 't.py::test_c', 't.py::test_b']);
+    expect(await s.knownFlaky({ owner: 'octo', repo: 'other' })).toEqual(['x.test.js > y']);
+  });
 });

@@ -1,4 +1,4 @@
-import { compareRuns, fileOfId, likelyCorrect, relativeTo, success, transitionOf, verdictOf } from '../../src/harness/classify.js';
+import { compareRuns, fileOfId, likelyCorrect, movingTests, relativeTo, success, transitionOf, verdictOf, type TargetedRuns } from '../../src/harness/classify.js';
 import type { RunResult, TestTransition, Verdict } from '../../src/harness/types.js';
 import { isSwtError } from '../../src/util/errors.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
@@ -155,7 +155,7 @@ describe('flaky reruns', () => {
     expect(v.success).toBe(false);
   });
 
-  it('S can hold with a flaky bystander, "likely correct" cannot', () => {
+  it('a flaky bystander decides neither S nor "likely correct"', () => {
     const bystander = (id: string) => about(id) || id === 'tests/sub/test_math.py::test_param[1-2-3]';
     // test_param[1-2-3] flips on the base between reruns, then passes on the head; test_add is a clean F2P
     const baseA = only(pyBase, bystander);
@@ -164,7 +164,8 @@ describe('flaky reruns', () => {
     expect(row(v, 'tests/sub/test_math.py::test_param[1-2-3]')).toMatchObject({ transition: 'P2P', flaky: true });
     expect(row(v, 'tests/sub/test_math.py::test_add').transition).toBe('F2P');
     expect(v.success).toBe(true);
-    expect(v.likelyCorrect).toBe(false);
+    expect(v.likelyCorrect).toBe(true);
+    expect(row(v, 'tests/sub/test_math.py::test_param[1-2-3]').runs).toEqual({ base: { runs: 2, failed: 1 }, head: { runs: 1, failed: 0 } });
   });
 
   it('stable reruns are not flaky', () => {
@@ -199,8 +200,10 @@ describe('S and likely correct', () => {
     expect(likelyCorrect(v)).toBe(lc);
   });
 
-  it('a flaky test blocks "likely correct" and a flaky F2P does not count', () => {
-    expect(verdictOf([t('F2P'), t('P2P', true)])).toMatchObject({ success: true, likelyCorrect: false });
+  it('a flaky test decides neither S nor "likely correct", and a flaky F2P does not count', () => {
+    expect(verdictOf([t('F2P'), t('P2P', true)])).toMatchObject({ success: true, likelyCorrect: true });
+    expect(verdictOf([t('F2P'), t('P2F', true)])).toMatchObject({ success: true, likelyCorrect: true });
+    expect(verdictOf([t('F2P'), t('P2F')])).toMatchObject({ success: false, likelyCorrect: false });
     expect(verdictOf([t('F2P', true)])).toMatchObject({ success: false, likelyCorrect: false });
   });
 
@@ -296,5 +299,80 @@ describe('a file-level entry made from the exit code alone (issue 7: every runne
     // every test still has its verdict
     expect(row(v, 'test/math.js > math > adds two numbers').transition).toBe('F2P');
     expect(row(v, 'test/twice.js > twice > doubles')).toMatchObject({ transition: 'F2P', baseFailure: { kind: 'collection' } });
+  });
+});
+
+describe('confirmation of the tests that move', () => {
+  const run = (tests: Array<[string, 'passed' | 'failed', string?]>, fileErrors: RunResult['fileErrors'] = []): RunResult => ({
+    tests: tests.map(([id, outcome, message]) => ({ id, file: fileOfId(id), outcome, ...(outcome === 'failed' ? { failureKind: 'assertion' as const, message: message ?? 'boom' } : {}) })),
+    fileErrors,
+    timedOut: false,
+    exitCode: 0,
+    output: '',
+    durationMs: 1,
+  });
+  const confirmed = (base: RunResult[], head: RunResult[], confirm?: TargetedRuns) => compareRuns(base, head, confirm ? { confirm } : {});
+  const A = 'test/a.test.js > a';
+  const B = 'test/a.test.js > b';
+  const NEW = 'test/a.test.js > new';
+
+  it('moving tests: all but P2P and an F2F failing the same way', () => {
+    const v = confirmed(
+      [run([[A, 'passed'], [B, 'failed', 'x'], ['t/b.py::same', 'failed', 'same'], ['t/b.py::differs', 'failed', 'one'], [NEW, 'failed']])],
+      [run([[A, 'passed'], [B, 'passed'], ['t/b.py::same', 'failed', 'same'], ['t/b.py::differs', 'failed', 'two'], ['t/b.py::head_only', 'passed']])],
+    );
+    expect(movingTests(v).map((t) => t.id).sort()).toEqual([B, NEW, 't/b.py::differs', 't/b.py::head_only'].sort());
+  });
+
+  it('F2P counts when it held in every run on both sides; a P2F that passes on a rerun is flaky and out of S', () => {
+    const first = { base: run([[NEW, 'failed'], [A, 'passed']]), head: run([[NEW, 'passed'], [A, 'failed']]) };
+    const again = { base: [run([[NEW, 'failed'], [A, 'passed']]), run([[NEW, 'failed'], [A, 'passed']])], head: [run([[NEW, 'passed'], [A, 'passed']]), run([[NEW, 'passed'], [A, 'failed']])] };
+    expect(confirmed([first.base], [first.head]).success).toBe(false);
+    const v = confirmed([first.base], [first.head], { ...again, ids: [NEW, A], alone: false });
+    expect(row(v, NEW)).toMatchObject({ transition: 'F2P', flaky: false, runs: { base: { runs: 3, failed: 3 }, head: { runs: 3, failed: 0 } } });
+    expect(row(v, A)).toMatchObject({ transition: 'P2F', flaky: true, headFlaky: true, runs: { head: { runs: 3, failed: 2 } } });
+    expect(row(v, A).orderDependent).toBeUndefined();
+    expect(v).toMatchObject({ success: true, likelyCorrect: true });
+  });
+
+  it('an F2P that fails on a head rerun does not count', () => {
+    const v = confirmed([run([[NEW, 'failed']])], [run([[NEW, 'passed']])], { base: [run([[NEW, 'failed']])], head: [run([[NEW, 'failed']])], ids: [NEW], alone: true });
+    expect(row(v, NEW)).toMatchObject({ flaky: true, transition: 'F2F' });
+    expect(v.success).toBe(false);
+  });
+
+  it('a real P2F holds on every rerun and still fails S', () => {
+    const v = confirmed([run([[NEW, 'failed'], [A, 'passed']])], [run([[NEW, 'passed'], [A, 'failed']])], {
+      base: [run([[A, 'passed']]), run([[A, 'passed']])],
+      head: [run([[A, 'failed']]), run([[A, 'failed']])],
+      ids: [A],
+      alone: true,
+    });
+    expect(row(v, A)).toMatchObject({ transition: 'P2F', flaky: false, runs: { head: { runs: 3, failed: 3 } } });
+    expect(v.success).toBe(false);
+  });
+
+  it('a failure with its file that every rerun alone passes fails only after the test before it', () => {
+    const head = run([[NEW, 'passed'], [B, 'failed']]);
+    const v = confirmed([run([[NEW, 'failed'], [B, 'passed']])], [head], { base: [run([[B, 'passed']])], head: [run([[B, 'passed']]), run([[B, 'passed']])], ids: [NEW, B], alone: true });
+    expect(row(v, B)).toMatchObject({ flaky: true, orderDependent: `fails only after ${NEW}` });
+    const first = confirmed([run([[B, 'passed']])], [run([[B, 'failed']])], { base: [], head: [run([[B, 'passed']])], ids: [B], alone: true });
+    expect(row(first, B).orderDependent).toBe('fails only with its file');
+    // Reruns of whole files cannot tell order from timing.
+    const whole = confirmed([run([[NEW, 'failed'], [B, 'passed']])], [head], { base: [], head: [run([[NEW, 'passed'], [B, 'passed']])], ids: [B], alone: false });
+    expect(row(whole, B)).toMatchObject({ flaky: true });
+    expect(row(whole, B).orderDependent).toBeUndefined();
+  });
+
+  it('a rerun that did not report a test says nothing about it; reruns count only for the tests they targeted', () => {
+    const v = confirmed([run([[NEW, 'failed'], [A, 'passed']])], [run([[NEW, 'passed'], [A, 'passed']])], {
+      base: [run([])],
+      head: [run([[A, 'failed']])],
+      ids: [NEW],
+      alone: true,
+    });
+    expect(row(v, NEW)).toMatchObject({ transition: 'F2P', flaky: false });
+    expect(row(v, A)).toMatchObject({ transition: 'P2P', flaky: false });
+    expect(row(v, A).runs).toBeUndefined();
   });
 });

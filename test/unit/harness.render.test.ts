@@ -45,7 +45,8 @@ describe('renderMarkdown', () => {
     const keep = (id: string) => id === 'tests/sub/test_math.py::test_add';
     const md = renderMarkdown(compareRuns([only(pyBase, keep), only(pyHead, keep)], [only(pyHead, keep)]));
     expect(md).toContain('| `tests/sub/test_math.py::test_add` | ⚠️ flaky | ✅ pass | P→P (flaky) | before: assertion');
-    expect(md).toContain('1 test is flaky');
+    expect(md).toContain('**Flaky tests** (outcome changed between runs on the same code; not counted for S or the fix filter):');
+    expect(md).toContain('- ⚠️ `tests/sub/test_math.py::test_add`: failed 1 of 2 runs before the fix');
   });
 
   it('escapes pipes and backticks and flattens newlines', () => {
@@ -110,7 +111,7 @@ describe('helpers', () => {
   it('verdictReasons lists every reason "likely correct" fails', () => {
     const mk = (transition: TestTransition['transition'], flaky = false): TestTransition => ({ id: `${transition}${flaky}`, transition, base: 'fail', head: transition.endsWith('P') ? 'pass' : 'fail', flaky });
     expect(verdictReasons(verdictOf([mk('P2F'), mk('F2F'), mk('P2P', true)])).likelyCorrect).toBe(
-      'no test goes from failing to passing; 1 test breaks (P→F); 1 test still fails (F→F); 1 test is flaky',
+      'no test goes from failing to passing; 1 test breaks (P→F); 1 test still fails (F→F)',
     );
   });
 });

@@ -4,8 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { mochaReporterOneLine } from '../../src/harness/mochaReporter.js';
 import {
+  buildRerunCommand,
   buildTestCommand,
   reporterInstall,
+  type RerunTarget,
   detectRunner,
   isTape,
   missingTestCommand,
@@ -172,6 +174,34 @@ describe('buildTestCommand', () => {
     expect(swtCode(() => quoteTestFile('a\nb.py'))).toBe('UNSAFE_PATH');
     expect(swtCode(() => quoteTestFile(''))).toBe('UNSAFE_PATH');
     expect(swtCode(() => buildTestCommand({ kind: 'jest', template: 'npx jest {files}' }, ['ok.js', 'bad\r.js']))).toBe('UNSAFE_PATH');
+  });
+
+  it('reruns chosen tests with each runner\'s own selection, each target in its own invocation and out dir, every round', () => {
+    const cmd = (template: string, targets: RerunTarget[], rounds = 1) => withoutInstall(buildRerunCommand(runnerFromCommand(template), targets, rounds, out));
+    expect(cmd('python3 -m pytest {files}', [{ file: 't/test_a.py', ids: ['t/test_a.py::TestX::test_one[1-2]'] }, { file: 't/test_b.py' }], 2)).toBe(
+      'rc=0; ' +
+        [0, 1]
+          .map(
+            (r) =>
+              `mkdir -p /swt-out/c${r}-0 2>/dev/null; ( python3 -m pytest -rA --continue-on-collection-errors --junitxml=/swt-out/c${r}-0/junit.xml -o junit_family=xunit1 't/test_a.py::TestX::test_one[1-2]' ) || rc=$?; ` +
+              `mkdir -p /swt-out/c${r}-1 2>/dev/null; ( python3 -m pytest -rA --continue-on-collection-errors --junitxml=/swt-out/c${r}-1/junit.xml -o junit_family=xunit1 t/test_b.py ) || rc=$?;`,
+          )
+          .join(' ') +
+        ' exit $rc',
+    );
+    expect(cmd('npx jest {files}', [{ file: 'a.test.js', ids: ['a.test.js > suite > adds (1+1)', 'a.test.js > other'] }])).toContain(
+      "( npx jest --ci --runTestsByPath --json --outputFile=/swt-out/c0-0/jest.json -t 'adds \\(1\\+1\\)|other' a.test.js ) || rc=$?;",
+    );
+    expect(cmd('npx vitest run {files}', [{ file: 'a.test.ts', ids: ['a.test.ts > s > x.y'] }])).toContain("--outputFile.junit=/swt-out/c0-0/junit.xml -t 'x\\.y' a.test.ts");
+    const mocha = buildRerunCommand(runnerFromCommand('npx mocha --exit {files}'), [{ file: 't/a.js', ids: ["t/a.js > it's"] }], 1, out);
+    // Each invocation has its own reporter, which writes its report beside itself.
+    expect(mocha).toContain(`mkdir -p /swt-out/c0-0 2>/dev/null;${reporterInstall(runnerFromCommand('mocha'), '/swt-out/c0-0')} ( npx mocha --exit --require /swt-out/c0-0/swt-mocha-reporter.cjs`);
+    expect(mocha).toContain("--grep 'it'\\''s' t/a.js");
+    expect(cmd('node --test {files}', [{ file: 't/a.test.js', ids: ['t/a.test.js > b', 't/a.test.js > s > c'] }])).toContain(
+      "--test-reporter-destination=/swt-out/c0-0/junit-0.xml --test-reporter=spec --test-reporter-destination=stdout --test-name-pattern='b|c' t/a.test.js",
+    );
+    // A runner that cannot select tests (tap) reruns the file.
+    expect(cmd('npx tap {files}', [{ file: 't/a.js', ids: ['t/a.js > x'] }])).toContain('npx tap --reporter=tap t/a.js;');
   });
 
   it('survives a real shell: odd names arrive intact and the exit code is kept through tee', () => {

@@ -110,7 +110,15 @@ describe('egress allowlist', () => {
     // proxyEnv only formats variables; the address is what Docker gives a proxy on an install network.
     const env = proxyEnv('http://172.30.0.2:8888');
     for (const v of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'npm_config_https_proxy', 'npm_config_proxy', 'PIP_PROXY']) expect(env).toContain(`${v}=http://172.30.0.2:8888`);
-    expect(cacheEnv()).toEqual(['npm_config_cache=/swt-cache/npm', 'PIP_CACHE_DIR=/swt-cache/pip', 'YARN_CACHE_FOLDER=/swt-cache/yarn', 'npm_config_store_dir=/swt-cache/pnpm']);
+    const cache = cacheEnv();
+    for (const v of ['npm_config_cache=/swt-cache/npm', 'PIP_CACHE_DIR=/swt-cache/pip', 'YARN_CACHE_FOLDER=/swt-cache/yarn', 'npm_config_store_dir=/swt-cache/pnpm', 'COMPOSER_CACHE_DIR=/swt-cache/composer']) {
+      expect(cache).toContain(v);
+    }
+    // Cached metadata is used without asking the registry again; Go reads the volume before the proxy.
+    expect(cache).toContain('npm_config_prefer_offline=true');
+    expect(cache.find((v) => v.startsWith('GOPROXY='))).toBe('GOPROXY=file:///swt-cache/go,https://proxy.golang.org,direct');
+    // Only cache locations and switches: no proxy address, no credential.
+    expect(cache.filter((v) => /^(https?_proxy|npm_config_(https_)?proxy|pip_proxy)$|token|password|auth/i.test(v.split('=')[0]!))).toEqual([]);
     expect(cacheVolumeName('/srv/repos/a')).toMatch(/^swt-pkg-cache-[0-9a-f]{16}$/);
     expect(cacheVolumeName('/srv/repos/a')).not.toBe(cacheVolumeName('/srv/repos/b'));
   });

@@ -58,14 +58,23 @@ export const go: Ecosystem = {
       image: `golang:${version}`,
       // Air-gapped (no proxy answers), tests still build from the modules the image holds; say so instead of failing.
       // Then compile every package's tests once (running none: -exec true), so the image's build cache
-      // spares each test run the compiling of the standard library and the dependencies.
+      // spares each test run the compiling of the standard library and the dependencies. With a
+      // package cache ($SWT_PKG_CACHE), what was downloaded goes there for the next install (a GOPROXY layout).
       install:
         `go mod download && { go test -count=1 -vet=off -run '^$' -exec true ./... >/dev/null 2>&1 || true; } || ` +
-        installNote('go mod download failed (no module proxy answered?): the tests build only with the modules the image already holds'),
+        installNote('go mod download failed (no module proxy answered?): the tests build only with the modules the image already holds') +
+        '; [ -z "$SWT_PKG_CACHE" ] || { mkdir -p "$SWT_PKG_CACHE/go" && cp -a "$(go env GOMODCACHE)/cache/download/." "$SWT_PKG_CACHE/go/"; } 2>/dev/null || true',
     };
   },
   defaultRunner: () => ({ kind: 'go-test', template: 'go test {files}' }),
   runners: [goTest],
+  // Every package the module and its tests import (the standard library included: it is not
+  // shipped compiled) and every test binary, compiled once into the image's build cache
+  // (content-addressed). With a package cache, the build cache starts from and goes back to it.
+  warm:
+    '[ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/go-build" ] || { mkdir -p "$(go env GOCACHE)" && cp -a "$SWT_PKG_CACHE/go-build/." "$(go env GOCACHE)/"; }; ' +
+    "go build all; go test -count=1 -vet=off -run '^$' ./...; " +
+    '[ -z "$SWT_PKG_CACHE" ] || { mkdir -p "$SWT_PKG_CACHE/go-build" && cp -a "$(go env GOCACHE)/." "$SWT_PKG_CACHE/go-build/"; }',
   changedTests(testPatch) {
     const changed = changedGoTests(testPatch);
     return (t) => isChangedGoTest(t, changed);

@@ -98,8 +98,8 @@ export const node: Ecosystem = {
     const pkg = packageJsonOf(facts);
     const image = `node:${nodeMajorFor(typeof pkg?.engines?.node === 'string' ? pkg.engines.node : undefined)}`;
     if (has('package-lock.json') || has('npm-shrinkwrap.json')) return { image, install: 'npm ci --no-audit --no-fund' };
-    if (has('pnpm-lock.yaml')) return { image, install: 'npx --yes pnpm install --frozen-lockfile' };
-    if (has('yarn.lock')) return { image, install: 'npx --yes yarn install --frozen-lockfile' };
+    if (has('pnpm-lock.yaml')) return { image, install: 'npx --yes pnpm install --frozen-lockfile --prefer-offline' };
+    if (has('yarn.lock')) return { image, install: 'npx --yes yarn install --frozen-lockfile --prefer-offline' };
     return { image, install: 'npm install --no-audit --no-fund' };
   },
   defaultRunner: (facts) => namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' },

@@ -14,6 +14,15 @@ const words = (files: string[]) => files.map(quoteTestFile);
 
 const TAPE = commandWord('tape');
 
+/**
+ * A name pattern matching the given tests (`file > suite > name` ids) by their own names: every
+ * Node runner matches its pattern against the full name, of which the test's own name is a part.
+ */
+function namePattern(ids: readonly string[]): string {
+  const names = [...new Set(ids.map((id) => id.split(' > ').pop() ?? id))];
+  return shellQuote(names.map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
+}
+
 /** True when the spec runs tape (TAP on stdout, no reporter option) rather than node-tap. */
 export function isTape(spec: RunnerSpec): boolean {
   return spec.kind === 'tap' && TAPE.test(spec.template);
@@ -34,16 +43,19 @@ const NOT_FOUND = [
   /^.*\b(node|npx): (can't open file|No such file or directory)/m,
 ];
 
+function vitestOptions(spec: RunnerSpec, out: string, report: string): string[] {
+  const watchOff = /(^|\s)vitest\s+run(\s|$)/.test(spec.template) ? [] : ['--run'];
+  return [...watchOff, '--reporter=default', '--reporter=junit', `--outputFile.junit=${reportPath(out, report)}`];
+}
+
 export const vitest: RunnerDef = {
   kind: 'vitest',
   recognise: commandWord('vitest'),
   reportFile: 'junit.xml',
   onlyRequested: true,
   notFound: NOT_FOUND,
-  command(spec, files, out, report) {
-    const watchOff = /(^|\s)vitest\s+run(\s|$)/.test(spec.template) ? [] : ['--run'];
-    return fillTemplate(spec.template, [...watchOff, '--reporter=default', '--reporter=junit', `--outputFile.junit=${reportPath(out, report)}`, ...words(files)]);
-  },
+  command: (spec, files, out, report) => fillTemplate(spec.template, [...vitestOptions(spec, out, report), ...words(files)]),
+  commandForTests: (spec, file, ids, out, report) => fillTemplate(spec.template, [...vitestOptions(spec, out, report), '-t', namePattern(ids), ...words([file])]),
   parse: (content, ctx) => whole(parseJUnit(content, { ...ctx, flavor: 'vitest' })),
 };
 
@@ -54,6 +66,9 @@ export const jest: RunnerDef = {
   notFound: NOT_FOUND,
   command(spec, files, out, report) {
     return fillTemplate(spec.template, ['--ci', '--runTestsByPath', '--json', `--outputFile=${reportPath(out, report)}`, ...words(files)]);
+  },
+  commandForTests(spec, file, ids, out, report) {
+    return fillTemplate(spec.template, ['--ci', '--runTestsByPath', '--json', `--outputFile=${reportPath(out, report)}`, '-t', namePattern(ids), ...words([file])]);
   },
   parse: (content, ctx) => whole(parseJestJson(content, ctx)),
 };
@@ -69,6 +84,10 @@ export const mocha: RunnerDef = {
     // accepts; also required first, so that a test file that fails to load stops only itself.
     const reporter = reportPath(out, MOCHA_REPORTER_FILE);
     return fillTemplate(withoutOwnReporter(spec.template), ['--require', reporter, '--reporter', reporter, ...words(files)]);
+  },
+  commandForTests(spec, file, ids, out) {
+    const reporter = reportPath(out, MOCHA_REPORTER_FILE);
+    return fillTemplate(withoutOwnReporter(spec.template), ['--require', reporter, '--reporter', reporter, '--grep', namePattern(ids), ...words([file])]);
   },
   prepare: (_spec, out) => ` printf '%s\\n' ${shellQuote(mochaReporterOneLine())} > ${shellQuote(`${out}/${MOCHA_REPORTER_FILE}`)};`,
   parse: (content, ctx: ReportContext) => parseMochaJsonl(content, ctx),
@@ -88,6 +107,14 @@ export const nodeTest: RunnerDef = {
       '--test-reporter=junit', `--test-reporter-destination=${reportPath(out, report)}`,
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       ...words(files),
+    ]);
+  },
+  commandForTests(spec, file, ids, out, report) {
+    return fillTemplate(spec.template, [
+      '--test-reporter=junit', `--test-reporter-destination=${reportPath(out, report)}`,
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      `--test-name-pattern=${namePattern(ids)}`,
+      ...words([file]),
     ]);
   },
   parse: (content, ctx) => whole(parseJUnit(content, { ...ctx, flavor: 'node' })),

@@ -20,6 +20,8 @@ export const pytest: RunnerDef = {
       ...files.map(quoteTestFile),
     ]);
   },
+  // The harness's ids are pytest node ids (`file::Class::name[param]`).
+  commandForTests: (spec, _file, ids, out, report) => pytest.command(spec, [...ids], out, report),
   parse: (content, ctx) => ({ ...parseJUnit(content, { ...ctx, flavor: 'pytest' }), complete: true, errors: [] }),
 };
 
@@ -45,6 +47,8 @@ export const python: Ecosystem = {
   },
   defaultRunner: () => ({ kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' }),
   runners: [pytest],
+  // checked-hash: a run's overlaid file of the same size and mtime is still recompiled.
+  warm: 'python3 -m compileall -q -j 0 --invalidation-mode checked-hash .',
   registries: REGISTRIES.python,
   coverage: { counter: 'python-trace' },
 };

@@ -1,0 +1,74 @@
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import type { Environment, Sandbox } from '../../src/sandbox/types.js';
+import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
+import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+
+// Pre-warmed runs on real containers: a run takes the container started for it (a fresh one per
+// run), the command never reads the go line, an untaken one is removed by its release; and the
+// ecosystem warm-up lands in the environment image (Python bytecode checked by hash, so a run's
+// overlaid file of the same size is still what runs).
+
+let sandbox: Sandbox;
+let repo: TempRepo;
+let env: Environment;
+
+const MOD_V1 = 'def value():\n    return 1\n';
+// Same size as MOD_V1: only a content check tells them apart.
+const MOD_V2 = 'def value():\n    return 2\n';
+
+beforeAll(async () => {
+  sandbox = createDockerSandbox();
+  repo = createGitRepo({ 'mod.py': MOD_V1, 'test_mod.py': 'from mod import value\n\ndef test_value():\n    assert value() == 1\n' });
+  env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: '', warm: 'python3 -m compileall -q -j 0 --invalidation-mode checked-hash .' });
+}, 900_000);
+
+afterAll(async () => {
+  await removeEnvImagesBuiltFrom(commitsMade());
+  cleanupGitRepos();
+  await removePackageCachesOfGoneRepos();
+  expectNothingLeftBehind();
+});
+
+/** This process's containers: between runs, only pre-warmed ones. */
+function containersOfEnv(): string[] {
+  return containersOfOurs().split('\n').filter(Boolean);
+}
+
+describe('pre-warmed runs', () => {
+  it('a run takes the container started for it; the command reads nothing from the go line; its output and status are its own', async () => {
+    const state = { rev: repo.sha, patches: [] };
+    const command = 'head -c 100 > /swt-out/stdin.txt; echo "ran $(id -u)"; exit 3';
+    const release = sandbox.prewarm!({ env, repo: repo.path, state, command });
+    const r = await sandbox.run({ env, repo: repo.path, state, command });
+    expect(r.exitCode).toBe(3);
+    expect(r.output.trim()).toBe('ran 1000');
+    // stdin is /dev/null for the command: the line that started it is not there.
+    expect(r.files['stdin.txt']).toBe('');
+    await release(); // taken: nothing to remove
+    // A second run with the same request is a cold one, in its own container.
+    const again = await sandbox.run({ env, repo: repo.path, state, command });
+    expect(again.exitCode).toBe(3);
+  }, 300_000);
+
+  it('an untaken pre-warmed container is removed by its release', async () => {
+    const state = { rev: repo.sha, patches: [] };
+    const release = sandbox.prewarm!({ env, repo: repo.path, state, command: 'echo never' });
+    // Its container exists and waits (polled: the start is asynchronous on a loaded engine).
+    for (let i = 0; i < 600 && containersOfEnv().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(containersOfEnv().length).toBe(1);
+    await release();
+    expect(containersOfEnv()).toEqual([]);
+  }, 300_000);
+});
+
+describe('the ecosystem warm-up', () => {
+  it('puts bytecode in the image, and a changed file of the same size still runs as changed', async () => {
+    const state = { rev: repo.sha, patches: [] };
+    const cached = await sandbox.run({ env, repo: repo.path, state, command: 'ls __pycache__' });
+    expect(cached.output).toMatch(/mod\.cpython-\d+\.pyc/);
+    const patch = ['diff --git a/mod.py b/mod.py', '--- a/mod.py', '+++ b/mod.py', '@@ -1,2 +1,2 @@', ' def value():', '-    return 1', '+    return 2', ''].join('\n');
+    const r = await sandbox.run({ env, repo: repo.path, state: { rev: repo.sha, patches: [patch] }, command: 'python3 -c "import mod; print(mod.value())"' });
+    expect(r.output.trim()).toBe('2');
+    expect(MOD_V2.length).toBe(MOD_V1.length);
+  }, 300_000);
+});

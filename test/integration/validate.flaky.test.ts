@@ -1,0 +1,246 @@
+/**
+ * Confirmation of the tests that move, on small real projects whose tests share module state (a
+ * real class of flaky test: order dependent). The new test of the gold fix passes at head and, in
+ * doing so, poisons the test after it in the same file; run alone, that test passes. Repeatable:
+ * the runner keeps file order, so the same test is poisoned in every run with its file.
+ * A wrong fix breaks another new test for real, in every run: still caught. (The existing test it
+ * also breaks is pre-existing: it breaks without the test patch too, so it judges the fix, not the tests.)
+ */
+import { validate, type ValidationResult } from '../../src/pipeline/validate.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/types.js';
+import { renderText } from '../../src/harness/render.js';
+import { containersOfOurs } from '../helpers/docker.js';
+import { cleanupGitRepos, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+
+const ROUNDS = 10;
+
+interface Project {
+  repo: TempRepo;
+  base: string;
+  gold: string;
+  wrong: string;
+  testPatch: string;
+  image: string;
+  install: string;
+  testCmd: string;
+}
+
+/** base, a gold fix and a wrong fix on branches from it, and the test patch as a diff against base. */
+function project(files: Record<string, string>, gold: Record<string, string>, wrong: Record<string, string>, tests: Record<string, string>, run: Pick<Project, 'image' | 'install' | 'testCmd'>): Project {
+  const repo = createGitRepo(files);
+  const base = repo.sha;
+  const goldSha = repo.commit(gold, 'fix');
+  repo.git('checkout', '-q', base);
+  const wrongSha = repo.commit(wrong, 'wrong fix');
+  repo.git('checkout', '-q', base);
+  const withTests = repo.commit(tests, 'tests');
+  const testPatch = repo.git('diff', base, withTests);
+  return { repo, base, gold: goldSha, wrong: wrongSha, testPatch, ...run };
+}
+
+// Python: page slugs, numbered when taken. The registry of taken slugs is module state.
+const SLUGS = (pattern: string) => `"""URL slugs for page titles, unique within a site."""
+import re
+
+_taken = {}
+
+
+def slugify(title):
+    """Lower-case words joined by single hyphens."""
+    return re.sub(r"${pattern}", "-", title.lower()).strip("-")
+
+
+def unique_slug(title):
+    """The title's slug, numbered from the second page that has it (notes, notes-2, ...)."""
+    slug = slugify(title)
+    _taken[slug] = _taken.get(slug, 0) + 1
+    n = _taken[slug]
+    return slug if n == 1 else f"{slug}-{n}"
+`;
+const SLUG_TESTS = (added: string) => `from slugs import slugify, unique_slug
+
+
+def test_slugify_lowercases_words():
+    assert slugify("Release Notes") == "release-notes"
+
+
+def test_slugify_keeps_digits():
+    assert slugify("Python 3 notes") == "python-3-notes"
+
+
+def test_unique_slug_numbers_repeats():
+    assert unique_slug("FAQ") == "faq"
+    assert unique_slug("FAQ") == "faq-2"
+
+${added}
+def test_unique_slug_first_page_is_plain():
+    assert unique_slug("Getting Started") == "getting-started"
+`;
+const NEW_PY = `
+def test_slugify_keeps_numbers_in_titles():
+    assert slugify("Top 10 Tips") == "top-10-tips"
+
+
+def test_unique_slug_collapses_spaces():
+    assert unique_slug("Getting   Started") == "getting-started"
+
+`;
+
+// JavaScript (mocha, jest): byte sizes, with a memo whose entries are module state.
+const BYTES = (cond: string) => `'use strict';
+const UNITS = ['B', 'KiB', 'MiB', 'GiB'];
+const memo = new Map();
+
+/** A byte count in binary units, one decimal when not whole. */
+function formatBytes(n) {
+  let i = 0;
+  while (${cond} && i < UNITS.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return \`\${Number.isInteger(n) ? n : n.toFixed(1)} \${UNITS[i]}\`;
+}
+
+function formatBytesCached(n) {
+  if (!memo.has(n)) memo.set(n, formatBytes(n));
+  return memo.get(n);
+}
+
+const cachedCount = () => memo.size;
+
+module.exports = { formatBytes, formatBytesCached, cachedCount };
+`;
+const BYTES_TESTS = (added: string) => `const assert = require('node:assert/strict');
+const { formatBytes, formatBytesCached, cachedCount } = require('../src/bytes');
+
+it('formats small sizes in bytes', () => {
+  assert.equal(formatBytes(512), '512 B');
+});
+
+it('keeps 1000 bytes in bytes', () => {
+  assert.equal(formatBytes(1000), '1000 B');
+});
+
+it('formats fractions of a mebibyte', () => {
+  assert.equal(formatBytes(1536 * 1024), '1.5 MiB');
+});
+${added}
+it('the cache starts empty and holds each size once', () => {
+  formatBytesCached(10);
+  formatBytesCached(10);
+  assert.equal(cachedCount(), 1);
+});
+`;
+const NEW_JS = `
+it('keeps sizes under a kibibyte in bytes', () => {
+  assert.equal(formatBytes(1023), '1023 B');
+});
+
+it('1024 bytes is 1 KiB, also from the cache', () => {
+  assert.equal(formatBytes(1024), '1 KiB');
+  assert.equal(formatBytesCached(1024), '1 KiB');
+});
+`;
+const bytesProject = (runner: 'mocha' | 'jest'): Project => {
+  const pkg = JSON.stringify({ name: 'bytes', version: '1.0.0', private: true, scripts: { test: runner }, devDependencies: runner === 'jest' ? { jest: '^29.7.0' } : { mocha: '^10.7.0' } }, null, 2);
+  return project(
+    { 'package.json': pkg, 'src/bytes.js': BYTES('n > 1024'), 'test/bytes.test.js': BYTES_TESTS('') },
+    { 'src/bytes.js': BYTES('n >= 1024') },
+    // 1024 becomes 1 KiB, and so do 1000 and 1023.
+    { 'src/bytes.js': BYTES('n >= 1000') },
+    { 'test/bytes.test.js': BYTES_TESTS(NEW_JS) },
+    { image: 'node:18', install: 'npm install --no-audit --no-fund', testCmd: `npx ${runner} {files}` },
+  );
+};
+
+describe('confirmation keeps order-dependent tests out of the verdict (real containers)', () => {
+  let sandbox: Sandbox;
+  let py: Project;
+  let mocha: Project;
+  let jest: Project;
+
+  beforeAll(async () => {
+    sandbox = await createDockerSandbox();
+    py = project(
+      { 'conftest.py': '', 'slugs.py': SLUGS('[^a-z0-9]'), 'tests/test_slugs.py': SLUG_TESTS('') },
+      { 'slugs.py': SLUGS('[^a-z0-9]+') },
+      // Collapses the runs, and drops digits with them.
+      { 'slugs.py': SLUGS('[^a-z]+') },
+      { 'tests/test_slugs.py': SLUG_TESTS(NEW_PY) },
+      { image: 'python:3.11', install: '', testCmd: 'python3 -m pytest -p no:cacheprovider {files}' },
+    );
+    mocha = bytesProject('mocha');
+    jest = bytesProject('jest');
+  });
+  afterAll(() => {
+    cleanupGitRepos();
+    expect(containersOfOurs()).toBe('');
+  });
+
+  const check = (p: () => Project, head: 'gold' | 'wrong', opts: { confirm?: number; knownFlaky?: string[] } = {}) =>
+    validate(sandbox, { repo: p().repo.path, base: p().base, head: p()[head], testPatch: p().testPatch, image: p().image, install: p().install, testCmd: p().testCmd, ...opts });
+  const row = (v: ValidationResult, id: string) => {
+    const t = v.tests.find((x) => x.id === id);
+    if (!t) throw new Error(`no ${id} in ${v.tests.map((x) => x.id).join(', ')}`);
+    return t;
+  };
+
+  const js = {
+    added: 'test/bytes.test.js > 1024 bytes is 1 KiB, also from the cache',
+    poisoned: 'test/bytes.test.js > the cache starts empty and holds each size once',
+    broken: 'test/bytes.test.js > keeps sizes under a kibibyte in bytes',
+    brokenBefore: 'test/bytes.test.js > keeps 1000 bytes in bytes',
+  };
+  // jest starts slowly: once, to show its -t selection on real runs; mocha and pytest ROUNDS times.
+  const cases = [
+    {
+      name: 'python/pytest',
+      p: () => py,
+      rounds: ROUNDS,
+      added: 'tests/test_slugs.py::test_unique_slug_collapses_spaces',
+      poisoned: 'tests/test_slugs.py::test_unique_slug_first_page_is_plain',
+      broken: 'tests/test_slugs.py::test_slugify_keeps_numbers_in_titles',
+      brokenBefore: 'tests/test_slugs.py::test_slugify_keeps_digits',
+    },
+    { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js },
+    { name: 'javascript/jest', p: () => jest, rounds: 1, ...js },
+  ];
+
+  describe.each(cases)('$name', ({ p, rounds, added, poisoned, broken, brokenBefore }) => {
+    it('without confirmation, the poisoned neighbour is a P2F that fails the gold fix', async () => {
+      const v = await check(p, 'gold', { confirm: 0 });
+      expect(row(v, poisoned)).toMatchObject({ transition: 'P2F', flaky: false });
+      expect(v.success).toBe(false);
+      expect(v.confirmation).toBeUndefined();
+    });
+
+    it(`gold fix: S in ${rounds} validation(s) in a row, the poisoned test reported flaky (fails only after the new test); a wrong fix's real P2F caught every time`, async () => {
+      for (let i = 0; i < rounds; i++) {
+        // The first time, as the App does for a repository whose history has it: labelled known flaky.
+        const gold = await check(p, 'gold', i === 0 ? { knownFlaky: [poisoned] } : {});
+        expect(row(gold, added)).toMatchObject({ transition: 'F2P', flaky: false, runs: { base: { runs: 3, failed: 3 }, head: { runs: 3, failed: 0 } } });
+        expect(row(gold, poisoned)).toMatchObject({
+          flaky: true,
+          headFlaky: true,
+          orderDependent: `fails only after ${added}`,
+          runs: { base: { runs: 3, failed: 0 }, head: { runs: 3, failed: 1 } },
+        });
+        expect(gold.tests.filter((t) => t.flaky).map((t) => t.id)).toEqual([poisoned]);
+        expect(gold).toMatchObject({ success: true, likelyCorrect: true });
+        expect(gold.confirmation).toMatchObject({ rounds: 2, alone: true, tests: expect.arrayContaining([added, poisoned]) });
+        const text = renderText(gold);
+        expect(text).toContain('Flaky (not counted for S or the fix filter):');
+        expect(text).toContain(`${poisoned}: failed 1 of 3 runs after the fix; fails only after ${added}${i === 0 ? '; seen flaky here before' : ''}`);
+        expect(!!row(gold, poisoned).knownFlaky).toBe(i === 0);
+
+        const wrong = await check(p, 'wrong');
+        expect(row(wrong, broken)).toMatchObject({ transition: 'P2F', flaky: false, runs: { head: { runs: 3, failed: 3 } } });
+        expect(row(wrong, added)).toMatchObject({ transition: 'F2P', flaky: false });
+        expect(row(wrong, brokenBefore)).toMatchObject({ transition: 'P2F', flaky: false, preexisting: true });
+        expect(wrong).toMatchObject({ success: false, likelyCorrect: false });
+      }
+      // 2 validations a round, each with its confirmation: minutes on a loaded machine.
+    }, rounds * 4 * 60_000);
+  });
+});
