@@ -179,7 +179,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   });
 
   const check = (p: () => Project, head: 'gold' | 'wrong', opts: { confirm?: number; knownFlaky?: string[] } = {}) =>
-    validate(sandbox, { repo: p().repo.path, base: p().base, head: p()[head], testPatch: p().testPatch, image: p().image, install: p().install, testCmd: p().testCmd, ...opts });
+    validate(sandbox, { repo: p().repo.path, base: p().base, head: p()[head], testPatch: p().testPatch, image: p().image, install: p().install, testCmd: p().testCmd, confirm: 2, ...opts });
   const row = (v: ValidationResult, id: string) => {
     const t = v.tests.find((x) => x.id === id);
     if (!t) throw new Error(`no ${id} in ${v.tests.map((x) => x.id).join(', ')}`);
