@@ -20,6 +20,11 @@ export { pathInfo, quoteTestFile, fillTemplate, INSTALL_NOTES, installNote } fro
 /** In the order runners are recognised in a command (most specific patterns first). */
 export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, ruby, php, go, rust, java];
 
+/** Every ecosystem's text for a test broken by itself (see Ecosystem.ownErrorText), as one pattern. */
+export function ownErrorText(): RegExp {
+  return new RegExp(ECOSYSTEMS.flatMap((e) => (e.ownErrorText ? [`(?:${e.ownErrorText.source})`] : [])).join('|'));
+}
+
 export function ecosystemById(id: string): Ecosystem | undefined {
   return ECOSYSTEMS.find((e) => e.id === id);
 }

@@ -143,4 +143,9 @@ export interface Ecosystem {
   /** Registries its installs reach through the egress proxy (also in the default allowlist). */
   registries: readonly string[];
   coverage: CoverageSupport;
+  /**
+   * Failure text that means the test itself is broken: it calls what does not exist or does not
+   * load (Python's `No module named`, Go's `undefined: X`). A reproduction failing only so is refused.
+   */
+  ownErrorText?: RegExp;
 }

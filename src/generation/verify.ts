@@ -9,6 +9,7 @@ import type { FailureEvidence, IssueInput, ReproductionStatus } from './types.js
 import { isTestPath } from '../harness/testFiles.js';
 import type { DiffFile } from './diffFiles.js';
 import { exceptionNames, issueIsAboutHang, jsError, pythonTraceback } from './issueText.js';
+import { ownErrorText } from '../ecosystems/index.js';
 
 export interface RunEvidence {
   exitCode: number | null;
@@ -32,8 +33,8 @@ export interface Judgement {
 
 /** Errors that, raised by a test, mean the test itself is broken. */
 const OWN_ERRORS = new Set(['ImportError', 'ModuleNotFoundError', 'SyntaxError', 'IndentationError', 'TabError', 'NameError', 'ReferenceError']);
-// `undefined: X` is Go's compiler naming something that does not exist (like a NameError).
-const OWN_ERROR_TEXT = /fixture '[^']+' not found|Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b|No module named|\bundefined: [\w.]+/;
+/** Text of a test broken by itself, each ecosystem's own (`undefined: X` in Go, `cannot find symbol` in Java, …). */
+const OWN_ERROR_TEXT = ownErrorText();
 const MISSING_TEXT = /\b(missing|undefined|null|None|NoneType|no longer (has|have|returns?))\b/;
 /** Reading a property of nothing: how a missing value shows up when a test touches it. */
 const NOTHING_ACCESS = /^(TypeError|AttributeError)\b.*\b(undefined|null|None|NoneType)\b/m;
@@ -84,6 +85,8 @@ export function classifyFailure(t: Pick<TestResult, 'id' | 'failureKind' | 'mess
   }
   if (lead && OWN_ERRORS.has(lead) && !facts.exceptions.has(lead)) return { ...base, kind: 'own-error', exception: lead };
   if (!lead && OWN_ERROR_TEXT.test(message) && !ASSERTION_TEXT.test(message)) return { ...base, kind: 'own-error' };
+  // An exception whose text says the test called what does not exist (Ruby's NoMethodError on a real object).
+  if (lead && !facts.exceptions.has(lead) && OWN_ERROR_TEXT.test(message) && !ASSERTION_TEXT.test(message)) return { ...base, kind: 'own-error', exception: lead };
   if (lead === 'AssertionError' || (!lead && (t.failureKind === 'assertion' || ASSERTION_TEXT.test(message)))) {
     const wrapped = [...facts.exceptions].find((e) => e !== 'AssertionError' && new RegExp(`\\b${e}\\b`).test(message));
     return { ...base, kind: 'assertion', exception: wrapped };

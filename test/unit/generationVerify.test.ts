@@ -1,5 +1,6 @@
 import type { RunResult, TestResult } from '../../src/harness/types.js';
 import { splitDiff } from '../../src/generation/diffFiles.js';
+import { readFileSync } from 'node:fs';
 import { carriesReportedException, classifyFailure, issueFacts, judgeRuns, leadingException } from '../../src/generation/verify.js';
 
 const ISSUE = {
@@ -170,5 +171,35 @@ describe('verification on real-world shapes', () => {
     expect(passedBefore.status).toBe('reproduced');
     const failedBefore = judgeRuns(issue, files, [result([failing]), result([failing])], { baseline: result([failing]) });
     expect(failedBefore.status).toBe('not-reproduced');
+  });
+});
+
+
+describe('a test that calls what does not exist is its own error, in every ecosystem', () => {
+  const facts = issueFacts({ title: 'Wrong total', body: 'The total is off by one.' });
+  const kind = (message: string) => classifyFailure({ id: 't', failureKind: 'error', message }, facts).kind;
+  /** The first line of a real captured report that holds `needle`. */
+  const lineOf = (fixture: string, needle: string) => readFileSync(`test/unit/fixtures/${fixture}`, 'utf8').split('\n').find((l) => l.includes(needle))!;
+
+  it('Rust and Java compile errors from real reports', () => {
+    expect(kind(lineOf('rust/libtest-1.95.0-build-failure.txt', 'E0425'))).toBe('own-error');
+    expect(kind(lineOf('rust/libtest-1.63.0-build-failure.txt', 'E0425'))).toBe('own-error');
+    expect(kind(lineOf('java/surefire-3.2.5-junit4/maven-build-failure.log', 'cannot find symbol'))).toBe('own-error');
+    expect(kind(lineOf('java/gradle-4.4.1-junit4/gradle-build-failure.log', 'cannot find symbol'))).toBe('own-error');
+  });
+
+  it('PHP and Ruby: a missing function, class or constant; a method of nil is a bug, not the test', () => {
+    expect(kind('Error: Call to undefined method Composer\\Semver\\Constraint::isEmpty()')).toBe('own-error');
+    expect(kind('Error: Class "App\\Money" not found')).toBe('own-error');
+    expect(kind('NameError: uninitialized constant Paint::Mode')).toBe('own-error');
+    expect(kind("NoMethodError: undefined method `unpaint' for Paint:Module")).toBe('own-error');
+    expect(kind("NoMethodError: undefined method `size' for nil:NilClass")).not.toBe('own-error');
+    expect(kind("NoMethodError: undefined method 'size' for nil")).not.toBe('own-error');
+  });
+
+  it('Go, Python and Node as before', () => {
+    expect(kind('./clamp_test.go:9:9: undefined: Abs')).toBe('own-error');
+    expect(kind("ModuleNotFoundError: No module named 'durations.extra'")).toBe('own-error');
+    expect(kind("Error: Cannot find module '../src/nope'")).toBe('own-error');
   });
 });

@@ -79,6 +79,8 @@ export const go: Ecosystem = {
     const changed = changedGoTests(testPatch);
     return (t) => isChangedGoTest(t, changed);
   },
+  // the compiler's name for what does not exist (like a NameError)
+  ownErrorText: /\bundefined: [\w.]+/,
   registries: REGISTRIES.go,
   coverage: { counter: 'go-cover' },
 };

@@ -188,6 +188,8 @@ export const java: Ecosystem = {
     const changed = changedFunctions(testPatch, JVM_FUNCTIONS);
     return (t) => isChangedFunction(t, changed, methodOfId);
   },
+  // javac: a class, method or field that does not exist
+  ownErrorText: /\bcannot find symbol\b/,
   registries: REGISTRIES.java,
   coverage: { counter: null, reason: 'Java line counts need a coverage agent (JaCoCo) in the build, which is not added' },
 };

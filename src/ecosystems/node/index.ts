@@ -104,6 +104,8 @@ export const node: Ecosystem = {
   },
   defaultRunner: (facts) => namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' },
   runners: NODE_RUNNERS,
+  // a module or name the test uses does not exist, or the test does not parse
+  ownErrorText: /Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b/,
   registries: REGISTRIES.node,
   coverage: { counter: 'v8' },
 };

@@ -54,6 +54,8 @@ export const php: Ecosystem = {
   environment: (facts) => ({ image: `php:${declaredPhpVersion(facts) ?? DEFAULT_PHP}-cli`, install: PHP_INSTALL }),
   defaultRunner: () => ({ kind: 'phpunit', template: 'vendor/bin/phpunit {files}' }),
   runners: [phpunit],
+  // a function, method or class that does not exist
+  ownErrorText: /Call to undefined (function|method)|Class ["'][^"']+["'] not found/,
   registries: REGISTRIES.php,
   coverage: { counter: null, reason: 'no line counter for PHP yet (needs Xdebug or PCOV in the image)' },
 };

@@ -49,6 +49,8 @@ export const python: Ecosystem = {
   runners: [pytest],
   // checked-hash: a run's overlaid file of the same size and mtime is still recompiled.
   warm: 'python3 -m compileall -q -j 0 --invalidation-mode checked-hash .',
+  // a module or fixture the test uses does not exist
+  ownErrorText: /fixture '[^']+' not found|No module named/,
   registries: REGISTRIES.python,
   coverage: { counter: 'python-trace' },
 };

@@ -64,6 +64,8 @@ export const ruby: Ecosystem = {
   environment: (facts) => ({ image: `ruby:${declaredRubyVersion(facts) ?? DEFAULT_RUBY}`, install: RUBY_INSTALL }),
   defaultRunner: (facts) => (usesRspec(facts) ? { kind: 'rspec', template: 'rspec {files}' } : { kind: 'minitest', template: 'ruby -Ilib -Itest {files}' }),
   runners: [rspec, minitest],
+  // a constant, or a method of a real object, that does not exist (a method of nil is a bug, not this)
+  ownErrorText: /uninitialized constant|undefined method [`'][^']+' for (?!nil\b)/,
   registries: REGISTRIES.ruby,
   coverage: { counter: null, reason: 'no line counter for Ruby yet (Coverage from the standard library is not wired in)' },
 };

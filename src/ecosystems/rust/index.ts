@@ -123,6 +123,8 @@ export const rust: Ecosystem = {
     const changed = changedFunctions(testPatch, RUST_FUNCTIONS);
     return (t) => isChangedFunction(t, changed, (id) => id.split('::').pop() ?? id);
   },
+  // rustc: a function, value, import or method that does not exist
+  ownErrorText: /error\[E0(425|432|433|599)\]: (cannot find|unresolved import|failed to resolve|no (method|function|associated item) named)/,
   registries: REGISTRIES.rust,
   coverage: { counter: null, reason: 'Rust line counts need an instrumented build (-C instrument-coverage), which is not run' },
 };
