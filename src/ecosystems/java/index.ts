@@ -90,8 +90,9 @@ export const maven: RunnerDef = {
     const words = ['-B', '-o', ...SKIPS, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false', `-Dtest=${checked(classes.join(','))}`];
     if (modules.length) words.push('-pl', checked(modules.join(',')), '-am');
     const log = reportPath(out, 'build-output.txt');
-    // Reports of an earlier build in the image would read as this run's.
-    const clean = `find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
+    // Reports of an earlier build in the image would read as this run's; and the classes the install's
+    // test run compiled from base's code would be kept by Maven's timestamp check when the run's sources look older.
+    const clean = `find . \\( -path '*/target/surefire-reports' -o -path '*/target/classes' -o -path '*/target/test-classes' -o -path '*/target/maven-status' \\) -type d -prune -exec rm -rf {} + 2>/dev/null;`;
     return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/target/surefire-reports/*'", out, report)}; exit $rc`;
   },
   parse: (content, ctx) => parseJvmReports(content, ctx),
