@@ -31,7 +31,7 @@ describe('secrets', () => {
     expect(redact(line, secrets)).toBe(JSON.stringify({ err: 'failed with [REDACTED]' }));
   });
   it('scrubs the password of Redis URLs', () => {
-    expect(redact('connecting to redis://:s3cretpw@10.0.0.5:6379/0', [])).toBe('connecting to redis://:[REDACTED]@10.0.0.5:6379/0');
+    expect(redact('connecting to redis://:s3cretpw@redis.invalid:6379/0', [])).toBe('connecting to redis://:[REDACTED]@redis.invalid:6379/0');
     expect(redact('{"url":"rediss://default:Tr1cky-pw@cache.example:6380"}', [])).toBe('{"url":"rediss://default:[REDACTED]@cache.example:6380"}');
     expect(redact('redis://127.0.0.1:6379', [])).toBe('redis://127.0.0.1:6379');
   });
