@@ -1,10 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { swt } from '../helpers/cli.js';
-import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
-import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
 
 // A small real Go module with no configuration at all: detection from go.mod, the golang image
 // (built offline from Debian where none can be pulled), `go mod download` of a real dependency
@@ -65,21 +63,11 @@ beforeAll(() => {
   head = repo.commit({ 'clampx.go': FIXED }, 'Clamp limits from above; add Abs');
 });
 
-afterAll(async () => {
-  await removeEnvImagesBuiltFrom(commitsMade());
-  cleanupGitRepos();
-  await removePackageCachesOfGoneRepos();
-  expectNothingLeftBehind();
-  expect(networksOfOurs()).toBe('');
-});
+afterAll(cleanUpEcosystemRuns);
 
 describe('Go modules, no configuration (real containers, a real dependency from the module proxy)', () => {
   it('swt validate reports exactly the new test as F→P and S', async () => {
-    const tests = join(repo.path, '..', `${base.slice(0, 8)}-go-tests.patch`);
-    await writeFile(tests, ABOVE);
-    const r = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', tests, '--json');
-    expect(r.stderr).toBe('');
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    const out = await validateJson(repo.path, base, head, ABOVE);
     expect(out.tests.map((t: { id: string; transition: string }) => [t.id, t.transition])).toEqual([
       ['example.com/clampx.TestClampAbove', 'F2P'],
       ['example.com/clampx.TestClampInside', 'P2P'],

@@ -1,8 +1,6 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { swt } from '../helpers/cli.js';
-import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
-import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
+import { createGitRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
 
 // A small Maven project with a real Maven Central dependency (commons-lang3) and JUnit 4, with no
 // configuration at all: detection from pom.xml, the maven image (built offline from Debian
@@ -72,24 +70,14 @@ const TEST_PATCH = [
   '',
 ].join('\n');
 
-afterAll(async () => {
-  await removeEnvImagesBuiltFrom(commitsMade());
-  cleanupGitRepos();
-  await removePackageCachesOfGoneRepos();
-  expectNothingLeftBehind();
-  expect(networksOfOurs()).toBe('');
-});
+afterAll(cleanUpEcosystemRuns);
 
 describe('Maven projects, no configuration (real containers, a Maven Central dependency)', () => {
   it('swt validate runs the touched test class and reports exactly the new test as F→P and S', async () => {
     const repo = createGitRepo({ 'pom.xml': POM, 'src/main/java/com/example/Greeter.java': GREETER(false), 'src/test/java/com/example/GreeterTest.java': OLD_TEST });
     const base = repo.sha;
     const head = repo.commit({ 'src/main/java/com/example/Greeter.java': GREETER(true) }, 'greet nobody');
-    const tests = join(repo.path, '..', `${base.slice(0, 8)}-tests.patch`);
-    await writeFile(tests, TEST_PATCH);
-    const r = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', tests, '--json');
-    expect(r.stderr).toBe('');
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    const out = await validateJson(repo.path, base, head, TEST_PATCH);
     expect(out.tests.map((t: { id: string; transition: string }) => [t.id, t.transition])).toEqual([
       ['com.example.GreeterTest.greetsByName', 'P2P'],
       ['com.example.GreeterTest.greetsNobody', 'F2P'],

@@ -1,10 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { swt } from '../helpers/cli.js';
-import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
-import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
+import { createGitRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
 
 // A Python project laid out the usual way (src/<pkg>, pyproject.toml) that must be installed
 // before its tests can import it, with no configuration at all: detection, `pip install -e .[test]`
@@ -60,22 +58,12 @@ function project(code: (fixed: boolean) => string, deps: string[]) {
   return { repo, base, head };
 }
 
-afterAll(async () => {
-  await removeEnvImagesBuiltFrom(commitsMade());
-  cleanupGitRepos();
-  await removePackageCachesOfGoneRepos();
-  expectNothingLeftBehind();
-  expect(networksOfOurs()).toBe('');
-});
+afterAll(cleanUpEcosystemRuns);
 
 describe('Python src-layout projects, no configuration (real containers)', () => {
   it('swt validate installs the project with its test extra and a PyPI dependency, and reports exactly the new test as F→P and S', async () => {
     const { repo, base, head } = project(WITH_DEP, ['more-itertools>=8']);
-    const tests = join(repo.path, '..', `${base.slice(0, 8)}-tests.patch`);
-    await writeFile(tests, TEST_PATCH);
-    const r = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', tests, '--json');
-    expect(r.stderr).toBe('');
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    const out = await validateJson(repo.path, base, head, TEST_PATCH);
     expect(out.tests.map((t: { id: string; transition: string }) => [t.id, t.transition])).toEqual([
       ['tests/test_statx.py::test_mean', 'P2P'],
       ['tests/test_statx.py::test_mean_of_nothing', 'F2P'],

@@ -10,8 +10,8 @@ import { validate } from '../../src/pipeline/validate.js';
 import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egressConfig.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
-import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
-import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
+import { createGitRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 
 const refused = new Set<string>([...REGISTRIES.ruby, ...REGISTRIES.php]);
 let sandbox: Sandbox;
@@ -22,13 +22,7 @@ beforeAll(() => {
   });
 });
 
-afterAll(async () => {
-  await removeEnvImagesBuiltFrom(commitsMade());
-  cleanupGitRepos();
-  await removePackageCachesOfGoneRepos();
-  expectNothingLeftBehind();
-  expect(networksOfOurs()).toBe('');
-});
+afterAll(cleanUpEcosystemRuns);
 
 function newFile(path: string, lines: string[]): string {
   return ['diff --git a/' + path + ' b/' + path, 'new file mode 100644', '--- /dev/null', `+++ b/${path}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');

@@ -1,8 +1,6 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { swt } from '../helpers/cli.js';
-import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
-import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
+import { createGitRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns, type ValidateJson, validateJson } from '../helpers/ecosystemRun.js';
 
 // A small Rust crate with a real crates.io dependency (itoa), with no configuration at all:
 // detection from Cargo.toml, the rust image (built offline from Debian trixie here), `cargo fetch`
@@ -67,28 +65,18 @@ const UNIT_PATCH = [
   '',
 ].join('\n');
 
-afterAll(async () => {
-  await removeEnvImagesBuiltFrom(commitsMade());
-  cleanupGitRepos();
-  await removePackageCachesOfGoneRepos();
-  expectNothingLeftBehind();
-  expect(networksOfOurs()).toBe('');
-});
+afterAll(cleanUpEcosystemRuns);
 
-async function validateJson(testPatch: string): Promise<{ tests: { id: string; transition: string }[]; success: boolean; warnings: string[] }> {
+async function validateCrate(testPatch: string): Promise<ValidateJson> {
   const repo = createGitRepo({ 'Cargo.toml': CARGO_TOML, 'src/lib.rs': LIB(false), 'tests/describe.rs': OLD_TEST, 'README.md': '# describe\n' });
   const base = repo.sha;
   const head = repo.commit({ 'src/lib.rs': LIB(true) }, 'one item is singular');
-  const tests = join(repo.path, '..', `${base.slice(0, 8)}-tests.patch`);
-  await writeFile(tests, testPatch);
-  const r = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', tests, '--json');
-  expect(r.stderr).toBe('');
-  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+  return await validateJson(repo.path, base, head, testPatch);
 }
 
 describe('Rust crates, no configuration (real containers, a crates.io dependency)', () => {
   it('swt validate runs the integration test binary and reports exactly the new test as F→P and S', async () => {
-    const out = await validateJson(INTEGRATION_PATCH);
+    const out = await validateCrate(INTEGRATION_PATCH);
     expect(out.tests.map((t) => [t.id, t.transition])).toEqual([
       ['tests/describe.rs::many', 'P2P'],
       ['tests/describe.rs::one', 'F2P'],
@@ -97,7 +85,7 @@ describe('Rust crates, no configuration (real containers, a crates.io dependency
   }, 1_200_000);
 
   it('a test patch to the #[cfg(test)] module in src/lib.rs runs the crate\'s unit tests', async () => {
-    const out = await validateJson(UNIT_PATCH);
+    const out = await validateCrate(UNIT_PATCH);
     expect(out.tests.map((t) => [t.id, t.transition])).toEqual([
       ['src/lib.rs::tests::one', 'F2P'],
       ['src/lib.rs::tests::zero', 'P2P'],
