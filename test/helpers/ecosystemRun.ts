@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from '@jest/globals';
 import { swt } from './cli.js';
@@ -15,9 +16,11 @@ export interface ValidateJson {
 
 /** `swt validate --json` on a temp repository with `testPatch` as the tests; its last line, parsed. */
 export async function validateJson(repoPath: string, base: string, head: string, testPatch: string): Promise<ValidateJson> {
-  const tests = join(repoPath, '..', `${base.slice(0, 8)}-tests.patch`);
+  // Beside the repo, not in it (the patch is not part of base), and removed after: nothing left in /tmp.
+  const dir = await mkdtemp(join(tmpdir(), 'swt-test-patch-'));
+  const tests = join(dir, `${base.slice(0, 8)}-tests.patch`);
   await writeFile(tests, testPatch);
-  const r = await swt('validate', '--repo', repoPath, '--base', base, '--head', head, '--tests', tests, '--json');
+  const r = await swt('validate', '--repo', repoPath, '--base', base, '--head', head, '--tests', tests, '--json').finally(() => rm(dir, { recursive: true, force: true }));
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as ValidateJson;
 }
