@@ -2,6 +2,7 @@
 import type { RunnerSpec } from '../../harness/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
+import { installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
 import { NODE_RUNNERS } from './runners.js';
 
 export { isTape } from './runners.js';
@@ -71,7 +72,7 @@ const SUPPORT_FILE =
 export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
-  manifests: ['package.json'],
+  manifests: [...PM_MANIFESTS],
   runnerNames: ['jest', 'vitest', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {
@@ -94,15 +95,15 @@ export const node: Ecosystem = {
     return ts > js ? 'typescript' : 'javascript';
   },
   environment(facts) {
-    const has = (name: string) => facts.files.includes(name);
     const pkg = packageJsonOf(facts);
     const image = `node:${nodeMajorFor(typeof pkg?.engines?.node === 'string' ? pkg.engines.node : undefined)}`;
-    if (has('package-lock.json') || has('npm-shrinkwrap.json')) return { image, install: 'npm ci --no-audit --no-fund' };
-    if (has('pnpm-lock.yaml')) return { image, install: 'npx --yes pnpm install --frozen-lockfile --prefer-offline' };
-    if (has('yarn.lock')) return { image, install: 'npx --yes yarn install --frozen-lockfile --prefer-offline' };
-    return { image, install: 'npm install --no-audit --no-fund' };
+    return { image, install: installCommand(packageManagerOf(facts, pkg)) };
   },
-  defaultRunner: (facts) => namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' },
+  defaultRunner(facts) {
+    const spec = namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' };
+    // Under Yarn Plug'n'Play the tools run through yarn: there is no node_modules/.bin.
+    return { ...spec, template: underPackageManager(packageManagerOf(facts, packageJsonOf(facts)), spec.template) };
+  },
   runners: NODE_RUNNERS,
   // a module or name the test uses does not exist, or the test does not parse
   ownErrorText: /Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b/,
