@@ -157,3 +157,23 @@ describe('Node package managers: runner commands under Plug\'n\'Play', () => {
     expect(node.defaultRunner(facts({ devDependencies: { mocha: '^10' } }, { 'package-lock.json': '{}' }))).toEqual({ kind: 'mocha', template: 'npx mocha --exit {files}' });
   });
 });
+
+describe('Node: the mocha command keeps what the project\'s script needs for its files to load', () => {
+  const script = 'yarn tsc && TS_NODE_TRANSPILE_ONLY=true mocha --require ts-node/register --extension ts tests/**/*.test.ts';
+  it('carries over --require/-r, --extension and the script\'s own variables, nothing else', () => {
+    expect(node.defaultRunner(facts({ devDependencies: { mocha: '^8' }, scripts: { test: script } }, { 'package-lock.json': '{}' }))).toEqual({
+      kind: 'mocha',
+      template: 'TS_NODE_TRANSPILE_ONLY=true npx mocha --exit --require ts-node/register --extension ts {files}',
+    });
+    expect(node.defaultRunner(facts({ devDependencies: { mocha: '^10' }, scripts: { 'test:watch': 'mocha -w -r a', test: 'mocha -r ./test/setup.js --reporter dot --timeout=5000 test' } })).template).toBe(
+      'npx mocha --exit --require ./test/setup.js {files}',
+    );
+    // Shell syntax in the script is not copied into the command.
+    expect(node.defaultRunner(facts({ devDependencies: { mocha: '^10' }, scripts: { test: 'X=$(id) mocha -r "$(id)" --extension=ts' } })).template).toBe('npx mocha --exit --extension ts {files}');
+  });
+
+  it('runs it through yarn under Plug\'n\'Play, the variables in front', () => {
+    const f = facts({ packageManager: 'yarn@4.0.0-rc.2', devDependencies: { mocha: '^8' }, scripts: { test: script } }, { 'yarn.lock': BERRY_LOCK, '.yarnrc.yml': 'yarnPath: .yarn/releases/yarn-4.0.0-rc.2.cjs\n' });
+    expect(node.defaultRunner(f)).toEqual({ kind: 'mocha', template: `TS_NODE_TRANSPILE_ONLY=true ${YARN_SHIM} mocha --exit --require ts-node/register --extension ts {files}` });
+  });
+});

@@ -48,12 +48,49 @@ function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
     const tsJest = has('ts-jest') && !hasJestConfig;
     return { kind: 'jest', template: tsJest ? 'npx jest --preset ts-jest {files}' : 'npx jest {files}' };
   }
-  if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: 'npx mocha --exit {files}' };
+  if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: `${mochaLoaders(pkg.scripts)}npx mocha --exit ${mochaOptions(pkg.scripts)}{files}` };
   if (has('tape') || inScripts(/\btape\b/)) return { kind: 'tap', template: 'npx tape {files}' };
   if (has('tap') || inScripts(/(^|[\s;&|])tap(\s|$)/)) return { kind: 'tap', template: 'npx tap {files}' };
   if (inScripts(/\bnode\s+(?:[^;&|]*\s)?--test\b/)) return { kind: 'node-test', template: 'node --test {files}' };
   return undefined;
 }
+
+/** The package.json script segment that runs mocha (`a && B=1 mocha -r x t/*.ts` → `B=1 mocha -r x t/*.ts`), or ''. */
+function mochaSegment(scripts: unknown): string {
+  if (!scripts || typeof scripts !== 'object') return '';
+  // The `test` script first: it is what CI runs.
+  const ordered = Object.entries(scripts).sort(([a], [b]) => Number(b === 'test') - Number(a === 'test'));
+  const runs = ordered.map(([, v]) => v).filter((v): v is string => typeof v === 'string').flatMap((v) => v.split(/&&|\|\||;/));
+  return runs.map((r) => r.trim()).find((r) => /(^|[\s/])_?mocha(\s|$)/.test(r)) ?? '';
+}
+
+/**
+ * What the project's mocha script needs for its files to load at all (TypeScript through
+ * ts-node, a setup module): its `--require`/`-r` modules and `--extension`s. Other options (spec
+ * globs, reporters, watch) are the harness's to choose.
+ */
+function mochaOptions(scripts: unknown): string {
+  const words = mochaSegment(scripts).split(/\s+/);
+  const kept: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const m = /^(--require|-r|--extension)(?:=(.+))?$/.exec(words[i]!);
+    const value = m && (m[2] ?? words[i + 1]);
+    if (!m || !value || !SAFE_WORD.test(value)) continue;
+    kept.push(`${m[1] === '-r' ? '--require' : m[1]} ${value}`);
+    if (m[2] === undefined) i++;
+  }
+  return kept.map((k) => `${k} `).join('');
+}
+
+/** Variables the mocha script sets for itself (`TS_NODE_TRANSPILE_ONLY=true mocha …`), as a command prefix. */
+function mochaLoaders(scripts: unknown): string {
+  const env = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)+)(?:npx\s+)?_?mocha\b/.exec(mochaSegment(scripts));
+  const vars = env ? env[1]!.trim().split(/\s+/).filter((v) => SAFE_WORD.test(v)) : [];
+  return vars.map((v) => `${v} `).join('');
+}
+
+/** A word from package.json that goes into the command as it is: no shell syntax. */
+const SAFE_WORD = /^[\w@./:=+-]+$/;
 
 const SCRIPT = /\.[cm]?[jt]sx?$/;
 const JS_TEST_NAME = /\.(test|spec)\.[cm]?[jt]sx?$/;

@@ -192,7 +192,9 @@ export function installCommand(pm: PackageManager): string {
       // cache (in the image), which Plug'n'Play reads at test time; cacheFolder must not be the volume.
       const env =
         `env -u YARN_CACHE_FOLDER YARN_ENABLE_GLOBAL_CACHE=false YARN_ENABLE_MIRROR=true YARN_GLOBAL_FOLDER=${cache('yarn-berry')} ` +
-        `YARN_ENABLE_TELEMETRY=0 YARN_ENABLE_PROGRESS_BARS=false YARN_ENABLE_IMMUTABLE_INSTALLS=${pm.lockfile}`;
+        `YARN_ENABLE_TELEMETRY=0 YARN_ENABLE_PROGRESS_BARS=false YARN_ENABLE_IMMUTABLE_INSTALLS=${pm.lockfile} ` +
+        // Berry reads its own proxy settings, not HTTP(S)_PROXY.
+        `YARN_HTTP_PROXY="\${HTTP_PROXY:-}" YARN_HTTPS_PROXY="\${HTTPS_PROXY:-}"`;
       return (
         fetchCli(pm) +
         `${env} "$pm" install || { ${installNote('yarn install failed: no registry answered and the package cache lacks some of yarn.lock\'s packages (air-gapped?)')} >&2; exit 1; }`
@@ -211,9 +213,10 @@ export function installCommand(pm: PackageManager): string {
  */
 export function underPackageManager(pm: PackageManager, template: string): string {
   if (!(pm.name === 'yarn' && pm.pnp)) return template;
-  const t = template.trim();
-  const tool = /^(?:npx(?:\s+(?:--yes|-y|--no-install|--no))*\s+|(?:\.\/)?node_modules\/\.bin\/)(\S.*)$/.exec(t);
-  if (tool) return `${YARN_SHIM} ${tool[1]}`;
-  if (/^node(\s|$)/.test(t)) return `${YARN_SHIM} ${t}`;
-  return t;
+  // Variables the command sets for itself stay in front (`TS_NODE_TRANSPILE_ONLY=true npx mocha`).
+  const [, env, t] = /^((?:[A-Za-z_]\w*=\S*\s+)*)(.*)$/s.exec(template.trim())!;
+  const tool = /^(?:npx(?:\s+(?:--yes|-y|--no-install|--no))*\s+|(?:\.\/)?node_modules\/\.bin\/)(\S.*)$/s.exec(t!);
+  if (tool) return `${env}${YARN_SHIM} ${tool[1]}`;
+  if (/^node(\s|$)/.test(t!)) return `${env}${YARN_SHIM} ${t}`;
+  return template.trim();
 }
