@@ -113,7 +113,7 @@ describe('Node package managers: the install command', () => {
     const cmd = installCommand({ name: 'yarn', version: '4.1.0', from: 'packageManager', lockfile: true, berry: true, pnp: true });
     expect(cmd).toContain('@yarnpkg/cli-dist@4.1.0 >');
     expect(cmd).toContain('env -u YARN_CACHE_FOLDER YARN_ENABLE_GLOBAL_CACHE=false YARN_ENABLE_MIRROR=true YARN_GLOBAL_FOLDER="${SWT_PKG_CACHE:-$HOME/.cache}"/yarn-berry');
-    expect(cmd).toContain('YARN_ENABLE_IMMUTABLE_INSTALLS=true "$pm" install');
+    expect(cmd).toContain('YARN_ENABLE_IMMUTABLE_INSTALLS=true YARN_HTTP_PROXY="${HTTP_PROXY:-}" YARN_HTTPS_PROXY="${HTTPS_PROXY:-}" "$pm" install');
     expect(cmd).toContain('ln -sf "$HOME"/.swt-pm/@yarnpkg+cli-dist@4.1.0/bin/yarn "$HOME"/.swt-pm/bin/yarn');
   });
 
