@@ -1,11 +1,11 @@
 /**
  * Pinned package managers, with no configuration, in real containers: a pnpm 8 project pinned by
  * `packageManager` installs with exactly pnpm 8.15.9 (not the newest pnpm), Yarn classic with
- * exactly 1.22.22, a Yarn 4 project
+ * exactly 1.22.22, bun.lock with bun 1.2.19 (the bun npm package), a Yarn 4 project
  * installs with Plug'n'Play (no node_modules) and its tests run through `yarn node`; the new test
  * is F→P in both. Air-gapped (the egress proxy refusing the npm registry): the same pnpm project
  * installs again from its package cache, and a project whose pinned pnpm was never fetched fails
- * saying which version could not be had. Lockfiles are real ones (pnpm 8.15.9, Yarn 1.22.22 and 4.5.3 wrote them).
+ * saying which version could not be had. Lockfiles are real ones (pnpm 8.15.9, Yarn 1.22.22 and 4.5.3, bun 1.2.19 wrote them).
  */
 import { execFileSync } from 'node:child_process';
 import { REGISTRIES } from '../../src/ecosystems/registries.js';
@@ -66,6 +66,22 @@ is-number@7.0.0:
   version "7.0.0"
   resolved "https://registry.yarnpkg.com/is-number/-/is-number-7.0.0.tgz#7535345b896734d5f80c4d06c50955527a14f12b"
   integrity sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng==
+`;
+
+const BUN_LOCK = `{
+  "lockfileVersion": 1,
+  "workspaces": {
+    "": {
+      "name": "pm-bun",
+      "dependencies": {
+        "is-number": "7.0.0",
+      },
+    },
+  },
+  "packages": {
+    "is-number": ["is-number@7.0.0", "", {}, "sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng=="],
+  }
+}
 `;
 
 const pkg = (name: string, packageManager: string, extra: object = {}) =>
@@ -140,6 +156,14 @@ describe('Node package managers at the pinned version (real containers, the npm 
     expect(f2p(v)).toEqual(['test/strings.test.js > a numeric string is even']);
     expect(v.success).toBe(true);
     expect(inImage(v.environment.image, '"$HOME"/.swt-pm/bin/yarn --version; ls node_modules')).toBe('1.22.22\nis-number');
+  }, 600_000);
+
+  it('bun.lock: installed frozen with the bun npm package\'s binary at the pinned 1.2.19; the new test is F→P', async () => {
+    const repo = createGitRepo({ 'package.json': pkg('pm-bun', 'bun@1.2.19'), 'bun.lock': BUN_LOCK, 'index.js': BUGGY, 'test/even.test.js': OLD_TEST });
+    const v = await validateAt(online, repo, repo.sha);
+    expect(f2p(v)).toEqual(['test/strings.test.js > a numeric string is even']);
+    expect(v.success).toBe(true);
+    expect(inImage(v.environment.image, '"$HOME"/.swt-pm/bin/bun --version; ls node_modules')).toBe('1.2.19\nis-number');
   }, 600_000);
 
   it('air-gapped: the pnpm project installs again from its package cache (pnpm and its store were fetched before)', async () => {
