@@ -131,6 +131,7 @@ const f2p = (v: Awaited<ReturnType<typeof validate>>) => v.tests.filter((t) => t
 
 describe('Node package managers at the pinned version (real containers, the npm registry through the egress proxy)', () => {
   let pnpmRepo: TempRepo;
+  let berryRepo: TempRepo;
 
   it('pnpm 8 pinned by packageManager: installed with pnpm 8.15.9, its store in the package cache; the new test is F→P', async () => {
     pnpmRepo = createGitRepo({ 'package.json': pkg('pm-pnpm', 'pnpm@8.15.9'), 'pnpm-lock.yaml': PNPM8_LOCK, 'index.js': BUGGY, 'test/even.test.js': OLD_TEST });
@@ -142,7 +143,7 @@ describe('Node package managers at the pinned version (real containers, the npm 
   }, 600_000);
 
   it('Yarn 4 with Plug\'n\'Play: no node_modules, the tests run through yarn node; the new test is F→P', async () => {
-    const repo = createGitRepo({ 'package.json': pkg('pm-berry', 'yarn@4.5.3'), 'yarn.lock': YARN4_LOCK, 'index.js': BUGGY, 'test/even.test.js': OLD_TEST });
+    const repo = (berryRepo = createGitRepo({ 'package.json': pkg('pm-berry', 'yarn@4.5.3'), 'yarn.lock': YARN4_LOCK, 'index.js': BUGGY, 'test/even.test.js': OLD_TEST }));
     const v = await validateAt(online, repo, repo.sha);
     expect(f2p(v)).toEqual(['test/strings.test.js > a numeric string is even']);
     expect(v.success).toBe(true);
@@ -175,7 +176,14 @@ describe('Node package managers at the pinned version (real containers, the npm 
     expect(inImage(v.environment.image, '"$HOME"/.swt-pm/bin/pnpm --version')).toBe('8.15.9');
   }, 600_000);
 
-  it('air-gapped with nothing cached: the install fails saying the pinned pnpm could not be fetched, and records it', async () => {
+  it('air-gapped: the Yarn 4 project installs again from the mirror in its package cache, Plug\'n\'Play still working', async () => {
+    const base = berryRepo.commit({ 'package.json': pkg('pm-berry', 'yarn@4.5.3', { description: 'parity' }), 'index.js': BUGGY }, 'describe, and the bug again');
+    const v = await validateAt(airGapped, berryRepo, base);
+    expect(f2p(v)).toEqual(['test/strings.test.js > a numeric string is even']);
+    expect(v.success).toBe(true);
+  }, 600_000);
+
+    it('air-gapped with nothing cached: the install fails saying the pinned pnpm could not be fetched, and records it', async () => {
     const repo = createGitRepo({ 'package.json': pkg('pm-pnpm', 'pnpm@8.15.9'), 'pnpm-lock.yaml': PNPM8_LOCK, 'index.js': BUGGY, 'test/even.test.js': OLD_TEST });
     await expect(validateAt(airGapped, repo, repo.sha)).rejects.toThrow(
       /swt: pnpm@8\.15\.9 \(package\.json's packageManager\) could not be fetched from the npm registry \(air-gapped\?\) and is not in the package cache: nothing is installed/,
