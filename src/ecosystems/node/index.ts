@@ -2,6 +2,7 @@
 import type { RunnerSpec } from '../../harness/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
+import { installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
 import { NODE_RUNNERS } from './runners.js';
 
 export { isTape } from './runners.js';
@@ -47,12 +48,49 @@ function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
     const tsJest = has('ts-jest') && !hasJestConfig;
     return { kind: 'jest', template: tsJest ? 'npx jest --preset ts-jest {files}' : 'npx jest {files}' };
   }
-  if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: 'npx mocha --exit {files}' };
+  if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: `${mochaLoaders(pkg.scripts)}npx mocha --exit ${mochaOptions(pkg.scripts)}{files}` };
   if (has('tape') || inScripts(/\btape\b/)) return { kind: 'tap', template: 'npx tape {files}' };
   if (has('tap') || inScripts(/(^|[\s;&|])tap(\s|$)/)) return { kind: 'tap', template: 'npx tap {files}' };
   if (inScripts(/\bnode\s+(?:[^;&|]*\s)?--test\b/)) return { kind: 'node-test', template: 'node --test {files}' };
   return undefined;
 }
+
+/** The package.json script segment that runs mocha (`a && B=1 mocha -r x t/*.ts` → `B=1 mocha -r x t/*.ts`), or ''. */
+function mochaSegment(scripts: unknown): string {
+  if (!scripts || typeof scripts !== 'object') return '';
+  // The `test` script first: it is what CI runs.
+  const ordered = Object.entries(scripts).sort(([a], [b]) => Number(b === 'test') - Number(a === 'test'));
+  const runs = ordered.map(([, v]) => v).filter((v): v is string => typeof v === 'string').flatMap((v) => v.split(/&&|\|\||;/));
+  return runs.map((r) => r.trim()).find((r) => /(^|[\s/])_?mocha(\s|$)/.test(r)) ?? '';
+}
+
+/**
+ * What the project's mocha script needs for its files to load at all (TypeScript through
+ * ts-node, a setup module): its `--require`/`-r` modules and `--extension`s. Other options (spec
+ * globs, reporters, watch) are the harness's to choose.
+ */
+function mochaOptions(scripts: unknown): string {
+  const words = mochaSegment(scripts).split(/\s+/);
+  const kept: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const m = /^(--require|-r|--extension)(?:=(.+))?$/.exec(words[i]!);
+    const value = m && (m[2] ?? words[i + 1]);
+    if (!m || !value || !SAFE_WORD.test(value)) continue;
+    kept.push(`${m[1] === '-r' ? '--require' : m[1]} ${value}`);
+    if (m[2] === undefined) i++;
+  }
+  return kept.map((k) => `${k} `).join('');
+}
+
+/** Variables the mocha script sets for itself (`TS_NODE_TRANSPILE_ONLY=true mocha …`), as a command prefix. */
+function mochaLoaders(scripts: unknown): string {
+  const env = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)+)(?:npx\s+)?_?mocha\b/.exec(mochaSegment(scripts));
+  const vars = env ? env[1]!.trim().split(/\s+/).filter((v) => SAFE_WORD.test(v)) : [];
+  return vars.map((v) => `${v} `).join('');
+}
+
+/** A word from package.json that goes into the command as it is: no shell syntax. */
+const SAFE_WORD = /^[\w@./:=+-]+$/;
 
 const SCRIPT = /\.[cm]?[jt]sx?$/;
 const JS_TEST_NAME = /\.(test|spec)\.[cm]?[jt]sx?$/;
@@ -71,7 +109,7 @@ const SUPPORT_FILE =
 export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
-  manifests: ['package.json'],
+  manifests: [...PM_MANIFESTS],
   runnerNames: ['jest', 'vitest', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {
@@ -94,15 +132,15 @@ export const node: Ecosystem = {
     return ts > js ? 'typescript' : 'javascript';
   },
   environment(facts) {
-    const has = (name: string) => facts.files.includes(name);
     const pkg = packageJsonOf(facts);
     const image = `node:${nodeMajorFor(typeof pkg?.engines?.node === 'string' ? pkg.engines.node : undefined)}`;
-    if (has('package-lock.json') || has('npm-shrinkwrap.json')) return { image, install: 'npm ci --no-audit --no-fund' };
-    if (has('pnpm-lock.yaml')) return { image, install: 'npx --yes pnpm install --frozen-lockfile --prefer-offline' };
-    if (has('yarn.lock')) return { image, install: 'npx --yes yarn install --frozen-lockfile --prefer-offline' };
-    return { image, install: 'npm install --no-audit --no-fund' };
+    return { image, install: installCommand(packageManagerOf(facts, pkg)) };
   },
-  defaultRunner: (facts) => namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' },
+  defaultRunner(facts) {
+    const spec = namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' };
+    // Under Yarn Plug'n'Play the tools run through yarn: there is no node_modules/.bin.
+    return { ...spec, template: underPackageManager(packageManagerOf(facts, packageJsonOf(facts)), spec.template) };
+  },
   runners: NODE_RUNNERS,
   // a module or name the test uses does not exist, or the test does not parse
   ownErrorText: /Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b/,
