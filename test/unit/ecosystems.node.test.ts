@@ -1,0 +1,74 @@
+/**
+ * The Node module's ava runner, on `--tap` output captured from real runs of ava 4.3.3 and 6.4.1
+ * (Node 22, swt-base/node:22) on the test files beside them (fixtures/node/ava/*.js.txt): a
+ * failing file, a crash, a duplicate title, a syntax error, skips and todos; and camelcase's own
+ * test.js at e7dccc9^ with the fix's test patch. Plus ava's test-file conventions and commands.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { node } from '../../src/ecosystems/node/index.js';
+import { ava } from '../../src/ecosystems/node/runners.js';
+import { pathInfo } from '../../src/ecosystems/index.js';
+import { buildRerunCommand, buildTestCommand, runnerFromCommand } from '../../src/harness/runners.js';
+import { parseRunReports } from '../../src/harness/parsers/index.js';
+import { isTestFile } from '../../src/harness/testFiles.js';
+
+const read = (name: string) => readFileSync(join(process.cwd(), 'test', 'unit', 'fixtures', 'node', 'ava', name), 'utf8');
+const ctx = (file: string) => ({ files: [file], file, output: '' });
+
+describe.each(['4.3.3', '6.4.1'])('ava %s --tap', (v) => {
+  it('a failing file: passes, assertion failures, an error thrown in a test, skip and todo as skipped, test.failing as passed', () => {
+    const r = ava.parse(read(`ava-${v}-mixed.tap`), ctx('fx/mixed.js'));
+    const byId = Object.fromEntries(r.tests.map((t) => [t.id, t]));
+    expect(Object.keys(byId).sort()).toEqual(['fx/mixed.js > fails', 'fx/mixed.js > known failure', 'fx/mixed.js > later', 'fx/mixed.js > passes', 'fx/mixed.js > skipped one', 'fx/mixed.js > throws']);
+    expect(byId['fx/mixed.js > passes'].outcome).toBe('passed');
+    expect(byId['fx/mixed.js > known failure'].outcome).toBe('passed');
+    expect(byId['fx/mixed.js > skipped one']).toMatchObject({ outcome: 'skipped', message: 'skipped' });
+    expect(byId['fx/mixed.js > later']).toMatchObject({ outcome: 'skipped', message: 'todo' });
+    expect(byId['fx/mixed.js > fails']).toMatchObject({ outcome: 'failed', failureKind: 'assertion' });
+    expect(byId['fx/mixed.js > fails'].message).toMatch(/^one is not two\nDifference.*\n- 1\n\+ 2/);
+    expect(byId['fx/mixed.js > throws']).toMatchObject({ outcome: 'failed', failureKind: 'error' });
+    expect(byId['fx/mixed.js > throws'].message).toMatch(/Error thrown in test[\s\S]*boom/);
+    expect(r.fileErrors).toEqual([]);
+    expect(r.complete).toBe(true);
+  });
+
+  it('a file that throws while loading, a duplicate title and a syntax error are the file’s errors', () => {
+    const crash = ava.parse(read(`ava-${v}-crash.tap`), ctx('fx/crash.js'));
+    expect(crash.fileErrors).toEqual([{ file: 'fx/crash.js', kind: 'collection', message: expect.stringMatching(/^Error: module crashed\nfx\/crash\.js exited with a non-zero exit code: 1$/) }]);
+    // ava 4 still ran the test registered before the throw; ava 6 did not.
+    expect(crash.tests.map((t) => t.id)).toEqual(v === '4.3.3' ? ['fx/crash.js > before crash'] : []);
+    const dup = ava.parse(read(`ava-${v}-dup.tap`), ctx('fx/dup.js'));
+    expect(dup.fileErrors[0].message).toMatch(/^Error: Duplicate test title: same/);
+    expect(dup.tests.every((t) => t.outcome === 'passed')).toBe(true);
+    const syntax = ava.parse(read(`ava-${v}-syntax.tap`), ctx('fx/syntax.js'));
+    expect(syntax).toMatchObject({ tests: [], fileErrors: [{ file: 'fx/syntax.js', kind: 'collection', message: expect.stringMatching(/^SyntaxError: Unexpected token ';'/) }] });
+  });
+});
+
+it('ava: camelcase’s test.js with the fix’s new assertions, before the fix (real run)', () => {
+  const r = ava.parse(read('ava-4.3.3-camelcase-test.js.tap'), ctx('test.js'));
+  expect(r.tests.filter((t) => t.outcome === 'failed').map((t) => t.id)).toEqual(['test.js > camelCase', 'test.js > camelCase with pascalCase option']);
+  expect(r.tests.filter((t) => t.outcome === 'passed')).toHaveLength(5);
+  expect(r.tests[0].message).toMatch(/b2B|b2b/);
+});
+
+it('ava: one file per invocation, --tap teed into the report, --match of the titles for reruns; a run with a missing report blames the file', () => {
+  const spec = runnerFromCommand('npx ava {files}');
+  expect(spec.kind).toBe('ava');
+  const cmd = buildTestCommand(spec, ['test.js', 'test/a b.js'], '/swt-out');
+  expect(cmd).toContain('( { { npx ava --tap test.js; echo $? > /swt-out/ava-0.tap.rc; } | tee /swt-out/ava-0.tap; }; exit');
+  expect(cmd).toContain("npx ava --tap 'test/a b.js';");
+  const rerun = buildRerunCommand(spec, [{ file: 'test.js', ids: ['test.js > camelCase', "test.js > it's > nested"] }], 1, '/swt-out');
+  expect(rerun).toContain("npx ava --tap --match camelCase --match 'it'\\''s > nested' test.js;");
+  const parsed = parseRunReports(spec, { files: ['test.js', 'b.test.js'], reports: { 'ava-0.tap': read('ava-4.3.3-camelcase-test.js.tap') }, output: 'b.test.js: SyntaxError: x', exitCode: 1, timedOut: false });
+  expect(parsed.tests).toHaveLength(7);
+  expect(parsed.fileErrors.map((e) => e.file)).toEqual(['b.test.js']);
+});
+
+it('ava: detected from package.json; its default files (test.js at the root, src/test.js, test-*.js) are test files', () => {
+  expect(node.defaultRunner({ files: ['package.json', 'test.js'], packageJson: { devDependencies: { ava: '^4.3.0', xo: '*' }, scripts: { test: 'xo && ava && tsd' } } })).toEqual({ kind: 'ava', template: 'npx ava {files}' });
+  for (const f of ['test.js', 'test.mjs', 'src/test.js', 'source/test.ts', 'lib/test-parse.js', 'test/foo.js', '__tests__/foo.js']) expect([f, isTestFile(f)]).toEqual([f, true]);
+  for (const f of ['lib/test.js', 'index.js', 'test-utils.js', 'scripts/test.sh']) expect([f, isTestFile(f)]).toEqual([f, false]);
+  expect(node.isTestFile(pathInfo('test.js'))).toBe(true);
+});
