@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { node } from '../../src/ecosystems/node/index.js';
-import { ava } from '../../src/ecosystems/node/runners.js';
+import { ava, jasmine } from '../../src/ecosystems/node/runners.js';
 import { pathInfo } from '../../src/ecosystems/index.js';
 import { buildRerunCommand, buildTestCommand, runnerFromCommand } from '../../src/harness/runners.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
@@ -71,4 +71,60 @@ it('ava: detected from package.json; its default files (test.js at the root, src
   for (const f of ['test.js', 'test.mjs', 'src/test.js', 'source/test.ts', 'lib/test-parse.js', 'test/foo.js', '__tests__/foo.js']) expect([f, isTestFile(f)]).toEqual([f, true]);
   for (const f of ['lib/test.js', 'index.js', 'test-utils.js', 'scripts/test.sh']) expect([f, isTestFile(f)]).toEqual([f, false]);
   expect(node.isTestFile(pathInfo('test.js'))).toBe(true);
+});
+
+/**
+ * jasmine, through swt's reporter, on real runs of jasmine 3.99.0 and 5.13.0 (Node 22) of the
+ * specs beside the reports (fixtures/node/jasmine/*_spec.js.txt); jasmine orders specs at random.
+ */
+const readJ = (name: string) => readFileSync(join(process.cwd(), 'test', 'unit', 'fixtures', 'node', 'jasmine', name), 'utf8');
+
+describe.each(['3.99.0', '5.13.0'])('jasmine %s', (v) => {
+  it('a failing file: suites in the id, expectation failures as assertions, thrown errors as errors, xit skipped, a duplicate name failing once fails', () => {
+    const r = jasmine.parse(readJ(`jasmine-${v}-mixed_spec.jsonl`), ctx('spec/mixed_spec.js'));
+    const byId = Object.fromEntries(r.tests.map((t) => [t.id, t]));
+    expect(Object.keys(byId).sort()).toEqual([
+      'spec/mixed_spec.js > math > adds',
+      'spec/mixed_spec.js > math > fails',
+      'spec/mixed_spec.js > math > is pending',
+      'spec/mixed_spec.js > math > nested > deep',
+      'spec/mixed_spec.js > math > same name',
+      'spec/mixed_spec.js > math > throws',
+      'spec/mixed_spec.js > top level',
+    ]);
+    expect(byId['spec/mixed_spec.js > math > fails']).toMatchObject({ outcome: 'failed', failureKind: 'assertion', message: expect.stringMatching(/^Expected 2 to be 3\./) });
+    expect(byId['spec/mixed_spec.js > math > throws']).toMatchObject({ outcome: 'failed', failureKind: 'error', message: expect.stringMatching(/^TypeError: boom/) });
+    expect(byId['spec/mixed_spec.js > math > is pending']).toMatchObject({ outcome: 'skipped', message: 'Temporarily disabled with xit' });
+    expect(byId['spec/mixed_spec.js > math > same name'].outcome).toBe('failed');
+    expect(byId['spec/mixed_spec.js > math > nested > deep'].outcome).toBe('passed');
+    expect(r).toMatchObject({ fileErrors: [], complete: true });
+  });
+
+  it('an afterAll that throws is the file’s error; a file that throws while loading leaves no report and is blamed from the output', () => {
+    const r = jasmine.parse(readJ(`jasmine-${v}-afterall_spec.jsonl`), ctx('spec/afterall_spec.js'));
+    expect(r.tests).toEqual([{ id: 'spec/afterall_spec.js > with afterAll > passes', file: 'spec/afterall_spec.js', outcome: 'passed' }]);
+    expect(r.fileErrors).toEqual([{ file: 'spec/afterall_spec.js', kind: 'collection', message: expect.stringMatching(/^afterAll in with afterAll: Error: cleanup failed/) }]);
+    const files = ['spec/mixed_spec.js', 'spec/crash_spec.js', 'spec/afterall_spec.js'];
+    const run = parseRunReports(runnerFromCommand('npx jasmine {files}'), {
+      files,
+      reports: { 'jasmine-0.jsonl': readJ(`jasmine-${v}-mixed_spec.jsonl`), 'jasmine-2.jsonl': readJ(`jasmine-${v}-afterall_spec.jsonl`) },
+      output: readJ(`jasmine-${v}-run.out.txt`),
+      exitCode: 1,
+      timedOut: false,
+    });
+    expect(run.fileErrors.map((e) => e.file).sort()).toEqual(['spec/afterall_spec.js', 'spec/crash_spec.js']);
+    expect(run.fileErrors.find((e) => e.file === 'spec/crash_spec.js')!.message).toMatch(/spec file crashed while loading/);
+  });
+});
+
+it('jasmine: detected from package.json, one file per invocation with swt’s reporter (the project’s own reporter dropped), --filter for reruns; *_spec.js files are test files', () => {
+  expect(node.defaultRunner({ files: ['package.json'], packageJson: { devDependencies: { jasmine: '^5' }, scripts: { test: 'jasmine' } } })).toEqual({ kind: 'jasmine', template: 'npx jasmine {files}' });
+  const spec = runnerFromCommand('npx jasmine --reporter=jasmine-spec-reporter {files}');
+  expect(spec.kind).toBe('jasmine');
+  const cmd = buildTestCommand(spec, ['spec/a_spec.js'], '/swt-out');
+  expect(cmd).not.toMatch(/\n/);
+  expect(cmd).toContain(" > /swt-out/swt-jasmine-reporter.cjs; rc=0; ( export SWT_JASMINE_OUT=/swt-out/jasmine-0.jsonl; npx jasmine --reporter=/swt-out/swt-jasmine-reporter.cjs spec/a_spec.js ) || rc=$?;");
+  const rerun = buildRerunCommand(spec, [{ file: 'spec/a_spec.js', ids: ['spec/a_spec.js > math > adds (1+1)'] }], 1, '/swt-out');
+  expect(rerun).toContain("npx jasmine --reporter=/swt-out/c0-0/swt-jasmine-reporter.cjs --filter='adds \\(1\\+1\\)' spec/a_spec.js");
+  for (const f of ['spec/a_spec.js', 'lib/parserSpec.js', 'src/x_spec.mjs']) expect([f, isTestFile(f)]).toEqual([f, true]);
 });

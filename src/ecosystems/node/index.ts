@@ -48,6 +48,7 @@ function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
     return { kind: 'jest', template: tsJest ? 'npx jest --preset ts-jest {files}' : 'npx jest {files}' };
   }
   if (has('ava') || inScripts(/(^|[\s;&|])ava(\s|$)/)) return { kind: 'ava', template: 'npx ava {files}' };
+  if (has('jasmine') || inScripts(/(^|[\s;&|])jasmine(\s|$)/)) return { kind: 'jasmine', template: 'npx jasmine {files}' };
   if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: 'npx mocha --exit {files}' };
   if (has('tape') || inScripts(/\btape\b/)) return { kind: 'tap', template: 'npx tape {files}' };
   if (has('tap') || inScripts(/(^|[\s;&|])tap(\s|$)/)) return { kind: 'tap', template: 'npx tap {files}' };
@@ -56,7 +57,8 @@ function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
 }
 
 const SCRIPT = /\.[cm]?[jt]sx?$/;
-const JS_TEST_NAME = /\.(test|spec)\.[cm]?[jt]sx?$/;
+/** `*.test.js`, `*.spec.js`, and jasmine's `*_spec.js` / `*Spec.js`. */
+const JS_TEST_NAME = /(\.(test|spec)|_spec|Spec)\.[cm]?[jt]sx?$/;
 const TEST_DIR = /^(tests?|specs?|__tests__|testing)$/i;
 /** ava's default globs beyond the above: `test.js` at the root or in src/source, and `test-*.js`. */
 const AVA_TEST_NAME = /^test(-[^/]+)?\.[cm]?[jt]sx?$/;
@@ -76,7 +78,7 @@ export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
   manifests: ['package.json'],
-  runnerNames: ['jest', 'vitest', 'ava', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
+  runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {
     if (!packageJsonOf(facts)) return 0;

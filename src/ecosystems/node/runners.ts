@@ -1,4 +1,4 @@
-/** Node's runners: vitest, jest, ava, mocha, node --test, node-tap and tape. Pure. */
+/** Node's runners: vitest, jest, ava, jasmine, mocha, node --test, node-tap and tape. Pure. */
 import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../harness/mochaReporter.js';
 import { parseJestJson } from '../../harness/parsers/jest.js';
 import { parseJUnit } from '../../harness/parsers/junit.js';
@@ -7,6 +7,7 @@ import { parseTap } from '../../harness/parsers/tap.js';
 import type { RunnerSpec } from '../../harness/types.js';
 import { shellQuote } from '../../util/shell.js';
 import { parseAvaTap } from './ava.js';
+import { JASMINE_OUT_ENV, JASMINE_REPORTER_FILE, jasmineReporterWrite, parseJasmineJsonl } from './jasmine.js';
 import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import type { OneReport, ReportContext, RunnerDef } from '../types.js';
 
@@ -147,6 +148,25 @@ export const ava: RunnerDef = {
   parse: (content, ctx) => parseAvaTap(content, ctx),
 };
 
+/** jasmine's own reporter replaced by swt's (see jasmine.ts): the report file is named through the environment. */
+function jasmineCommand(spec: RunnerSpec, extra: string[], files: string[], out: string, report: string): string {
+  const reporter = `--reporter=${reportPath(out, JASMINE_REPORTER_FILE)}`;
+  return `export ${JASMINE_OUT_ENV}=${reportPath(out, report)}; ${fillTemplate(withoutOwnReporter(spec.template), [reporter, ...extra, ...words(files)])}`;
+}
+
+export const jasmine: RunnerDef = {
+  kind: 'jasmine',
+  recognise: commandWord('jasmine'),
+  reportFile: 'jasmine.jsonl',
+  runsPerFile: () => true,
+  notFound: NOT_FOUND,
+  command: (spec, files, out, report) => jasmineCommand(spec, [], files, out, report),
+  // --filter is a regular expression on the spec's full name (suites and spec joined by spaces).
+  commandForTests: (spec, file, ids, out, report) => jasmineCommand(spec, [`--filter=${namePattern(ids)}`], [file], out, report),
+  prepare: (_spec, out) => jasmineReporterWrite(out),
+  parse: (content, ctx) => parseJasmineJsonl(content, ctx),
+};
+
 /** node-tap and tape: TAP on stdout, kept in the output and in a file. tape's TAP names no file: one file per invocation. */
 export const tap: RunnerDef = {
   kind: 'tap',
@@ -162,4 +182,4 @@ export const tap: RunnerDef = {
 };
 
 /** Most specific first: vitest before jest, tape/tap last. */
-export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, mocha, nodeTest, tap];
+export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, mocha, nodeTest, tap];
