@@ -119,6 +119,8 @@ describe.each(['3.99.0', '5.13.0'])('jasmine %s', (v) => {
 
 it('jasmine: detected from package.json, one file per invocation with swt’s reporter (the project’s own reporter dropped), --filter for reruns; *_spec.js files are test files', () => {
   expect(node.defaultRunner({ files: ['package.json'], packageJson: { devDependencies: { jasmine: '^5' }, scripts: { test: 'jasmine' } } })).toEqual({ kind: 'jasmine', template: 'npx jasmine {files}' });
+  expect(runnerFromCommand('node ./bin/jasmine.js {files}').kind).toBe('jasmine');
+  expect(runnerFromCommand('npx jasmine-node {files}').kind).toBe('file-level');
   const spec = runnerFromCommand('npx jasmine --reporter=jasmine-spec-reporter {files}');
   expect(spec.kind).toBe('jasmine');
   const cmd = buildTestCommand(spec, ['spec/a_spec.js'], '/swt-out');

@@ -156,7 +156,8 @@ function jasmineCommand(spec: RunnerSpec, extra: string[], files: string[], out:
 
 export const jasmine: RunnerDef = {
   kind: 'jasmine',
-  recognise: commandWord('jasmine'),
+  // `jasmine`, `npx jasmine`, `node ./bin/jasmine.js` (jasmine-npm's own suite) or node_modules/jasmine/bin/jasmine.js
+  recognise: /(^|[\s/;&|(])jasmine(\.js)?(\s|$|;|&|\|)/,
   reportFile: 'jasmine.jsonl',
   runsPerFile: () => true,
   notFound: NOT_FOUND,
