@@ -50,6 +50,7 @@ const FILES_RUN: Record<string, string[]> = {
   'python-humanize__humanize-a47a89e': ['tests/test_time.py'],
   'holepunchto__compact-encoding-9d2fd7e': ['test.js'],
   'sindresorhus__camelcase-79b9a64': ['test.js'],
+  'jasmine__jasmine-npm-2088418': ['spec/filters/regex_spec_filter_spec.js', 'spec/jasmine_spec.js'],
 };
 
 /** Instances whose test command no runner of swt reads: their verdicts are per file, from exit statuses. */
