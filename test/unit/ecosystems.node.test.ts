@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { node } from '../../src/ecosystems/node/index.js';
-import { ava, jasmine } from '../../src/ecosystems/node/runners.js';
+import { ava, bunTest, jasmine } from '../../src/ecosystems/node/runners.js';
 import { pathInfo } from '../../src/ecosystems/index.js';
 import { buildRerunCommand, buildTestCommand, runnerFromCommand } from '../../src/harness/runners.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
@@ -129,4 +129,46 @@ it('jasmine: detected from package.json, one file per invocation with swt’s re
   const rerun = buildRerunCommand(spec, [{ file: 'spec/a_spec.js', ids: ['spec/a_spec.js > math > adds (1+1)'] }], 1, '/swt-out');
   expect(rerun).toContain("npx jasmine --reporter=/swt-out/c0-0/swt-jasmine-reporter.cjs --filter='adds \\(1\\+1\\)' spec/a_spec.js");
   for (const f of ['spec/a_spec.js', 'lib/parserSpec.js', 'src/x_spec.mjs']) expect([f, isTestFile(f)]).toEqual([f, true]);
+});
+
+/**
+ * bun test's JUnit from real runs of bun 1.1.38 and 1.2.23 (the `bun` npm package, Node 22 image)
+ * on fixtures/node/bun/*.test.ts.txt: bun 1.1 flattens describes into classname, innermost first;
+ * bun 1.2 nests a testsuite per describe. A file that throws while loading is only in the output.
+ */
+const readB = (name: string) => readFileSync(join(process.cwd(), 'test', 'unit', 'fixtures', 'node', 'bun', name), 'utf8');
+
+describe.each(['1.1.38', '1.2.23'])('bun %s', (v) => {
+  const expected = (file: string) => ({
+    [`${file} > adds`]: 'passed',
+    [`${file} > fails`]: 'failed',
+    [`${file} > throws`]: 'failed',
+    [`${file} > skipped one`]: 'skipped',
+    [`${file} > later`]: 'skipped',
+    [`${file} > outer > inner > deep`]: 'passed',
+    [`${file} > outer > same`]: 'failed',
+  });
+
+  it('ids as bun names them (file > describe > test) in both layouts; skip and todo skipped; a duplicate name failing once fails', () => {
+    const r = bunTest.parse(readB(`bun-${v}-mixed.xml`), { files: ['test/mixed.test.ts'], output: '' });
+    expect(Object.fromEntries(r.tests.map((t) => [t.id, t.outcome]))).toEqual(expected('test/mixed.test.ts'));
+    expect(r.tests.find((t) => t.id.endsWith('> fails'))).toMatchObject({ failureKind: 'assertion', file: 'test/mixed.test.ts' });
+    expect(r.fileErrors).toEqual([]);
+  });
+
+  it('a file that throws while loading, run beside another, is that file’s error (from the output)', () => {
+    const files = ['test/mixed.test.ts', 'test/crash.test.ts'];
+    const run = parseRunReports(runnerFromCommand('npx bun test {files}'), { files, reports: { 'junit.xml': readB(`bun-${v}-both.xml`) }, output: readB(`bun-${v}-both.out.txt`), exitCode: 1, timedOut: false });
+    expect(Object.fromEntries(run.tests.map((t) => [t.id, t.outcome]))).toEqual(expected('test/mixed.test.ts'));
+    expect(run.fileErrors).toEqual([{ file: 'test/crash.test.ts', kind: 'collection', message: expect.stringMatching(/module crashed while loading/) }]);
+  });
+});
+
+it('bun test: detected from the test script, junit reporter options before the files, -t for reruns', () => {
+  expect(node.defaultRunner({ files: ['package.json', 'bun.lockb'], packageJson: { scripts: { test: 'bun test' } } })).toEqual({ kind: 'bun-test', template: 'bun test {files}' });
+  expect(node.defaultRunner({ files: ['package.json'], packageJson: { devDependencies: { bun: '^1.2' }, scripts: { test: 'bun test' } } })).toEqual({ kind: 'bun-test', template: 'npx bun test {files}' });
+  const spec = runnerFromCommand('bun test {files}');
+  expect(spec.kind).toBe('bun-test');
+  expect(buildTestCommand(spec, ['test/a.test.ts'], '/swt-out')).toBe('mkdir -p /swt-out 2>/dev/null; bun test --reporter=junit --reporter-outfile=/swt-out/junit.xml test/a.test.ts');
+  expect(buildRerunCommand(spec, [{ file: 'test/a.test.ts', ids: ['test/a.test.ts > outer > same'] }], 1, '/swt-out')).toContain("bun test --reporter=junit --reporter-outfile=/swt-out/c0-0/junit.xml -t same test/a.test.ts");
 });

@@ -48,6 +48,7 @@ function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
     return { kind: 'jest', template: tsJest ? 'npx jest --preset ts-jest {files}' : 'npx jest {files}' };
   }
   if (has('ava') || inScripts(/(^|[\s;&|])ava(\s|$)/)) return { kind: 'ava', template: 'npx ava {files}' };
+  if (inScripts(/(^|[\s;&|])bun\s+test(\s|$)/)) return { kind: 'bun-test', template: has('bun') ? 'npx bun test {files}' : 'bun test {files}' };
   if (has('jasmine') || inScripts(/(^|[\s;&|])jasmine(\s|$)/)) return { kind: 'jasmine', template: 'npx jasmine {files}' };
   if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: 'npx mocha --exit {files}' };
   if (has('tape') || inScripts(/\btape\b/)) return { kind: 'tap', template: 'npx tape {files}' };
@@ -78,7 +79,7 @@ export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
   manifests: ['package.json'],
-  runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
+  runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'bun test', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {
     if (!packageJsonOf(facts)) return 0;

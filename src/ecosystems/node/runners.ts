@@ -1,4 +1,4 @@
-/** Node's runners: vitest, jest, ava, jasmine, mocha, node --test, node-tap and tape. Pure. */
+/** Node's runners: vitest, jest, ava, jasmine, bun test, mocha, node --test, node-tap and tape. Pure. */
 import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../harness/mochaReporter.js';
 import { parseJestJson } from '../../harness/parsers/jest.js';
 import { parseJUnit } from '../../harness/parsers/junit.js';
@@ -7,6 +7,7 @@ import { parseTap } from '../../harness/parsers/tap.js';
 import type { RunnerSpec } from '../../harness/types.js';
 import { shellQuote } from '../../util/shell.js';
 import { parseAvaTap } from './ava.js';
+import { parseBunJUnit } from './bun.js';
 import { JASMINE_OUT_ENV, JASMINE_REPORTER_FILE, jasmineReporterWrite, parseJasmineJsonl } from './jasmine.js';
 import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import type { OneReport, ReportContext, RunnerDef } from '../types.js';
@@ -168,6 +169,22 @@ export const jasmine: RunnerDef = {
   parse: (content, ctx) => parseJasmineJsonl(content, ctx),
 };
 
+function bunOptions(out: string, report: string): string[] {
+  return ['--reporter=junit', `--reporter-outfile=${reportPath(out, report)}`];
+}
+
+/** bun test: JUnit with a file per test case. Its file arguments are path filters: keep only the requested files. */
+export const bunTest: RunnerDef = {
+  kind: 'bun-test',
+  recognise: /(^|[\s/;&|(])bun\s+test(\s|$|;|&|\|)/,
+  reportFile: 'junit.xml',
+  onlyRequested: true,
+  notFound: NOT_FOUND,
+  command: (spec, files, out, report) => fillTemplate(spec.template, [...bunOptions(out, report), ...words(files)]),
+  commandForTests: (spec, file, ids, out, report) => fillTemplate(spec.template, [...bunOptions(out, report), '-t', namePattern(ids), ...words([file])]),
+  parse: parseBunJUnit,
+};
+
 /** node-tap and tape: TAP on stdout, kept in the output and in a file. tape's TAP names no file: one file per invocation. */
 export const tap: RunnerDef = {
   kind: 'tap',
@@ -183,4 +200,4 @@ export const tap: RunnerDef = {
 };
 
 /** Most specific first: vitest before jest, tape/tap last. */
-export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, mocha, nodeTest, tap];
+export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, bunTest, mocha, nodeTest, tap];
