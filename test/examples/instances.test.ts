@@ -6,7 +6,8 @@
  * (behind minitest-reporters), PHPUnit (a data provider's new rows) with air-gapped installs, and a
  * Python src layout versioned from git; and Go, Rust and Java fixes run with no configuration at all
  * (go test -json, cargo test on an integration binary and on src/lib.rs's test module, Maven with
- * Surefire on JUnit 4 and 5).
+ * Surefire on JUnit 4 and 5); ava with its tests in the root test.js (no configuration), jasmine-npm's
+ * own suite through swt's jasmine reporter, and brittle, which no runner of swt reads (file-level verdicts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
