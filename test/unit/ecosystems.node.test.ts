@@ -128,7 +128,8 @@ it('jasmine: detected from package.json, one file per invocation with swt’s re
   expect(cmd).toContain(" > /swt-out/swt-jasmine-reporter.cjs; rc=0; ( export SWT_JASMINE_OUT=/swt-out/jasmine-0.jsonl; npx jasmine --reporter=/swt-out/swt-jasmine-reporter.cjs spec/a_spec.js ) || rc=$?;");
   const rerun = buildRerunCommand(spec, [{ file: 'spec/a_spec.js', ids: ['spec/a_spec.js > math > adds (1+1)'] }], 1, '/swt-out');
   expect(rerun).toContain("npx jasmine --reporter=/swt-out/c0-0/swt-jasmine-reporter.cjs --filter='adds \\(1\\+1\\)' spec/a_spec.js");
-  for (const f of ['spec/a_spec.js', 'lib/parserSpec.js', 'src/x_spec.mjs']) expect([f, isTestFile(f)]).toEqual([f, true]);
+  for (const f of ['spec/a_spec.js', 'spec/parserSpec.js', 'src/x_spec.mjs']) expect([f, isTestFile(f)]).toEqual([f, true]);
+  expect(isTestFile('src/OpenApiSpec.ts')).toBe(false);
 });
 
 /**

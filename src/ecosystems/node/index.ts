@@ -58,8 +58,8 @@ function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
 }
 
 const SCRIPT = /\.[cm]?[jt]sx?$/;
-/** `*.test.js`, `*.spec.js`, and jasmine's `*_spec.js` / `*Spec.js`. */
-const JS_TEST_NAME = /(\.(test|spec)|_spec|Spec)\.[cm]?[jt]sx?$/;
+/** `*.test.js`, `*.spec.js`, and jasmine's `*_spec.js` (its `*Spec.js` live under spec/; elsewhere the name is often source: `ApiSpec.ts`). */
+const JS_TEST_NAME = /(\.(test|spec)|_spec)\.[cm]?[jt]sx?$/;
 const TEST_DIR = /^(tests?|specs?|__tests__|testing)$/i;
 /** ava's default globs beyond the above: `test.js` at the root or in src/source, and `test-*.js`. */
 const AVA_TEST_NAME = /^test(-[^/]+)?\.[cm]?[jt]sx?$/;
