@@ -25,6 +25,7 @@ export const COVERAGE_MARKER = 'SWT_COV_TARGETS=';
 /** The line counter of the runner's ecosystem; throws COVERAGE_UNSUPPORTED, with the reason, where none is. */
 export function counterFor(kind: RunnerKind): Counter {
   const ecosystem = ecosystemOfRunner({ kind });
+  if (!ecosystem) throw new SwtError('COVERAGE_UNSUPPORTED', 'change coverage is not measured for file-level runs (a test command no runner of swt reads)');
   const support = ecosystem.coverage;
   if (support.counter === null) throw new SwtError('COVERAGE_UNSUPPORTED', `change coverage is not measured for ${ecosystem.language}: ${support.reason}`);
   return support.counter;

@@ -3,6 +3,7 @@
  * language asks here (which runner a command names, which ecosystem a repository is, whose
  * conventions a test file follows). Pure.
  */
+import { fileLevel } from '../harness/fileLevel.js';
 import type { RunnerSpec } from '../harness/types.js';
 import { pathInfo } from './command.js';
 import { go } from './go/index.js';
@@ -29,17 +30,19 @@ export function ecosystemById(id: string): Ecosystem | undefined {
   return ECOSYSTEMS.find((e) => e.id === id);
 }
 
-/** The runner definition of a kind, and the ecosystem it belongs to. */
-export function runnerDef(kind: string): { def: RunnerDef; ecosystem: Ecosystem } {
+/** The runner definition of a kind, and the ecosystem it belongs to (none for the file-level runner, which knows no language). */
+export function runnerDef(kind: string): { def: RunnerDef; ecosystem?: Ecosystem } {
   for (const ecosystem of ECOSYSTEMS) {
     const def = ecosystem.runners.find((r) => r.kind === kind);
     if (def) return { def, ecosystem };
   }
+  if (kind === fileLevel.kind) return { def: fileLevel };
   throw new Error(`unknown runner kind ${JSON.stringify(kind)}`);
 }
 
-export function ecosystemOfRunner(spec: Pick<RunnerSpec, 'kind'>): Ecosystem {
-  return runnerDef(spec.kind).ecosystem;
+/** The runner's ecosystem; for a file-level run, the one the repository was detected as, if any. */
+export function ecosystemOfRunner(spec: Pick<RunnerSpec, 'kind' | 'ecosystem'>): Ecosystem | undefined {
+  return runnerDef(spec.kind).ecosystem ?? (spec.ecosystem ? ecosystemById(spec.ecosystem) : undefined);
 }
 
 /** The runner kind a command names, or undefined. */

@@ -4,7 +4,7 @@ import type { TestTransition } from '../harness/types.js';
 import { noTime, PHASES, type PhaseTimes } from './phases.js';
 
 /** A test's transition as results.jsonl keeps it: failure messages trimmed to an excerpt. */
-export type ResultTest = Pick<TestTransition, 'id' | 'base' | 'head' | 'transition' | 'flaky' | 'preexisting' | 'runs' | 'orderDependent'> & {
+export type ResultTest = Pick<TestTransition, 'id' | 'base' | 'head' | 'transition' | 'flaky' | 'preexisting' | 'runs' | 'orderDependent' | 'fileLevel'> & {
   baseFailure?: string;
   headFailure?: string;
 };

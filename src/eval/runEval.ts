@@ -161,6 +161,7 @@ function resultTest(t: ValidationResult['tests'][number]): ResultTest {
   if (t.preexisting) out.preexisting = true;
   if (t.flaky && t.runs) out.runs = t.runs;
   if (t.orderDependent) out.orderDependent = t.orderDependent;
+  if (t.fileLevel) out.fileLevel = true;
   const base = t.base === 'fail' ? excerpt(t.baseFailure?.message) : undefined;
   const head = t.head === 'fail' ? excerpt(t.headFailure?.message) : undefined;
   if (base) out.baseFailure = base;

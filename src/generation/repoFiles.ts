@@ -1,6 +1,7 @@
 /** Read-only views of the host checkout at base: its file list, package.json and runner. */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FILE_LEVEL_KIND } from '../harness/fileLevel.js';
 import { isTape, runnerFromCommand } from '../harness/runners.js';
 import { isTestFile } from '../harness/testFiles.js';
 import { detectEcosystem, ecosystemOfRunner } from '../ecosystems/index.js';
@@ -55,6 +56,7 @@ export type RunnerName = string;
 export function runnerOf(testCommand: string): RunnerName {
   try {
     const spec = runnerFromCommand(testCommand);
+    if (spec.kind === FILE_LEVEL_KIND) return 'unknown';
     return isTape(spec) ? 'tape' : spec.kind;
   } catch {
     return 'unknown';
@@ -64,7 +66,7 @@ export function runnerOf(testCommand: string): RunnerName {
 /** The language a runner's tests are written in, as generation names it (`python`, `javascript`, `typescript`, `go`). */
 function languageOfRunner(runner: RunnerName, files: string[]): string {
   const kind = runner === 'tape' ? 'tap' : runner;
-  return ecosystemOfRunner({ kind }).languageOf(files.filter((f) => isTestFile(f)), files);
+  return ecosystemOfRunner({ kind })!.languageOf(files.filter((f) => isTestFile(f)), files);
 }
 
 export interface RepoInfo {

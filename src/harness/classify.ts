@@ -72,6 +72,7 @@ export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareO
   const { confirm } = opts;
   const targeted = new Set(confirm?.ids ?? []);
   const extra = { base: (confirm?.base ?? []).map(index), head: (confirm?.head ?? []).map(index) };
+  const fileLevelIds = new Set([...base, ...head].flatMap((r) => r.tests.filter((x) => x.fileLevel).map((x) => x.id)));
   const tests: TestTransition[] = subjects.map((s) => {
     const again = targeted.has(s.id);
     const b = judgeSide(s, baseIdx, 'base', again ? extra.base : []);
@@ -83,6 +84,7 @@ export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareO
       transition: transitionOf(b.value, h.value),
       flaky: b.flaky || h.flaky,
     };
+    if (fileLevelIds.has(s.id)) t.fileLevel = true;
     if (b.flaky) t.baseFlaky = true;
     if (h.flaky) t.headFlaky = true;
     if (b.failure) t.baseFailure = b.failure;

@@ -129,7 +129,7 @@ export function renderMarkdown(v: Verdict, opts: RenderOptions = {}): string {
     for (const t of rows.slice(0, maxRows)) {
       const f = shownFailure(t);
       const details = f ? `${f.side}: ${f.kind}${f.message ? ` ${code(oneLine(f.message, msgChars))}` : ''}` : '';
-      const result = `${reproduces(t) && !t.preexisting && !t.notJudged ? '**F→P**' : ARROW[t.transition]}${t.flaky ? ' (flaky)' : ''}${t.preexisting ? ' (pre-existing)' : ''}${t.notJudged ? ' (not judged)' : ''}`;
+      const result = `${reproduces(t) && !t.preexisting && !t.notJudged ? '**F→P**' : ARROW[t.transition]}${t.flaky ? ' (flaky)' : ''}${t.preexisting ? ' (pre-existing)' : ''}${t.notJudged ? ' (not judged)' : ''}${t.fileLevel ? ' (file-level)' : ''}`;
       out.push(`| ${code(t.id)} | ${sideIcon(t, 'base')} ${sideLabel(t, 'base')} | ${sideIcon(t, 'head')} ${sideLabel(t, 'head')} | ${result} | ${details} |`);
     }
     if (rows.length > maxRows) {
@@ -173,7 +173,7 @@ export function renderText(v: Verdict, opts: RenderOptions & { width?: number } 
     const rows = orderedTests(v);
     for (const t of rows.slice(0, maxRows)) {
       out.push(
-        `${pad(clipStart(t.id, cols[0]), cols[0])}  ${pad(sideLabel(t, 'base'), cols[1])}  ${pad(sideLabel(t, 'head'), cols[2])}  ${ARROW[t.transition]}${t.flaky ? ' (flaky)' : ''}${t.preexisting ? ' (pre-existing)' : ''}${t.notJudged ? ' (not judged)' : ''}`,
+        `${pad(clipStart(t.id, cols[0]), cols[0])}  ${pad(sideLabel(t, 'base'), cols[1])}  ${pad(sideLabel(t, 'head'), cols[2])}  ${ARROW[t.transition]}${t.flaky ? ' (flaky)' : ''}${t.preexisting ? ' (pre-existing)' : ''}${t.notJudged ? ' (not judged)' : ''}${t.fileLevel ? ' (file-level)' : ''}`,
       );
       const f = shownFailure(t);
       if (f?.message && (t.transition !== 'P2P' || t.flaky)) out.push(`    ${f.side} fix: ${oneLine(f.message, msgChars)}`);

@@ -6,6 +6,7 @@
  */
 import { detectEcosystem, ECOSYSTEMS, ecosystemOfRunner, recogniseRunner, runnerDef, supportedRunners, type RepoFacts } from '../ecosystems/index.js';
 import { SwtError } from '../util/errors.js';
+import { FILE_LEVEL_KIND } from './fileLevel.js';
 import { shellQuote } from '../util/shell.js';
 import type { RunnerSpec } from './types.js';
 
@@ -17,16 +18,24 @@ export const DEFAULT_OUT_DIR = '/swt-out';
 
 export const SUPPORTED_RUNNERS = supportedRunners();
 
-/** Recognise the runner in a plain command such as `npx mocha --exit {files}`. */
-export function runnerFromCommand(template: string): RunnerSpec {
+/**
+ * Recognise the runner in a plain command such as `npx mocha --exit {files}`. A command no runner
+ * recognises (a project's own test script) runs each test file on its own, judged by its exit
+ * status (file-level); `facts` name its ecosystem when given.
+ */
+export function runnerFromCommand(template: string, facts?: RepoFacts, touched: readonly string[] = []): RunnerSpec {
   const t = template.trim();
   if (!t) throw new SwtError('BAD_INPUT', 'The test command is empty', { hint: `supported runners: ${SUPPORTED_RUNNERS}` });
   if (/[\r\n]/.test(t)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
   const kind = recogniseRunner(t);
   if (kind) return { kind, template: t };
-  throw new SwtError('BAD_INPUT', `Cannot tell which test runner \`${t}\` uses`, {
-    hint: `name the runner in the command; supported runners: ${SUPPORTED_RUNNERS}`,
-  });
+  const ecosystem = facts ? detectEcosystem(facts, touched)?.id : undefined;
+  return { kind: FILE_LEVEL_KIND, template: t, ...(ecosystem ? { ecosystem } : {}) };
+}
+
+/** Whether the spec judges whole files by their exit status (see fileLevel.ts). */
+export function isFileLevel(spec: Pick<RunnerSpec, 'kind'>): boolean {
+  return spec.kind === FILE_LEVEL_KIND;
 }
 
 /** Pick a runner when the user gave no command: the detected ecosystem's (see detectEcosystems for `touched`). */

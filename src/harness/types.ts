@@ -17,6 +17,8 @@ export interface TestResult {
   failureKind?: FailureKind;
   /** First lines of the failure message, trimmed. */
   message?: string;
+  /** The verdict of a whole test file from its exit status (a runner swt cannot read): `id` is the file. */
+  fileLevel?: boolean;
 }
 
 /** A test file that could not be collected or loaded at all (syntax error, import error). */
@@ -76,6 +78,8 @@ export interface TestTransition {
   orderDependent?: string;
   /** Seen flaky on this repository before (the store's history): rerun first and labelled. */
   knownFlaky?: boolean;
+  /** A whole test file judged by its exit status (no runner report to read): see TestResult.fileLevel. */
+  fileLevel?: boolean;
 }
 
 export interface RunCount {
@@ -100,4 +104,6 @@ export interface RunnerSpec {
   kind: RunnerKind;
   /** The plain command, without reporter options, e.g. `npx mocha --exit {files}`. */
   template: string;
+  /** A file-level run (a command no runner recognises): the ecosystem the repository is, when known. */
+  ecosystem?: string;
 }

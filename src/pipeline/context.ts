@@ -2,7 +2,7 @@ import { environmentDefaults } from './environmentDefaults.js';
 import { ecosystemOfRunner, INSTALL_NOTES, manifestPaths, type RepoFacts } from '../ecosystems/index.js';
 import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
-import { detectRunner, runnerFromCommand } from '../harness/runners.js';
+import { detectRunner, isFileLevel, runnerFromCommand } from '../harness/runners.js';
 import type { RunnerSpec } from '../harness/types.js';
 import { listFiles, openRepo, readFileAt, resolveRev } from '../sandbox/git.js';
 import { capLimits, ceilingsFromEnv, type CappedLimit } from '../sandbox/ceilings.js';
@@ -55,13 +55,15 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const testCmd = input.testCmd || config.test_command;
   const facts = !image || install === undefined || !testCmd ? await repoFacts(repo, base, files) : undefined;
   const touched = input.touched ?? [];
-  const runner = testCmd ? runnerFromCommand(testCmd) : detectRunner(facts!, touched);
+  let runner = testCmd ? runnerFromCommand(testCmd, facts, touched) : detectRunner(facts!, touched);
+  // A command no runner recognises runs file by file: its ecosystem (warm-up, ΔC) is the repository's.
+  if (testCmd && isFileLevel(runner) && !facts) runner = runnerFromCommand(testCmd, await repoFacts(repo, base, files), touched);
   const defaults = facts ? environmentDefaults(facts, runner, touched) : undefined;
   const baseImage = image || defaults!.image;
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
   const cacheScope = input.cacheScope;
-  const warm = ecosystemOfRunner(runner).warm;
+  const warm = ecosystemOfRunner(runner)?.warm;
   const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
   const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
   for (const n of installNotes) progress.step(n);

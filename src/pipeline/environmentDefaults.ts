@@ -17,7 +17,7 @@ export type EnvironmentDefaults = EnvironmentChoice;
  */
 export function environmentEcosystem(facts: RepoFacts, runner?: RunnerSpec, touched: readonly string[] = []): Ecosystem {
   // Python's image (with pytest) is the last resort, as before ecosystems had modules.
-  return detectEcosystem(facts, touched) ?? (runner ? ecosystemOfRunner(runner) : python);
+  return detectEcosystem(facts, touched) ?? (runner ? ecosystemOfRunner(runner) : undefined) ?? python;
 }
 
 export function environmentDefaults(facts: RepoFacts, runner?: RunnerSpec, touched: readonly string[] = []): EnvironmentDefaults {

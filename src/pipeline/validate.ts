@@ -146,7 +146,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   const envs = { base: ctx.env, head: headEnv.env };
   const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs }, existing, opts, progress);
   // Compiled languages: a unit that does not build at base takes only the tests the patch adds or changes into account.
-  const changedTest = ecosystemOfRunner(ctx.runner).changedTests?.(input.testPatch);
+  const changedTest = ecosystemOfRunner(ctx.runner)?.changedTests?.(input.testPatch);
   const withTests = labelKnown(compareRuns(runs.base, runs.head, { ...(changedTest ? { changedTest } : {}), ...(runs.confirm ? { confirm: runs.confirm } : {}) }), opts.knownFlaky);
   const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
   const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;

@@ -6,8 +6,10 @@
  * (behind minitest-reporters), PHPUnit (a data provider's new rows) with air-gapped installs, and a
  * Python src layout versioned from git; and Go, Rust and Java fixes run with no configuration at all
  * (go test -json, cargo test on an integration binary and on src/lib.rs's test module, Maven with
- * Surefire on JUnit 4 and 5); vitest projects pinned to pnpm 8, 9 and 10 by `packageManager`, and
- * a Yarn 4 Plug'n'Play project (yarnPath) whose mocha runs TypeScript through ts-node.
+ * Surefire on JUnit 4 and 5); vitest projects pinned to pnpm 8, 9 and 10 by `packageManager`,
+ * a Yarn 4 Plug'n'Play project (yarnPath) whose mocha runs TypeScript through ts-node; ava with its
+ * tests in the root test.js (no configuration), jasmine-npm's own suite through swt's jasmine reporter,
+ * and brittle, which no runner of swt reads (file-level verdicts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -21,7 +23,7 @@ import { containersOfOurs } from '../helpers/docker.js';
 
 const DIR = join(process.cwd(), 'fixtures', 'instances');
 /** Instances run with no configuration at all: their image, install and test command (what a user would name) are dropped, so the ecosystem modules choose them. */
-const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j)-/;
+const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j|sindresorhus__camelcase)-/;
 /** SWT_INSTANCES=<regex> runs only the matching instances (all by default). */
 const ONLY = process.env.SWT_INSTANCES ? new RegExp(process.env.SWT_INSTANCES) : undefined;
 const instances = parseInstances(readFileSync(join(DIR, 'instances.jsonl'), 'utf8'), 'fixtures/instances/instances.jsonl')
@@ -53,7 +55,13 @@ const FILES_RUN: Record<string, string[]> = {
   'unjs__ufo-62199a0': ['test/utilities.test.ts'],
   'unjs__ufo-4d024df': ['test/query.test.ts'],
   'arcanis__typanion-c7a0080': ['tests/index.test.ts'],
+  'holepunchto__compact-encoding-9d2fd7e': ['test.js'],
+  'sindresorhus__camelcase-79b9a64': ['test.js'],
+  'jasmine__jasmine-npm-2088418': ['spec/filters/regex_spec_filter_spec.js', 'spec/jasmine_spec.js'],
 };
+
+/** Instances whose test command no runner of swt reads: their verdicts are per file, from exit statuses. */
+const FILE_LEVEL = new Set(['holepunchto__compact-encoding-9d2fd7e']);
 
 /** A test's file (`file::…`, `file > …`), else its Go package (`<import path>.TestX/sub`) or Java class (`<class>.<method>(…)[n]`). */
 function unitOfId(id: string): string {
@@ -83,7 +91,9 @@ describe('swt eval on the bundled real instances (mocha, tap, node --test, RSpec
       const f2p = r.tests.filter((t) => t.transition === 'F2P' && !t.preexisting).map((t) => t.id);
       expect(f2p.sort()).toEqual([...inst.FAIL_TO_PASS].sort());
       // Per-test results with their files; nothing touched by the patch that is not a test ran as one.
-      expect([...new Set(r.tests.map((t) => unitOfId(t.id)))].sort()).toEqual(FILES_RUN[r.instance_id]);
+      expect([...new Set(r.tests.map((t) => (t.fileLevel ? t.id : unitOfId(t.id))))].sort()).toEqual(FILES_RUN[r.instance_id]);
+      // A command no runner reads (brittle) gives file-level verdicts, and only then.
+      expect(r.tests.every((t) => !!t.fileLevel === FILE_LEVEL.has(r.instance_id))).toBe(true);
     }
     expect(report).toMatchObject({ instances: instances.length, errors: 0, W: 100, S: 100, F2X: 100, F2P: 100 });
   }, 3_600_000);

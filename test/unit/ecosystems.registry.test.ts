@@ -14,8 +14,8 @@ describe('ecosystem registry', () => {
       expect(e.runnerNames.length).toBeGreaterThan(0);
       // Each default runner is one of its own kinds, and its command is recognised as that kind.
       const spec = e.defaultRunner({ files: [] });
-      expect(ecosystemOfRunner(spec).id).toBe(e.id);
-      expect(runnerDef(spec.kind).ecosystem.id).toBe(e.id);
+      expect(ecosystemOfRunner(spec)?.id).toBe(e.id);
+      expect(runnerDef(spec.kind).ecosystem?.id).toBe(e.id);
     }
   });
 

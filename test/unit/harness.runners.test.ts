@@ -57,21 +57,24 @@ describe('runnerFromCommand', () => {
     expect(isTape(runnerFromCommand('npx tap {files}'))).toBe(false);
   });
 
-  it('rejects unknown commands naming the supported runners', () => {
-    let err: unknown;
-    try {
-      runnerFromCommand('npm test');
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(SwtError);
-    expect((err as SwtError).code).toBe('BAD_INPUT');
-    expect((err as SwtError).oneLine()).toMatch(/pytest, jest, vitest, mocha, node --test, tap \(node-tap\),? (and )?tape\b.*go test, cargo test, Maven \(Surefire\) and Gradle/);
-    expect((err as SwtError).oneLine()).toMatch(/\brspec, minitest\b.*\bphpunit\b/);
+  it('runs a command no runner recognises file by file (file-level), and still rejects empty or multi-line commands', () => {
+    expect(runnerFromCommand('npm test')).toEqual({ kind: 'file-level', template: 'npm test' });
+    // The repository's ecosystem comes along when its facts are given.
+    expect(runnerFromCommand('node -r esm {files}', { files: ['package.json', 'test/index.js'], packageJson: { name: 'x' } })).toEqual({ kind: 'file-level', template: 'node -r esm {files}', ecosystem: 'node' });
+    // "jest" inside another word is not jest
+    expect(runnerFromCommand('npx jester {files}').kind).toBe('file-level');
     expect(swtCode(() => runnerFromCommand('   '))).toBe('BAD_INPUT');
     expect(swtCode(() => runnerFromCommand('npx jest\nrm -rf /'))).toBe('BAD_INPUT');
-    // "jest" inside another word is not jest
-    expect(swtCode(() => runnerFromCommand('npx jester {files}'))).toBe('BAD_INPUT');
+    const err = (() => {
+      try {
+        runnerFromCommand('');
+      } catch (e) {
+        return e as SwtError;
+      }
+      return undefined;
+    })();
+    expect(err?.oneLine()).toMatch(/pytest, jest, vitest, ava, jasmine, bun test, mocha, node --test, tap \(node-tap\),? (and )?tape\b.*go test, cargo test, Maven \(Surefire\) and Gradle/);
+    expect(err?.oneLine()).toMatch(/\brspec, minitest\b.*\bphpunit\b/);
   });
 });
 

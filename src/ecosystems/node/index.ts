@@ -48,6 +48,9 @@ function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
     const tsJest = has('ts-jest') && !hasJestConfig;
     return { kind: 'jest', template: tsJest ? 'npx jest --preset ts-jest {files}' : 'npx jest {files}' };
   }
+  if (has('ava') || inScripts(/(^|[\s;&|])ava(\s|$)/)) return { kind: 'ava', template: 'npx ava {files}' };
+  if (inScripts(/(^|[\s;&|])bun\s+test(\s|$)/)) return { kind: 'bun-test', template: has('bun') ? 'npx bun test {files}' : 'bun test {files}' };
+  if (has('jasmine') || inScripts(/(^|[\s;&|])jasmine(\s|$)/)) return { kind: 'jasmine', template: 'npx jasmine {files}' };
   if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: `${mochaLoaders(pkg.scripts)}npx mocha --exit ${mochaOptions(pkg.scripts)}{files}` };
   if (has('tape') || inScripts(/\btape\b/)) return { kind: 'tap', template: 'npx tape {files}' };
   if (has('tap') || inScripts(/(^|[\s;&|])tap(\s|$)/)) return { kind: 'tap', template: 'npx tap {files}' };
@@ -93,8 +96,12 @@ function mochaLoaders(scripts: unknown): string {
 const SAFE_WORD = /^[\w@./:=+-]+$/;
 
 const SCRIPT = /\.[cm]?[jt]sx?$/;
-const JS_TEST_NAME = /\.(test|spec)\.[cm]?[jt]sx?$/;
+/** `*.test.js`, `*.spec.js`, and jasmine's `*_spec.js` (its `*Spec.js` live under spec/; elsewhere the name is often source: `ApiSpec.ts`). */
+const JS_TEST_NAME = /(\.(test|spec)|_spec)\.[cm]?[jt]sx?$/;
 const TEST_DIR = /^(tests?|specs?|__tests__|testing)$/i;
+/** ava's default globs beyond the above: `test.js` at the root or in src/source, and `test-*.js`. */
+const AVA_TEST_NAME = /^test(-[^/]+)?\.[cm]?[jt]sx?$/;
+const AVA_TEST_HOME = new Set(['src', 'source']);
 
 /** Directories whose files tests read or import, but which no runner is given directly. */
 const SUPPORT_DIRS = new Set([
@@ -110,7 +117,7 @@ export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
   manifests: [...PM_MANIFESTS],
-  runnerNames: ['jest', 'vitest', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
+  runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'bun test', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {
     if (!packageJsonOf(facts)) return 0;
@@ -120,7 +127,9 @@ export const node: Ecosystem = {
   isTestFile(p) {
     if (!SCRIPT.test(p.base)) return false;
     if (SUPPORT_FILE.test(p.base) || p.dirs.some((d) => SUPPORT_DIRS.has(d))) return false;
-    return JS_TEST_NAME.test(p.base) || p.dirs.some((d) => TEST_DIR.test(d));
+    if (JS_TEST_NAME.test(p.base) || p.dirs.some((d) => TEST_DIR.test(d))) return true;
+    if (!AVA_TEST_NAME.test(p.base)) return false;
+    return p.base.startsWith('test-') || p.dirs.length === 0 || (p.dirs.length === 1 && AVA_TEST_HOME.has(p.dirs[0]));
   },
   isTestSupport: (p) => p.dirs.some((d) => d === '__snapshots__' || d === 'tap-snapshots'),
   languageOf(testFiles, files) {

@@ -1,4 +1,4 @@
-/** Node's runners: vitest, jest, mocha, node --test, node-tap and tape. Pure. */
+/** Node's runners: vitest, jest, ava, jasmine, bun test, mocha, node --test, node-tap and tape. Pure. */
 import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../harness/mochaReporter.js';
 import { parseJestJson } from '../../harness/parsers/jest.js';
 import { parseJUnit } from '../../harness/parsers/junit.js';
@@ -6,6 +6,9 @@ import { mochaMarkerLines, parseMochaJsonl } from '../../harness/parsers/mocha.j
 import { parseTap } from '../../harness/parsers/tap.js';
 import type { RunnerSpec } from '../../harness/types.js';
 import { shellQuote } from '../../util/shell.js';
+import { parseAvaTap } from './ava.js';
+import { parseBunJUnit } from './bun.js';
+import { JASMINE_OUT_ENV, JASMINE_REPORTER_FILE, jasmineReporterWrite, parseJasmineJsonl } from './jasmine.js';
 import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import type { OneReport, ReportContext, RunnerDef } from '../types.js';
 
@@ -120,6 +123,68 @@ export const nodeTest: RunnerDef = {
   parse: (content, ctx) => whole(parseJUnit(content, { ...ctx, flavor: 'node' })),
 };
 
+/** `{ cmd; } | tee report`, keeping the runner's exit code (sh has no pipefail): the report is also in the output. */
+function teeStdout(cmd: string, out: string, report: string): string {
+  const file = reportPath(out, report);
+  const rc = reportPath(out, `${report}.rc`);
+  return `{ { ${cmd}; echo $? > ${rc}; } | tee ${file}; }; exit "$(cat ${rc} 2>/dev/null || echo 1)"`;
+}
+
+/** ava's `--match` takes a title with `*` wildcards: each id's own title, exactly. */
+function avaMatches(ids: readonly string[]): string[] {
+  const titles = [...new Set(ids.map((id) => id.split(' > ').slice(1).join(' > ')))];
+  return titles.flatMap((t) => ['--match', shellQuote(t)]);
+}
+
+/** ava: TAP on stdout, one file per invocation so titles come without ava's `file ›` prefix. */
+export const ava: RunnerDef = {
+  kind: 'ava',
+  recognise: /(^|[\s/;&|(])ava(\.js)?(\s|$|;|&|\|)/,
+  reportFile: 'ava.tap',
+  runsPerFile: () => true,
+  exits: true,
+  notFound: NOT_FOUND,
+  command: (spec, files, out, report) => teeStdout(fillTemplate(spec.template, ['--tap', ...words(files)]), out, report),
+  commandForTests: (spec, file, ids, out, report) => teeStdout(fillTemplate(spec.template, ['--tap', ...avaMatches(ids), ...words([file])]), out, report),
+  parse: (content, ctx) => parseAvaTap(content, ctx),
+};
+
+/** jasmine's own reporter replaced by swt's (see jasmine.ts): the report file is named through the environment. */
+function jasmineCommand(spec: RunnerSpec, extra: string[], files: string[], out: string, report: string): string {
+  const reporter = `--reporter=${reportPath(out, JASMINE_REPORTER_FILE)}`;
+  return `export ${JASMINE_OUT_ENV}=${reportPath(out, report)}; ${fillTemplate(withoutOwnReporter(spec.template), [reporter, ...extra, ...words(files)])}`;
+}
+
+export const jasmine: RunnerDef = {
+  kind: 'jasmine',
+  // `jasmine`, `npx jasmine`, `node ./bin/jasmine.js` (jasmine-npm's own suite) or node_modules/jasmine/bin/jasmine.js
+  recognise: /(^|[\s/;&|(])jasmine(\.js)?(\s|$|;|&|\|)/,
+  reportFile: 'jasmine.jsonl',
+  runsPerFile: () => true,
+  notFound: NOT_FOUND,
+  command: (spec, files, out, report) => jasmineCommand(spec, [], files, out, report),
+  // --filter is a regular expression on the spec's full name (suites and spec joined by spaces).
+  commandForTests: (spec, file, ids, out, report) => jasmineCommand(spec, [`--filter=${namePattern(ids)}`], [file], out, report),
+  prepare: (_spec, out) => jasmineReporterWrite(out),
+  parse: (content, ctx) => parseJasmineJsonl(content, ctx),
+};
+
+function bunOptions(out: string, report: string): string[] {
+  return ['--reporter=junit', `--reporter-outfile=${reportPath(out, report)}`];
+}
+
+/** bun test: JUnit with a file per test case. Its file arguments are path filters: keep only the requested files. */
+export const bunTest: RunnerDef = {
+  kind: 'bun-test',
+  recognise: /(^|[\s/;&|(])bun\s+test(\s|$|;|&|\|)/,
+  reportFile: 'junit.xml',
+  onlyRequested: true,
+  notFound: NOT_FOUND,
+  command: (spec, files, out, report) => fillTemplate(spec.template, [...bunOptions(out, report), ...words(files)]),
+  commandForTests: (spec, file, ids, out, report) => fillTemplate(spec.template, [...bunOptions(out, report), '-t', namePattern(ids), ...words([file])]),
+  parse: parseBunJUnit,
+};
+
 /** node-tap and tape: TAP on stdout, kept in the output and in a file. tape's TAP names no file: one file per invocation. */
 export const tap: RunnerDef = {
   kind: 'tap',
@@ -129,14 +194,10 @@ export const tap: RunnerDef = {
   exits: true,
   notFound: NOT_FOUND,
   command(spec, files, out, report) {
-    const cmd = fillTemplate(spec.template, [...(isTape(spec) ? [] : ['--reporter=tap']), ...words(files)]);
-    // sh has no pipefail: keep the runner's exit code beside the report.
-    const file = reportPath(out, report);
-    const rc = reportPath(out, `${report}.rc`);
-    return `{ { ${cmd}; echo $? > ${rc}; } | tee ${file}; }; exit "$(cat ${rc} 2>/dev/null || echo 1)"`;
+    return teeStdout(fillTemplate(spec.template, [...(isTape(spec) ? [] : ['--reporter=tap']), ...words(files)]), out, report);
   },
   parse: (content, ctx) => whole(parseTap(content, ctx)),
 };
 
 /** Most specific first: vitest before jest, tape/tap last. */
-export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, mocha, nodeTest, tap];
+export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, bunTest, mocha, nodeTest, tap];

@@ -16,7 +16,7 @@ import {
   type ParsedReport,
 } from './common.js';
 
-export type JUnitFlavor = 'pytest' | 'vitest' | 'mocha' | 'node' | 'surefire' | 'generic';
+export type JUnitFlavor = 'pytest' | 'vitest' | 'mocha' | 'node' | 'surefire' | 'bun' | 'generic';
 
 export interface JUnitContext extends ParseContext {
   flavor: JUnitFlavor;
@@ -171,6 +171,12 @@ function identify(c: RawCase, ctx: JUnitContext): Identity {
       const fileLevel = c.depth === 0 && (named === file || ctx.files.map(normalizeRel).includes(named));
       if (fileLevel) return { id: named, file: named, fileLevel };
       return { id: joinJs(file, [...c.suites, c.name]), file, fileLevel: false };
+    }
+    case 'bun': {
+      // A <testsuite> per file; bun 1.2 nests one per describe, bun 1.1 flattens them into classname, innermost first ("inner > outer").
+      const file = c.file ? resolveFile(c.file, ctx) : c.suites[0] ? resolveFile(c.suites[0], ctx) : ctx.file;
+      const describes = c.suites.length > 1 ? c.suites.slice(1) : c.classname ? c.classname.replace(/&gt;/g, '>').split(' > ').reverse() : [];
+      return { id: joinJs(file, [...describes, c.name]), file, fileLevel: false };
     }
     case 'surefire': {
       // JVM ids as the ecosystem writes them: `com.example.CalcTest.adds`; the file is the requested source of the (outer) class.
