@@ -6,7 +6,8 @@
  *   once on head. Then how a validation's cost grows with repository size and with test count
  *   (synthetic repos). Validation is timed with confirmation of the tests that move (the
  *   default) and without it (confirm 0), interleaved. A JSON object with every figure is the last
- *   line. `--validation-only`: skip the cold builds and the scaling.
+ *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
+ * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -242,7 +243,7 @@ async function main() {
     };
     for (const d of deps) out.push(`| ${d.packages} | ${ms(d.coldWarmCacheMs)} | ${pair(d, 'npm ci')} | ${pair(d, 'npm install')} |`);
   }
-  const scaled = envOnly || validationOnly || args.includes('--deps-only') ? [] : await scaling(sandbox);
+  const scaled = envOnly || validationOnly || args.includes('--deps-only') || args.includes('--no-scaling') ? [] : await scaling(sandbox);
   if (scaled.length) {
     out.push('', '## Scaling (synthetic Python repos, warm environment)', '');
     out.push('| files in repo | tests | env build (first use of the repo) | validation (warm) | tests classified | S |', '|---|---|---|---|---|---|');
