@@ -2,7 +2,10 @@
  * bench:harness's dependency-tree scaling: a Node project depending on N packages (10, 100, 1,000)
  * that exist only in its package cache (local tarballs put there with `npm cache add`; no registry
  * has them, so the install can only succeed from the cache), locked by package-lock.json. Measured:
- * its cold environment build (`npm ci`, detected) with that warm cache.
+ * its cold environment build (`npm ci`, detected) with that warm cache. Then one dependency added
+ * (a new revision): its build from nothing and from the nearest layer (the first revision's image),
+ * with `npm ci` and with `npm install` (npm ci always deletes node_modules; npm install keeps what
+ * still fits).
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -25,6 +28,8 @@ export interface DepTreeRow {
   packages: number;
   /** Cold environment build, every package from the cache. */
   coldWarmCacheMs: number;
+  /** One dependency added: the build from nothing and from the nearest layer, per install command. */
+  oneChanged: Array<{ install: string; fromNothingMs: number; fromNearestMs: number }>;
 }
 
 async function tarOf(entries: Record<string, string>): Promise<Buffer> {
@@ -45,17 +50,22 @@ async function packageTarball(name: string): Promise<Buffer> {
 
 const nameOf = (i: number) => `swt-bench-synth-${i}`;
 
-/** The project: package.json + package-lock.json (registry URLs, integrity) + one test. */
-async function project(root: string, n: number, integrity: string[]): Promise<{ dir: string; base: string }> {
-  const dir = join(root, `deps-${n}`);
-  await mkdir(join(dir, 'test'), { recursive: true });
+/** package.json + package-lock.json (registry URLs, integrity) of a project depending on the first n packages. */
+async function writeManifests(dir: string, name: string, n: number, integrity: string[]): Promise<void> {
   const deps = Object.fromEntries(Array.from({ length: n }, (_, i) => [nameOf(i), '1.0.0']));
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `deps-${n}`, version: '1.0.0', scripts: { test: 'node --test' }, dependencies: deps }, null, 2));
-  const packages: Record<string, unknown> = { '': { name: `deps-${n}`, version: '1.0.0', dependencies: deps } };
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', scripts: { test: 'node --test' }, dependencies: deps }, null, 2));
+  const packages: Record<string, unknown> = { '': { name, version: '1.0.0', dependencies: deps } };
   for (let i = 0; i < n; i++) {
     packages[`node_modules/${nameOf(i)}`] = { version: '1.0.0', resolved: `https://registry.npmjs.org/${nameOf(i)}/-/${nameOf(i)}-1.0.0.tgz`, integrity: integrity[i] };
   }
-  await writeFile(join(dir, 'package-lock.json'), JSON.stringify({ name: `deps-${n}`, version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2));
+  await writeFile(join(dir, 'package-lock.json'), JSON.stringify({ name, version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2));
+}
+
+/** The project: its manifests + one test. */
+async function project(root: string, n: number, integrity: string[]): Promise<{ dir: string; base: string }> {
+  const dir = join(root, `deps-${n}`);
+  await mkdir(join(dir, 'test'), { recursive: true });
+  await writeManifests(dir, `deps-${n}`, n, integrity);
   await writeFile(join(dir, 'test', 'deps.test.js'), `const test = require('node:test');\ntest('loads', () => require(${JSON.stringify(nameOf(0))}));\n`);
   const git = (...a: string[]) => runGit(dir, ['-c', 'user.name=b', '-c', 'user.email=b@b', ...a]);
   await git('init', '-q');
@@ -91,8 +101,49 @@ async function seedCache(docker: Docker, volume: string, image: string, tarballs
   }
 }
 
+/** Builds the environment of `input` with nearest-layer reuse on or off; the image is removed after. */
+async function buildOnce(sandbox: Sandbox, docker: Docker, input: Parameters<typeof prepareContext>[1], nearest: boolean): Promise<{ ms: number; from?: string }> {
+  const was = process.env.SWT_NEAREST_LAYER;
+  process.env.SWT_NEAREST_LAYER = nearest ? '1' : '0';
+  try {
+    const t = performance.now();
+    const ctx = await prepareContext(sandbox, input);
+    const ms = performance.now() - t;
+    if (ctx.env.cached) throw new Error('the environment was cached: not a cold build');
+    await docker.getImage(ctx.env.image).remove({ force: true });
+    return { ms, ...(ctx.env.from ? { from: ctx.env.from } : {}) };
+  } finally {
+    if (was === undefined) delete process.env.SWT_NEAREST_LAYER;
+    else process.env.SWT_NEAREST_LAYER = was;
+  }
+}
+
+/**
+ * One dependency added to the project at `dir` (a new commit): its build from nothing and from
+ * the nearest layer (the image of the revision before, built first and removed after).
+ */
+async function oneDependencyChanged(sandbox: Sandbox, docker: Docker, dir: string, base: string, n: number, integrity: string[], install: string, log: (m: string) => void) {
+  const git = (...a: string[]) => runGit(dir, ['-c', 'user.name=b', '-c', 'user.email=b@b', ...a]);
+  const before = { repo: dir, base, image: IMAGE, install, testCmd: 'node --test {files}' };
+  const layer = await prepareContext(sandbox, before);
+  await writeManifests(dir, `deps-${n}`, n + 1, integrity);
+  await git('commit', '-qam', `add ${nameOf(n)}`);
+  const after = { ...before, base: (await git('rev-parse', 'HEAD')).trim() };
+  try {
+    log(`dependency tree: ${n} packages, one added, \`${install}\` from nothing and from the nearest layer`);
+    const fromNothing = await buildOnce(sandbox, docker, after, false);
+    const fromNearest = await buildOnce(sandbox, docker, after, true);
+    if (fromNearest.from !== layer.env.image) throw new Error(`the build did not start from the nearest layer ${layer.env.image} (${fromNearest.from ?? 'the base image'})`);
+    return { install, fromNothingMs: fromNothing.ms, fromNearestMs: fromNearest.ms };
+  } finally {
+    await git('reset', '-q', '--hard', base);
+    await docker.getImage(layer.env.image).remove({ force: true }).catch(() => undefined);
+  }
+}
+
 export async function depTreeScaling(sandbox: Sandbox, docker: Docker, root: string, sizes: number[], log: (m: string) => void): Promise<DepTreeRow[]> {
-  const max = Math.max(...sizes);
+  // One more than the largest: the dependency a new revision adds.
+  const max = Math.max(...sizes) + 1;
   const tarballs = await Promise.all(Array.from({ length: max }, (_, i) => packageTarball(nameOf(i))));
   const integrity = tarballs.map((t) => `sha512-${createHash('sha512').update(t).digest('base64')}`);
   const baseImage = await ensureBaseImage(IMAGE, { docker });
@@ -103,7 +154,7 @@ export async function depTreeScaling(sandbox: Sandbox, docker: Docker, root: str
     try {
       await ensureCacheVolume(docker, await packageCacheScope({ repo: p.dir }), baseImage);
       log(`dependency tree: seeding the package cache with ${n} packages`);
-      await seedCache(docker, volume, baseImage, tarballs.slice(0, n));
+      await seedCache(docker, volume, baseImage, tarballs.slice(0, n + 1));
       const input = { repo: p.dir, base: p.base, image: IMAGE, testCmd: 'node --test {files}' };
       let best = Infinity;
       for (let round = 0; round < 2; round++) {
@@ -114,7 +165,9 @@ export async function depTreeScaling(sandbox: Sandbox, docker: Docker, root: str
         if (ctx.env.cached) throw new Error('the environment was cached: not a cold build');
         await docker.getImage(ctx.env.image).remove({ force: true });
       }
-      rows.push({ packages: n, coldWarmCacheMs: best });
+      const oneChanged = [];
+      for (const install of ['npm ci', 'npm install']) oneChanged.push(await oneDependencyChanged(sandbox, docker, p.dir, p.base, n, integrity, install, log));
+      rows.push({ packages: n, coldWarmCacheMs: best, oneChanged });
     } finally {
       await docker.getVolume(volume).remove().catch(() => undefined);
     }

@@ -6,7 +6,8 @@
  *   once on head. Then how a validation's cost grows with repository size and with test count
  *   (synthetic repos). Validation is timed with confirmation of the tests that move (the
  *   default) and without it (confirm 0), interleaved. A JSON object with every figure is the last
- *   line. `--validation-only`: skip the cold builds and the scaling.
+ *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
+ * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -203,11 +204,12 @@ async function main() {
       projects.push({ name: i.instance_id, repo: await resolveRepoPath(join(examples, 'repos'), i.repo), base: i.base_commit, image: i.image, install: i.install, testCmd: i.test_cmd, patch: i.patch, testPatch: i.test_patch });
     }
     if (!args.includes('--examples-only')) projects.push(...(await ecosystemProjects(root)));
-    for (const p of projects) {
+    // `--deps-only`: the dependency tree alone.
+    for (const p of args.includes('--deps-only') ? [] : projects) {
       rows.push(await benchInstance(sandbox, docker, p, { rounds, envOnly, validationOnly }));
       log(`row ${JSON.stringify(rows[rows.length - 1])}`);
     }
-    if (!args.includes('--examples-only') && !validationOnly) deps = await depTreeScaling(sandbox, docker, root, [10, 100, 1000], log);
+    if (!args.includes('--examples-only') && !validationOnly) deps = await depTreeScaling(sandbox, docker, root, (process.env.SWT_BENCH_DEP_SIZES ?? '10,100,1000').split(',').map(Number), log);
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -234,11 +236,15 @@ async function main() {
   }
   if (deps.length) {
     out.push('', '## Dependency tree (Node, npm ci, every package from the warm package cache only)', '');
-    out.push('| packages | cold environment |', '|---|---|');
-    for (const d of deps) out.push(`| ${d.packages} | ${ms(d.coldWarmCacheMs)} |`);
+    out.push('| packages | cold environment | one added, npm ci: from nothing / nearest layer | one added, npm install: from nothing / nearest layer |', '|---|---|---|---|');
+    const pair = (d: DepTreeRow, install: string) => {
+      const c = d.oneChanged.find((o) => o.install === install);
+      return c ? `${ms(c.fromNothingMs)} / ${ms(c.fromNearestMs)} (${(c.fromNearestMs / c.fromNothingMs).toFixed(2)})` : '–';
+    };
+    for (const d of deps) out.push(`| ${d.packages} | ${ms(d.coldWarmCacheMs)} | ${pair(d, 'npm ci')} | ${pair(d, 'npm install')} |`);
   }
-  const scaled = envOnly || validationOnly ? [] : await scaling(sandbox);
-  if (!envOnly && !validationOnly) {
+  const scaled = envOnly || validationOnly || args.includes('--deps-only') || args.includes('--no-scaling') ? [] : await scaling(sandbox);
+  if (scaled.length) {
     out.push('', '## Scaling (synthetic Python repos, warm environment)', '');
     out.push('| files in repo | tests | env build (first use of the repo) | validation (warm) | tests classified | S |', '|---|---|---|---|---|---|');
     for (const s of scaled) out.push(`| ${s.files} | ${s.tests} | ${ms(s.envMs)} | ${ms(s.validateMs)} | ${s.classified} | ${s.success ? 'yes' : 'no'} |`);
@@ -261,7 +267,11 @@ async function main() {
       validateOverFloor: ratio(r.validateMs, r.floorMs),
     })),
     scaling: scaled.map((s) => ({ ...s, envMs: round(s.envMs), validateMs: round(s.validateMs) })),
-    dependencyTree: deps.map((d) => ({ packages: d.packages, coldWarmCacheMs: round(d.coldWarmCacheMs) })),
+    dependencyTree: deps.map((d) => ({
+      packages: d.packages,
+      coldWarmCacheMs: round(d.coldWarmCacheMs),
+      oneAdded: d.oneChanged.map((o) => ({ install: o.install, fromNothingMs: round(o.fromNothingMs), fromNearestMs: round(o.fromNearestMs), nearestOverNothing: ratio(o.fromNearestMs, o.fromNothingMs) })),
+    })),
     load: { before: loadBefore, after: loadavg().map((l) => Number(l.toFixed(1))) },
     // Summed over the instances: validation time with confirmation on (default) and off.
     confirmation: {

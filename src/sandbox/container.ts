@@ -262,16 +262,25 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed
       await withinMs(waited.catch(() => undefined), 15_000);
     }
     const durationMs = Date.now() - started;
-    const { exceeded: diskLimit, reason: diskReason } = await disk.stop();
+    // The last disk look, the output, the state and the reports are asked of the engine at once:
+    // each is a round trip, and a short test run would otherwise pay them one after another.
+    const [{ exceeded: diskLimit, reason: diskReason }, { tail, fromLog }, info, collected] = await Promise.all([
+      disk.stop(),
+      outputAfterExit(container, ended, streamedTail),
+      container.inspect(),
+      collectOutFiles(container).then(
+        (f) => ({ files: f, error: undefined }),
+        (e: unknown) => ({ files: {} as Record<string, string>, error: e }),
+      ),
+    ]);
     await haltIfInterrupted();
-    const { tail, fromLog } = await outputAfterExit(container, ended, streamedTail);
     (attach as unknown as { destroy?: () => void }).destroy?.();
     if (fromLog) log.debug({ image: req.env.image }, 'the output stream ended late: output read from the log');
-    const info = await container.inspect();
     const code = info.State.ExitCode;
     const suspect = !timedOut && !diskLimit && !info.State.OOMKilled && (code === 137 || code === 143);
     // After an engine restart the container may not give its files back: then it was stopped from outside.
-    const files = suspect ? await collectOutFiles(container).catch(() => ({}) as Record<string, string>) : await collectOutFiles(container);
+    if (collected.error && !suspect) throw collected.error;
+    const files = collected.files;
     const ownStatus = files[EXIT_STATUS_FILE]?.trim();
     delete files[EXIT_STATUS_FILE];
     // Killed by a signal we did not send, not by the memory limit, and not the command's own exit:

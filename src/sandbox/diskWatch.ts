@@ -78,6 +78,14 @@ export function watchDisk(docker: Docker, id: string, opts: DiskWatchOptions): D
     }
   };
   const loop = (async () => {
+    // The first look after one pause, as between looks: a short run (most test runs) then pays only
+    // the last look at its end; the pause bounds what is written unseen as before, the fsize limit
+    // and the final look the rest.
+    await new Promise<void>((r) => {
+      wake = r;
+      timer = setTimeout(r, opts.minIntervalMs ?? 500);
+      timer.unref();
+    });
     while (!stopped) {
       const t0 = Date.now();
       const passed = await look();

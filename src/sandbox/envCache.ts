@@ -95,7 +95,9 @@ export async function listEnvImages(docker: Docker, namespace: string): Promise<
     const tags = (img.RepoTags ?? []).filter((t) => t !== '<none>:<none>');
     const uses = await Promise.all(tags.map(lastUse));
     const used = Math.max(img.Created * 1000, ...uses.filter((u): u is number => u !== undefined));
-    out.push({ id: img.Id, tags, bytes: Math.max(0, img.Size - (base ? (baseSizes.get(base) ?? 0) : 0)), lastUsedMs: used });
+    // One built on a nearest layer owns only what it added to that layer.
+    const under = Number(img.Labels?.[ENV_LABELS.fromBytes]) || (base ? (baseSizes.get(base) ?? 0) : 0);
+    out.push({ id: img.Id, tags, bytes: Math.max(0, img.Size - under), lastUsedMs: used });
   }
   return out;
 }

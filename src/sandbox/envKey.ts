@@ -19,6 +19,21 @@ const MANIFEST_NAMES = new Set([
   'poetry.lock',
   'go.mod',
   'go.sum',
+  // Rust, Java, Ruby, PHP: a change to one of these needs its own install as much as package.json's.
+  'Cargo.toml',
+  'Cargo.lock',
+  'rust-toolchain',
+  'rust-toolchain.toml',
+  'pom.xml',
+  'build.gradle',
+  'build.gradle.kts',
+  'settings.gradle',
+  'settings.gradle.kts',
+  'gradle.properties',
+  'Gemfile',
+  'Gemfile.lock',
+  'composer.json',
+  'composer.lock',
 ]);
 
 /** Bump when the key's inputs or the environment build change meaning. */
@@ -28,7 +43,7 @@ export function isDependencyManifest(path: string): boolean {
   const segs = path.split('/');
   if (segs.includes('node_modules')) return false;
   const base = segs[segs.length - 1]!;
-  return MANIFEST_NAMES.has(base) || /^requirements.*\.txt$/.test(base);
+  return MANIFEST_NAMES.has(base) || /^requirements.*\.txt$/.test(base) || base.endsWith('.gemspec');
 }
 
 export interface EnvKeyInput {
@@ -56,6 +71,17 @@ export function environmentKey(input: EnvKeyInput): string {
 }
 
 /**
+ * The key of an environment's family: the key's inputs but the manifests (and trust, which the
+ * lookup filters on). Images of one family differ only in their dependencies, so a build whose
+ * manifests changed can start from another's installed tree (the nearest layer). Pure.
+ */
+export function environmentFamily(input: Omit<EnvKeyInput, 'files' | 'trusted'>): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ v: ENV_KEY_VERSION, family: true, scope: input.scope, base: input.baseImageId, install: input.install.trim(), ...(input.warm?.trim() ? { warm: input.warm.trim() } : {}) }))
+    .digest('hex');
+}
+
+/**
  * `swt-env:<key16>-<snapshot8>`: one image per (key, snapshot), so two clones of one repository
  * with the same key never retag each other's image under a caller still using it. Another cache
  * namespace than `default` gets its own repository name, `swt-env-<namespace>`.
@@ -72,6 +98,12 @@ export const ENV_LABELS = {
   namespace: 'swt-bot.env.namespace',
   scope: 'swt-bot.env.scope',
   trusted: 'swt-bot.env.trusted',
+  /** environmentFamily of the image. */
+  family: 'swt-bot.env.family',
+  /** How many environment layers it stacks on its base image (0: built on the base image). */
+  depth: 'swt-bot.env.depth',
+  /** Size of the image it was built on (its own bytes are its size minus this). */
+  fromBytes: 'swt-bot.env.fromBytes',
 } as const;
 
 /** The dependency manifests among changed paths: what makes a side need its own environment. */

@@ -10,7 +10,7 @@ import { engineCpus, inspectImage, type Docker } from './docker.js';
 import { withInstallNetwork, type InstallNetwork } from './egress.js';
 import type { EgressSettings } from './egressConfig.js';
 import { evictEnvironments, markUsed, type EnvCacheSettings } from './envCache.js';
-import { ENV_LABELS, envImageTag, environmentKey } from './envKey.js';
+import { ENV_LABELS, envImageTag, environmentFamily, environmentKey, isDependencyManifest } from './envKey.js';
 import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from './git.js';
 import { runGit } from './gitExec.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from './limits.js';
@@ -28,8 +28,14 @@ import type { Environment, EnvironmentSpec, ResourceLimits } from './types.js';
  * base image id, the install command and the dependency manifests; an image is reused only when
  * its snapshot is in the history of the revision asked for, and a hit never runs the install again. A state with patches (base + a fix that changes the manifests) is installed as patched,
  * then its tracked files are put back to `rev`'s, so the image always holds `rev` plus what the
- * install made.
+ * install made. A build whose manifests no image matches starts from the nearest layer: the
+ * newest trusted image of its family (same repository, base image, install and warm-up; only the
+ * dependencies differ), with the source brought to the new revision, so the install finds the
+ * installed tree it only has to change (node_modules, site-packages, Go's build cache).
  */
+
+/** Environment layers stacked on a base image at most (Docker allows 127 layers in all). */
+export const MAX_LAYER_DEPTH = 8;
 
 export const DEFAULT_INSTALL_LIMITS: ResourceLimits = {
   memoryBytes: 4 * 1024 ** 3,
@@ -81,8 +87,10 @@ function lastLines(text: string, n: number): string {
  * The install script: the command, then (for a patched state) the tracked files put back to
  * `rev`'s, then the warm-up on the files the image keeps (quiet; its failure changes nothing).
  */
-export function installScript(install: string, restore?: OverlayPlan, warm?: string): string {
-  const lines = ['cd /testbed', `sh -c ${shellQuote(install)} || exit $?`];
+export function installScript(install: string, restore?: OverlayPlan, warm?: string, remove: string[] = []): string {
+  // Files the nearest layer holds that the revision no longer has go first.
+  const gone = deletionScript(remove);
+  const lines = ['cd /testbed', ...(gone ? [gone] : []), `sh -c ${shellQuote(install)} || exit $?`];
   if (restore) {
     if (restore.write.length) lines.push(`cp -a ${RESTORE_DIR}/. /testbed/ || exit 70`);
     lines.push(`rm -rf ${RESTORE_DIR}`);
@@ -121,7 +129,43 @@ interface BuildInput {
   scope: string;
   /** false: the install gets a throwaway copy of the package cache (EnvironmentSpec.cacheWrite). */
   cacheWrite: boolean;
+  family: string;
+  /** The nearest layer the build starts from (undefined: the base image). */
+  from?: NearestLayer;
   onProgress?: (m: string) => void;
+}
+
+export interface NearestLayer {
+  image: string;
+  snapshotRev: string;
+  depth: number;
+  bytes: number;
+}
+
+/**
+ * The image a build of this family starts from: a trusted one (an untrusted install's tree is
+ * never another build's start) of the same namespace, not stacked too deep, whose snapshot is in
+ * this repository; the newest in the history of `commit` first, else the newest.
+ */
+async function nearestLayer(docker: Docker, repo: GitRepo, ns: string, family: string, commit: string): Promise<NearestLayer | undefined> {
+  const images = await docker.listImages({ filters: { label: [`${ENV_LABELS.family}=${family}`, `${ENV_LABELS.namespace}=${ns}`, `${ENV_LABELS.trusted}=true`] } });
+  const candidates: Array<NearestLayer & { ancestor: boolean; created: number }> = [];
+  for (const img of images) {
+    const snapshotRev = img.Labels?.[ENV_LABELS.snapshotRev];
+    const depth = Number(img.Labels?.[ENV_LABELS.depth] ?? 0);
+    const tag = (img.RepoTags ?? []).find((t) => t !== '<none>:<none>');
+    if (!snapshotRev || !tag || !(depth + 1 < MAX_LAYER_DEPTH)) continue;
+    if ((await runGit(repo.path, ['cat-file', '-e', `${snapshotRev}^{tree}`])).code !== 0) continue;
+    candidates.push({ image: tag, snapshotRev, depth, bytes: img.Size, ancestor: await inHistoryOf(repo, snapshotRev, commit), created: img.Created });
+  }
+  candidates.sort((a, b) => Number(b.ancestor) - Number(a.ancestor) || b.created - a.created);
+  const best = candidates[0];
+  return best && { image: best.image, snapshotRev: best.snapshotRev, depth: best.depth, bytes: best.bytes };
+}
+
+/** Nearest-layer reuse is on unless SWT_NEAREST_LAYER=0 (read at each build). */
+function nearestLayerOn(): boolean {
+  return process.env.SWT_NEAREST_LAYER?.trim() !== '0';
 }
 
 async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<void> {
@@ -134,17 +178,25 @@ async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<v
 async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: InstallNetwork | 'none', volume?: string): Promise<void> {
   const { docker, log } = deps;
   const limits = installLimitsFrom(deps);
-  const plan = planOverlay(await changedFiles(o.repo, await emptyTree(o.repo), o.state.tree, o.state.env));
+  // From the nearest layer: what changed since its snapshot, and every manifest (an install may have rewritten one).
+  const changes = await changedFiles(o.repo, o.from ? `${o.from.snapshotRev}^{tree}` : await emptyTree(o.repo), o.state.tree, o.state.env);
+  if (o.from) {
+    const changed = new Set(changes.map((c) => c.path));
+    const all = await changedFiles(o.repo, await emptyTree(o.repo), o.state.tree, o.state.env);
+    changes.push(...all.filter((c) => isDependencyManifest(c.path) && !changed.has(c.path)));
+  }
+  const plan = planOverlay(changes);
+  const image = o.from?.image ?? o.baseImage;
   const patched = o.state.tree !== (await runGit(o.repo.path, ['rev-parse', `${o.commit}^{tree}`])).stdout.toString('utf8').trim();
   const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
   const install = o.install.trim();
   // Something to run: the install, or the warm-up alone (offline either way when there is no install).
-  const script = install || o.warm?.trim() ? installScript(install, restore, o.warm) : '';
+  const script = install || o.warm?.trim() ? installScript(install, restore, o.warm, plan.delete) : '';
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
   const vars = net === 'none' ? [] : [...net.env, ...cacheEnv()];
   const container = await docker.createContainer({
-    Image: o.baseImage,
+    Image: image,
     Cmd: script ? ['env', ...vars, 'sh', '-c', `exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', script] : ['true'],
     Entrypoint: [],
     User: '1000:1000',
@@ -157,14 +209,14 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       limits,
       network: net === 'none' ? 'none' : net.network,
       engineCpus: await engineCpus(docker),
-      storageOpt: await storageOptSupported(docker, o.baseImage),
+      storageOpt: await storageOptSupported(docker, image),
       mounts: volume ? [{ Type: 'volume', Source: volume, Target: CACHE_MOUNT }] : [],
       cpuset: deps.cpuset,
     }),
   });
   registerContainer(docker, container.id);
   try {
-    o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''} into /testbed`);
+    o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''} into /testbed${o.from ? ` over the nearest layer ${o.from.image}` : ''}`);
     await container.putArchive(overlayTar(o.repo, plan, { env: o.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' });
     if (restore?.write.length) {
       await container.putArchive(overlayTar(o.repo, restore, { env: o.state.env, prefix: RESTORE_DIR.split('/').pop() }) as unknown as NodeJS.ReadableStream, {
@@ -242,7 +294,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       repo: repoName,
       tag,
       changes: [
-        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} ${ENV_LABELS.scope}=${JSON.stringify(o.scope)} ${ENV_LABELS.trusted}=${o.cacheWrite} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
+        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} ${ENV_LABELS.scope}=${JSON.stringify(o.scope)} ${ENV_LABELS.trusted}=${o.cacheWrite} ${ENV_LABELS.family}=${o.family} ${ENV_LABELS.depth}=${o.from ? o.from.depth + 1 : 0} ${ENV_LABELS.fromBytes}=${o.from?.bytes ?? 0} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
         'CMD ["/bin/sh"]',
         'WORKDIR /testbed',
         'USER 1000:1000',
@@ -285,6 +337,7 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
     const scope = spec.cacheScope ?? (await defaultScope(repo));
     const cacheWrite = spec.cacheWrite !== false;
     const key = environmentKey({ scope, trusted: cacheWrite, baseImageId: baseInfo.Id, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), files });
+    const family = environmentFamily({ scope, baseImageId: baseInfo.Id, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}) });
     const ns = deps.cache.namespace;
 
     // An image of this repository (scope), this trust and this key, whose snapshot is in the history
@@ -316,10 +369,14 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
           const again = await lookup();
           if (again) return again;
           const tag = envImageTag(key, commit, ns);
-          await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), scope, cacheWrite, onProgress });
+          // Nothing installed: nothing to start from.
+          const from = spec.install.trim() && nearestLayerOn() ? await nearestLayer(docker, repo, ns, family, commit) : undefined;
+          // Kept from eviction while the build stands on it.
+          if (from) await markUsed(from.image);
+          await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), scope, cacheWrite, family, ...(from ? { from } : {}), onProgress });
           await markUsed(tag);
-          const built: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started };
-          log.info({ image: tag, base: baseImage, ms: built.buildMs }, 'built environment image');
+          const built: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started, ...(from ? { from: from.image } : {}) };
+          log.info({ image: tag, base: baseImage, from: from?.image, ms: built.buildMs }, 'built environment image');
           return built;
         },
         { onWait: () => onProgress?.(`waiting for another process building the environment ${key.slice(0, 16)}`) },

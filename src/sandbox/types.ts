@@ -68,6 +68,8 @@ export interface Environment {
   snapshotRev: string;
   cached: boolean;
   buildMs: number;
+  /** Built from this nearest environment layer (another revision's installed tree), not from the base image. */
+  from?: string;
 }
 
 export interface RunRequest {

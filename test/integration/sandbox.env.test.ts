@@ -82,6 +82,53 @@ describe('environment images', () => {
     expect(again).toMatchObject({ cached: true, image: ea.image });
   });
 
+  it('starts a build whose manifests changed from the nearest layer: the installed tree of the revision before, its source brought up to date', async () => {
+    // The install appends what it installs: from the nearest layer it finds the earlier install's work.
+    const repo = createGitRepo({ 'requirements.txt': 'one\n', 'old.py': 'OLD = 1\n', 'keep.py': 'K = 1\n' });
+    const install = 'cat requirements.txt >> .installed';
+    const e1 = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install });
+    expect(e1.from).toBeUndefined();
+    const rev2 = repo.commit({ 'requirements.txt': 'two\n', 'old.py': null, 'new.py': 'NEW = 1\n' });
+    const progress: string[] = [];
+    const e2 = await sandbox.ensureEnvironment({ repo: repo.path, rev: rev2, baseImage: 'python:3.11', install }, (m) => progress.push(m));
+    expect(e2.cached).toBe(false);
+    expect(e2.from).toBe(e1.image);
+    expect(progress.some((m) => m.includes(`over the nearest layer ${e1.image}`))).toBe(true);
+    const labels = (await docker.getImage(e2.image).inspect()).Config.Labels;
+    expect(labels['swt-bot.env.depth']).toBe('1');
+    expect(labels['swt-bot.env.snapshotRev']).toBe(rev2);
+    // What the image itself holds: both installs' work, the new revision's files, not the deleted one.
+    const out = async (env: typeof e1) => {
+      const c = await docker.createContainer({ Image: env.image, Cmd: ['sh', '-c', 'cat .installed; ls /testbed | sort | tr "\\n" " "'], Tty: true, HostConfig: { NetworkMode: 'none' } });
+      try {
+        await c.start();
+        await c.wait();
+        const log = (await c.logs({ stdout: true, stderr: true })) as unknown as Buffer;
+        return log.toString('utf8').replace(/\r/g, '');
+      } finally {
+        await c.remove({ force: true });
+      }
+    };
+    const seen = await out(e2);
+    expect(seen).toContain('one\n');
+    expect(seen).toContain('two\n');
+    expect(seen).toContain('keep.py new.py requirements.txt');
+    expect(seen).not.toContain('old.py');
+
+    // Turned off (SWT_NEAREST_LAYER=0), the same build starts from the base image.
+    const rev3 = repo.commit({ 'requirements.txt': 'three\n' });
+    process.env.SWT_NEAREST_LAYER = '0';
+    try {
+      const e3 = await sandbox.ensureEnvironment({ repo: repo.path, rev: rev3, baseImage: 'python:3.11', install });
+      expect(e3.from).toBeUndefined();
+      const plain = await out(e3);
+      expect(plain).not.toContain('one\n');
+      expect(plain).toContain('three\n');
+    } finally {
+      delete process.env.SWT_NEAREST_LAYER;
+    }
+  });
+
   it('reports a failing install as INSTALL_FAILED with the last lines of its output and leaves no container', async () => {
     const repo = createGitRepo({ 'setup.cfg': '[metadata]\nname = broken\n' });
     const install = 'echo step-one; echo "boom: the thing is missing" >&2; exit 3';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { describeApplyFailure, findHunk, listHunks, patchLabel } from '../../src/sandbox/applyErrors.js';
 import { bundleFromPem, caEnv, caFiles, caFingerprint, caPathsFromEnv, parsePemCertificates } from '../../src/sandbox/caCertificates.js';
 import { demuxBuffer, isBinary, TailBuffer } from '../../src/sandbox/containerIo.js';
-import { changedManifests, environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/envKey.js';
+import { changedManifests, environmentFamily, environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/envKey.js';
 import {
   baseIdentity,
   baseImageName,
@@ -141,7 +141,7 @@ describe('environment cache key', () => {
     { path: 'requirements-dev.txt', blob: '3'.repeat(40) },
   ];
   it('recognises dependency manifests and lockfiles', () => {
-    for (const p of ['package.json', 'packages/a/package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'requirements.txt', 'requirements-dev.txt', 'setup.py', 'setup.cfg', 'pyproject.toml', 'Pipfile.lock', 'poetry.lock', 'go.mod', 'go.sum', 'tools/go.mod']) {
+    for (const p of ['package.json', 'packages/a/package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'requirements.txt', 'requirements-dev.txt', 'setup.py', 'setup.cfg', 'pyproject.toml', 'Pipfile.lock', 'poetry.lock', 'go.mod', 'go.sum', 'tools/go.mod', 'Cargo.toml', 'crates/a/Cargo.toml', 'Cargo.lock', 'pom.xml', 'lib/build.gradle.kts', 'Gemfile.lock', 'paint.gemspec', 'composer.json']) {
       expect(isDependencyManifest(p)).toBe(true);
     }
     for (const p of ['src/index.js', 'README.md', 'node_modules/x/package.json', 'requirements.md', 'tests/test_setup.py']) {
@@ -161,6 +161,16 @@ describe('environment cache key', () => {
     expect(environmentKey({ ...who, trusted: false, baseImageId: 'sha256:aa', install: 'npm ci', files })).not.toBe(k);
     expect(envImageTag(k, 'abcdef0123456789')).toBe(`swt-env:${k.slice(0, 16)}-abcdef01`);
     expect(envImageTag(k, 'abcdef0123456789', 'test-7')).toBe(`swt-env-test-7:${k.slice(0, 16)}-abcdef01`);
+  });
+  it('puts images that differ only in their manifests in one family (the nearest layer\'s)', () => {
+    const f = environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: 'npm ci' });
+    expect(f).toMatch(/^[0-9a-f]{64}$/);
+    expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: ' npm ci ' })).toBe(f);
+    expect(environmentFamily({ scope: 'octo/other', baseImageId: 'sha256:aa', install: 'npm ci' })).not.toBe(f);
+    expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:bb', install: 'npm ci' })).not.toBe(f);
+    expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: 'npm install' })).not.toBe(f);
+    expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: 'npm ci', warm: 'x' })).not.toBe(f);
+    expect(f).not.toBe(environmentKey({ ...who, baseImageId: 'sha256:aa', install: 'npm ci', files: [] }));
   });
   it('ignores the manifests when nothing is installed', () => {
     const changed = [{ path: 'package.json', blob: '4'.repeat(40) }, files[1]!, files[2]!];

@@ -136,6 +136,13 @@ describe('install script', () => {
       'rm -f -- /testbed/src/new.js 2>/dev/null || true',
     ]);
   });
+  it('deletes the files the nearest layer holds and the revision does not before the install', () => {
+    expect(installScript('pip install -r requirements.txt', undefined, undefined, ['old.py']).split('\n')).toEqual([
+      'cd /testbed',
+      "rm -f -- /testbed/old.py 2>/dev/null || true",
+      "sh -c 'pip install -r requirements.txt' || exit $?",
+    ]);
+  });
 });
 
 describe('environment cache settings', () => {

@@ -70,10 +70,15 @@ export const go: Ecosystem = {
   runners: [goTest],
   // Every package the module and its tests import (the standard library included: it is not
   // shipped compiled) and every test binary, compiled once into the image's build cache
-  // (content-addressed). With a package cache, the build cache starts from and goes back to it.
+  // (content-addressed). A test the patch adds may import what no test imported before: the
+  // test main's packages (testing and what it pulls in) and every package of the module's direct
+  // requirements are compiled too (bounded: a giant dependency set costs at most 5 minutes here,
+  // and every package left out is compiled by the run as before). With a package cache, the
+  // build cache starts from and goes back to it.
   warm:
     '[ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/go-build" ] || { mkdir -p "$(go env GOCACHE)" && cp -a "$SWT_PKG_CACHE/go-build/." "$(go env GOCACHE)/"; }; ' +
-    "go build all; go test -count=1 -vet=off -run '^$' ./...; " +
+    "go build all; go test -count=1 -vet=off -run '^$' ./...; go build testing testing/internal/testdeps; " +
+    "timeout 300 sh -c 'for m in $(go list -m -f \"{{if not (or .Main .Indirect)}}{{.Path}}{{end}}\" all); do go build \"$m/...\"; done'; " +
     '[ -z "$SWT_PKG_CACHE" ] || { mkdir -p "$SWT_PKG_CACHE/go-build" && cp -a "$(go env GOCACHE)/." "$SWT_PKG_CACHE/go-build/"; }',
   changedTests(testPatch) {
     const changed = changedGoTests(testPatch);
