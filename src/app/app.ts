@@ -13,22 +13,22 @@ import type { AddressInfo } from 'node:net';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Probot, ProbotOctokit, type ApplicationFunction, type ApplicationFunctionOptions } from 'probot';
-import { HANDLED_EVENTS, registerHandlers } from '../github/handlers.js';
-import { DEFAULT_BUFFER_BYTES, webhookReceiver } from '../github/receiver.js';
+import { HANDLED_EVENTS, registerHandlers } from '../webhooks/handlers.js';
+import { DEFAULT_BUFFER_BYTES, webhookReceiver } from '../webhooks/receiver.js';
 import { OctokitPort, type OctokitLike } from '../github/port.js';
-import type { Target } from '../jobs/payloads.js';
-import { PermanentJobError, type JobQueue } from '../jobs/queue.js';
-import type { BullQueueOptions } from '../jobs/bullQueue.js';
-import { SqliteJobQueue } from '../jobs/sqliteQueue.js';
+import { PermanentJobError, type JobQueue } from '../queue/queue.js';
+import type { BullQueueOptions } from '../queue/bullQueue.js';
+import { SqliteJobQueue } from '../queue/sqliteQueue.js';
 import { RepoCache, webBaseUrl } from '../repo/cache.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { createProcessMetrics, observeQueue, type ProcessMetrics } from '../web/metrics.js';
 import { statusHandler } from '../web/status.js';
-import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type WorkerReport } from './heartbeat.js';
-import { openDatabase, SqliteStore, type Store } from './store.js';
+import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type WorkerReport } from '../web/heartbeat.js';
+import { openDatabase, SqliteStore, type Store } from '../store/sqliteStore.js';
 import type { WorkerDeps } from './workers.js';
+import type { Target } from '../github/types.js';
 
 /** What a process does: receive webhooks, run jobs, or both (SWT_ROLE, default all). */
 export type Role = 'web' | 'worker' | 'all';
@@ -116,9 +116,9 @@ export async function openServices(opts: ServicesOptions = {}): Promise<Services
   const options = { ...opts, dataDir, role };
   if (redisUrl) {
     // One after the other: modules they share are then linked once (and jest's VM modules need it).
-    const { connectRedis, redisPrefix } = await import('../jobs/redis.js');
-    const { BullJobQueue } = await import('../jobs/bullQueue.js');
-    const { RedisStore } = await import('./redisStore.js');
+    const { connectRedis, redisPrefix } = await import('../queue/redis.js');
+    const { BullJobQueue } = await import('../queue/bullQueue.js');
+    const { RedisStore } = await import('../store/redisStore.js');
     // Web and workers share nothing but Redis (and GitHub): queue, store and heartbeats live there.
     const prefix = redisPrefix(env);
     const redis = connectRedis(redisUrl, logger.child({ mod: 'redis' }));
@@ -277,7 +277,7 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
       const startedAt = Date.now();
       // Loaded here, once, by the roles that run containers only.
       const { connectDocker } = await import('../sandbox/index.js');
-      const { dockerHostReport } = await import('./dockerHost.js');
+      const { dockerHostReport } = await import('../web/dockerHost.js');
       const beat = startHeartbeat({
         heartbeats: services.heartbeats,
         intervalMs: services.options.heartbeatMs ?? (Number(env.SWT_HEARTBEAT_SECONDS) > 0 ? Number(env.SWT_HEARTBEAT_SECONDS) * 1000 : 10_000),

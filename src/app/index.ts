@@ -8,7 +8,7 @@
  */
 import { getPrivateKey } from '@probot/get-private-key';
 import { createProbot, run } from 'probot';
-import { DEFAULT_WEBHOOK_PATH } from '../github/receiver.js';
+import { DEFAULT_WEBHOOK_PATH } from '../webhooks/receiver.js';
 import { isSwtError } from '../util/errors.js';
 import { listenApp, octokitClass, openServices } from './app.js';
 import { startWebhookProxy, type WebhookProxy } from './webhookProxy.js';

@@ -7,53 +7,14 @@ import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { budgetLimitsFrom, type BudgetLimits, type ReproduceOptions } from '../generation/index.js';
 import { modelRefusal } from '../generation/models.js';
 import type { IssueInput, Reproduction } from '../generation/types.js';
-import type { IssueData } from '../github/port.js';
 import { approvalOf, fixFilterPasses, gateConclusion, headInstallOf, matchesAuthor, MAX_ISSUE_BODY, needsApproval, shouldReproduce } from '../github/decide.js';
 import { closingIssueNumbers } from '../github/links.js';
 import { WriteAccess } from '../github/permissions.js';
-import type { GitHubPort, PullData, RepoRef } from '../github/port.js';
-import {
-  annotationsFor,
-  batches,
-  CHECK_NAME,
-  renderApprovalNotBound,
-  renderAwaitingApproval,
-  renderBadConfigCheck,
-  renderCheckProgress,
-  renderCheckResult,
-  renderJobError,
-  renderLimitCheck,
-  renderLimitReached,
-  renderLinksLeftOut,
-  renderNoLinkedIssue,
-  renderPrComment,
-  renderRanking,
-  renderReproductionResult,
-  renderReproductionStarted,
-  renderStats,
-  renderSuperseded,
-  RERUN_ACTION,
-  type LimitHit,
-} from '../github/render.js';
-import type { IssueOutcome, ValidationView } from '../github/types.js';
-import {
-  issueGroup,
-  JOB,
-  LOW_PRIORITY,
-  prGroup,
-  repoLimit,
-  type AckPayload,
-  type ConfirmPayload,
-  type MergedPayload,
-  type NoticePayload,
-  type RankPayload,
-  type ReproducePayload,
-  type StatsPayload,
-  type Target,
-  type ValidatePayload,
-} from '../jobs/payloads.js';
+import { annotationsFor, batches, CHECK_NAME, renderApprovalNotBound, renderAwaitingApproval, renderBadConfigCheck, renderCheckProgress, renderCheckResult, renderJobError, renderLimitCheck, renderLimitReached, renderLinksLeftOut, renderNoLinkedIssue, renderPrComment, renderRanking, renderReproductionResult, renderReproductionStarted, renderStats, renderSuperseded, RERUN_ACTION, type LimitHit } from '../github/render.js';
+import type { IssueOutcome, ValidationView } from '../github/outcome.js';
+import { issueGroup, JOB, LOW_PRIORITY, prGroup, repoLimit, type AckPayload, type ConfirmPayload, type MergedPayload, type NoticePayload, type RankPayload, type ReproducePayload, type StatsPayload, type ValidatePayload } from '../jobs/payloads.js';
 import { judgedTests, reproduces } from '../harness/classify.js';
-import { isPermanent, type JobContext, type JobQueue, type JobRecord } from '../jobs/queue.js';
+import { isPermanent, type JobContext, type JobQueue, type JobRecord } from '../queue/queue.js';
 import { accuracyRowsWithTotals, followUpsOf } from '../pipeline/liveAccuracy.js';
 import type { ContextInput } from '../pipeline/context.js';
 import type { Progress } from '../pipeline/progress.js';
@@ -67,8 +28,10 @@ import { isSwtError, SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/secrets.js';
 import { countUsage, timed, type ProcessMetrics } from '../web/metrics.js';
-import { AUTHOR_WINDOW_MS, budgetReached, capLinks, NO_SPEND, remaining, spendLimitsFrom, spendScope, utcDay, type Spend } from './limits.js';
-import { liveAccuracyRows, type Store, type StoredReproduction } from './storeTypes.js';
+import { AUTHOR_WINDOW_MS, budgetReached, capLinks, NO_SPEND, remaining, spendLimitsFrom, spendScope, utcDay, type Spend } from '../jobs/limits.js';
+import { liveAccuracyRows, type Store, type StoredReproduction } from '../store/types.js';
+import type { IssueData, GitHubPort, PullData, RepoRef } from '../github/types.js';
+import type { Target } from '../github/types.js';
 
 export interface WorkerDeps {
   queue: JobQueue;

@@ -1,7 +1,6 @@
-/** The App's job kinds and what each carries. Handlers enqueue them; workers (app/workers.ts) run them. */
+/** The App's job kinds and what each carries. Handlers enqueue them; each kind's module in jobs/ runs them. */
 import type { RepoConfig } from '../config/repoConfig.js';
-import type { MarkerKind } from '../github/render.js';
-import type { PullData } from '../github/port.js';
+import type { MarkerKind, PullData, Target } from '../github/types.js';
 
 export const JOB = {
   /** Fast lane: a webhook as received: read the config, decide, enqueue what follows. */
@@ -32,12 +31,6 @@ export interface Traced {
   delivery?: string;
 }
 
-/** Where a job acts; no installation for the CLI's token. */
-export interface Target {
-  owner: string;
-  repo: string;
-  installationId?: number;
-}
 
 export type AckPayload = Traced & {
   /** Who caused it (the webhook's sender): the per-author rate limit counts them. */

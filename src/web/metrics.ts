@@ -6,7 +6,7 @@
  * time from the queue and the store (jobs by state, live accuracy).
  */
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import type { JobQueue, JobRecord, JobState } from '../jobs/queue.js';
+import type { JobQueue, JobRecord, JobState } from '../queue/queue.js';
 import type { LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
 
 export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];

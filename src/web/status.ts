@@ -5,9 +5,9 @@
  * heartbeats (Redis with REDIS_URL, else this process's SQLite and memory).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Heartbeats } from '../app/heartbeat.js';
-import { liveAccuracyRows, type JobOutcome, type Store } from '../app/storeTypes.js';
-import type { JobQueue, JobRecord } from '../jobs/queue.js';
+import type { Heartbeats } from './heartbeat.js';
+import { liveAccuracyRows, type JobOutcome, type Store } from '../store/types.js';
+import type { JobQueue, JobRecord } from '../queue/queue.js';
 import { authorized } from './auth.js';
 import { renderMetrics, type ProcessMetrics } from './metrics.js';
 import { renderStatusPage, type StatusData, type StatusJobRow } from './statusPage.js';

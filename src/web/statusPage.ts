@@ -2,8 +2,8 @@
  * The status page, rendered on the server: one self-contained HTML document (inline CSS, no
  * script, nothing from a CDN). Pure: data in, HTML out; every value is escaped.
  */
-import type { WorkerReport } from '../app/heartbeat.js';
-import type { JobState } from '../jobs/queue.js';
+import type { WorkerReport } from './heartbeat.js';
+import type { JobState } from '../queue/queue.js';
 import { accuracyRowsWithTotals, percent, usd, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
 
 export interface StatusJobRow {

@@ -7,19 +7,20 @@ import { config as configPlugin } from '@probot/octokit-plugin-config';
 import { Octokit } from '@octokit/rest';
 import { join } from 'node:path';
 import { checkRepoConfig, CONFIG_PATH, type RepoConfig } from '../config/repoConfig.js';
-import { configReadError } from '../github/handlers.js';
-import { OctokitPort, type CheckRunFields, type DraftPullRequest, type GitHubPort, type IssueData, type PullData, type RepoRef } from '../github/port.js';
-import type { MarkerKind } from '../github/render.js';
+import { configReadError } from '../webhooks/handlers.js';
+import { OctokitPort } from '../github/port.js';
 import { JOB, type AckPayload } from '../jobs/payloads.js';
-import { SqliteJobQueue } from '../jobs/sqliteQueue.js';
+import { SqliteJobQueue } from '../queue/sqliteQueue.js';
 import type { Progress } from '../pipeline/progress.js';
 import { RepoCache } from '../repo/cache.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger } from '../util/logger.js';
-import { defaultDataDir } from './app.js';
-import { openDatabase, SqliteStore } from './store.js';
-import { registerWorkers } from './workers.js';
+import { defaultDataDir } from '../app/app.js';
+import { openDatabase, SqliteStore } from '../store/sqliteStore.js';
+import { registerWorkers } from '../app/workers.js';
+import type { CheckRunFields, DraftPullRequest, GitHubPort, IssueData, PullData, RepoRef } from '../github/types.js';
+import type { MarkerKind } from '../github/types.js';
 
 export interface ParsedUrl extends RepoRef {
   kind: 'issue' | 'pull';

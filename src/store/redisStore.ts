@@ -5,11 +5,11 @@
  */
 import type { Redis } from 'ioredis';
 import type { Reproduction } from '../generation/types.js';
-import type { RepoRef } from '../github/port.js';
 import type { Candidate } from '../pipeline/rank.js';
 import { randomUUID } from 'node:crypto';
-import type { Spend } from './limits.js';
-import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './storeTypes.js';
+import type { Spend } from './types.js';
+import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './types.js';
+import type { RepoRef } from '../github/types.js';
 
 interface VerdictRow extends Candidate {
   issue: number;

@@ -4,15 +4,12 @@
  * pull request gets checked against. Settings from the environment; the decisions are pure, the
  * counters live in the Store.
  */
-import type { Target } from '../jobs/payloads.js';
+import type { Spend } from '../store/types.js';
 import { SwtError } from '../util/errors.js';
 
-/** What an installation spent on one UTC day. */
-export interface Spend {
-  tokens: number;
-  usd: number;
-  containerMs: number;
-}
+export type { Spend };
+import type { Target } from '../github/types.js';
+
 
 export const NO_SPEND: Spend = { tokens: 0, usd: 0, containerMs: 0 };
 

@@ -10,12 +10,12 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Reproduction } from '../generation/types.js';
-import type { RepoRef } from '../github/port.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
-import type { Spend } from './limits.js';
-import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './storeTypes.js';
+import type { Spend } from './types.js';
+import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './types.js';
+import type { RepoRef } from '../github/types.js';
 
-export type { Store, StoredReproduction } from './storeTypes.js';
+export type { Store, StoredReproduction } from './types.js';
 
 export function openDatabase(file: string): Database.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

@@ -13,9 +13,10 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { JOB, type EventPayload, type Target } from '../jobs/payloads.js';
-import type { JobQueue } from '../jobs/queue.js';
+import { JOB, type EventPayload } from '../jobs/payloads.js';
+import type { JobQueue } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
+import type { Target } from '../github/types.js';
 
 /** Probot's (and @octokit/webhooks') default path. */
 export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';

@@ -7,14 +7,15 @@
 import { Context, type Probot } from 'probot';
 import { YAMLParseError } from 'yaml';
 import { appSettings, checkRepoConfig, CONFIG_PATH, type AppSettings, type RepoConfig } from '../config/repoConfig.js';
-import { JOB, type AckPayload, type EventPayload, type MergedPayload, type NoticePayload, type RankPayload, type StatsPayload, type Target } from '../jobs/payloads.js';
-import type { JobQueue } from '../jobs/queue.js';
+import { JOB, type AckPayload, type EventPayload, type MergedPayload, type NoticePayload, type RankPayload, type StatsPayload } from '../jobs/payloads.js';
+import type { JobQueue } from '../queue/queue.js';
 import { isSwtError } from '../util/errors.js';
-import { isBotAccount, parseCommand, shouldReproduce, type IssueFacts, type IssueTrigger } from './decide.js';
-import { WriteAccess } from './permissions.js';
-import { pullDataOf, type RawPull } from './port.js';
+import { isBotAccount, parseCommand, shouldReproduce, type IssueFacts, type IssueTrigger } from '../github/decide.js';
+import { WriteAccess } from '../github/permissions.js';
+import { pullDataOf, type RawPull } from '../github/port.js';
 import { targetOfPayload } from './receiver.js';
-import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from './render.js';
+import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from '../github/render.js';
+import type { Target } from '../github/types.js';
 
 /** What the handlers remember (the App's Store implements it). */
 export interface HandlerStore {
