@@ -27,7 +27,7 @@ import { createProcessMetrics, observeQueue, type ProcessMetrics } from '../web/
 import { statusHandler } from '../web/status.js';
 import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type WorkerReport } from '../web/heartbeat.js';
 import { openDatabase, SqliteStore, type Store } from '../store/sqliteStore.js';
-import type { WorkerDeps } from './workers.js';
+import type { WorkerDeps } from '../jobs/index.js';
 import type { Target } from '../github/types.js';
 
 /** What a process does: receive webhooks, run jobs, or both (SWT_ROLE, default all). */
@@ -249,7 +249,7 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
     }
     // A worker with a fast lane reads configs and decides.
     if (role !== 'web' && lanes.includes('fast')) registerHandlers(app, { queue: services.queue, store: services.store, concurrency: services.options.concurrency?.fast });
-    if (role !== 'web') (await import('./workers.js')).registerWorkers({
+    if (role !== 'web') (await import('../jobs/index.js')).registerWorkers({
       queue: services.queue,
       store: services.store,
       cache: services.cache,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { checkRepoConfig, CONFIG_PATH, type RepoConfig } from '../config/repoConfig.js';
 import { configReadError } from '../webhooks/handlers.js';
 import { OctokitPort } from '../github/port.js';
-import { JOB, type AckPayload } from '../jobs/payloads.js';
+import { JOB } from '../jobs/payloads.js';
 import { SqliteJobQueue } from '../queue/sqliteQueue.js';
 import type { Progress } from '../pipeline/progress.js';
 import { RepoCache } from '../repo/cache.js';
@@ -18,9 +18,10 @@ import { SwtError } from '../util/errors.js';
 import { logger as rootLogger } from '../util/logger.js';
 import { defaultDataDir } from '../app/app.js';
 import { openDatabase, SqliteStore } from '../store/sqliteStore.js';
-import { registerWorkers } from '../app/workers.js';
+import { registerWorkers } from '../jobs/index.js';
 import type { CheckRunFields, DraftPullRequest, GitHubPort, IssueData, PullData, RepoRef } from '../github/types.js';
 import type { MarkerKind } from '../github/types.js';
+import type { AckPayload } from '../jobs/ack.js';
 
 export interface ParsedUrl extends RepoRef {
   kind: 'issue' | 'pull';

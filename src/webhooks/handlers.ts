@@ -7,7 +7,7 @@
 import { Context, type Probot } from 'probot';
 import { YAMLParseError } from 'yaml';
 import { appSettings, checkRepoConfig, CONFIG_PATH, type AppSettings, type RepoConfig } from '../config/repoConfig.js';
-import { JOB, type AckPayload, type EventPayload, type MergedPayload, type NoticePayload, type RankPayload, type StatsPayload } from '../jobs/payloads.js';
+import { JOB, type EventPayload } from '../jobs/payloads.js';
 import type { JobQueue } from '../queue/queue.js';
 import { isSwtError } from '../util/errors.js';
 import { isBotAccount, parseCommand, shouldReproduce, type IssueFacts, type IssueTrigger } from '../github/decide.js';
@@ -16,6 +16,11 @@ import { pullDataOf, type RawPull } from '../github/port.js';
 import { targetOfPayload } from './receiver.js';
 import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from '../github/render.js';
 import type { Target } from '../github/types.js';
+import type { AckPayload } from '../jobs/ack.js';
+import type { NoticePayload } from '../jobs/notice.js';
+import type { RankPayload } from '../jobs/rank.js';
+import type { MergedPayload } from '../jobs/merged.js';
+import type { StatsPayload } from '../jobs/stats.js';
 
 /** What the handlers remember (the App's Store implements it). */
 export interface HandlerStore {
@@ -104,161 +109,159 @@ export const HANDLED = {
 /** The same, as `event.action` names: what the receiver queues. */
 export const HANDLED_EVENTS: ReadonlySet<string> = new Set(Object.values(HANDLED).flat());
 
-export function registerHandlers(app: Probot, deps: HandlerDeps): void {
-  const { queue, store } = deps;
+/** What the handlers share: where they enqueue, what they remember, whom they asked about write access. */
+interface Handlers {
+  queue: JobQueue;
+  store: HandlerStore;
+  // Write access as GitHub's permission API says it (kept a minute).
+  writeAccess: WriteAccess;
+}
 
-  const routes = new Map<string, (ctx: AnyContext) => Promise<void>>();
-  const on = (names: readonly string[], fn: (ctx: AnyContext) => Promise<void>) => {
-    for (const n of names) routes.set(n, fn);
+const notice = (h: Handlers, ctx: AnyContext, number: number, kind: NoticePayload['kind'], body: string) =>
+  h.queue.enqueue<NoticePayload>({ kind: JOB.notice, payload: { target: targetOf(ctx), number, kind, body, delivery: ctx.id }, key: `notice:${ctx.id}` });
+
+// A forced run (a command) is keyed on what it answers: a redelivered or replayed comment runs once.
+const ackIssue = (h: Handlers, ctx: AnyContext, issue: number, config: RepoConfig, force?: string) =>
+  h.queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), ...senderOf(ctx), delivery: ctx.id }, key: `ack:${force ?? ctx.id}` });
+
+const ackPull = (h: Handlers, ctx: AnyContext, payload: Omit<Extract<AckPayload, { type: 'pr' }>, 'type' | 'target'>) =>
+  h.queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, ...senderOf(ctx), delivery: ctx.id }, key: `ack:${payload.force ?? ctx.id}` });
+
+/** An issue opened, reopened or labelled: reproduce it when the rules say so. */
+async function onIssue(h: Handlers, ctx: AnyContext): Promise<void> {
+  const p = ctx.payload as { action: string; issue: Parameters<typeof issueFactsOf>[0]; label?: { name: string } };
+  const trigger: IssueTrigger = p.action === 'labeled' ? { kind: 'labeled', label: p.label?.name ?? '' } : { kind: p.action as 'opened' | 'reopened' };
+  const cfg = await readConfig(ctx);
+  if ('error' in cfg) {
+    await notice(h, ctx, p.issue.number, 'notice', renderConfigError(cfg.error));
+    return;
+  }
+  const facts = issueFactsOf(p.issue);
+  const d = shouldReproduce(trigger, facts, cfg.settings);
+  if (!d.act) {
+    ctx.log.info({ issue: facts.number, reason: d.reason }, 'issue skipped');
+    if (d.tell === 'too-large') await notice(h, ctx, facts.number, 'notice', renderIssueTooLarge(facts.body.length));
+    return;
+  }
+  await ackIssue(h, ctx, facts.number, cfg.config);
+}
+
+/** A `/swt` command in a comment: from a writer it queues what it asks; a reader is refused once per thread. */
+async function onCommand(h: Handlers, ctx: AnyContext): Promise<void> {
+  const p = ctx.payload as {
+    comment: { id: number; body: string; user: { login: string; type: string }; created_at?: string };
+    issue: Parameters<typeof issueFactsOf>[0];
   };
+  const cmd = parseCommand(p.comment.body);
+  if (!cmd || isBotAccount(p.comment.user)) return;
+  const target = targetOf(ctx);
+  const facts = issueFactsOf(p.issue);
+  const cfg = await readConfig(ctx);
+  if ('error' in cfg) {
+    await notice(h, ctx, facts.number, 'notice', renderConfigError(cfg.error));
+    return;
+  }
+  if (!cfg.settings.events.commands) return;
+  const login = p.comment.user.login;
+  const allowed = await h.writeAccess.writes({ installationId: (ctx.payload as { installation?: { id: number } }).installation?.id, ...target, login }, () => permissionOf(ctx, target, login));
+  if (!allowed) {
+    if (await h.store.claimRefusal(target, facts.number)) await notice(h, ctx, facts.number, 'refusal', renderRefusal(p.comment.user.login));
+    else ctx.log.info({ thread: facts.number, user: p.comment.user.login }, 'command by a reader: already refused on this thread');
+    return;
+  }
+  // Keyed on the comment, not the delivery: a replay of the same comment (a new delivery id) runs nothing more.
+  const force = `comment:${target.owner}/${target.repo}#${p.comment.id}`;
+  if (cmd.name === 'reproduce' && !facts.isPullRequest) {
+    const d = shouldReproduce({ kind: 'command' }, facts, cfg.settings);
+    if (d.act) await ackIssue(h, ctx, facts.number, cfg.config, force);
+    else if (d.tell === 'too-large') await notice(h, ctx, facts.number, 'notice', renderIssueTooLarge(facts.body.length));
+    return;
+  }
+  if (cmd.name === 'validate' && facts.isPullRequest) {
+    const at = Date.parse(p.comment.created_at ?? '');
+    await ackPull(h, ctx, { pr: facts.number, config: cfg.config, approval: { at: Number.isFinite(at) ? at : 0, ...(cmd.sha ? { sha: cmd.sha } : {}), by: login }, force });
+    return;
+  }
+  if (cmd.name === 'stats') {
+    await h.queue.enqueue<StatsPayload>({ kind: JOB.stats, payload: { target, number: facts.number, delivery: ctx.id }, key: `stats:${force}` });
+    return;
+  }
+  // help, an unknown word, or a command on the wrong kind of thread
+  const note = cmd.name === 'unknown' ? { unknown: cmd.word } : cmd.name === 'help' ? undefined : { misplaced: cmd.name as 'reproduce' | 'validate' };
+  await notice(h, ctx, facts.number, 'notice', renderHelp(note));
+}
 
-  const notice = (ctx: AnyContext, number: number, kind: NoticePayload['kind'], body: string) =>
-    queue.enqueue<NoticePayload>({ kind: JOB.notice, payload: { target: targetOf(ctx), number, kind, body, delivery: ctx.id }, key: `notice:${ctx.id}` });
+/** A PR opened, pushed to or its description edited: queue its check. */
+async function onPull(h: Handlers, ctx: AnyContext): Promise<void> {
+  const p = ctx.payload as { action: string; pull_request: RawPull; changes?: { body?: unknown } };
+  // A title edit changes nothing we check; a body edit may link other issues.
+  if (p.action === 'edited' && !p.changes?.body) return;
+  const pull = pullDataOf(p.pull_request);
+  const cfg = await readConfig(ctx);
+  if ('error' in cfg) {
+    await ackPull(h, ctx, { pr: pull.number, config: {}, pull, configError: { message: cfg.error, headSha: pull.head.sha } });
+    return;
+  }
+  if (!cfg.settings.events.pull_requests) return;
+  await ackPull(h, ctx, { pr: pull.number, config: cfg.config, pull });
+}
 
-  // A forced run (a command) is keyed on what it answers: a redelivered or replayed comment runs once.
-  const ackIssue = (ctx: AnyContext, issue: number, config: RepoConfig, force?: string) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'issue', target: targetOf(ctx), issue, config, ...(force ? { force } : {}), ...senderOf(ctx), delivery: ctx.id }, key: `ack:${force ?? ctx.id}` });
+/** A PR closed: refresh the rankings it was in; a merged one is recorded for live accuracy. */
+async function onClosed(h: Handlers, ctx: AnyContext): Promise<void> {
+  const p = ctx.payload as { number: number; pull_request: RawPull & { merged?: boolean; merge_commit_sha?: string | null; merged_at?: string | null } };
+  const issues = await h.store.closePull(targetOf(ctx), p.number);
+  if (issues.length) await h.queue.enqueue<RankPayload>({ kind: JOB.rank, payload: { target: targetOf(ctx), issues, delivery: ctx.id }, key: `rank:${ctx.id}` });
+  // A merged fix is ground truth for live accuracy: recorded and checked off the hot path.
+  const merged = p.pull_request;
+  if (merged?.merged && merged.merge_commit_sha) {
+    const cfg = await readConfig(ctx);
+    await h.queue.enqueue<MergedPayload>({
+      kind: JOB.merged,
+      payload: {
+        target: targetOf(ctx),
+        pull: pullDataOf(merged),
+        mergeSha: merged.merge_commit_sha,
+        config: 'error' in cfg ? {} : cfg.config,
+        mergedAt: merged.merged_at ? Date.parse(merged.merged_at) : Date.now(),
+        delivery: ctx.id,
+      },
+      key: `merged:${ctx.id}`,
+    });
+  }
+}
 
-  const ackPull = (ctx: AnyContext, payload: Omit<Extract<AckPayload, { type: 'pr' }>, 'type' | 'target'>) =>
-    queue.enqueue<AckPayload>({ kind: JOB.ack, payload: { type: 'pr', target: targetOf(ctx), ...payload, ...senderOf(ctx), delivery: ctx.id }, key: `ack:${payload.force ?? ctx.id}` });
+/** A re-run asked on the check run: a fresh check of the same PR. */
+async function onRerun(h: Handlers, ctx: AnyContext): Promise<void> {
+  const p = ctx.payload as { action: string; check_run: { id: number; name: string; head_sha: string; pull_requests: Array<{ number: number }> }; requested_action?: { identifier: string } };
+  if (p.check_run.name !== CHECK_NAME) return;
+  if (p.action === 'requested_action' && p.requested_action?.identifier !== RERUN_ACTION.identifier) return;
+  const target = targetOf(ctx);
+  // A fork's check runs carry no pull_requests: the App remembers which PR a check run is for.
+  const pr = p.check_run.pull_requests[0]?.number ?? (await h.store.pullOfCheckRun(target, p.check_run.id))?.pr;
+  if (!pr) {
+    ctx.log.warn({ checkRun: p.check_run.id }, 're-run of a check run whose pull request is unknown');
+    return;
+  }
+  const cfg = await readConfig(ctx);
+  if ('error' in cfg) {
+    await ackPull(h, ctx, { pr, config: {}, configError: { message: cfg.error, headSha: p.check_run.head_sha } });
+    return;
+  }
+  await ackPull(h, ctx, { pr, config: cfg.config, force: ctx.id });
+}
 
-  const writeAccess = new WriteAccess();
+/** Which handler answers each group of HANDLED. */
+const ROUTES: Record<keyof typeof HANDLED, (h: Handlers, ctx: AnyContext) => Promise<void>> = { issue: onIssue, command: onCommand, pull: onPull, closed: onClosed, rerun: onRerun };
 
-  on(
-    [...HANDLED.issue],
-    async (ctx) => {
-      const p = ctx.payload as { action: string; issue: Parameters<typeof issueFactsOf>[0]; label?: { name: string } };
-      const trigger: IssueTrigger = p.action === 'labeled' ? { kind: 'labeled', label: p.label?.name ?? '' } : { kind: p.action as 'opened' | 'reopened' };
-      const cfg = await readConfig(ctx);
-      if ('error' in cfg) {
-        await notice(ctx, p.issue.number, 'notice', renderConfigError(cfg.error));
-        return;
-      }
-      const facts = issueFactsOf(p.issue);
-      const d = shouldReproduce(trigger, facts, cfg.settings);
-      if (!d.act) {
-        ctx.log.info({ issue: facts.number, reason: d.reason }, 'issue skipped');
-        if (d.tell === 'too-large') await notice(ctx, facts.number, 'notice', renderIssueTooLarge(facts.body.length));
-        return;
-      }
-      await ackIssue(ctx, facts.number, cfg.config);
-    },
-  );
-
-  on(
-    [...HANDLED.command],
-    async (ctx) => {
-      const p = ctx.payload as {
-        comment: { id: number; body: string; user: { login: string; type: string }; created_at?: string };
-        issue: Parameters<typeof issueFactsOf>[0];
-      };
-      const cmd = parseCommand(p.comment.body);
-      if (!cmd || isBotAccount(p.comment.user)) return;
-      const target = targetOf(ctx);
-      const facts = issueFactsOf(p.issue);
-      const cfg = await readConfig(ctx);
-      if ('error' in cfg) {
-        await notice(ctx, facts.number, 'notice', renderConfigError(cfg.error));
-        return;
-      }
-      if (!cfg.settings.events.commands) return;
-      const login = p.comment.user.login;
-      const allowed = await writeAccess.writes({ installationId: (ctx.payload as { installation?: { id: number } }).installation?.id, ...target, login }, () => permissionOf(ctx, target, login));
-      if (!allowed) {
-        if (await store.claimRefusal(target, facts.number)) await notice(ctx, facts.number, 'refusal', renderRefusal(p.comment.user.login));
-        else ctx.log.info({ thread: facts.number, user: p.comment.user.login }, 'command by a reader: already refused on this thread');
-        return;
-      }
-      // Keyed on the comment, not the delivery: a replay of the same comment (a new delivery id) runs nothing more.
-      const force = `comment:${target.owner}/${target.repo}#${p.comment.id}`;
-      if (cmd.name === 'reproduce' && !facts.isPullRequest) {
-        const d = shouldReproduce({ kind: 'command' }, facts, cfg.settings);
-        if (d.act) await ackIssue(ctx, facts.number, cfg.config, force);
-        else if (d.tell === 'too-large') await notice(ctx, facts.number, 'notice', renderIssueTooLarge(facts.body.length));
-        return;
-      }
-      if (cmd.name === 'validate' && facts.isPullRequest) {
-        const at = Date.parse(p.comment.created_at ?? '');
-        await ackPull(ctx, { pr: facts.number, config: cfg.config, approval: { at: Number.isFinite(at) ? at : 0, ...(cmd.sha ? { sha: cmd.sha } : {}), by: login }, force });
-        return;
-      }
-      if (cmd.name === 'stats') {
-        await queue.enqueue<StatsPayload>({ kind: JOB.stats, payload: { target, number: facts.number, delivery: ctx.id }, key: `stats:${force}` });
-        return;
-      }
-      // help, an unknown word, or a command on the wrong kind of thread
-      const note = cmd.name === 'unknown' ? { unknown: cmd.word } : cmd.name === 'help' ? undefined : { misplaced: cmd.name as 'reproduce' | 'validate' };
-      await notice(ctx, facts.number, 'notice', renderHelp(note));
-    },
-  );
-
-  on(
-    [...HANDLED.pull],
-    async (ctx) => {
-      const p = ctx.payload as { action: string; pull_request: RawPull; changes?: { body?: unknown } };
-      // A title edit changes nothing we check; a body edit may link other issues.
-      if (p.action === 'edited' && !p.changes?.body) return;
-      const pull = pullDataOf(p.pull_request);
-      const cfg = await readConfig(ctx);
-      if ('error' in cfg) {
-        await ackPull(ctx, { pr: pull.number, config: {}, pull, configError: { message: cfg.error, headSha: pull.head.sha } });
-        return;
-      }
-      if (!cfg.settings.events.pull_requests) return;
-      await ackPull(ctx, { pr: pull.number, config: cfg.config, pull });
-    },
-  );
-
-  on(
-    [...HANDLED.closed],
-    async (ctx) => {
-      const p = ctx.payload as { number: number; pull_request: RawPull & { merged?: boolean; merge_commit_sha?: string | null; merged_at?: string | null } };
-      const issues = await store.closePull(targetOf(ctx), p.number);
-      if (issues.length) await queue.enqueue<RankPayload>({ kind: JOB.rank, payload: { target: targetOf(ctx), issues, delivery: ctx.id }, key: `rank:${ctx.id}` });
-      // A merged fix is ground truth for live accuracy: recorded and checked off the hot path.
-      const merged = p.pull_request;
-      if (merged?.merged && merged.merge_commit_sha) {
-        const cfg = await readConfig(ctx);
-        await queue.enqueue<MergedPayload>({
-          kind: JOB.merged,
-          payload: {
-            target: targetOf(ctx),
-            pull: pullDataOf(merged),
-            mergeSha: merged.merge_commit_sha,
-            config: 'error' in cfg ? {} : cfg.config,
-            mergedAt: merged.merged_at ? Date.parse(merged.merged_at) : Date.now(),
-            delivery: ctx.id,
-          },
-          key: `merged:${ctx.id}`,
-        });
-      }
-    },
-  );
-
-  on(
-    [...HANDLED.rerun],
-    async (ctx) => {
-      const p = ctx.payload as { action: string; check_run: { id: number; name: string; head_sha: string; pull_requests: Array<{ number: number }> }; requested_action?: { identifier: string } };
-      if (p.check_run.name !== CHECK_NAME) return;
-      if (p.action === 'requested_action' && p.requested_action?.identifier !== RERUN_ACTION.identifier) return;
-      const target = targetOf(ctx);
-      // A fork's check runs carry no pull_requests: the App remembers which PR a check run is for.
-      const pr = p.check_run.pull_requests[0]?.number ?? (await store.pullOfCheckRun(target, p.check_run.id))?.pr;
-      if (!pr) {
-        ctx.log.warn({ checkRun: p.check_run.id }, 're-run of a check run whose pull request is unknown');
-        return;
-      }
-      const cfg = await readConfig(ctx);
-      if ('error' in cfg) {
-        await ackPull(ctx, { pr, config: {}, configError: { message: cfg.error, headSha: p.check_run.head_sha } });
-        return;
-      }
-      await ackPull(ctx, { pr, config: cfg.config, force: ctx.id });
-    },
-  );
+export function registerHandlers(app: Probot, deps: HandlerDeps): void {
+  const h: Handlers = { queue: deps.queue, store: deps.store, writeAccess: new WriteAccess() };
+  const routes = new Map<string, (ctx: AnyContext) => Promise<void>>();
+  for (const [group, names] of Object.entries(HANDLED)) {
+    for (const n of names) routes.set(n, (ctx) => ROUTES[group as keyof typeof HANDLED](h, ctx));
+  }
 
   // The event as Probot's handlers see it, with the installation's Octokit.
-  queue.work<EventPayload>(
+  deps.queue.work<EventPayload>(
     JOB.event,
     async ({ job }) => {
       const e = job.payload;
