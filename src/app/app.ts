@@ -28,7 +28,7 @@ import { statusHandler } from '../web/status.js';
 import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type WorkerReport } from '../web/heartbeat.js';
 import { openDatabase, SqliteStore, type Store } from '../store/sqliteStore.js';
 import type { WorkerDeps } from '../jobs/index.js';
-import type { Target } from '../github/types.js';
+import { repoSlug, type Target } from '../github/types.js';
 
 /** What a process does: receive webhooks, run jobs, or both (SWT_ROLE, default all). */
 export type Role = 'web' | 'worker' | 'all';
@@ -178,7 +178,7 @@ export function octokitClass(env: NodeJS.ProcessEnv = process.env): typeof Probo
 
 /** The GitHub of an installation, for a worker. */
 export async function installationPort(app: Probot, t: Target): Promise<OctokitPort> {
-  if (!t.installationId) throw new PermanentJobError(`no installation for ${t.owner}/${t.repo}: the App is not installed there`);
+  if (!t.installationId) throw new PermanentJobError(`no installation for ${repoSlug(t)}: the App is not installed there`);
   const octokit: OctokitLike = await app.auth(t.installationId);
   return new OctokitPort(octokit);
 }

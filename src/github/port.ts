@@ -7,7 +7,7 @@
 import type { Octokit } from '@octokit/rest';
 import { isBotAccount } from './decide.js';
 import { CHECK_TEXT_LIMIT, clipText, COMMENT_LIMIT, markerOf } from './render.js';
-import type { CheckRunFields, DraftPullRequest, GitHubPort, IssueData, MarkerKind, PullData, RepoRef } from './types.js';
+import { repoSlug, type CheckRunFields, type DraftPullRequest, type GitHubPort, type IssueData, type MarkerKind, type PullData, type RepoRef } from './types.js';
 
 /** A pull request as the REST API and webhook payloads show it. */
 export interface RawPull {
@@ -113,7 +113,7 @@ export class OctokitPort implements GitHubPort {
       repository: { pullRequest: { closingIssuesReferences: { nodes: Array<{ number: number; repository: { nameWithOwner: string } }> } } | null } | null;
     }>(CLOSING_ISSUES, { owner: r.owner, repo: r.repo, number: n });
     const nodes = res.repository?.pullRequest?.closingIssuesReferences.nodes ?? [];
-    const self = `${r.owner}/${r.repo}`.toLowerCase();
+    const self = repoSlug(r).toLowerCase();
     return nodes.filter((x) => x.repository.nameWithOwner.toLowerCase() === self).map((x) => x.number);
   }
 
@@ -138,7 +138,7 @@ export class OctokitPort implements GitHubPort {
   }
 
   async upsertComment(r: RepoRef, n: number, kind: MarkerKind, text: string): Promise<{ id: number; created: boolean }> {
-    const key = `${r.owner}/${r.repo}#${n}:${kind}`;
+    const key = `${repoSlug(r)}#${n}:${kind}`;
     // GitHub refuses longer comments, and the job would fail on every attempt.
     const body = clipText(text, COMMENT_LIMIT);
     return commentLocks.run(key, async () => {

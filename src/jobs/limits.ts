@@ -8,7 +8,7 @@ import type { Spend } from '../store/types.js';
 import { SwtError } from '../util/errors.js';
 
 export type { Spend };
-import type { Target } from '../github/types.js';
+import { repoSlug, type Target } from '../github/types.js';
 
 
 export const NO_SPEND: Spend = { tokens: 0, usd: 0, containerMs: 0 };
@@ -43,7 +43,7 @@ export function spendLimitsFrom(env: NodeJS.ProcessEnv = process.env): SpendLimi
 
 /** Whose budget a job spends: its installation's (the CLI, with none, its repository's). */
 export function spendScope(t: Target): string {
-  return t.installationId ? `installation:${t.installationId}` : `repo:${t.owner}/${t.repo}`;
+  return t.installationId ? `installation:${t.installationId}` : `repo:${repoSlug(t)}`;
 }
 
 /** The UTC day a budget counts in. */

@@ -2,7 +2,7 @@
  * The App's job kinds and what every job carries. Webhook handlers (webhooks/) and jobs enqueue
  * them; each kind's module in jobs/ runs it, with its payload type beside it; jobs/index.ts is the table.
  */
-import type { Target } from '../github/types.js';
+import { repoSlug, type Target } from '../github/types.js';
 
 export const JOB = {
   /** Fast lane: a webhook as received: read the config, decide, enqueue what follows. */
@@ -34,8 +34,8 @@ export interface Traced {
 }
 
 /** Jobs of one PR supersede each other; an issue's reproductions likewise. */
-export const prGroup = (t: Target, pr: number) => `${t.owner}/${t.repo}#pr${pr}`;
-export const issueGroup = (t: Target, issue: number) => `${t.owner}/${t.repo}#issue${issue}`;
+export const prGroup = (t: Target, pr: number) => `${repoSlug(t)}#pr${pr}`;
+export const issueGroup = (t: Target, issue: number) => `${repoSlug(t)}#issue${issue}`;
 
 export interface EventPayload extends Traced {
   /** The event name (`issues`, `pull_request`, ...); the action is in the payload. */
@@ -48,5 +48,5 @@ export interface EventPayload extends Traced {
 /** The limit shared by every worker: at most `max` heavy jobs of one repository at once. */
 export function repoLimit(t: Target, env: NodeJS.ProcessEnv = process.env): { key: string; max: number } {
   const n = Number(env.SWT_REPO_CONCURRENCY);
-  return { key: `repo:${t.owner}/${t.repo}`, max: Number.isInteger(n) && n > 0 ? n : 2 };
+  return { key: `repo:${repoSlug(t)}`, max: Number.isInteger(n) && n > 0 ? n : 2 };
 }

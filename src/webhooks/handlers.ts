@@ -15,7 +15,7 @@ import { WriteAccess } from '../github/permissions.js';
 import { pullDataOf, type RawPull } from '../github/port.js';
 import { targetOfPayload } from './receiver.js';
 import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from '../github/render.js';
-import type { Target } from '../github/types.js';
+import { repoSlug, type Target } from '../github/types.js';
 import type { AckPayload } from '../jobs/ack.js';
 import type { NoticePayload } from '../jobs/notice.js';
 import type { RankPayload } from '../jobs/rank.js';
@@ -170,7 +170,7 @@ async function onCommand(h: Handlers, ctx: AnyContext): Promise<void> {
     return;
   }
   // Keyed on the comment, not the delivery: a replay of the same comment (a new delivery id) runs nothing more.
-  const force = `comment:${target.owner}/${target.repo}#${p.comment.id}`;
+  const force = `comment:${repoSlug(target)}#${p.comment.id}`;
   if (cmd.name === 'reproduce' && !facts.isPullRequest) {
     const d = shouldReproduce({ kind: 'command' }, facts, cfg.settings);
     if (d.act) await ackIssue(h, ctx, facts.number, cfg.config, force);

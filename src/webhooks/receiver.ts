@@ -127,6 +127,39 @@ function refuse(res: ServerResponse, status: number, error: string, headers: Rec
   answer(res, status, { error });
 }
 
+/**
+ * Queues the webhook and answers 200, or 503 when the queue has not taken it within `within` ms:
+ * GitHub shows that failure, so it can be redelivered.
+ */
+async function enqueueInTime(
+  o: ReceiverOptions,
+  res: ServerResponse,
+  ev: { id: string; name: string; action: unknown; payload: unknown; target: Target; digest: string },
+  within: number,
+): Promise<void> {
+  const { id, name, action } = ev;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), within)));
+  const queued = o.queue.enqueue<EventPayload>(eventJob({ id, name, payload: ev.payload, target: ev.target, digest: ev.digest }));
+  try {
+    const r = await Promise.race([queued, late]);
+    if (r === 'late') {
+      // Not recorded yet: a failure GitHub shows, so it can be redelivered (a no-op if the write lands after all).
+      o.log.error({ delivery: id, event: name }, `the queue did not take the webhook within ${within} ms`);
+      queued.catch((e: Error) => o.log.error({ delivery: id, err: e.message }, 'queueing a webhook failed after its answer'));
+      return answer(res, 503, { error: 'the queue is not answering; redeliver later' });
+    }
+    // One line per delivery: the delivery id and the job id, which the workers' lines carry too.
+    o.log.info({ delivery: id, event: `${name}.${String(action)}`, job: r.id }, r.created ? 'webhook queued' : 'redelivery of a queued webhook: ignored');
+    answer(res, 200, 'ok\n');
+  } catch (e) {
+    o.log.error({ delivery: id, event: name, err: (e as Error).message }, 'queueing a webhook failed');
+    answer(res, 500, { error: 'the webhook could not be queued; redeliver later' });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function webhookReceiver(o: ReceiverOptions): RequestHandler {
   if (!o.secret) throw new Error('the webhook receiver needs the App\'s webhook secret (WEBHOOK_SECRET)');
   const path = trimSlashes(o.path ?? DEFAULT_WEBHOOK_PATH);
@@ -185,26 +218,7 @@ export function webhookReceiver(o: ReceiverOptions): RequestHandler {
     }
     const target = targetOfPayload(payload);
     if (!target) return answer(res, 400, { error: `${name}.${String(action)} payload names no repository` });
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), within)));
-    const queued = o.queue.enqueue<EventPayload>(eventJob({ id, name, payload, target, digest: read.digest }));
-    try {
-      const r = await Promise.race([queued, late]);
-      if (r === 'late') {
-        // Not recorded yet: a failure GitHub shows, so it can be redelivered (a no-op if the write lands after all).
-        o.log.error({ delivery: id, event: name }, `the queue did not take the webhook within ${within} ms`);
-        queued.catch((e: Error) => o.log.error({ delivery: id, err: e.message }, 'queueing a webhook failed after its answer'));
-        return answer(res, 503, { error: 'the queue is not answering; redeliver later' });
-      }
-      // One line per delivery: the delivery id and the job id, which the workers' lines carry too.
-      o.log.info({ delivery: id, event: `${name}.${String(action)}`, job: r.id }, r.created ? 'webhook queued' : 'redelivery of a queued webhook: ignored');
-      answer(res, 200, 'ok\n');
-    } catch (e) {
-      o.log.error({ delivery: id, event: name, err: (e as Error).message }, 'queueing a webhook failed');
-      answer(res, 500, { error: 'the webhook could not be queued; redeliver later' });
-    } finally {
-      clearTimeout(timer);
-    }
+    await enqueueInTime(o, res, { id, name, action, payload, target, digest: read.digest }, within);
   };
 
   return (req, res) => {
