@@ -29,7 +29,7 @@ async function serve(): Promise<() => Promise<void>> {
     return () => setup.stop();
   }
   const services = await openServices();
-  const Octokit = octokitClass();
+  const Octokit = octokitClass(services.settings.githubThrottle);
   const probot = createProbot({ env, overrides: { log: services.logger.child({ name: 'probot' }), ...(Octokit ? { Octokit } : {}) } });
   const path = env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH;
   const app = await listenApp(services, probot, {

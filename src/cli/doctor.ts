@@ -7,7 +7,7 @@ import { createPrivateKey } from 'node:crypto';
 import { readFile, statfs } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { dockerHostReport, engineLocation } from '../web/dockerHost.js';
-import { defaultDataDir } from '../app/app.js';
+import { defaultDataDir } from '../settings/index.js';
 import { isLlmConfigured, llmSettingsFrom } from '../generation/llmClient.js';
 import { connectRedis } from '../queue/redis.js';
 import { loadCaBundle } from '../sandbox/caCertificates.js';

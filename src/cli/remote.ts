@@ -16,7 +16,7 @@ import { RepoCache } from '../repo/cache.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger } from '../util/logger.js';
-import { defaultDataDir } from '../app/app.js';
+import { defaultDataDir } from '../settings/index.js';
 import { openDatabase, SqliteStore } from '../store/sqliteStore.js';
 import { registerWorkers } from '../jobs/index.js';
 import type { CheckRunFields, DraftPullRequest, GitHubPort, IssueData, PullData, RepoRef } from '../github/types.js';

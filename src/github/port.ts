@@ -40,6 +40,31 @@ export function pullDataOf(data: RawPull): PullData {
   };
 }
 
+/** An issue as the REST API and webhook payloads show it. */
+export interface RawIssue {
+  number: number;
+  title: string;
+  body?: string | null;
+  user?: { login: string; type?: string } | null;
+  locked?: boolean;
+  labels?: Array<{ name?: string } | string>;
+  pull_request?: unknown;
+  state?: string;
+}
+
+export function issueDataOf(data: RawIssue): IssueData {
+  return {
+    number: data.number,
+    title: data.title,
+    body: data.body ?? '',
+    author: { login: data.user?.login ?? 'ghost', type: data.user?.type ?? 'User' },
+    locked: Boolean(data.locked),
+    labels: (data.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
+    isPullRequest: Boolean(data.pull_request),
+    state: data.state ?? 'open',
+  };
+}
+
 export type OctokitLike = Pick<Octokit, 'rest' | 'graphql' | 'paginate'> & { auth?: (opts?: unknown) => Promise<unknown> };
 
 const CLOSING_ISSUES = `query($owner: String!, $repo: String!, $number: Int!) {
@@ -91,16 +116,7 @@ export class OctokitPort implements GitHubPort {
 
   async getIssue(r: RepoRef, n: number): Promise<IssueData> {
     const { data } = await this.#o.rest.issues.get({ ...r, issue_number: n });
-    return {
-      number: data.number,
-      title: data.title,
-      body: data.body ?? '',
-      author: { login: data.user?.login ?? 'ghost', type: data.user?.type ?? 'User' },
-      locked: Boolean(data.locked),
-      labels: data.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
-      isPullRequest: Boolean(data.pull_request),
-      state: data.state,
-    };
+    return issueDataOf(data);
   }
 
   async getPull(r: RepoRef, n: number): Promise<PullData> {

@@ -75,7 +75,7 @@ async function ackIssue(d: JobDeps, p: IssueAck, log: Logger): Promise<void> {
     payload: { target: p.target, issue: p.issue, config: p.config, ...where, delivery: p.delivery },
     key,
     group: issueGroup(p.target, p.issue),
-    limit: repoLimit(p.target, d.env),
+    limit: repoLimit(p.target, d.settings.repoConcurrency),
   });
 }
 
@@ -162,7 +162,7 @@ async function queueValidation(d: JobDeps, { p, gh, r, pull, checkId, fresh, lin
     payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links.checked, ...(links.left.length ? { linksLeftOut: links.left } : {}), checkRunId: checkId, delivery: p.delivery },
     key,
     group: prGroup(p.target, pull.number),
-    limit: repoLimit(p.target, d.env),
+    limit: repoLimit(p.target, d.settings.repoConcurrency),
   });
   // A newer push: the older checks that had not started are closed here (running ones close themselves).
   for (const id of superseded) {

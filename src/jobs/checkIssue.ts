@@ -2,7 +2,7 @@
 import { appSettings } from '../config/repoConfig.js';
 import { MAX_ISSUE_BODY, shouldReproduce } from '../github/decide.js';
 import type { IssueOutcome, ValidationView } from '../github/outcome.js';
-import type { GitHubPort, IssueData, PullData, RepoRef } from '../github/types.js';
+import type { GitHubPort, PullData, RepoRef } from '../github/types.js';
 import type { Progress } from '../pipeline/progress.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
 import { validate, type HeadInstall, type ValidationResult } from '../pipeline/validate.js';
@@ -69,7 +69,7 @@ async function writeReproduction(d: JobDeps, run: PullRun, issue: number): Promi
   if (data.isPullRequest) return { issue, kind: 'no-reproduction', reason: `#${issue} is a pull request, not an issue` };
   if (data.body.length > MAX_ISSUE_BODY) return { issue, kind: 'no-reproduction', reason: `the issue body has ${data.body.length} characters, more than the ${MAX_ISSUE_BODY} swt-bot reads` };
   // A linked issue is reproduced only where the issue itself would have been (issues.auto, skip labels, events.issues, …).
-  const rules = shouldReproduce({ kind: 'opened' }, issueFactsOfData(data), appSettings(p.config));
+  const rules = shouldReproduce({ kind: 'opened' }, data, appSettings(p.config));
   if (!rules.act) return { issue, kind: 'no-reproduction', reason: `#${issue} is not reproduced automatically here (${rules.reason}); a maintainer can comment \`/swt reproduce\` on it` };
   const generation = generationFor(d, p.config, run.log, await leftToday(d, p.target));
   const made = await timed(d.metrics, JOB.validate, 'reproduce', () =>
@@ -80,10 +80,6 @@ async function writeReproduction(d: JobDeps, run: PullRun, issue: number): Promi
   run.spent.tokens += made.usage.promptTokens + made.usage.completionTokens;
   await d.store.saveReproduction(r, issue, { branch: pull.base.ref, sha: pull.base.sha }, made);
   return made.status !== 'reproduced' ? { issue, kind: 'no-reproduction', reason: made.reason } : undefined;
-}
-
-function issueFactsOfData(d: IssueData) {
-  return { number: d.number, title: d.title, body: d.body, author: d.author, locked: d.locked, labels: d.labels, isPullRequest: d.isPullRequest };
 }
 
 function viewOf(v: ValidationResult): ValidationView {

@@ -4,7 +4,7 @@
  * here are the steps several kinds share; each kind's own steps live in its module.
  */
 import type { RepoConfig } from '../config/repoConfig.js';
-import { budgetLimitsFrom, type BudgetLimits, type ReproduceOptions } from '../generation/index.js';
+import type { BudgetLimits, ReproduceOptions } from '../generation/index.js';
 import { modelRefusal } from '../generation/models.js';
 import { WriteAccess } from '../github/permissions.js';
 import { repoSlug, type GitHubPort, type RepoRef, type Target } from '../github/types.js';
@@ -17,7 +17,7 @@ import { isSwtError, SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/secrets.js';
 import { timed, type ProcessMetrics } from '../web/metrics.js';
-import { spendLimitsFrom, type Spend, type SpendLimits } from './limits.js';
+import { settingsFrom, type Settings, type Spend, type SpendLimits } from '../settings/index.js';
 
 export interface WorkerDeps {
   queue: JobQueue;
@@ -41,7 +41,9 @@ export interface WorkerDeps {
   progressIntervalMs?: number;
   /** Ranking edits of one issue are batched over windows of this many ms (default 5000). */
   rankWindowMs?: number;
-  /** The operator's ceilings (SWT_BUDGET_*), which a repository's budget cannot raise; SWT_REPO_CONCURRENCY. */
+  /** The operator's settings (budget ceilings, daily limits, SWT_REPO_CONCURRENCY); default read from `env`. */
+  settings?: Settings;
+  /** Where the model list (SWT_LLM_MODELS) is read; default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Phase durations and LLM usage are counted here (the App's /metrics). */
   metrics?: ProcessMetrics;
@@ -50,6 +52,7 @@ export interface WorkerDeps {
 /** WorkerDeps with the settings read once: what a job kind's `handle(deps, job)` receives. */
 export interface JobDeps extends WorkerDeps {
   env: NodeJS.ProcessEnv;
+  settings: Settings;
   log: Logger;
   /** The per-issue generation ceilings (SWT_BUDGET_*). */
   ceiling: BudgetLimits;
@@ -60,7 +63,8 @@ export interface JobDeps extends WorkerDeps {
 
 export function jobDeps(deps: WorkerDeps): JobDeps {
   const env = deps.env ?? process.env;
-  return { ...deps, env, log: deps.logger.child({ mod: 'workers' }), ceiling: budgetLimitsFrom(env), limits: spendLimitsFrom(env), writeAccess: new WriteAccess() };
+  const settings = deps.settings ?? settingsFrom(env);
+  return { ...deps, env, settings, log: deps.logger.child({ mod: 'workers' }), ceiling: settings.budget, limits: settings.spend, writeAccess: new WriteAccess() };
 }
 
 /** A job's logger: its id and the webhook delivery it came from, in whichever process runs it. */

@@ -1,45 +1,16 @@
 /**
  * What strangers can make the App spend: the operator's per-installation daily budget (tokens,
  * dollars, container minutes), the per-author rate of new runs, and how many linked issues one
- * pull request gets checked against. Settings from the environment; the decisions are pure, the
- * counters live in the Store.
+ * pull request gets checked against. The limits are settings (settings/index.ts); the decisions
+ * here are pure, the counters live in the Store.
  */
-import type { Spend } from '../store/types.js';
-import { SwtError } from '../util/errors.js';
-
-export type { Spend };
 import { repoSlug, type Target } from '../github/types.js';
+import type { Spend } from '../settings/index.js';
+
+export type { Spend, SpendLimits } from '../settings/index.js';
 
 
 export const NO_SPEND: Spend = { tokens: 0, usd: 0, containerMs: 0 };
-
-export interface SpendLimits {
-  /** Per installation and UTC day. */
-  daily: Spend;
-  /** New reproductions and checks one author may cause per hour (a maintainer's command is not counted). */
-  authorStartsPerHour: number;
-  /** Linked issues one pull request is checked against; the rest are named and left out. */
-  maxLinkedIssues: number;
-}
-
-/**
- * SWT_DAILY_TOKENS (2 000 000), SWT_DAILY_USD (10), SWT_DAILY_CONTAINER_MINUTES (600),
- * SWT_AUTHOR_RUNS_PER_HOUR (10), SWT_MAX_LINKED_ISSUES (5).
- */
-export function spendLimitsFrom(env: NodeJS.ProcessEnv = process.env): SpendLimits {
-  const num = (name: string, dflt: number) => {
-    const raw = env[name]?.trim();
-    if (!raw) return dflt;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < 0) throw new SwtError('BAD_CONFIG', `${name} must be a number ≥ 0, got ${JSON.stringify(raw)}`);
-    return n;
-  };
-  return {
-    daily: { tokens: num('SWT_DAILY_TOKENS', 2_000_000), usd: num('SWT_DAILY_USD', 10), containerMs: num('SWT_DAILY_CONTAINER_MINUTES', 600) * 60_000 },
-    authorStartsPerHour: Math.floor(num('SWT_AUTHOR_RUNS_PER_HOUR', 10)),
-    maxLinkedIssues: Math.max(1, Math.floor(num('SWT_MAX_LINKED_ISSUES', 5))),
-  };
-}
 
 /** Whose budget a job spends: its installation's (the CLI, with none, its repository's). */
 export function spendScope(t: Target): string {

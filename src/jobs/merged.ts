@@ -51,7 +51,7 @@ export async function handle(d: JobDeps, { job }: JobContext<MergedPayload>): Pr
       payload: { target: p.target, issue, pr: p.pull.number, mergeSha: p.mergeSha, baseSha: p.pull.base.sha, baseRef: p.pull.base.ref, config: p.config, delivery: p.delivery },
       key: `confirm:${repoSlug(r)}#${issue}@${p.mergeSha}`,
       priority: LOW_PRIORITY,
-      limit: repoLimit(p.target, d.env),
+      limit: repoLimit(p.target, d.settings.repoConcurrency),
     });
   }
   jobLog(d, job).info({ pr: p.pull.number, issues, confirmations: reproductions.length }, 'merged PR recorded');

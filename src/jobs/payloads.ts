@@ -45,8 +45,7 @@ export interface EventPayload extends Traced {
   installationId?: number;
 }
 
-/** The limit shared by every worker: at most `max` heavy jobs of one repository at once. */
-export function repoLimit(t: Target, env: NodeJS.ProcessEnv = process.env): { key: string; max: number } {
-  const n = Number(env.SWT_REPO_CONCURRENCY);
-  return { key: `repo:${repoSlug(t)}`, max: Number.isInteger(n) && n > 0 ? n : 2 };
+/** The limit shared by every worker: at most `max` heavy jobs of one repository at once (SWT_REPO_CONCURRENCY). */
+export function repoLimit(t: Target, max: number): { key: string; max: number } {
+  return { key: `repo:${repoSlug(t)}`, max };
 }

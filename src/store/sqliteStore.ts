@@ -4,7 +4,7 @@
  * ranking), check runs by head sha, the one refusal each thread may get, and what live accuracy
  * counts (job outcomes, merged PRs, confirmations at merge commits), and what limits spend (each
  * installation's spend per day, each author's recent runs). The Store interface is in
- * storeTypes.ts; redisStore.ts keeps the same in Redis.
+ * types.ts; redisStore.ts keeps the same in Redis.
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';

@@ -7,15 +7,11 @@ import type { ValidationView } from '../github/outcome.js';
 import { liveAccuracy, type Confirmation, type LiveAccuracyRow, type MergeRecord, type RepoKey, type ReproductionCost } from '../pipeline/liveAccuracy.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
 import type { RepoRef } from '../github/types.js';
+import type { Spend } from '../settings/index.js';
 
 export type { Confirmation, MergeRecord, ReproductionCost } from '../pipeline/liveAccuracy.js';
 
-/** What an installation spent on one UTC day. */
-export interface Spend {
-  tokens: number;
-  usd: number;
-  containerMs: number;
-}
+export type { Spend } from '../settings/index.js';
 
 export interface StoredReproduction extends Pick<Reproduction, 'status' | 'strategy' | 'testPatch' | 'failureExcerpt' | 'reason'> {
   id: number;

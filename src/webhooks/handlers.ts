@@ -10,9 +10,9 @@ import { appSettings, checkRepoConfig, CONFIG_PATH, type AppSettings, type RepoC
 import { JOB, type EventPayload } from '../jobs/payloads.js';
 import type { JobQueue } from '../queue/queue.js';
 import { isSwtError } from '../util/errors.js';
-import { isBotAccount, parseCommand, shouldReproduce, type IssueFacts, type IssueTrigger } from '../github/decide.js';
+import { isBotAccount, parseCommand, shouldReproduce, type IssueTrigger } from '../github/decide.js';
 import { WriteAccess } from '../github/permissions.js';
-import { pullDataOf, type RawPull } from '../github/port.js';
+import { issueDataOf, pullDataOf, type RawIssue, type RawPull } from '../github/port.js';
 import { targetOfPayload } from './receiver.js';
 import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from '../github/render.js';
 import { repoSlug, type Target } from '../github/types.js';
@@ -77,26 +77,6 @@ export function configReadError(e: unknown): string | undefined {
   return undefined;
 }
 
-export function issueFactsOf(issue: {
-  number: number;
-  title: string;
-  body?: string | null;
-  user?: { login: string; type?: string } | null;
-  locked?: boolean;
-  labels?: Array<{ name?: string } | string>;
-  pull_request?: unknown;
-}): IssueFacts {
-  return {
-    number: issue.number,
-    title: issue.title,
-    body: issue.body ?? '',
-    author: { login: issue.user?.login ?? 'ghost', type: issue.user?.type ?? 'User' },
-    locked: Boolean(issue.locked),
-    labels: (issue.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
-    isPullRequest: Boolean(issue.pull_request),
-  };
-}
-
 /** Every webhook the App acts on; app.yml subscribes to exactly these events. */
 export const HANDLED = {
   issue: ['issues.opened', 'issues.reopened', 'issues.labeled'],
@@ -129,14 +109,14 @@ const ackPull = (h: Handlers, ctx: AnyContext, payload: Omit<Extract<AckPayload,
 
 /** An issue opened, reopened or labelled: reproduce it when the rules say so. */
 async function onIssue(h: Handlers, ctx: AnyContext): Promise<void> {
-  const p = ctx.payload as { action: string; issue: Parameters<typeof issueFactsOf>[0]; label?: { name: string } };
+  const p = ctx.payload as { action: string; issue: RawIssue; label?: { name: string } };
   const trigger: IssueTrigger = p.action === 'labeled' ? { kind: 'labeled', label: p.label?.name ?? '' } : { kind: p.action as 'opened' | 'reopened' };
   const cfg = await readConfig(ctx);
   if ('error' in cfg) {
     await notice(h, ctx, p.issue.number, 'notice', renderConfigError(cfg.error));
     return;
   }
-  const facts = issueFactsOf(p.issue);
+  const facts = issueDataOf(p.issue);
   const d = shouldReproduce(trigger, facts, cfg.settings);
   if (!d.act) {
     ctx.log.info({ issue: facts.number, reason: d.reason }, 'issue skipped');
@@ -150,12 +130,12 @@ async function onIssue(h: Handlers, ctx: AnyContext): Promise<void> {
 async function onCommand(h: Handlers, ctx: AnyContext): Promise<void> {
   const p = ctx.payload as {
     comment: { id: number; body: string; user: { login: string; type: string }; created_at?: string };
-    issue: Parameters<typeof issueFactsOf>[0];
+    issue: RawIssue;
   };
   const cmd = parseCommand(p.comment.body);
   if (!cmd || isBotAccount(p.comment.user)) return;
   const target = targetOf(ctx);
-  const facts = issueFactsOf(p.issue);
+  const facts = issueDataOf(p.issue);
   const cfg = await readConfig(ctx);
   if ('error' in cfg) {
     await notice(h, ctx, facts.number, 'notice', renderConfigError(cfg.error));

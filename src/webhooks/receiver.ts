@@ -17,13 +17,14 @@ import { JOB, type EventPayload } from '../jobs/payloads.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
 import type { Target } from '../github/types.js';
+import { DEFAULT_WEBHOOK_BUFFER_MIB } from '../settings/index.js';
 
 /** Probot's (and @octokit/webhooks') default path. */
 export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
 /** GitHub caps a webhook payload at 25 MB. */
 const MAX_BODY_BYTES = 25 * 1024 * 1024;
-/** Bodies read at once, together (SWT_WEBHOOK_BUFFER_MIB): room for one payload of GitHub's largest and the usual small ones. */
-export const DEFAULT_BUFFER_BYTES = 40 * 1024 * 1024;
+/** Bodies read at once, together (SWT_WEBHOOK_BUFFER_MIB; settings/index.ts says why this much). */
+const DEFAULT_BUFFER_BYTES = DEFAULT_WEBHOOK_BUFFER_MIB * 1024 * 1024;
 /** Bodies up to this size keep this much of the allowance for themselves: large ones cannot starve them. */
 const SMALL_BODY_BYTES = 1024 * 1024;
 const SMALL_HEADROOM_BYTES = 8 * 1024 * 1024;
