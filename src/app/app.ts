@@ -30,6 +30,7 @@ import { openDatabase, SqliteStore, type Store } from '../store/sqliteStore.js';
 import type { WorkerDeps } from '../jobs/index.js';
 import { repoSlug, type Target } from '../github/types.js';
 import { settingsFrom, type Role, type Settings } from '../settings/index.js';
+import { healthHandler } from '../web/health.js';
 
 export type { Role } from '../settings/index.js';
 
@@ -179,29 +180,6 @@ export async function installationPort(app: Probot, t: Target): Promise<OctokitP
   return new OctokitPort(octokit);
 }
 
-/** GET /healthz: 200 while the queue answers (within 2 s), with its counts. */
-export function healthHandler(services: Services) {
-  return (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/healthz') return false;
-    void (async () => {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const counts = await Promise.race([
-          services.queue.counts(),
-          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the ${services.engine === 'redis' ? 'Redis' : 'SQLite'} queue does not answer`)), 2000))),
-        ]);
-        const jobs = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', role: services.role, engine: services.engine, jobs }));
-      } catch (e) {
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', error: (e as Error).message.split('\n')[0] }));
-      } finally {
-        clearTimeout(timer);
-      }
-    })();
-    return true;
-  };
-}
-
 /** What this process tells the others every few seconds (workers only). */
 async function workerReport(services: Services, kinds: string[], startedAt: number, host: () => Promise<WorkerReport['docker']>): Promise<WorkerReport> {
   const report = await host().catch((e: Error) => ({ error: `Docker engine: ${e.message.split('\n')[0]}` }));
@@ -232,7 +210,7 @@ export interface WebhookOptions {
 /**
  * The Probot application, by role: the webhook receiver (web), workers and their heartbeat
  * (worker), or both (all); health, status page and metrics everywhere a server runs. Starts the
- * queue. The receiver is the first handler, so a webhook never waits for Probot's pipeline.
+ * queue. The receiver answers every delivery itself: Probot's webhook middleware is not mounted (appHandler).
  */
 export function swtApp(services: Services, webhook?: WebhookOptions): ApplicationFunction {
   return async (app, { addHandler }) => {

@@ -3,7 +3,7 @@
  * `npm start`: the GitHub App, configured by the environment as Probot's `run` is (APP_ID,
  * PRIVATE_KEY(_PATH), WEBHOOK_SECRET, WEBHOOK_PATH, GHE_HOST/GHE_PROTOCOL, HOST, PORT,
  * WEBHOOK_PROXY_URL, LOG_LEVEL, REDIS_URL) and served by listenApp, as the tests serve it: the
- * webhook receiver comes before Probot's pipeline. With no credentials yet, Probot's `run` serves
+ * webhook receiver takes the place of Probot's webhook middleware. With no credentials yet, Probot's `run` serves
  * its setup flow, which registers the App from app.yml. Jobs live in SWT_DATA_DIR (or Redis).
  */
 import { getPrivateKey } from '@probot/get-private-key';

@@ -1,8 +1,8 @@
 /** One linked issue of a validation: its stored test (or a new one written at the PR's base), run on base and head. */
-import { appSettings } from '../config/repoConfig.js';
+import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { MAX_ISSUE_BODY, shouldReproduce } from '../github/decide.js';
 import type { IssueOutcome, ValidationView } from '../github/outcome.js';
-import type { GitHubPort, PullData, RepoRef } from '../github/types.js';
+import type { GitHubPort, PullData, RepoRef, Target } from '../github/types.js';
 import type { Progress } from '../pipeline/progress.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
 import { validate, type HeadInstall, type ValidationResult } from '../pipeline/validate.js';
@@ -12,18 +12,17 @@ import { countUsage, timed } from '../web/metrics.js';
 import { contextFor, generationFor, oneLine, short, type JobDeps } from './deps.js';
 import { JOB } from './payloads.js';
 import { leftToday } from './spend.js';
-import type { ValidatePayload } from './validate.js';
 
 /** SwtError codes that a later attempt may not hit again (the engine, a pull): the job is retried. */
 const TRANSIENT = new Set(['DOCKER_UNREACHABLE', 'IMAGE_UNAVAILABLE', 'INTERRUPTED', 'LLM_TIMEOUT']);
 
-/** What the checks of one validation job share. */
-export interface PullRun {
+/** What the checks of one validation job share (validate.ts adds its whole payload). */
+export interface IssueRun {
   gh: GitHubPort;
   r: RepoRef;
   dir: string;
   pull: PullData;
-  p: ValidatePayload;
+  p: { target: Target; config: RepoConfig; headSha: string };
   headInstall: HeadInstall;
   progress: Progress;
   log: Logger;
@@ -34,7 +33,7 @@ export interface PullRun {
   since: number;
 }
 
-export async function checkIssue(d: JobDeps, run: PullRun, issue: number): Promise<IssueOutcome> {
+export async function checkIssue(d: JobDeps, run: IssueRun, issue: number): Promise<IssueOutcome> {
   const { r, pull, p, progress, signal } = run;
   try {
     let rep = await d.store.latestReproduction(r, issue);
@@ -62,7 +61,7 @@ export async function checkIssue(d: JobDeps, run: PullRun, issue: number): Promi
 }
 
 /** Writes and stores the issue's reproduction at the PR's base; the outcome when there is none to run. */
-async function writeReproduction(d: JobDeps, run: PullRun, issue: number): Promise<IssueOutcome | undefined> {
+async function writeReproduction(d: JobDeps, run: IssueRun, issue: number): Promise<IssueOutcome | undefined> {
   const { gh, r, pull, p } = run;
   run.progress.step(`#${issue} has no reproducing test yet: writing one at the base ${short(pull.base.sha)}`);
   const data = await gh.getIssue(r, issue);

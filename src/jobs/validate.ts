@@ -11,7 +11,7 @@ import { judgedTests, reproduces } from '../harness/classify.js';
 import { candidateVerdict } from '../pipeline/rank.js';
 import { headManifestChanges } from '../pipeline/validate.js';
 import { isPermanent, type JobContext, type JobRecord } from '../queue/queue.js';
-import { checkIssue, type PullRun } from './checkIssue.js';
+import { checkIssue, type IssueRun } from './checkIssue.js';
 import { fetchRepo, jobLog, oneLine, refOf, writes, type JobDeps } from './deps.js';
 import type { Traced } from './payloads.js';
 import { checkProgress } from './progress.js';
@@ -27,6 +27,10 @@ export interface ValidatePayload extends Traced {
   /** Linked issues past SWT_MAX_LINKED_ISSUES, named on the check and not run. */
   linksLeftOut?: number[];
   checkRunId: number;
+}
+
+interface PullRun extends IssueRun {
+  p: ValidatePayload;
 }
 
 export async function handle(d: JobDeps, { job, lastAttempt, signal }: JobContext<ValidatePayload>): Promise<void> {

@@ -1,7 +1,7 @@
 /**
- * The webhook receiver: all the web process does for a delivery, ahead of Probot's own pipeline
- * (which builds an authenticated Octokit and a Context for every event, though receiving never
- * calls GitHub). It checks the request as @octokit/webhooks does (POST, JSON, the three headers,
+ * The webhook receiver: all the web process does for a delivery, in place of Probot's webhook
+ * middleware (whose pipeline builds an authenticated Octokit and a Context for every event,
+ * though receiving never calls GitHub). It checks the request as @octokit/webhooks does (POST, JSON, the three headers,
  * the HMAC signature), enqueues an event the App acts on under the digest of its signed body (one
  * queue write, which is also the record: a redelivery, or a replay of the same body under another
  * delivery id or event name, adds nothing), and answers. Workers build the Context.
