@@ -34,8 +34,8 @@ async function serve(): Promise<() => Promise<void>> {
   const path = env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH;
   const app = await listenApp(services, probot, {
     webhook: { secret: env.WEBHOOK_SECRET ?? '', path },
-    port: env.PORT ? Number(env.PORT) : 3000,
-    host: env.HOST || 'localhost',
+    port: services.settings.port,
+    host: services.settings.host,
   });
   let proxy: WebhookProxy | undefined;
   if (env.WEBHOOK_PROXY_URL) {

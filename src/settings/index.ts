@@ -53,6 +53,9 @@ export interface Settings {
   heartbeatMs: number;
   /** SWT_STATUS_TOKEN: the status page and /metrics answer only with it. */
   statusToken?: string;
+  /** PORT (3000) and HOST (localhost), Probot's names: where `npm start` listens. */
+  port: number;
+  host: string;
   /** SWT_HTTP_MAX_CONNECTIONS (256), SWT_HTTP_HEADERS_TIMEOUT_MS (10 s), SWT_HTTP_REQUEST_TIMEOUT_MS (15 s: GitHub gives up after 10), SWT_WEBHOOK_BUFFER_MIB (40). */
   http: HttpLimits;
   /** SWT_DAILY_TOKENS (2 000 000), SWT_DAILY_USD (10), SWT_DAILY_CONTAINER_MINUTES (600), SWT_AUTHOR_RUNS_PER_HOUR (10), SWT_MAX_LINKED_ISSUES (5). */
@@ -80,6 +83,8 @@ const ENV = z.object({
   SWT_GITHUB_THROTTLE: z.string().optional(),
   SWT_HEARTBEAT_SECONDS: positive(10),
   SWT_STATUS_TOKEN: z.preprocess(blank, z.string().optional()),
+  PORT: number((n) => n.int({ message: 'must be a port number' }).min(0, { message: 'must be a port number' }).max(65535, { message: 'must be a port number' }), 3000, 'must be a port number'),
+  HOST: z.preprocess(blank, z.string().default('localhost')),
   SWT_HTTP_MAX_CONNECTIONS: positive(256),
   SWT_HTTP_HEADERS_TIMEOUT_MS: positive(10_000),
   SWT_HTTP_REQUEST_TIMEOUT_MS: positive(15_000),
@@ -115,6 +120,8 @@ export function settingsFrom(env: NodeJS.ProcessEnv = process.env): Settings {
     githubThrottle: e.SWT_GITHUB_THROTTLE !== 'off',
     heartbeatMs: e.SWT_HEARTBEAT_SECONDS * 1000,
     ...(e.SWT_STATUS_TOKEN ? { statusToken: e.SWT_STATUS_TOKEN } : {}),
+    port: e.PORT,
+    host: e.HOST,
     http: {
       maxConnections: Math.floor(e.SWT_HTTP_MAX_CONNECTIONS),
       headersTimeoutMs: Math.min(e.SWT_HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs),

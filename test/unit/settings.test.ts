@@ -11,6 +11,8 @@ describe('settingsFrom: every delivery-side variable parsed once', () => {
       redisPrefix: 'swt',
       githubThrottle: true,
       heartbeatMs: 10_000,
+      port: 3000,
+      host: 'localhost',
       http: { maxConnections: 256, headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, webhookBufferBytes: 40 * 1024 * 1024 },
       spend: { daily: { tokens: 2_000_000, usd: 10, containerMs: 600 * 60_000 }, authorStartsPerHour: 10, maxLinkedIssues: 5 },
       repoConcurrency: 2,
@@ -37,8 +39,10 @@ describe('settingsFrom: every delivery-side variable parsed once', () => {
       SWT_MAX_LINKED_ISSUES: '0',
       SWT_REPO_CONCURRENCY: '3',
       SWT_BUDGET_USD: '0.5',
+      PORT: '8080',
+      HOST: '0.0.0.0',
     });
-    expect(s).toMatchObject({ role: 'web', dataDir: '/data', redisUrl: 'redis://redis.invalid:6379', redisPrefix: 'f1-2', githubThrottle: false, heartbeatMs: 500, statusToken: 't0k', repoConcurrency: 3 });
+    expect(s).toMatchObject({ role: 'web', dataDir: '/data', redisUrl: 'redis://redis.invalid:6379', redisPrefix: 'f1-2', githubThrottle: false, heartbeatMs: 500, statusToken: 't0k', repoConcurrency: 3, port: 8080, host: '0.0.0.0' });
     expect(s.http).toEqual({ maxConnections: 256, headersTimeoutMs: 5000, requestTimeoutMs: 5000, webhookBufferBytes: 1024 * 1024 });
     expect(s.spend).toEqual({ daily: { tokens: 2_000_000, usd: 5, containerMs: 600 * 60_000 }, authorStartsPerHour: 2, maxLinkedIssues: 1 });
     expect(s.budget.usd).toBe(0.5);
@@ -52,6 +56,7 @@ describe('settingsFrom: every delivery-side variable parsed once', () => {
     [{ SWT_REPO_CONCURRENCY: '1.5' }, 'SWT_REPO_CONCURRENCY must be a whole number > 0, got "1.5"'],
     [{ SWT_HTTP_MAX_CONNECTIONS: '0' }, 'SWT_HTTP_MAX_CONNECTIONS must be a positive number, got "0"'],
     [{ SWT_HEARTBEAT_SECONDS: 'soon' }, 'SWT_HEARTBEAT_SECONDS must be a positive number, got "soon"'],
+    [{ PORT: '80a' }, 'PORT must be a port number, got "80a"'],
   ])('refuses %j with the variable named', (env, message) => {
     expect(() => settingsFrom(env)).toThrow(message);
   });
