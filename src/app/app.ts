@@ -10,34 +10,30 @@ import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { homedir, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Probot, ProbotOctokit, type ApplicationFunction, type ApplicationFunctionOptions } from 'probot';
-import { HANDLED_EVENTS, registerHandlers } from '../github/handlers.js';
-import { DEFAULT_BUFFER_BYTES, webhookReceiver } from '../github/receiver.js';
+import { HANDLED_EVENTS, registerHandlers } from '../webhooks/handlers.js';
+import { webhookReceiver } from '../webhooks/receiver.js';
 import { OctokitPort, type OctokitLike } from '../github/port.js';
-import type { Target } from '../jobs/payloads.js';
-import { PermanentJobError, type JobQueue } from '../jobs/queue.js';
-import type { BullQueueOptions } from '../jobs/bullQueue.js';
-import { SqliteJobQueue } from '../jobs/sqliteQueue.js';
+import { PermanentJobError, type JobQueue } from '../queue/queue.js';
+import type { BullQueueOptions } from '../queue/bullQueue.js';
+import { SqliteJobQueue } from '../queue/sqliteQueue.js';
 import { RepoCache, webBaseUrl } from '../repo/cache.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { createProcessMetrics, observeQueue, type ProcessMetrics } from '../web/metrics.js';
 import { statusHandler } from '../web/status.js';
-import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type WorkerReport } from './heartbeat.js';
-import { openDatabase, SqliteStore, type Store } from './store.js';
-import type { WorkerDeps } from './workers.js';
+import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type WorkerReport } from '../web/heartbeat.js';
+import { openDatabase, SqliteStore, type Store } from '../store/sqliteStore.js';
+import type { WorkerDeps } from '../jobs/index.js';
+import { repoSlug, type Target } from '../github/types.js';
+import { settingsFrom, type Role, type Settings } from '../settings/index.js';
+import { healthHandler } from '../web/health.js';
 
-/** What a process does: receive webhooks, run jobs, or both (SWT_ROLE, default all). */
-export type Role = 'web' | 'worker' | 'all';
+export type { Role } from '../settings/index.js';
 
-export function roleFrom(env: NodeJS.ProcessEnv = process.env): Role {
-  const raw = env.SWT_ROLE?.trim() || 'all';
-  if (raw !== 'web' && raw !== 'worker' && raw !== 'all') throw new SwtError('BAD_CONFIG', `SWT_ROLE must be web, worker or all, got ${JSON.stringify(raw)}`);
-  return raw;
-}
 
 export interface ServicesOptions {
   /** Database and repository cache; default SWT_DATA_DIR, else ~/.cache/swt-bot/app. */
@@ -51,6 +47,8 @@ export interface ServicesOptions {
   /** Where repositories are cloned from; default from GHE_HOST/GHE_PROTOCOL, else github.com. */
   gitBaseUrl?: string;
   env?: NodeJS.ProcessEnv;
+  /** The operator's settings; default read from `env` (settings/index.ts). */
+  settings?: Settings;
   /** Default SWT_ROLE, else all. */
   role?: Role;
   /** Default REDIS_URL: with it, queue, store and heartbeats live in Redis. */
@@ -66,6 +64,7 @@ export interface ServicesOptions {
 export interface Services {
   engine: 'sqlite' | 'redis';
   role: Role;
+  settings: Settings;
   /** The SQLite database (embedded engine only). */
   db?: Database.Database;
   /** The Redis connection (REDIS_URL only). */
@@ -88,10 +87,6 @@ export function apiBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
   return env.GHE_HOST ? `${webBaseUrl(env)}/api/v3` : 'https://api.github.com';
 }
 
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.SWT_DATA_DIR || join(homedir(), '.cache', 'swt-bot', 'app');
-}
-
 /** A web process runs no containers: it never loads the Docker client (nor the pipeline), which keeps it small. */
 const NO_CONTAINERS_HERE: Sandbox = {
   ensureEnvironment: () => Promise.reject(new SwtError('BAD_CONFIG', 'a web process (SWT_ROLE=web) runs no containers')),
@@ -105,28 +100,29 @@ const NO_CONTAINERS_HERE: Sandbox = {
  * what it receives is most of what it holds.
  */
 export async function openServices(opts: ServicesOptions = {}): Promise<Services> {
-  const env = opts.env ?? process.env;
-  const dataDir = opts.dataDir ?? defaultDataDir(env);
+  const settings = opts.settings ?? settingsFrom(opts.env ?? process.env);
+  const dataDir = opts.dataDir ?? settings.dataDir;
   const logger = opts.logger ?? rootLogger;
-  const role = opts.role ?? roleFrom(env);
-  const redisUrl = opts.redisUrl ?? (env.REDIS_URL?.trim() || undefined);
+  const role = opts.role ?? settings.role;
+  const redisUrl = opts.redisUrl ?? settings.redisUrl;
   const cache = new RepoCache({ root: join(dataDir, 'repos'), logger });
   const sandbox = opts.sandbox ?? (role === 'web' ? NO_CONTAINERS_HERE : (await import('../sandbox/index.js')).createDockerSandbox({ logger }));
   const metrics = createProcessMetrics();
   const options = { ...opts, dataDir, role };
   if (redisUrl) {
     // One after the other: modules they share are then linked once (and jest's VM modules need it).
-    const { connectRedis, redisPrefix } = await import('../jobs/redis.js');
-    const { BullJobQueue } = await import('../jobs/bullQueue.js');
-    const { RedisStore } = await import('./redisStore.js');
+    const { connectRedis } = await import('../queue/redis.js');
+    const { BullJobQueue } = await import('../queue/bullQueue.js');
+    const { RedisStore } = await import('../store/redisStore.js');
     // Web and workers share nothing but Redis (and GitHub): queue, store and heartbeats live there.
-    const prefix = redisPrefix(env);
+    const prefix = settings.redisPrefix;
     const redis = connectRedis(redisUrl, logger.child({ mod: 'redis' }));
     const queue = new BullJobQueue(redis, { prefix, logger: logger.child({ mod: 'queue' }), ...opts.bull });
     observeQueue(queue, metrics);
     return {
       engine: 'redis',
       role,
+      settings,
       redis,
       queue,
       store: new RedisStore(redis, { prefix }),
@@ -149,6 +145,7 @@ export async function openServices(opts: ServicesOptions = {}): Promise<Services
   return {
     engine: 'sqlite',
     role,
+    settings,
     db,
     queue,
     store: new SqliteStore(db),
@@ -171,39 +168,16 @@ export async function openServices(opts: ServicesOptions = {}): Promise<Services
  * write per second, one comment per three seconds, per process). SWT_GITHUB_THROTTLE=off drops
  * that for a GHES whose administrators turned rate limits off (its default).
  */
-export function octokitClass(env: NodeJS.ProcessEnv = process.env): typeof ProbotOctokit | undefined {
-  if (env.SWT_GITHUB_THROTTLE !== 'off') return undefined;
+export function octokitClass(throttle: boolean): typeof ProbotOctokit | undefined {
+  if (throttle) return undefined;
   return ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, throttle: { ...(o.throttle as object), enabled: false } })) as typeof ProbotOctokit;
 }
 
 /** The GitHub of an installation, for a worker. */
 export async function installationPort(app: Probot, t: Target): Promise<OctokitPort> {
-  if (!t.installationId) throw new PermanentJobError(`no installation for ${t.owner}/${t.repo}: the App is not installed there`);
+  if (!t.installationId) throw new PermanentJobError(`no installation for ${repoSlug(t)}: the App is not installed there`);
   const octokit: OctokitLike = await app.auth(t.installationId);
   return new OctokitPort(octokit);
-}
-
-/** GET /healthz: 200 while the queue answers (within 2 s), with its counts. */
-export function healthHandler(services: Services) {
-  return (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/healthz') return false;
-    void (async () => {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        const counts = await Promise.race([
-          services.queue.counts(),
-          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the ${services.engine === 'redis' ? 'Redis' : 'SQLite'} queue does not answer`)), 2000))),
-        ]);
-        const jobs = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', role: services.role, engine: services.engine, jobs }));
-      } catch (e) {
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', error: (e as Error).message.split('\n')[0] }));
-      } finally {
-        clearTimeout(timer);
-      }
-    })();
-    return true;
-  };
 }
 
 /** What this process tells the others every few seconds (workers only). */
@@ -236,12 +210,11 @@ export interface WebhookOptions {
 /**
  * The Probot application, by role: the webhook receiver (web), workers and their heartbeat
  * (worker), or both (all); health, status page and metrics everywhere a server runs. Starts the
- * queue. The receiver is the first handler, so a webhook never waits for Probot's pipeline.
+ * queue. The receiver answers every delivery itself: Probot's webhook middleware is not mounted (appHandler).
  */
 export function swtApp(services: Services, webhook?: WebhookOptions): ApplicationFunction {
   return async (app, { addHandler }) => {
-    const { role } = services;
-    const env = services.options.env ?? process.env;
+    const { role, settings } = services;
     const lanes = services.options.lanes ?? ['fast', 'heavy'];
     if (role !== 'worker') {
       if (!webhook?.secret) throw new SwtError('BAD_CONFIG', 'the App receives webhooks only with its webhook secret: set WEBHOOK_SECRET');
@@ -249,7 +222,7 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
     }
     // A worker with a fast lane reads configs and decides.
     if (role !== 'web' && lanes.includes('fast')) registerHandlers(app, { queue: services.queue, store: services.store, concurrency: services.options.concurrency?.fast });
-    if (role !== 'web') (await import('./workers.js')).registerWorkers({
+    if (role !== 'web') (await import('../jobs/index.js')).registerWorkers({
       queue: services.queue,
       store: services.store,
       cache: services.cache,
@@ -261,12 +234,13 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
       concurrency: services.options.concurrency,
       lanes: services.options.lanes,
       // Progress edits are writes too: under GitHub's throttling they must leave room for new checks.
-      progressIntervalMs: services.options.progressIntervalMs ?? (env.SWT_GITHUB_THROTTLE === 'off' ? 2000 : 10_000),
+      progressIntervalMs: services.options.progressIntervalMs ?? (settings.githubThrottle ? 10_000 : 2000),
       env: services.options.env,
+      settings,
       metrics: services.metrics,
     });
     addHandler(healthHandler(services));
-    const token = services.options.statusToken ?? (env.SWT_STATUS_TOKEN?.trim() || undefined);
+    const token = services.options.statusToken ?? settings.statusToken;
     addHandler(
       statusHandler({ engine: services.engine, queue: services.queue, store: services.store, heartbeats: services.heartbeats, metrics: services.metrics, selfId: services.id, token }, (e) =>
         services.logger.warn({ err: (e as Error).message }, 'status page failed'),
@@ -277,10 +251,10 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
       const startedAt = Date.now();
       // Loaded here, once, by the roles that run containers only.
       const { connectDocker } = await import('../sandbox/index.js');
-      const { dockerHostReport } = await import('./dockerHost.js');
+      const { dockerHostReport } = await import('../web/dockerHost.js');
       const beat = startHeartbeat({
         heartbeats: services.heartbeats,
-        intervalMs: services.options.heartbeatMs ?? (Number(env.SWT_HEARTBEAT_SECONDS) > 0 ? Number(env.SWT_HEARTBEAT_SECONDS) * 1000 : 10_000),
+        intervalMs: services.options.heartbeatMs ?? settings.heartbeatMs,
         collect: () => workerReport(services, [...lanes], startedAt, () => dockerHostReport(connectDocker())),
         onError: (e) => services.logger.warn({ err: (e as Error).message }, 'heartbeat failed'),
       });
@@ -341,36 +315,9 @@ async function appHandler(appFn: ApplicationFunction, probot: Probot, log: Logge
   };
 }
 
-/** How the App's HTTP server bounds its clients: connections, and time to send headers and a whole request. */
-export interface HttpLimits {
-  maxConnections: number;
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  /** What webhook bodies being read at once may hold. */
-  webhookBufferBytes: number;
-}
-
-/** SWT_HTTP_MAX_CONNECTIONS (256), SWT_HTTP_HEADERS_TIMEOUT_MS (10 s), SWT_HTTP_REQUEST_TIMEOUT_MS (15 s: GitHub gives up after 10), SWT_WEBHOOK_BUFFER_MIB (40). */
-export function httpLimitsFrom(env: NodeJS.ProcessEnv = process.env): HttpLimits {
-  const num = (name: string, dflt: number) => {
-    const raw = env[name]?.trim();
-    if (!raw) return dflt;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0) throw new SwtError('BAD_CONFIG', `${name} must be a positive number, got ${JSON.stringify(raw)}`);
-    return n;
-  };
-  const requestTimeoutMs = num('SWT_HTTP_REQUEST_TIMEOUT_MS', 15_000);
-  return {
-    maxConnections: Math.floor(num('SWT_HTTP_MAX_CONNECTIONS', 256)),
-    headersTimeoutMs: Math.min(num('SWT_HTTP_HEADERS_TIMEOUT_MS', 10_000), requestTimeoutMs),
-    requestTimeoutMs,
-    webhookBufferBytes: Math.floor(num('SWT_WEBHOOK_BUFFER_MIB', DEFAULT_BUFFER_BYTES / 1024 / 1024) * 1024 * 1024),
-  };
-}
-
 /** Serves the App of these services on a port. `npm start` and the tests both use it. */
 export async function listenApp(services: Services, probot: Probot, opts: ListenOptions): Promise<RunningApp> {
-  const limits = httpLimitsFrom(services.options.env ?? process.env);
+  const limits = services.settings.http;
   // Node's defaults (5 min per request, no cap on connections) let slow clients hold the process.
   const server: Server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1000 });
   server.maxConnections = limits.maxConnections;
@@ -406,7 +353,7 @@ export async function listenApp(services: Services, probot: Probot, opts: Listen
 /** Serves the App on a port (0: any free one), on 127.0.0.1 unless told otherwise. */
 export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const services = await openServices(opts);
-  const Octokit = opts.Octokit ?? octokitClass(opts.env);
+  const Octokit = opts.Octokit ?? octokitClass(services.settings.githubThrottle);
   const probot = new Probot({
     appId: opts.appId,
     privateKey: opts.privateKey,

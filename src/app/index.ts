@@ -3,12 +3,12 @@
  * `npm start`: the GitHub App, configured by the environment as Probot's `run` is (APP_ID,
  * PRIVATE_KEY(_PATH), WEBHOOK_SECRET, WEBHOOK_PATH, GHE_HOST/GHE_PROTOCOL, HOST, PORT,
  * WEBHOOK_PROXY_URL, LOG_LEVEL, REDIS_URL) and served by listenApp, as the tests serve it: the
- * webhook receiver comes before Probot's pipeline. With no credentials yet, Probot's `run` serves
+ * webhook receiver takes the place of Probot's webhook middleware. With no credentials yet, Probot's `run` serves
  * its setup flow, which registers the App from app.yml. Jobs live in SWT_DATA_DIR (or Redis).
  */
 import { getPrivateKey } from '@probot/get-private-key';
 import { createProbot, run } from 'probot';
-import { DEFAULT_WEBHOOK_PATH } from '../github/receiver.js';
+import { DEFAULT_WEBHOOK_PATH } from '../webhooks/receiver.js';
 import { isSwtError } from '../util/errors.js';
 import { listenApp, octokitClass, openServices } from './app.js';
 import { startWebhookProxy, type WebhookProxy } from './webhookProxy.js';
@@ -29,13 +29,13 @@ async function serve(): Promise<() => Promise<void>> {
     return () => setup.stop();
   }
   const services = await openServices();
-  const Octokit = octokitClass();
+  const Octokit = octokitClass(services.settings.githubThrottle);
   const probot = createProbot({ env, overrides: { log: services.logger.child({ name: 'probot' }), ...(Octokit ? { Octokit } : {}) } });
   const path = env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH;
   const app = await listenApp(services, probot, {
     webhook: { secret: env.WEBHOOK_SECRET ?? '', path },
-    port: env.PORT ? Number(env.PORT) : 3000,
-    host: env.HOST || 'localhost',
+    port: services.settings.port,
+    host: services.settings.host,
   });
   let proxy: WebhookProxy | undefined;
   if (env.WEBHOOK_PROXY_URL) {

@@ -22,7 +22,7 @@ export async function runWorker(opts: Omit<ServicesOptions, 'role'> = {}): Promi
     throw new SwtError('BAD_CONFIG', 'a worker acts as the GitHub App: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH)', { hint: '`swt doctor` checks them' });
   }
   const services = await openServices({ ...opts, env, role: 'worker' });
-  const Octokit = octokitClass(env);
+  const Octokit = octokitClass(services.settings.githubThrottle);
   const probot = createProbot({ env, overrides: { log: services.logger.child({ name: 'probot' }), ...(Octokit ? { Octokit } : {}) } });
   await swtApp(services)(probot, { cwd: process.cwd(), addHandler: () => undefined });
   services.logger.info({ worker: services.id, engine: services.engine }, 'worker started');

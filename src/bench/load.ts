@@ -18,9 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { fixtureConfig, newAppKey, publishFixture, type PublishedFixture } from '../demo/appDemo.js';
 import { FakeGitHub } from '../demo/fakeGitHub.js';
-import { BullJobQueue } from '../jobs/bullQueue.js';
+import { BullJobQueue } from '../queue/bullQueue.js';
 import { JOB } from '../jobs/payloads.js';
-import { connectRedis } from '../jobs/redis.js';
+import { connectRedis } from '../queue/redis.js';
 import { git } from '../sandbox/gitExec.js';
 import { freePort, startRedis, type RedisServer } from './redisServer.js';
 

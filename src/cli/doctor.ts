@@ -6,10 +6,10 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFile, statfs } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
-import { dockerHostReport, engineLocation } from '../app/dockerHost.js';
-import { defaultDataDir } from '../app/app.js';
+import { dockerHostReport, engineLocation } from '../web/dockerHost.js';
+import { defaultDataDir } from '../settings/index.js';
 import { isLlmConfigured, llmSettingsFrom } from '../generation/llmClient.js';
-import { connectRedis } from '../jobs/redis.js';
+import { connectRedis } from '../queue/redis.js';
 import { loadCaBundle } from '../sandbox/caCertificates.js';
 import { connectDocker, pingDocker } from '../sandbox/docker.js';
 import { baseImageName, parseBaseRef } from '../sandbox/baseImages.js';

@@ -312,7 +312,7 @@ function requireOptions(o: Record<string, unknown>, flags: string[], alternative
 /** The App's job on a GitHub or GHES URL, with GITHUB_TOKEN; prints what it posted or would post. */
 async function remoteCommand(kind: 'issue' | 'pull', url: string, o: { post?: boolean; json?: boolean }, quiet: boolean): Promise<void> {
   const progress = terminalProgress({ quiet });
-  const { runRemote } = await import('../app/remote.js');
+  const { runRemote } = await import('./remote.js');
   const r = await runRemote(kind, url, { token: process.env.GITHUB_TOKEN ?? '', post: Boolean(o.post), sandbox: createDockerSandbox(), progress });
   progress.end?.();
   if (o.json) printJson({ url, posted: Boolean(o.post), state: r.state, error: r.error, reproduced: r.reproduced, posts: r.posts });

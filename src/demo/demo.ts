@@ -4,7 +4,7 @@ import type { Reproduction } from '../generation/types.js';
 import { appSettings } from '../config/repoConfig.js';
 import { fixFilterPasses, gateConclusion } from '../github/decide.js';
 import { renderPrComment, renderReproductionResult } from '../github/render.js';
-import type { IssueOutcome } from '../github/types.js';
+import type { IssueOutcome } from '../github/outcome.js';
 import { silentProgress, type Progress } from '../pipeline/progress.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
 import { validate, type ValidationResult } from '../pipeline/validate.js';

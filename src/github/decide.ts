@@ -5,7 +5,7 @@
 import type { AppSettings } from '../config/repoConfig.js';
 import type { HeadInstall } from '../pipeline/validate.js';
 import { isDependencyManifest } from '../sandbox/envKey.js';
-import type { CheckConclusion, IssueOutcome } from './types.js';
+import type { CheckConclusion, IssueOutcome } from './outcome.js';
 
 /** GitHub's own limit for an issue body; longer text is refused with a message, never read. */
 export const MAX_ISSUE_BODY = 65_536;

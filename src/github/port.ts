@@ -6,81 +6,8 @@
  */
 import type { Octokit } from '@octokit/rest';
 import { isBotAccount } from './decide.js';
-import { CHECK_TEXT_LIMIT, clipText, COMMENT_LIMIT, markerOf, type Annotation, type MarkerKind } from './render.js';
-
-import type { RepoRef } from '../repo/cache.js';
-
-export type { RepoRef };
-
-export interface UserRef {
-  login: string;
-  type: string;
-}
-
-export interface IssueData {
-  number: number;
-  title: string;
-  body: string;
-  author: UserRef;
-  locked: boolean;
-  labels: string[];
-  isPullRequest: boolean;
-  state: string;
-}
-
-export interface PullData {
-  number: number;
-  title: string;
-  body: string;
-  author: UserRef;
-  state: string;
-  head: { sha: string; ref: string; repoFullName: string | null };
-  base: { sha: string; ref: string; repoFullName: string };
-  /** The head lives in another repository (or a deleted one). */
-  fork: boolean;
-  additions: number;
-  deletions: number;
-  /** GitHub's `updated_at` (ms): a push sets it, so it bounds when the head appeared by GitHub's own clock. */
-  updatedAt?: number;
-}
-
-export type CheckStatus = 'queued' | 'in_progress' | 'completed';
-export type CheckRunConclusion = 'success' | 'neutral' | 'failure' | 'cancelled' | 'action_required';
-
-export interface CheckRunFields {
-  status?: CheckStatus;
-  conclusion?: CheckRunConclusion;
-  output?: { title: string; summary: string; text?: string; annotations?: readonly Annotation[] };
-  actions?: ReadonlyArray<{ label: string; description: string; identifier: string }>;
-  detailsUrl?: string;
-}
-
-export interface DraftPullRequest {
-  baseBranch: string;
-  baseSha: string;
-  branch: string;
-  title: string;
-  body: string;
-  /** Full contents of the files to commit, with the blob id they replace (null: a new file). */
-  files: Array<{ path: string; content: string; replaces: string | null }>;
-}
-
-export interface GitHubPort {
-  getIssue(r: RepoRef, n: number): Promise<IssueData>;
-  getPull(r: RepoRef, n: number): Promise<PullData>;
-  /** Issues GitHub itself links as closed by the PR (GraphQL `closingIssuesReferences`). */
-  closingIssues(r: RepoRef, n: number): Promise<number[]>;
-  defaultBranch(r: RepoRef): Promise<{ branch: string; sha: string }>;
-  collaboratorPermission(r: RepoRef, login: string): Promise<string>;
-  /** A token for git over HTTPS; undefined when none is needed. */
-  gitToken(): Promise<string | undefined>;
-  /** Creates the comment, or edits the one found by its hidden marker. */
-  upsertComment(r: RepoRef, n: number, kind: MarkerKind, body: string): Promise<{ id: number; created: boolean }>;
-  setLabels(r: RepoRef, n: number, change: { add: string[]; remove: string[] }): Promise<void>;
-  createCheckRun(r: RepoRef, headSha: string, name: string, fields: CheckRunFields): Promise<number>;
-  updateCheckRun(r: RepoRef, id: number, fields: CheckRunFields): Promise<void>;
-  openDraftPull(r: RepoRef, pr: DraftPullRequest): Promise<number>;
-}
+import { CHECK_TEXT_LIMIT, clipText, COMMENT_LIMIT, markerOf } from './render.js';
+import { repoSlug, type CheckRunFields, type DraftPullRequest, type GitHubPort, type IssueData, type MarkerKind, type PullData, type RepoRef } from './types.js';
 
 /** A pull request as the REST API and webhook payloads show it. */
 export interface RawPull {
@@ -110,6 +37,31 @@ export function pullDataOf(data: RawPull): PullData {
     additions: data.additions ?? 0,
     deletions: data.deletions ?? 0,
     ...(data.updated_at && Number.isFinite(Date.parse(data.updated_at)) ? { updatedAt: Date.parse(data.updated_at) } : {}),
+  };
+}
+
+/** An issue as the REST API and webhook payloads show it. */
+export interface RawIssue {
+  number: number;
+  title: string;
+  body?: string | null;
+  user?: { login: string; type?: string } | null;
+  locked?: boolean;
+  labels?: Array<{ name?: string } | string>;
+  pull_request?: unknown;
+  state?: string;
+}
+
+export function issueDataOf(data: RawIssue): IssueData {
+  return {
+    number: data.number,
+    title: data.title,
+    body: data.body ?? '',
+    author: { login: data.user?.login ?? 'ghost', type: data.user?.type ?? 'User' },
+    locked: Boolean(data.locked),
+    labels: (data.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
+    isPullRequest: Boolean(data.pull_request),
+    state: data.state ?? 'open',
   };
 }
 
@@ -164,16 +116,7 @@ export class OctokitPort implements GitHubPort {
 
   async getIssue(r: RepoRef, n: number): Promise<IssueData> {
     const { data } = await this.#o.rest.issues.get({ ...r, issue_number: n });
-    return {
-      number: data.number,
-      title: data.title,
-      body: data.body ?? '',
-      author: { login: data.user?.login ?? 'ghost', type: data.user?.type ?? 'User' },
-      locked: Boolean(data.locked),
-      labels: data.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter(Boolean),
-      isPullRequest: Boolean(data.pull_request),
-      state: data.state,
-    };
+    return issueDataOf(data);
   }
 
   async getPull(r: RepoRef, n: number): Promise<PullData> {
@@ -186,7 +129,7 @@ export class OctokitPort implements GitHubPort {
       repository: { pullRequest: { closingIssuesReferences: { nodes: Array<{ number: number; repository: { nameWithOwner: string } }> } } | null } | null;
     }>(CLOSING_ISSUES, { owner: r.owner, repo: r.repo, number: n });
     const nodes = res.repository?.pullRequest?.closingIssuesReferences.nodes ?? [];
-    const self = `${r.owner}/${r.repo}`.toLowerCase();
+    const self = repoSlug(r).toLowerCase();
     return nodes.filter((x) => x.repository.nameWithOwner.toLowerCase() === self).map((x) => x.number);
   }
 
@@ -211,7 +154,7 @@ export class OctokitPort implements GitHubPort {
   }
 
   async upsertComment(r: RepoRef, n: number, kind: MarkerKind, text: string): Promise<{ id: number; created: boolean }> {
-    const key = `${r.owner}/${r.repo}#${n}:${kind}`;
+    const key = `${repoSlug(r)}#${n}:${kind}`;
     // GitHub refuses longer comments, and the job would fail on every attempt.
     const body = clipText(text, COMMENT_LIMIT);
     return commentLocks.run(key, async () => {

@@ -14,7 +14,8 @@ import type { TestTransition, Verdict } from '../harness/types.js';
 import { percent, usd, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
 import { CANDIDATE_VERDICT_TEXT, type Candidate } from '../pipeline/rank.js';
 import { COMMANDS, MAX_ISSUE_BODY } from './decide.js';
-import type { CheckConclusion, IssueOutcome } from './types.js';
+import type { CheckConclusion, IssueOutcome } from './outcome.js';
+import type { Annotation, MarkerKind } from './types.js';
 
 export const CHECK_NAME = 'swt: reproduction';
 /** The check run's "Re-run" button (identifier: at most 20 characters). */
@@ -30,7 +31,6 @@ export const CHECK_TEXT_LIMIT = 65_535;
 /** The reproducing test shown in a comment: room for the rest of the comment within COMMENT_LIMIT. */
 const TEST_PATCH_SHOWN = 50_000;
 
-export type MarkerKind = 'reproduction' | 'validation' | 'ranking' | 'refusal' | 'notice' | 'stats' | 'limit';
 
 /** Where the whole of a clipped text can be read. */
 export const WHOLE_TEXT_WHERE = "the whole is kept by swt-bot: its operator's status page lists the job (`/swt`), and the stored reproducing test is served at `/swt/reproduction/<owner>/<repo>/<issue>` (with the status token)";
@@ -302,14 +302,6 @@ function clip(text: string): string {
   return text.length <= OUTPUT_LIMIT ? text : `${text.slice(0, OUTPUT_LIMIT)}\n\n_…cut to GitHub's size limit._`;
 }
 
-export interface Annotation {
-  path: string;
-  start_line: number;
-  end_line: number;
-  annotation_level: 'failure' | 'warning';
-  title: string;
-  message: string;
-}
 
 const ARROW = { F2P: 'F→P', P2F: 'P→F', F2F: 'F→F', P2P: 'P→P' } as const;
 

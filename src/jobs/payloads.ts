@@ -1,7 +1,8 @@
-/** The App's job kinds and what each carries. Handlers enqueue them; workers (app/workers.ts) run them. */
-import type { RepoConfig } from '../config/repoConfig.js';
-import type { MarkerKind } from '../github/render.js';
-import type { PullData } from '../github/port.js';
+/**
+ * The App's job kinds and what every job carries. Webhook handlers (webhooks/) and jobs enqueue
+ * them; each kind's module in jobs/ runs it, with its payload type beside it; jobs/index.ts is the table.
+ */
+import { repoSlug, type Target } from '../github/types.js';
 
 export const JOB = {
   /** Fast lane: a webhook as received: read the config, decide, enqueue what follows. */
@@ -32,71 +33,9 @@ export interface Traced {
   delivery?: string;
 }
 
-/** Where a job acts; no installation for the CLI's token. */
-export interface Target {
-  owner: string;
-  repo: string;
-  installationId?: number;
-}
-
-export type AckPayload = Traced & {
-  /** Who caused it (the webhook's sender): the per-author rate limit counts them. */
-  sender?: string;
-} & (
-  | { type: 'issue'; target: Target; issue: number; config: RepoConfig; force?: string }
-  | {
-      type: 'pr';
-      target: Target;
-      pr: number;
-      config: RepoConfig;
-      /** The PR as the webhook showed it (saves a request); fetched when absent. */
-      pull?: PullData;
-      /**
-       * A maintainer asked (`/swt validate [<sha>]`): the head it names, or else the head seen before
-       * the comment was written (`at`, ms), is approved to install; a later push is not.
-       */
-      approval?: { at: number; sha?: string; by: string };
-      /** A re-run: a fresh job even for a head already checked. */
-      force?: string;
-      /** The config is invalid: say so on the check and stop. */
-      configError?: { message: string; headSha: string };
-    }
-  );
-
-export interface NoticePayload extends Traced {
-  target: Target;
-  number: number;
-  kind: MarkerKind;
-  body: string;
-}
-
-export interface RankPayload extends Traced {
-  target: Target;
-  issues: number[];
-}
-
-export interface ReproducePayload extends Traced {
-  target: Target;
-  issue: number;
-  config: RepoConfig;
-  branch: string;
-  sha: string;
-}
-
-export interface ValidatePayload extends Traced {
-  target: Target;
-  pr: number;
-  config: RepoConfig;
-  headSha: string;
-  issues: number[];
-  /** Linked issues past SWT_MAX_LINKED_ISSUES, named on the check and not run. */
-  linksLeftOut?: number[];
-  checkRunId: number;
-}
-
 /** Jobs of one PR supersede each other; an issue's reproductions likewise. */
-export const prGroup = (t: Target, pr: number) => `${t.owner}/${t.repo}#pr${pr}`;
-export const issueGroup = (t: Target, issue: number) => `${t.owner}/${t.repo}#issue${issue}`;
+export const prGroup = (t: Target, pr: number) => `${repoSlug(t)}#pr${pr}`;
+export const issueGroup = (t: Target, issue: number) => `${repoSlug(t)}#issue${issue}`;
 
 export interface EventPayload extends Traced {
   /** The event name (`issues`, `pull_request`, ...); the action is in the payload. */
@@ -106,31 +45,7 @@ export interface EventPayload extends Traced {
   installationId?: number;
 }
 
-export interface MergedPayload extends Traced {
-  target: Target;
-  pull: PullData;
-  mergeSha: string;
-  config: RepoConfig;
-  mergedAt: number;
-}
-
-export interface StatsPayload extends Traced {
-  target: Target;
-  number: number;
-}
-
-export interface ConfirmPayload extends Traced {
-  target: Target;
-  issue: number;
-  pr: number;
-  mergeSha: string;
-  baseSha: string;
-  baseRef: string;
-  config: RepoConfig;
-}
-
-/** The limit shared by every worker: at most `max` heavy jobs of one repository at once. */
-export function repoLimit(t: Target, env: NodeJS.ProcessEnv = process.env): { key: string; max: number } {
-  const n = Number(env.SWT_REPO_CONCURRENCY);
-  return { key: `repo:${t.owner}/${t.repo}`, max: Number.isInteger(n) && n > 0 ? n : 2 };
+/** The limit shared by every worker: at most `max` heavy jobs of one repository at once (SWT_REPO_CONCURRENCY). */
+export function repoLimit(t: Target, max: number): { key: string; max: number } {
+  return { key: `repo:${repoSlug(t)}`, max };
 }

@@ -6,8 +6,9 @@
  * time from the queue and the store (jobs by state, live accuracy).
  */
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import type { JobQueue, JobRecord, JobState } from '../jobs/queue.js';
+import type { JobQueue, JobRecord, JobState } from '../queue/queue.js';
 import type { LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
+import { repoSlug } from '../github/types.js';
 
 export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -73,7 +74,7 @@ export async function renderMetrics(input: { local?: ProcessMetrics; snapshots: 
   const followUp = new Gauge({ name: 'swt_live_follow_up_rate', help: 'Share of merged gated bot PRs later reverted or fixed again.', labelNames: ['repository', 'strategy'], registers: [scrape] });
   const perIssue = new Gauge({ name: 'swt_cost_per_issue_usd', help: 'LLM cost per issue the bot tried to reproduce.', labelNames: ['repository', 'strategy'], registers: [scrape] });
   for (const r of input.accuracy) {
-    const labels = { repository: `${r.owner}/${r.repo}`, strategy: r.strategy };
+    const labels = { repository: repoSlug(r), strategy: r.strategy };
     checked.set(labels, r.checked);
     if (r.liveS !== null) liveS.set(labels, r.liveS);
     if (r.followUpRate !== null) followUp.set(labels, r.followUpRate);

@@ -5,12 +5,13 @@
  * heartbeats (Redis with REDIS_URL, else this process's SQLite and memory).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Heartbeats } from '../app/heartbeat.js';
-import { liveAccuracyRows, type JobOutcome, type Store } from '../app/storeTypes.js';
-import type { JobQueue, JobRecord } from '../jobs/queue.js';
+import type { Heartbeats } from './heartbeat.js';
+import { liveAccuracyRows, type JobOutcome, type Store } from '../store/types.js';
+import type { JobQueue, JobRecord } from '../queue/queue.js';
 import { authorized } from './auth.js';
 import { renderMetrics, type ProcessMetrics } from './metrics.js';
 import { renderStatusPage, type StatusData, type StatusJobRow } from './statusPage.js';
+import { repoSlug } from '../github/types.js';
 
 export interface StatusSource {
   engine: 'sqlite' | 'redis';
@@ -24,11 +25,11 @@ export interface StatusSource {
   token: string | undefined;
 }
 
-/** Repository and target of a job, from the payload shapes of jobs/payloads.ts. */
+/** Repository and target of a job, from the payload shapes of the job kinds in jobs/. */
 function targetOf(job: JobRecord): { repository: string | null; target: string | null } {
   const p = job.payload as { target?: { owner?: string; repo?: string }; issue?: number; pr?: number; number?: number; issues?: number[]; pull?: { number?: number } } | null;
   const t = p?.target;
-  const repository = t?.owner && t.repo ? `${t.owner}/${t.repo}` : null;
+  const repository = t?.owner && t.repo ? repoSlug({ owner: t.owner, repo: t.repo }) : null;
   const n = p?.pr ?? p?.issue ?? p?.number ?? p?.pull?.number;
   const target = typeof n === 'number' ? `#${n}` : Array.isArray(p?.issues) && p.issues.length ? p.issues.map((i) => `#${i}`).join(' ') : null;
   return { repository, target };
@@ -43,7 +44,7 @@ export function jobRow(job: JobRecord, outcome: JobOutcome | undefined): StatusJ
     attempts: job.attempts,
     maxAttempts: job.maxAttempts,
     error: job.error,
-    repository: outcome ? `${outcome.owner}/${outcome.repo}` : t.repository,
+    repository: outcome ? repoSlug(outcome) : t.repository,
     target: outcome?.target ?? t.target,
     verdict: outcome?.verdict ?? null,
     costUsd: outcome ? outcome.costUsd : null,

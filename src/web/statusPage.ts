@@ -2,9 +2,11 @@
  * The status page, rendered on the server: one self-contained HTML document (inline CSS, no
  * script, nothing from a CDN). Pure: data in, HTML out; every value is escaped.
  */
-import type { WorkerReport } from '../app/heartbeat.js';
-import type { JobState } from '../jobs/queue.js';
+import escape from 'escape-html';
+import type { WorkerReport } from './heartbeat.js';
+import type { JobState } from '../queue/queue.js';
 import { accuracyRowsWithTotals, percent, usd, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
+import { repoSlug } from '../github/types.js';
 
 export interface StatusJobRow {
   id: string;
@@ -31,8 +33,7 @@ export interface StatusData {
   workers: WorkerReport[];
 }
 
-const esc = (s: unknown) =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (s: unknown) => escape(String(s ?? ''));
 
 export function when(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
@@ -104,7 +105,7 @@ ${rows}
 }
 
 function accuracyRow(r: LiveAccuracyRow, total = false): string {
-  return `<tr${total ? ' class="total"' : ''} data-repo="${esc(`${r.owner}/${r.repo}`)}" data-strategy="${esc(r.strategy)}"><td>${esc(`${r.owner}/${r.repo}`)}</td><td>${esc(r.strategy)}</td><td class="num">${r.confirmed} / ${r.checked}</td><td class="num">${percent(r.liveS)}</td><td class="num">${r.followedUp} / ${r.gatedMerged}</td><td class="num">${percent(r.followUpRate)}</td><td class="num">${r.issues}</td><td class="num">${usd(r.costPerIssue)}</td></tr>`;
+  return `<tr${total ? ' class="total"' : ''} data-repo="${esc(repoSlug(r))}" data-strategy="${esc(r.strategy)}"><td>${esc(repoSlug(r))}</td><td>${esc(r.strategy)}</td><td class="num">${r.confirmed} / ${r.checked}</td><td class="num">${percent(r.liveS)}</td><td class="num">${r.followedUp} / ${r.gatedMerged}</td><td class="num">${percent(r.followUpRate)}</td><td class="num">${r.issues}</td><td class="num">${usd(r.costPerIssue)}</td></tr>`;
 }
 
 function accuracySection(d: StatusData): string {

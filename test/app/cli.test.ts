@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
-import { parseGitHubUrl } from '../../src/app/remote.js';
+import { parseGitHubUrl } from '../../src/cli/remote.js';
 import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { fixtureOnFakeGitHub, MAINTAINER_TOKEN, OWNER, REPO, type FixtureGitHub } from './fixtureGitHub.js';
 

@@ -16,7 +16,7 @@ import {
 } from '../../src/github/decide.js';
 import { closingIssueNumbers } from '../../src/github/links.js';
 import { PERMISSION_TTL_MS, WriteAccess } from '../../src/github/permissions.js';
-import type { IssueOutcome } from '../../src/github/types.js';
+import type { IssueOutcome } from '../../src/github/outcome.js';
 import { verdictOf } from '../../src/harness/classify.js';
 import type { TestTransition } from '../../src/harness/types.js';
 import { candidateVerdict, rank, type Candidate } from '../../src/pipeline/rank.js';
@@ -228,7 +228,7 @@ describe('app.yml', () => {
   it('subscribes to exactly the events the handlers use, with least privilege', async () => {
     const { readFileSync } = await import('node:fs');
     const { parse } = await import('yaml');
-    const { HANDLED } = await import('../../src/github/handlers.js');
+    const { HANDLED } = await import('../../src/webhooks/handlers.js');
     const manifest = parse(readFileSync('app.yml', 'utf8'));
     const events = [...new Set(Object.values(HANDLED).flatMap((names) => names.map((n) => n.split('.')[0])))].sort();
     expect([...manifest.default_events].sort()).toEqual(events);

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { backoffMs, PermanentJobError, pruneDue, type JobRecord } from '../../src/jobs/queue.js';
-import { SqliteJobQueue } from '../../src/jobs/sqliteQueue.js';
+import { backoffMs, PermanentJobError, pruneDue, type JobRecord } from '../../src/queue/queue.js';
+import { SqliteJobQueue } from '../../src/queue/sqliteQueue.js';
 import { SwtError } from '../../src/util/errors.js';
 import { tsChildRunner } from '../helpers/tsChild.js';
 
@@ -198,7 +198,7 @@ describe('SqliteJobQueue', () => {
     const file = join(dir, 'kill.db');
     const runner = tsChildRunner();
     try {
-      const src = pathToFileURL(resolve('src/jobs/sqliteQueue.ts')).href;
+      const src = pathToFileURL(resolve('src/queue/sqliteQueue.ts')).href;
       const child = runner.start(
         'worker',
         `import Database from '${pathToFileURL(resolve('node_modules/better-sqlite3/lib/index.js')).href}';

@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startRedis, type RedisServer } from '../../src/bench/redisServer.js';
-import { HANDLED_EVENTS } from '../../src/github/handlers.js';
-import { eventKey, webhookReceiver, type ReceiverOptions } from '../../src/github/receiver.js';
-import { BullJobQueue } from '../../src/jobs/bullQueue.js';
+import { HANDLED_EVENTS } from '../../src/webhooks/handlers.js';
+import { eventKey, webhookReceiver, type ReceiverOptions } from '../../src/webhooks/receiver.js';
+import { BullJobQueue } from '../../src/queue/bullQueue.js';
 import type { EventPayload } from '../../src/jobs/payloads.js';
-import { connectRedis } from '../../src/jobs/redis.js';
-import { SqliteJobQueue } from '../../src/jobs/sqliteQueue.js';
+import { connectRedis } from '../../src/queue/redis.js';
+import { SqliteJobQueue } from '../../src/queue/sqliteQueue.js';
 import { example, sign } from './payloads.js';
 
 const SECRET = 'receiver-test-secret-4f1c';

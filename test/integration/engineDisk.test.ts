@@ -4,7 +4,7 @@
  * on another machine). On this machine both can be compared with statfs of the data root.
  */
 import { statfs } from 'node:fs/promises';
-import { dockerHostReport } from '../../src/app/dockerHost.js';
+import { dockerHostReport } from '../../src/web/dockerHost.js';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { parseStatfs } from '../../src/sandbox/engineDisk.js';
 import { engineFreeDiskBytes, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startApp, type RunningApp } from '../../src/app/app.js';
-import { eventKey } from '../../src/github/receiver.js';
+import { eventKey } from '../../src/webhooks/receiver.js';
 import { JOB } from '../../src/jobs/payloads.js';
 import { appKey, deliver, example, SECRET, sign } from '../app/payloads.js';
 

@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { startApp, type RunningApp } from '../../src/app/app.js';
 import { fixtureConfig, publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
 import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
-import { JOB, type ValidatePayload } from '../../src/jobs/payloads.js';
+import { JOB } from '../../src/jobs/payloads.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { SwtError } from '../../src/util/errors.js';
 import { appKey } from '../app/payloads.js';
+import type { ValidatePayload } from '../../src/jobs/validate.js';
 
 const SECRET = 'redteam-spend-webhook-secret';
 const OWNER = 'acme';

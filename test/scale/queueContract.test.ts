@@ -8,10 +8,10 @@ import type { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BullJobQueue } from '../../src/jobs/bullQueue.js';
-import { PermanentJobError, type JobQueue, type JobRecord } from '../../src/jobs/queue.js';
-import { connectRedis } from '../../src/jobs/redis.js';
-import { SqliteJobQueue } from '../../src/jobs/sqliteQueue.js';
+import { BullJobQueue } from '../../src/queue/bullQueue.js';
+import { PermanentJobError, type JobQueue, type JobRecord } from '../../src/queue/queue.js';
+import { connectRedis } from '../../src/queue/redis.js';
+import { SqliteJobQueue } from '../../src/queue/sqliteQueue.js';
 import { SwtError } from '../../src/util/errors.js';
 import { startRedis, type RedisServer } from '../helpers/redisServer.js';
 

@@ -4,11 +4,11 @@ import type { Redis } from 'ioredis';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RedisStore } from '../../src/app/redisStore.js';
-import { openDatabase, SqliteStore } from '../../src/app/store.js';
-import type { Store } from '../../src/app/storeTypes.js';
+import { RedisStore } from '../../src/store/redisStore.js';
+import { openDatabase, SqliteStore } from '../../src/store/sqliteStore.js';
+import type { Store } from '../../src/store/types.js';
 import type { Reproduction } from '../../src/generation/types.js';
-import { connectRedis } from '../../src/jobs/redis.js';
+import { connectRedis } from '../../src/queue/redis.js';
 import { startRedis, type RedisServer } from '../helpers/redisServer.js';
 
 let redis: RedisServer;

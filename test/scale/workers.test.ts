@@ -8,8 +8,8 @@ import { appendFileSync, readFileSync, existsSync, mkdtempSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BullJobQueue } from '../../src/jobs/bullQueue.js';
-import { connectRedis } from '../../src/jobs/redis.js';
+import { BullJobQueue } from '../../src/queue/bullQueue.js';
+import { connectRedis } from '../../src/queue/redis.js';
 import { startRedis, type RedisServer } from '../helpers/redisServer.js';
 import { tsChildRunner, type TsChild } from '../helpers/tsChild.js';
 
@@ -30,8 +30,8 @@ function startWorker(name: string): TsChild {
   const child = runner.start(
     name,
     `import { appendFileSync } from 'node:fs';
-import { BullJobQueue } from ${src('src/jobs/bullQueue.ts')};
-import { connectRedis } from ${src('src/jobs/redis.ts')};
+import { BullJobQueue } from ${src('src/queue/bullQueue.ts')};
+import { connectRedis } from ${src('src/queue/redis.ts')};
 const q = new BullJobQueue(connectRedis(process.env.REDIS_URL), ${JSON.stringify(QUEUE_OPTS)});
 q.work('exec', async ({ job, attempt }) => {
   appendFileSync(${JSON.stringify(log)}, ['start', job.id, job.payload.repo, Date.now(), attempt].join(' ') + '\\n');

@@ -1,7 +1,7 @@
 /**
- * The webhook receiver: all the web process does for a delivery, ahead of Probot's own pipeline
- * (which builds an authenticated Octokit and a Context for every event, though receiving never
- * calls GitHub). It checks the request as @octokit/webhooks does (POST, JSON, the three headers,
+ * The webhook receiver: all the web process does for a delivery, in place of Probot's webhook
+ * middleware (whose pipeline builds an authenticated Octokit and a Context for every event,
+ * though receiving never calls GitHub). It checks the request as @octokit/webhooks does (POST, JSON, the three headers,
  * the HMAC signature), enqueues an event the App acts on under the digest of its signed body (one
  * queue write, which is also the record: a redelivery, or a replay of the same body under another
  * delivery id or event name, adds nothing), and answers. Workers build the Context.
@@ -13,16 +13,18 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { JOB, type EventPayload, type Target } from '../jobs/payloads.js';
-import type { JobQueue } from '../jobs/queue.js';
+import { JOB, type EventPayload } from '../jobs/payloads.js';
+import type { JobQueue } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
+import type { Target } from '../github/types.js';
+import { DEFAULT_WEBHOOK_BUFFER_MIB } from '../settings/index.js';
 
 /** Probot's (and @octokit/webhooks') default path. */
 export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
 /** GitHub caps a webhook payload at 25 MB. */
 const MAX_BODY_BYTES = 25 * 1024 * 1024;
-/** Bodies read at once, together (SWT_WEBHOOK_BUFFER_MIB): room for one payload of GitHub's largest and the usual small ones. */
-export const DEFAULT_BUFFER_BYTES = 40 * 1024 * 1024;
+/** Bodies read at once, together (SWT_WEBHOOK_BUFFER_MIB; settings/index.ts says why this much). */
+const DEFAULT_BUFFER_BYTES = DEFAULT_WEBHOOK_BUFFER_MIB * 1024 * 1024;
 /** Bodies up to this size keep this much of the allowance for themselves: large ones cannot starve them. */
 const SMALL_BODY_BYTES = 1024 * 1024;
 const SMALL_HEADROOM_BYTES = 8 * 1024 * 1024;
@@ -126,6 +128,39 @@ function refuse(res: ServerResponse, status: number, error: string, headers: Rec
   answer(res, status, { error });
 }
 
+/**
+ * Queues the webhook and answers 200, or 503 when the queue has not taken it within `within` ms:
+ * GitHub shows that failure, so it can be redelivered.
+ */
+async function enqueueInTime(
+  o: ReceiverOptions,
+  res: ServerResponse,
+  ev: { id: string; name: string; action: unknown; payload: unknown; target: Target; digest: string },
+  within: number,
+): Promise<void> {
+  const { id, name, action } = ev;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), within)));
+  const queued = o.queue.enqueue<EventPayload>(eventJob({ id, name, payload: ev.payload, target: ev.target, digest: ev.digest }));
+  try {
+    const r = await Promise.race([queued, late]);
+    if (r === 'late') {
+      // Not recorded yet: a failure GitHub shows, so it can be redelivered (a no-op if the write lands after all).
+      o.log.error({ delivery: id, event: name }, `the queue did not take the webhook within ${within} ms`);
+      queued.catch((e: Error) => o.log.error({ delivery: id, err: e.message }, 'queueing a webhook failed after its answer'));
+      return answer(res, 503, { error: 'the queue is not answering; redeliver later' });
+    }
+    // One line per delivery: the delivery id and the job id, which the workers' lines carry too.
+    o.log.info({ delivery: id, event: `${name}.${String(action)}`, job: r.id }, r.created ? 'webhook queued' : 'redelivery of a queued webhook: ignored');
+    answer(res, 200, 'ok\n');
+  } catch (e) {
+    o.log.error({ delivery: id, event: name, err: (e as Error).message }, 'queueing a webhook failed');
+    answer(res, 500, { error: 'the webhook could not be queued; redeliver later' });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function webhookReceiver(o: ReceiverOptions): RequestHandler {
   if (!o.secret) throw new Error('the webhook receiver needs the App\'s webhook secret (WEBHOOK_SECRET)');
   const path = trimSlashes(o.path ?? DEFAULT_WEBHOOK_PATH);
@@ -184,26 +219,7 @@ export function webhookReceiver(o: ReceiverOptions): RequestHandler {
     }
     const target = targetOfPayload(payload);
     if (!target) return answer(res, 400, { error: `${name}.${String(action)} payload names no repository` });
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), within)));
-    const queued = o.queue.enqueue<EventPayload>(eventJob({ id, name, payload, target, digest: read.digest }));
-    try {
-      const r = await Promise.race([queued, late]);
-      if (r === 'late') {
-        // Not recorded yet: a failure GitHub shows, so it can be redelivered (a no-op if the write lands after all).
-        o.log.error({ delivery: id, event: name }, `the queue did not take the webhook within ${within} ms`);
-        queued.catch((e: Error) => o.log.error({ delivery: id, err: e.message }, 'queueing a webhook failed after its answer'));
-        return answer(res, 503, { error: 'the queue is not answering; redeliver later' });
-      }
-      // One line per delivery: the delivery id and the job id, which the workers' lines carry too.
-      o.log.info({ delivery: id, event: `${name}.${String(action)}`, job: r.id }, r.created ? 'webhook queued' : 'redelivery of a queued webhook: ignored');
-      answer(res, 200, 'ok\n');
-    } catch (e) {
-      o.log.error({ delivery: id, event: name, err: (e as Error).message }, 'queueing a webhook failed');
-      answer(res, 500, { error: 'the webhook could not be queued; redeliver later' });
-    } finally {
-      clearTimeout(timer);
-    }
+    await enqueueInTime(o, res, { id, name, action, payload, target, digest: read.digest }, within);
   };
 
   return (req, res) => {

@@ -5,11 +5,11 @@
  */
 import type { Redis } from 'ioredis';
 import type { Reproduction } from '../generation/types.js';
-import type { RepoRef } from '../github/port.js';
 import type { Candidate } from '../pipeline/rank.js';
 import { randomUUID } from 'node:crypto';
-import type { Spend } from './limits.js';
-import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './storeTypes.js';
+import type { Spend } from './types.js';
+import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './types.js';
+import { repoSlug, type RepoRef } from '../github/types.js';
 
 interface VerdictRow extends Candidate {
   issue: number;
@@ -34,7 +34,6 @@ return 1
 /** A day's spend is kept a little past the day, for the status of yesterday. */
 const SPEND_TTL_SECONDS = 3 * 86_400;
 
-const slug = (r: RepoRef) => `${r.owner}/${r.repo}`;
 const parse = <T>(s: string | null): T | undefined => (s === null ? undefined : (JSON.parse(s) as T));
 
 export class RedisStore implements Store {
@@ -79,8 +78,8 @@ export class RedisStore implements Store {
     await this.#r
       .multi()
       .set(this.#k('repro', id), JSON.stringify(row))
-      .rpush(this.#k('repros', slug(r), issue), String(id))
-      .rpush(this.#k('repros', slug(r)), String(id))
+      .rpush(this.#k('repros', repoSlug(r), issue), String(id))
+      .rpush(this.#k('repros', repoSlug(r)), String(id))
       .rpush(this.#k('repros'), String(id))
       .exec();
     return id;
@@ -92,7 +91,7 @@ export class RedisStore implements Store {
   }
 
   async latestReproduction(r: RepoRef, issue: number): Promise<StoredReproduction | undefined> {
-    const rows = await this.#reproRows(this.#k('repros', slug(r), issue));
+    const rows = await this.#reproRows(this.#k('repros', repoSlug(r), issue));
     const row = rows.filter((x) => x.status === 'reproduced').at(-1);
     if (!row) return undefined;
     const { owner: _o, repo: _r, ...rest } = row;
@@ -100,11 +99,11 @@ export class RedisStore implements Store {
   }
 
   async countReproductions(r: RepoRef, issue: number): Promise<number> {
-    return this.#r.llen(this.#k('repros', slug(r), issue));
+    return this.#r.llen(this.#k('repros', repoSlug(r), issue));
   }
 
   async reproductionAt(r: RepoRef, issue: number, sha: string, since: number): Promise<StoredReproduction | undefined> {
-    const rows = await this.#reproRows(this.#k('repros', slug(r), issue));
+    const rows = await this.#reproRows(this.#k('repros', repoSlug(r), issue));
     const row = rows.filter((x) => x.baseSha === sha && x.createdAt >= since).at(-1);
     if (!row) return undefined;
     const { owner: _o, repo: _r, ...rest } = row;
@@ -133,7 +132,7 @@ export class RedisStore implements Store {
   }
 
   async reproductionCosts(r?: RepoRef): Promise<ReproductionCost[]> {
-    const rows = await this.#reproRows(r ? this.#k('repros', slug(r)) : this.#k('repros'));
+    const rows = await this.#reproRows(r ? this.#k('repros', repoSlug(r)) : this.#k('repros'));
     return rows.map((x) => ({ owner: x.owner, repo: x.repo, issue: x.issue, strategy: x.strategy, status: x.status, costUsd: x.costUsd, tokens: x.tokens }));
   }
 
@@ -155,28 +154,28 @@ export class RedisStore implements Store {
     };
     await this.#r
       .multi()
-      .set(this.#k('verdict', slug(r), v.pr, v.issue), JSON.stringify(row))
-      .sadd(this.#k('verdicts-of-issue', slug(r), v.issue), String(v.pr))
-      .sadd(this.#k('verdicts-of-pr', slug(r), v.pr), String(v.issue))
+      .set(this.#k('verdict', repoSlug(r), v.pr, v.issue), JSON.stringify(row))
+      .sadd(this.#k('verdicts-of-issue', repoSlug(r), v.issue), String(v.pr))
+      .sadd(this.#k('verdicts-of-pr', repoSlug(r), v.pr), String(v.issue))
       .exec();
   }
 
   async verdictOf(r: RepoRef, pr: number, issue: number): Promise<(Candidate & { open: boolean }) | undefined> {
-    const row = parse<VerdictRow>(await this.#r.get(this.#k('verdict', slug(r), pr, issue)));
+    const row = parse<VerdictRow>(await this.#r.get(this.#k('verdict', repoSlug(r), pr, issue)));
     return row ? toCandidate(row, true) : undefined;
   }
 
   async candidates(r: RepoRef, issue: number): Promise<Candidate[]> {
-    const prs = await this.#r.smembers(this.#k('verdicts-of-issue', slug(r), issue));
-    const rows = await this.#all<VerdictRow>(prs.map((pr) => this.#k('verdict', slug(r), pr, issue)));
+    const prs = await this.#r.smembers(this.#k('verdicts-of-issue', repoSlug(r), issue));
+    const rows = await this.#all<VerdictRow>(prs.map((pr) => this.#k('verdict', repoSlug(r), pr, issue)));
     return rows.filter((x) => x.open).map((x) => toCandidate(x, false));
   }
 
   async closePull(r: RepoRef, pr: number): Promise<number[]> {
-    const issues = await this.#r.smembers(this.#k('verdicts-of-pr', slug(r), pr));
+    const issues = await this.#r.smembers(this.#k('verdicts-of-pr', repoSlug(r), pr));
     const changed: number[] = [];
     for (const issue of issues) {
-      const key = this.#k('verdict', slug(r), pr, issue);
+      const key = this.#k('verdict', repoSlug(r), pr, issue);
       const row = parse<VerdictRow>(await this.#r.get(key));
       if (!row?.open) continue;
       await this.#r.set(key, JSON.stringify({ ...row, open: false, updatedAt: Date.now() }));
@@ -186,43 +185,43 @@ export class RedisStore implements Store {
   }
 
   async checkRunFor(r: RepoRef, headSha: string): Promise<number | undefined> {
-    return parse<{ id: number }>(await this.#r.get(this.#k('checkrun', slug(r), headSha)))?.id;
+    return parse<{ id: number }>(await this.#r.get(this.#k('checkrun', repoSlug(r), headSha)))?.id;
   }
 
   async saveCheckRun(r: RepoRef, headSha: string, pr: number, id: number): Promise<void> {
     const order = await this.#r.incr(this.#k('checkrun', 'seq'));
     await this.#r
       .multi()
-      .set(this.#k('checkrun', slug(r), headSha), JSON.stringify({ id, pr }))
-      .set(this.#k('checkrun-id', slug(r), id), JSON.stringify({ pr, headSha }))
-      .zadd(this.#k('heads', slug(r), pr), order, headSha)
+      .set(this.#k('checkrun', repoSlug(r), headSha), JSON.stringify({ id, pr }))
+      .set(this.#k('checkrun-id', repoSlug(r), id), JSON.stringify({ pr, headSha }))
+      .zadd(this.#k('heads', repoSlug(r), pr), order, headSha)
       .exec();
   }
 
   async pullOfCheckRun(r: RepoRef, checkRunId: number): Promise<{ pr: number; headSha: string } | undefined> {
-    return parse(await this.#r.get(this.#k('checkrun-id', slug(r), checkRunId)));
+    return parse(await this.#r.get(this.#k('checkrun-id', repoSlug(r), checkRunId)));
   }
 
   async latestHead(r: RepoRef, pr: number): Promise<string | undefined> {
-    return (await this.#r.zrevrange(this.#k('heads', slug(r), pr), 0, 0))[0];
+    return (await this.#r.zrevrange(this.#k('heads', repoSlug(r), pr), 0, 0))[0];
   }
 
   async claimRefusal(r: RepoRef, thread: number): Promise<boolean> {
-    return (await this.#r.set(this.#k('refusal', slug(r), thread), String(Date.now()), 'NX')) === 'OK';
+    return (await this.#r.set(this.#k('refusal', repoSlug(r), thread), String(Date.now()), 'NX')) === 'OK';
   }
 
   async approve(r: RepoRef, pr: number, headSha: string): Promise<void> {
-    await this.#r.sadd(this.#k('approvals', slug(r), pr), headSha);
+    await this.#r.sadd(this.#k('approvals', repoSlug(r), pr), headSha);
   }
 
   async seeHead(r: RepoRef, pr: number, headSha: string, at: number = Date.now()): Promise<number> {
-    const key = this.#k('heads-seen', slug(r), pr);
+    const key = this.#k('heads-seen', repoSlug(r), pr);
     await this.#r.hsetnx(key, headSha, String(at));
     return Number(await this.#r.hget(key, headSha));
   }
 
   async isApproved(r: RepoRef, pr: number, headSha: string): Promise<boolean> {
-    return (await this.#r.sismember(this.#k('approvals', slug(r), pr), headSha)) === 1;
+    return (await this.#r.sismember(this.#k('approvals', repoSlug(r), pr), headSha)) === 1;
   }
 
   async recordOutcome(o: JobOutcome): Promise<void> {
@@ -237,14 +236,14 @@ export class RedisStore implements Store {
   async recordMerge(m: MergeRecord): Promise<void> {
     await this.#r
       .multi()
-      .set(this.#k('merge', slug(m), m.pr), JSON.stringify(m))
-      .zadd(this.#k('merges', slug(m)), m.mergedAt, String(m.pr))
-      .sadd(this.#k('merge-repos'), slug(m))
+      .set(this.#k('merge', repoSlug(m), m.pr), JSON.stringify(m))
+      .zadd(this.#k('merges', repoSlug(m)), m.mergedAt, String(m.pr))
+      .sadd(this.#k('merge-repos'), repoSlug(m))
       .exec();
   }
 
   async merges(r?: RepoRef): Promise<MergeRecord[]> {
-    const repos = r ? [slug(r)] : await this.#r.smembers(this.#k('merge-repos'));
+    const repos = r ? [repoSlug(r)] : await this.#r.smembers(this.#k('merge-repos'));
     const out: MergeRecord[] = [];
     for (const s of repos) {
       const prs = await this.#r.zrange(this.#k('merges', s), 0, -1);
@@ -254,18 +253,18 @@ export class RedisStore implements Store {
   }
 
   async setFollowUp(r: RepoRef, pr: number, followUp: NonNullable<MergeRecord['followUp']>): Promise<void> {
-    const key = this.#k('merge', slug(r), pr);
+    const key = this.#k('merge', repoSlug(r), pr);
     const m = parse<MergeRecord>(await this.#r.get(key));
     if (m && !m.followUp) await this.#r.set(key, JSON.stringify({ ...m, followUp }));
   }
 
   async saveConfirmation(c: Confirmation): Promise<void> {
-    const id = `${slug(c)}#${c.issue}@${c.mergeSha}`;
-    await this.#r.multi().set(this.#k('confirm', id), JSON.stringify(c)).zadd(this.#k('confirms', slug(c)), c.at, id).sadd(this.#k('confirm-repos'), slug(c)).exec();
+    const id = `${repoSlug(c)}#${c.issue}@${c.mergeSha}`;
+    await this.#r.multi().set(this.#k('confirm', id), JSON.stringify(c)).zadd(this.#k('confirms', repoSlug(c)), c.at, id).sadd(this.#k('confirm-repos'), repoSlug(c)).exec();
   }
 
   async confirmations(r?: RepoRef): Promise<Confirmation[]> {
-    const repos = r ? [slug(r)] : await this.#r.smembers(this.#k('confirm-repos'));
+    const repos = r ? [repoSlug(r)] : await this.#r.smembers(this.#k('confirm-repos'));
     const out: Confirmation[] = [];
     for (const s of repos) out.push(...(await this.#all<Confirmation>((await this.#r.zrange(this.#k('confirms', s), 0, -1)).map((id) => this.#k('confirm', id)))));
     return out.sort((a, b) => a.at - b.at);
@@ -276,12 +275,12 @@ export class RedisStore implements Store {
     if (ids.length === 0) return;
     const m = this.#r.multi();
     // Score = validations that saw the test flaky.
-    for (const id of ids) m.zincrby(this.#k('flaky', slug(r)), 1, id);
+    for (const id of ids) m.zincrby(this.#k('flaky', repoSlug(r)), 1, id);
     await m.exec();
   }
 
   async knownFlaky(r: RepoRef): Promise<string[]> {
-    return this.#r.zrevrange(this.#k('flaky', slug(r)), 0, KNOWN_FLAKY_LIMIT - 1);
+    return this.#r.zrevrange(this.#k('flaky', repoSlug(r)), 0, KNOWN_FLAKY_LIMIT - 1);
   }
 
   async close(): Promise<void> {

@@ -1,15 +1,17 @@
 /**
- * What the App remembers, engine-neutral: SQLite beside the embedded queue (store.ts), Redis when
+ * What the App remembers, engine-neutral: SQLite beside the embedded queue (sqliteStore.ts), Redis when
  * web and workers share nothing else (redisStore.ts). Every call is async so either fits.
  */
 import type { Reproduction } from '../generation/types.js';
-import type { RepoRef } from '../github/port.js';
-import type { ValidationView } from '../github/types.js';
+import type { ValidationView } from '../github/outcome.js';
 import { liveAccuracy, type Confirmation, type LiveAccuracyRow, type MergeRecord, type RepoKey, type ReproductionCost } from '../pipeline/liveAccuracy.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
-import type { Spend } from './limits.js';
+import type { RepoRef } from '../github/types.js';
+import type { Spend } from '../settings/index.js';
 
 export type { Confirmation, MergeRecord, ReproductionCost } from '../pipeline/liveAccuracy.js';
+
+export type { Spend } from '../settings/index.js';
 
 export interface StoredReproduction extends Pick<Reproduction, 'status' | 'strategy' | 'testPatch' | 'failureExcerpt' | 'reason'> {
   id: number;

@@ -4,18 +4,18 @@
  * ranking), check runs by head sha, the one refusal each thread may get, and what live accuracy
  * counts (job outcomes, merged PRs, confirmations at merge commits), and what limits spend (each
  * installation's spend per day, each author's recent runs). The Store interface is in
- * storeTypes.ts; redisStore.ts keeps the same in Redis.
+ * types.ts; redisStore.ts keeps the same in Redis.
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Reproduction } from '../generation/types.js';
-import type { RepoRef } from '../github/port.js';
 import type { Candidate, CandidateVerdict } from '../pipeline/rank.js';
-import type { Spend } from './limits.js';
-import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './storeTypes.js';
+import type { Spend } from './types.js';
+import { KNOWN_FLAKY_LIMIT, type Confirmation, type JobOutcome, type MergeRecord, type ReproductionCost, type StoredReproduction, type Store, type VerdictInput } from './types.js';
+import type { RepoRef } from '../github/types.js';
 
-export type { Store, StoredReproduction } from './storeTypes.js';
+export type { Store, StoredReproduction } from './types.js';
 
 export function openDatabase(file: string): Database.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

@@ -9,7 +9,8 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../util/logger.js';
-import { backoffMs, isPermanent, JOB_STATES, jobErrorLine, pruneDue, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
+import { runAttempt, type AttemptOutcome } from './attempt.js';
+import { JOB_STATES, jobErrorLine, pruneDue, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
 
 export interface SqliteQueueOptions {
   /** How long a claim lasts without renewal; renewed every third of it. */
@@ -352,16 +353,10 @@ export class SqliteJobQueue implements JobQueue {
     if (row.cancel_requested) controller.abort(new Error(SUPERSEDED));
     this.#events.emit('started', job);
     const done = (async () => {
-      let outcome: { state: JobState; error?: string; retryAt?: number };
+      let outcome: AttemptOutcome;
       try {
-        await w.handler({ job, attempt: row.attempts, lastAttempt: row.attempts >= row.max_attempts, signal: controller.signal });
-        outcome = controller.signal.aborted ? { state: 'cancelled', error: 'superseded' } : { state: 'done' };
-      } catch (e) {
-        const message = jobErrorLine(e);
-        if (controller.signal.aborted) outcome = { state: 'cancelled', error: 'superseded' };
-        else if (isPermanent(e) || row.attempts >= row.max_attempts) outcome = { state: 'failed', error: message };
-        else outcome = { state: 'queued', error: message, retryAt: Date.now() + backoffMs(row.attempts, this.#opts.backoff) };
-        this.#opts.logger?.warn({ job: row.id, kind: row.kind, attempt: row.attempts, err: message, next: outcome.state }, 'job attempt failed');
+        const ctx = { job, attempt: row.attempts, lastAttempt: row.attempts >= row.max_attempts, signal: controller.signal };
+        outcome = await runAttempt(w.handler, ctx, this.#opts.backoff, this.#opts.logger?.child({ job: row.id, kind: row.kind }));
       } finally {
         clearInterval(renew);
       }

@@ -7,13 +7,6 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 
-/** Key prefix of everything swt-bot keeps in Redis (SWT_REDIS_PREFIX; tests use their own). */
-export function redisPrefix(env: NodeJS.ProcessEnv = process.env): string {
-  const p = env.SWT_REDIS_PREFIX?.trim() || 'swt';
-  if (!/^[A-Za-z0-9_.-]{1,40}$/.test(p)) throw new SwtError('BAD_CONFIG', `SWT_REDIS_PREFIX must be letters, digits, . _ or -, got ${JSON.stringify(p)}`);
-  return p;
-}
-
 export function redisOptions(): RedisOptions {
   return {
     maxRetriesPerRequest: null,

@@ -5,7 +5,7 @@
  * counters off /metrics. One process alone (SQLite) keeps its own report in memory.
  */
 import type { Redis } from 'ioredis';
-import type { MetricsSnapshot } from '../web/metrics.js';
+import type { MetricsSnapshot } from './metrics.js';
 import type { DockerHostReport } from './dockerHost.js';
 
 export interface WorkerReport {

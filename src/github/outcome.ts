@@ -1,0 +1,21 @@
+import type { ChangeCoverage } from '../coverage/measure.js';
+import type { Verdict } from '../harness/types.js';
+
+export type CheckConclusion = 'success' | 'neutral' | 'failure';
+
+/** A validation as stored and rendered: the verdict plus where it ran. */
+export interface ValidationView extends Verdict {
+  base: string;
+  head: string | null;
+  durationMs: number;
+  warnings: string[];
+  /** ΔC of the tests over the PR's code change, when the repository asks for it (`coverage: true`). */
+  coverage?: Pick<ChangeCoverage, 'dC' | 'referenceDC' | 'covered' | 'lines'>;
+  coverageError?: string;
+}
+
+/** What checking a PR against one linked issue gave. */
+export type IssueOutcome =
+  | { issue: number; kind: 'validated'; validation: ValidationView; reproduction: { strategy: string; sha: string; testPatch: string } }
+  | { issue: number; kind: 'no-reproduction'; reason: string }
+  | { issue: number; kind: 'error'; message: string };

@@ -1,0 +1,174 @@
+/**
+ * Fast lane: acknowledge at once (a "started" comment on an issue, an in-progress check run on a
+ * PR), apply the limits, then queue the heavy work: a reproduction or a validation.
+ */
+import { appSettings, type RepoConfig } from '../config/repoConfig.js';
+import { approvalOf, gateConclusion } from '../github/decide.js';
+import { closingIssueNumbers } from '../github/links.js';
+import { CHECK_NAME, renderApprovalNotBound, renderBadConfigCheck, renderCheckProgress, renderJobError, renderLimitCheck, renderLimitReached, renderNoLinkedIssue, renderReproductionStarted, renderSuperseded } from '../github/render.js';
+import { repoSlug, type GitHubPort, type PullData, type RepoRef, type Target } from '../github/types.js';
+import type { JobContext } from '../queue/queue.js';
+import type { Logger } from '../util/logger.js';
+import { jobLog, modelRefused, oneLine, refOf, type JobDeps } from './deps.js';
+import { capLinks } from './limits.js';
+import { issueGroup, JOB, prGroup, repoLimit, type Traced } from './payloads.js';
+import type { ReproducePayload } from './reproduce.js';
+import { limitHit } from './spend.js';
+import type { ValidatePayload } from './validate.js';
+
+export type AckPayload = Traced & {
+  /** Who caused it (the webhook's sender): the per-author rate limit counts them. */
+  sender?: string;
+} & (
+    | { type: 'issue'; target: Target; issue: number; config: RepoConfig; force?: string }
+    | {
+        type: 'pr';
+        target: Target;
+        pr: number;
+        config: RepoConfig;
+        /** The PR as the webhook showed it (saves a request); fetched when absent. */
+        pull?: PullData;
+        /**
+         * A maintainer asked (`/swt validate [<sha>]`): the head it names, or else the head seen before
+         * the comment was written (`at`, ms), is approved to install; a later push is not.
+         */
+        approval?: { at: number; sha?: string; by: string };
+        /** A re-run: a fresh job even for a head already checked. */
+        force?: string;
+        /** The config is invalid: say so on the check and stop. */
+        configError?: { message: string; headSha: string };
+      }
+  );
+type IssueAck = Extract<AckPayload, { type: 'issue' }>;
+type PullAck = Extract<AckPayload, { type: 'pr' }>;
+
+export async function handle(d: JobDeps, { job }: JobContext<AckPayload>): Promise<void> {
+  const p = job.payload;
+  if (p.type === 'issue') await ackIssue(d, p, jobLog(d, job));
+  else await ackPull(d, p, jobLog(d, job));
+}
+
+async function ackIssue(d: JobDeps, p: IssueAck, log: Logger): Promise<void> {
+  const gh = await d.github(p.target);
+  const r = refOf(p.target);
+  const where = await gh.defaultBranch(r);
+  // One reproduction per issue and default-branch sha, unless a maintainer asks again.
+  const key = `reproduce:${repoSlug(r)}#${p.issue}@${where.sha}${p.force ? `:${p.force}` : ''}`;
+  if (await d.queue.findByKey(key)) {
+    log.info({ issue: p.issue, sha: where.sha }, 'issue already reproduced at this sha');
+    return;
+  }
+  const refused = modelRefused(d, p.config);
+  if (refused) {
+    await gh.upsertComment(r, p.issue, 'reproduction', renderJobError('reproducing this issue', refused));
+    return;
+  }
+  const hit = await limitHit(d, p.target, p.sender, Boolean(p.force));
+  if (hit) {
+    log.warn({ issue: p.issue, limit: hit }, 'a limit stops this reproduction');
+    await gh.upsertComment(r, p.issue, 'limit', renderLimitReached(hit, 'reproducing this issue'));
+    return;
+  }
+  if (appSettings(p.config).issues.comment_on_failure) await gh.upsertComment(r, p.issue, 'reproduction', renderReproductionStarted(where));
+  await d.queue.enqueue<ReproducePayload>({
+    kind: JOB.reproduce,
+    payload: { target: p.target, issue: p.issue, config: p.config, ...where, delivery: p.delivery },
+    key,
+    group: issueGroup(p.target, p.issue),
+    limit: repoLimit(p.target, d.settings.repoConcurrency),
+  });
+}
+
+async function ackPull(d: JobDeps, p: PullAck, log: Logger): Promise<void> {
+  const { store } = d;
+  const gh = await d.github(p.target);
+  const r = refOf(p.target);
+  if (p.configError) {
+    const id = await gh.createCheckRun(r, p.configError.headSha, CHECK_NAME, { status: 'completed', conclusion: 'action_required', output: renderBadConfigCheck(p.configError.message), detailsUrl: `${d.gitBaseUrl}/${repoSlug(r)}/blob/HEAD/.github/swt.yml` });
+    await store.saveCheckRun(r, p.configError.headSha, p.pr, id);
+    return;
+  }
+  const pull: PullData = p.pull ?? (await gh.getPull(r, p.pr));
+  if (pull.state !== 'open') return;
+  const headSha = pull.head.sha;
+  // When the App first saw this head: an approval reaches only heads seen before it was written. GitHub's
+  // updated_at (set by the push) keeps a host clock behind GitHub's from dating a later push too early.
+  const seenAt = await store.seeHead(r, pull.number, headSha, Math.max(Date.now(), pull.updatedAt ?? 0));
+  // The first thing a PR author sees: the check is running. Links and approval come after.
+  const existing = await store.checkRunFor(r, headSha);
+  let checkId = p.force || existing === undefined ? undefined : existing;
+  if (checkId === undefined) {
+    checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: finding the linked issues, then waiting for a free worker', []) });
+    await store.saveCheckRun(r, headSha, pull.number, checkId);
+  }
+  const fromGraphql = await gh.closingIssues(r, pull.number).catch((e) => {
+    log.warn({ pr: pull.number, err: oneLine(e) }, 'closingIssuesReferences failed; using the body only');
+    return [] as number[];
+  });
+  // A body can name hundreds of issues: each may cost a reproduction, so one check covers a few.
+  const links = capLinks([...new Set([...closingIssueNumbers(pull.body, r.owner, r.repo), ...fromGraphql])].sort((a, b) => a - b), d.limits.maxLinkedIssues);
+  if (links.checked.length === 0) {
+    await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'neutral', output: renderNoLinkedIssue() });
+    return;
+  }
+  // Whether a fork's head must wait is decided by the validation job, from the git diff of the fetched base and head.
+  if (p.approval && pull.fork) {
+    const a = approvalOf({ named: p.approval.sha, head: headSha, headSeenAt: seenAt, commentAt: p.approval.at });
+    if (a.approve) await store.approve(r, pull.number, headSha);
+    else {
+      log.info({ pr: pull.number, headSha, by: p.approval.by, reason: a.reason }, 'approval not bound to this head');
+      await gh.upsertComment(r, pull.number, 'notice', renderApprovalNotBound(p.approval.by, headSha, a.reason, p.approval.sha));
+    }
+  }
+  await queueValidation(d, { p, gh, r, pull, checkId, fresh: checkId !== existing, links }, log);
+}
+
+interface PullCheck {
+  p: PullAck;
+  gh: GitHubPort;
+  r: RepoRef;
+  pull: PullData;
+  checkId: number;
+  /** The check run was created for this job (not one of the same head reused). */
+  fresh: boolean;
+  links: { checked: number[]; left: number[] };
+}
+
+async function queueValidation(d: JobDeps, { p, gh, r, pull, checkId, fresh, links }: PullCheck, log: Logger): Promise<void> {
+  const headSha = pull.head.sha;
+  const key = `validate:${repoSlug(r)}#${pull.number}@${headSha}:${links.checked.join(',')}${p.force ? `:${p.force}` : ''}`;
+  if (await d.queue.findByKey(key)) {
+    log.info({ pr: pull.number, headSha }, 'this head with these links is already checked');
+    return;
+  }
+  const hit = await limitHit(d, p.target, p.sender, Boolean(p.force || p.approval));
+  if (hit) {
+    log.warn({ pr: pull.number, limit: hit }, 'a limit stops this check');
+    // Unchecked is not passed: a gated author's PR must not get through the gate by exhausting a limit.
+    const { conclusion } = gateConclusion(pull.author.login, false, appSettings(p.config).gate);
+    await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion, output: renderLimitCheck(hit) });
+    await gh.upsertComment(r, pull.number, 'limit', renderLimitReached(hit, 'checking this pull request'));
+    return;
+  }
+  if (!fresh) {
+    // The same head, other links (an edited description): a new check run for the new question.
+    checkId = await gh.createCheckRun(r, headSha, CHECK_NAME, { status: 'in_progress', output: renderCheckProgress('queued: waiting for a free worker', links.checked) });
+    await d.store.saveCheckRun(r, headSha, pull.number, checkId);
+  }
+  // (A fresh check run already says it is queued; the worker's first step names the issues. Every
+  // write counts against GitHub's secondary rate limit, which Probot's throttling enforces.)
+  const { superseded } = await d.queue.enqueue<ValidatePayload>({
+    kind: JOB.validate,
+    payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links.checked, ...(links.left.length ? { linksLeftOut: links.left } : {}), checkRunId: checkId, delivery: p.delivery },
+    key,
+    group: prGroup(p.target, pull.number),
+    limit: repoLimit(p.target, d.settings.repoConcurrency),
+  });
+  // A newer push: the older checks that had not started are closed here (running ones close themselves).
+  for (const id of superseded) {
+    const old = await d.queue.get<ValidatePayload>(id);
+    if (old?.state === 'cancelled' && old.payload.checkRunId !== checkId) {
+      await gh.updateCheckRun(r, old.payload.checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(headSha) });
+    }
+  }
+}
