@@ -94,7 +94,7 @@ export function buildProgram(): Command {
       .option('--install <cmd>', 'dependency install command, run with the package registries only (default: from the repository)')
       .option('--test-cmd <cmd>', 'test command with {files}, e.g. "npx mocha --exit {files}"')
       .addOption(new Option('--reruns <n>', 'extra runs per side to detect flaky tests').argParser(positiveInt('--reruns')).default(0))
-      .addOption(new Option('--confirm <n>', 'reruns of each test that moves (not P2P) on both sides before it counts; 0 = off (default: .github/swt.yml confirm, else 0)').argParser(positiveInt('--confirm')))
+      .addOption(new Option('--confirm <n>', 'reruns of each test that moves (not P2P) on both sides before it counts; 0 = off (default: .github/swt.yml confirm, else 2)').argParser(positiveInt('--confirm')))
       .option('--coverage', 'also measure change coverage ΔC of the tests (extra runs)')
       .option('--reference-tests <patch>', 'with --coverage: golden tests that decide which changed lines are executable')
       .option('--json', 'print one JSON object as the last line of stdout'),
@@ -146,7 +146,7 @@ export function buildProgram(): Command {
       .option('--out <dir>', 'where results.jsonl, report.json and report.html go; finished instances there are reused', 'swt-eval-out')
       .addOption(new Option('--concurrency <n>', 'instances at once (default: what the cores and memory allow)').argParser(positiveInt('--concurrency')))
       .addOption(new Option('--reruns <n>', 'extra runs per side').argParser(positiveInt('--reruns')).default(0))
-      .addOption(new Option('--confirm <n>', 'reruns of each test that moves on both sides before it counts; 0 = off (default 0)').argParser(positiveInt('--confirm')))
+      .addOption(new Option('--confirm <n>', 'reruns of each test that moves on both sides before it counts; 0 = off (default: the repository .github/swt.yml confirm, else 2)').argParser(positiveInt('--confirm')))
       .option('--coverage', 'also measure change coverage ΔC (extra runs)')
       .option('--no-coverage-cache', 'with --coverage: run every coverage run, even one an earlier evaluation made')
       .option('--fresh', 'start over even when --out holds finished instances of this run')

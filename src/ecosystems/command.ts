@@ -22,6 +22,11 @@ export function fillTemplate(template: string, words: string[]): string {
   return tpl.includes('{files}') ? tpl.split('{files}').join(insert) : `${tpl} ${insert}`.trim();
 }
 
+/** `s` matched literally inside a regular expression (Go's RE2, PCRE, Ruby and JS alike). */
+export function regexEscape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
 /** The report file's path under the out dir, quoted. */
 export function reportPath(out: string, name: string): string {
   return shellQuote(`${out}/${name}`);

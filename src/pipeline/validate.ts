@@ -176,10 +176,10 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
 }
 
 /**
- * Confirmation reruns per side when neither the caller nor `.github/swt.yml` says: off until the
- * reruns cost little (measured 1.4–3.2× the floor with 2, against 0.8–1.3× without; README, Performance).
+ * Confirmation reruns per side when neither the caller nor `.github/swt.yml` says: one unlucky run
+ * must not decide a verdict (issue 22). 0 turns it off.
  */
-export const DEFAULT_CONFIRM_RUNS = 0;
+export const DEFAULT_CONFIRM_RUNS = 2;
 
 function labelKnown(v: Verdict, known: readonly string[]): Verdict {
   if (known.length === 0) return v;
@@ -337,12 +337,17 @@ async function settledAll<T extends readonly unknown[]>(ps: { [K in keyof T]: Pr
 export function rerunTargets(ids: readonly string[], runs: readonly RunResult[], files: readonly string[], alone: boolean, side: 'base' | 'head' = 'head'): RerunTarget[] {
   const requested = new Set(files);
   const seen = new Map<string, boolean>();
-  for (const r of runs) for (const t of r.tests) seen.set(t.id, (seen.get(t.id) ?? false) || t.outcome !== 'passed');
+  // The file a test came from, as its runner reported it (Go, Rust, JVM ids do not start with it).
+  const fileOf = new Map<string, string>();
+  for (const r of runs) for (const t of r.tests) {
+    seen.set(t.id, (seen.get(t.id) ?? false) || t.outcome !== 'passed');
+    if (t.file && requested.has(t.file)) fileOf.set(t.id, t.file);
+  }
   const single: RerunTarget[] = [];
   const together = new Map<string, string[]>();
   const whole = new Set<string>();
   for (const id of ids) {
-    const file = fileOfId(id);
+    const file = fileOf.get(id) ?? fileOfId(id);
     if (!requested.has(file)) continue;
     const selectable = alone && id !== file && !/[\u0000-\u001f\u007f]/.test(id);
     const failed = seen.get(id);

@@ -1,4 +1,7 @@
 import { join } from 'node:path';
+import { buildRerunCommand, DEFAULT_OUT_DIR, rerunDir } from '../../src/harness/runners.js';
+import { parseRunReports } from '../../src/harness/parsers/index.js';
+import { prepareContext } from '../../src/pipeline/context.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
@@ -75,6 +78,29 @@ describe('Go modules, no configuration (real containers, a real dependency from 
     expect(out.success).toBe(true);
     expect(out.runner).toBe('go-test');
     expect(out.warnings).toEqual([]);
+    // Confirmation is on by default: the one test that moved reran twice more on each side, selected with -run.
+    expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['example.com/clampx.TestClampAbove'], alone: true });
+    expect(out.confirmation.runs.base.map((r: { tests: Array<{ id: string; outcome: string }> }) => r.tests.map((t) => [t.id, t.outcome]))).toEqual([
+      [['example.com/clampx.TestClampAbove', 'failed']],
+      [['example.com/clampx.TestClampAbove', 'failed']],
+    ]);
+    expect(out.confirmation.runs.head.map((r: { tests: Array<{ id: string; outcome: string }> }) => r.tests.map((t) => [t.id, t.outcome]))).toEqual([
+      [['example.com/clampx.TestClampAbove', 'passed']],
+      [['example.com/clampx.TestClampAbove', 'passed']],
+    ]);
+  }, 1_800_000);
+
+  it('a confirmation rerun runs only the chosen test: go test -run, read straight from the report', async () => {
+    const sandbox = createDockerSandbox();
+    const ctx = await prepareContext(sandbox, { repo: repo.path, base });
+    const command = buildRerunCommand(ctx.runner, [{ file: 'clampx_test.go', ids: ['example.com/clampx.TestClampAbove'] }], 1);
+    expect(command).toContain("-run='^(TestClampAbove)$'");
+    const outcome = await sandbox.run({ env: ctx.env, repo: ctx.repo, state: { rev: head, patches: [ABOVE] }, command });
+    const json = outcome.files[`${rerunDir(DEFAULT_OUT_DIR, 0, 0).slice(DEFAULT_OUT_DIR.length + 1)}/go-test.json`];
+    expect(json).toBeDefined();
+    const report = parseRunReports(ctx.runner, { files: ['clampx_test.go'], reports: { 'go-test.json': json! }, output: outcome.output, exitCode: outcome.exitCode, timedOut: false, root: '/testbed' });
+    // Everything go test reported: TestClampInside, in the same file and package, did not run.
+    expect(report.tests.map((t) => [t.id, t.outcome])).toEqual([['example.com/clampx.TestClampAbove', 'passed']]);
   }, 1_800_000);
 
   it('a new test that does not compile at base: only it counts as F→P; its neighbour is not judged', async () => {

@@ -179,8 +179,9 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     expect(containersOfOurs()).toBe('');
   });
 
+  // No confirm given: the default (2 more runs of each test that moves) applies.
   const check = (p: () => Project, head: 'gold' | 'wrong', opts: { confirm?: number; knownFlaky?: string[] } = {}) =>
-    validate(sandbox, { repo: p().repo.path, base: p().base, head: p()[head], testPatch: p().testPatch, image: p().image, install: p().install, testCmd: p().testCmd, confirm: 2, ...opts });
+    validate(sandbox, { repo: p().repo.path, base: p().base, head: p()[head], testPatch: p().testPatch, image: p().image, install: p().install, testCmd: p().testCmd, ...opts });
   const row = (v: ValidationResult, id: string) => {
     const t = v.tests.find((x) => x.id === id);
     if (!t) throw new Error(`no ${id} in ${v.tests.map((x) => x.id).join(', ')}`);

@@ -38,3 +38,25 @@ describe('rerunTargets: what a side reruns to confirm the tests that moved', () 
     expect(rerunTargets(['t/test_a.py::x\nrm', 'other/test_z.py::y'], [side], files, true)).toEqual([{ file: 't/test_a.py' }]);
   });
 });
+
+describe('rerunTargets: ids that do not start with their file (Go, Rust unit tests, JVM)', () => {
+  it('takes the file the runner reported for the test', () => {
+    const side: RunResult = {
+      tests: [
+        { id: 'example.com/m/pkg.TestA', file: 'pkg/a_test.go', outcome: 'passed' },
+        { id: 'com.example.CalcTest.adds', file: 'src/test/java/com/example/CalcTest.java', outcome: 'passed' },
+        { id: 'example.com/m/other.TestB', file: 'other/b_test.go', outcome: 'passed' },
+      ],
+      fileErrors: [],
+      timedOut: false,
+      exitCode: 0,
+      output: '',
+      durationMs: 1,
+    };
+    const files = ['pkg/a_test.go', 'src/test/java/com/example/CalcTest.java'];
+    expect(rerunTargets(['example.com/m/pkg.TestA', 'com.example.CalcTest.adds', 'example.com/m/other.TestB'], [side], files, true, 'base')).toEqual([
+      { file: 'pkg/a_test.go', ids: ['example.com/m/pkg.TestA'] },
+      { file: 'src/test/java/com/example/CalcTest.java', ids: ['com.example.CalcTest.adds'] },
+    ]);
+  });
+});

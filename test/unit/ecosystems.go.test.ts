@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { go, goVersionOf, packagesOf } from '../../src/ecosystems/go/index.js';
+import { go, goTestName, goVersionOf, packagesOf } from '../../src/ecosystems/go/index.js';
 import { packageDir, parseGoTestJson } from '../../src/ecosystems/go/goTestJson.js';
 import { changedGoTests } from '../../src/ecosystems/go/changedTests.js';
 import { compareRuns, judgedTests, reproduces } from '../../src/harness/classify.js';
@@ -109,6 +109,17 @@ describe('the Go ecosystem', () => {
     );
     expect(packageDir('example.com/m/x/y', ['', 'y', 'x/y'])).toBe('x/y');
     expect(packageDir('example.com/m', ['', 'x'])).toBe('');
+  });
+
+  it('reruns chosen tests with -run on the file\'s package: whole top-level tests, ids exactly as parsed', () => {
+    const spec = runnerFromCommand('go test {files}');
+    const ids = ['example.com/fx/calc.TestAddWrong', 'example.com/fx/calc.TestTable/same#02', 'example.com/fx/calc.TestTable/other_case'];
+    expect(go.runners[0].commandForTests!(spec, 'calc/calc_test.go', ids, '/swt-out/c0-0', 'go-test.json')).toBe(
+      `export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; go test -json -count=1 -vet=off -run='^(TestAddWrong|TestTable)$' ./calc > /swt-out/c0-0/go-test.json`,
+    );
+    // A package path may hold dots and a subtest's name anything.
+    expect(goTestName('gopkg.in/yaml.v3.TestDecode/a.b/c')).toBe('TestDecode');
+    expect(goTestName('example.com/m.ExampleParse')).toBe('ExampleParse');
   });
 
 });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { detectEcosystem, recogniseRunner } from '../../src/ecosystems/index.js';
-import { classOfTestFile, gradle, java, javaReleaseOf, jdkFor, maven } from '../../src/ecosystems/java/index.js';
+import { classOfTestFile, gradle, java, javaReleaseOf, jdkFor, jvmMethodOf, maven } from '../../src/ecosystems/java/index.js';
 import { OUTPUT_MARKER, REPORT_MARKER, parseJvmReports } from '../../src/ecosystems/java/reports.js';
 import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
 
@@ -110,6 +110,18 @@ describe('the Java ecosystem', () => {
     expect(cmd).toMatch(/exit \$rc$/);
     const g = gradle.command({ kind: 'gradle', template: './gradlew test {files}' }, ['src/test/java/a/BTest.java'], '/swt-out', 'gradle-reports.txt');
     expect(g).toContain('./gradlew test --offline --continue --tests a.BTest');
+  });
+
+  it('reruns chosen methods: Surefire -Dtest=Class#m1+m2, Gradle --tests per method; the class when an id is no plain method of it', () => {
+    const file = 'core/src/test/java/a/BTest.java';
+    const m = maven.commandForTests!({ kind: 'maven', template: 'mvn test {files}' }, file, ['a.BTest.adds', 'a.BTest.divides(int)[2]'], '/swt-out/c0-0', 'maven-reports.txt');
+    expect(m).toContain("-Dtest='BTest#adds+divides'");
+    expect(m).toContain('-pl core -am');
+    expect(m).toContain('> /swt-out/c0-0/maven-reports.txt');
+    const g = gradle.commandForTests!({ kind: 'gradle', template: './gradlew test {files}' }, 'src/test/java/a/BTest.java', ['a.BTest.adds'], '/o', 'gradle-reports.txt');
+    expect(g).toContain('--tests a.BTest.adds');
+    expect(jvmMethodOf('a.BTest$Inner.x', file)).toBeUndefined();
+    expect(maven.commandForTests!({ kind: 'maven', template: 'mvn test {files}' }, file, ['a.BTest$Inner.x'], '/o', 'r.txt')).toContain('-Dtest=BTest ');
   });
 
   it('takes the JDK from the release the build declares, at the next image that has it', () => {

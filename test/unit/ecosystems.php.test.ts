@@ -142,4 +142,10 @@ describe('PHP detection, conventions and commands', () => {
     expect(phpunit.recognise.test('vendor/bin/phpunit {files}')).toBe(true);
     expect(phpunit.recognise.test('php artisan test {files}')).toBe(true);
   });
+
+  it('reruns chosen tests with --filter on Class::method, data sets included', () => {
+    expect(phpunit.commandForTests!({ kind: 'phpunit', template: 'vendor/bin/phpunit {files}' }, 'tests/ATest.php', ['tests/ATest.php > Acme\\ATest::testAdds', 'tests/ATest.php > Acme\\ATest::testSplits with data set #2'], '/o', 'junit-0.xml')).toBe(
+      "vendor/bin/phpunit --colors=never --do-not-cache-result --log-junit /o/junit-0.xml --filter '/^(?:Acme\\\\ATest::testAdds|Acme\\\\ATest::testSplits)(?: with data set .*)?$/' tests/ATest.php",
+    );
+  });
 });

@@ -185,6 +185,19 @@ describe('Ruby detection, conventions and commands', () => {
     expect(rspec.recognise.test('bundle exec rspec {files}')).toBe(true);
     expect(minitest.accepts!('bundle exec rspec -Itest {files}')).toBe(false);
   });
+
+  it('reruns chosen tests: rspec -e with each full description, minitest -n with an anchored pattern (a rake task: the file)', () => {
+    expect(rspec.commandForTests!({ kind: 'rspec', template: 'bundle exec rspec {files}' }, 'spec/a_spec.rb', ['spec/a_spec.rb > Cart totals (with tax)'], '/swt-out/c0-0', 'rspec-0.json')).toBe(
+      "bundle exec rspec --no-color --format progress --format json --out /swt-out/c0-0/rspec-0.json -e 'Cart totals (with tax)' spec/a_spec.rb",
+    );
+    const spec = { kind: 'minitest', template: 'ruby -Ilib -Itest {files}' };
+    expect(minitest.commandForTests!(spec, 'test/a_test.rb', ['test/a_test.rb > CartTest#test_0001_adds tax', 'test/a_test.rb > CartTest#test_empty?'], '/o', 'm.jsonl')).toBe(
+      `SWT_MINITEST_REPORT=/o/m.jsonl RUBYOPT="-r/o/swt_minitest_reporter.rb $RUBYOPT" ruby -Ilib -Itest test/a_test.rb -n '/^(CartTest#test_0001_adds tax|CartTest#test_empty\\?)$/'`,
+    );
+    expect(minitest.commandForTests!({ kind: 'minitest', template: 'bundle exec rake test TEST={files}' }, 'test/a_test.rb', ['test/a_test.rb > A#test_x'], '/o', 'm.jsonl')).toBe(
+      minitest.command({ kind: 'minitest', template: 'bundle exec rake test TEST={files}' }, ['test/a_test.rb'], '/o', 'm.jsonl'),
+    );
+  });
 });
 
 it('offline base images: ruby:<v> and php:<v>-cli have Debian recipes', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { detectEcosystem, ecosystemOfPath, recogniseRunner } from '../../src/ecosystems/index.js';
-import { cargoInvocations, cargoTest, integrationTarget, rust, rustVersionOf } from '../../src/ecosystems/rust/index.js';
+import { cargoInvocations, cargoTest, integrationTarget, libtestName, rust, rustVersionOf } from '../../src/ecosystems/rust/index.js';
 import { modulePath, packageDirOf, parseLibtest } from '../../src/ecosystems/rust/libtest.js';
 import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
 
@@ -157,6 +157,14 @@ describe('the Rust ecosystem', () => {
     expect(cmd).toMatch(/exit \$rc$/);
     expect(recogniseRunner('cargo test --release {files}')).toBe('cargo-test');
     expect(recogniseRunner('cargo +nightly test')).toBe('cargo-test');
+  });
+
+  it('reruns chosen tests by their libtest names, exactly, in their own target', () => {
+    const spec = { kind: 'cargo-test', template: 'cargo test {files}' };
+    const cmd = cargoTest.commandForTests!(spec, 'tests/api.rs', ['tests/api.rs::parses', 'tests/api.rs::nested::rejects'], '/swt-out/c0-0', 'cargo-test.txt');
+    expect(cmd).toContain("cargo test --no-fail-fast --offline --test api -- parses nested::rejects --exact >> /swt-out/c0-0/cargo-test.txt 2>&1");
+    expect(libtestName('src/lib.rs::parse::tests::empty')).toBe('parse::tests::empty');
+    expect(cargoTest.commandForTests!(spec, 'src/parse.rs', ['src/lib.rs::parse::tests::empty'], '/o', 'r.txt')).toContain('--bins -- parse::tests::empty --exact');
   });
 
   it('takes the image from rust-toolchain.toml, rust-toolchain or rust-version, never below the sparse index\'s 1.68', () => {

@@ -1,7 +1,8 @@
 /** Go: go.mod, `go mod download`, `go test -json`. Pure. */
 import { shellQuote } from '../../util/shell.js';
-import { fillTemplate, installNote, reportPath } from '../command.js';
+import { fillTemplate, installNote, regexEscape, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
+import type { RunnerSpec } from '../../harness/types.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { changedGoTests, isChangedGoTest } from './changedTests.js';
 import { parseGoTestJson } from './goTestJson.js';
@@ -29,15 +30,32 @@ function checkedPackage(pkg: string): string {
   return shellQuote(pkg);
 }
 
+/**
+ * The top-level test function of a go test id (`example.com/m/pkg.TestName/sub case`): the first
+ * `.Test…`/`.Example…`/`.Fuzz…` identifier followed by a subtest or the end (a package path may
+ * hold dots, a subtest's name anything).
+ */
+export function goTestName(id: string): string {
+  const m = /\.((?:Test|Example|Fuzz)[A-Za-z0-9_]*)(?:\/|$)/.exec(id);
+  return m ? m[1] : id.slice(id.lastIndexOf('.') + 1);
+}
+
+function goCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, run?: string): string {
+  // -count=1: never a cached result; -vet=off: vet findings are not test results.
+  const words = ['-json', '-count=1', '-vet=off', ...(run ? [`-run=${shellQuote(run)}`] : []), ...packagesOf(files).map(checkedPackage)];
+  // The sandbox's /tmp is noexec: go test runs its test binaries from GOTMPDIR.
+  return `export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; ${fillTemplate(spec.template, words)} > ${reportPath(out, report)}`;
+}
+
 export const goTest: RunnerDef = {
   kind: 'go-test',
   recognise: /(^|[\s/;&|(])go\s+test(\s|$|;|&|\|)/,
   reportFile: 'go-test.json',
-  command(spec, files, out, report) {
-    // -count=1: never a cached result; -vet=off: vet findings are not test results.
-    const words = ['-json', '-count=1', '-vet=off', ...packagesOf(files).map(checkedPackage)];
-    // The sandbox's /tmp is noexec: go test runs its test binaries from GOTMPDIR.
-    return `export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; ${fillTemplate(spec.template, words)} > ${reportPath(out, report)}`;
+  command: (spec, files, out, report) => goCommand(spec, files, out, report),
+  // `-run '^(TestA|TestB)$'` on the file's package: whole top-level tests, their subtests with them.
+  commandForTests(spec, file, ids, out, report) {
+    const names = [...new Set(ids.map(goTestName))];
+    return goCommand(spec, [file], out, report, `^(${names.map(regexEscape).join('|')})$`);
   },
   parse: (content, ctx) => parseGoTestJson(content, ctx),
 };

@@ -79,40 +79,67 @@ function collect(find: string, out: string, report: string): string {
   );
 }
 
+/**
+ * The test method of a JVM test id (`com.example.CalcTest.adds`, `….adds(int)[2]`) in the file's
+ * class: what follows the class, without parameters or invocation index; undefined when the id is
+ * not of that class (a nested class's test reruns with the whole file).
+ */
+export function jvmMethodOf(id: string, file: string): string | undefined {
+  const cls = classOfTestFile(file);
+  if (!cls || !id.startsWith(`${cls}.`)) return undefined;
+  const m = /^[A-Za-z_$][\w$]*/.exec(id.slice(cls.length + 1));
+  return m?.[0];
+}
+
+function mavenCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, methods?: readonly string[]): string {
+  const classes = [...new Set(files.map((f) => f.split('/').pop()!.replace(SOURCE, '')))];
+  const modules = [...new Set(files.map(moduleDirOf))].filter((d) => d !== '');
+  // Surefire's `Class#m1+m2` runs only those methods of the class.
+  const test = methods?.length ? `${classes[0]}#${methods.join('+')}` : classes.join(',');
+  const words = ['-B', '-o', ...SKIPS, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false', `-Dtest=${checked(test)}`];
+  if (modules.length) words.push('-pl', checked(modules.join(',')), '-am');
+  const log = reportPath(out, 'build-output.txt');
+  // Reports of an earlier build in the image would read as this run's; and the classes the install's
+  // test run compiled from base's code would be kept by Maven's timestamp check when the run's sources look older.
+  const clean = `find . \\( -path '*/target/surefire-reports' -o -path '*/target/classes' -o -path '*/target/test-classes' -o -path '*/target/maven-status' \\) -type d -prune -exec rm -rf {} + 2>/dev/null;`;
+  return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/target/surefire-reports/*'", out, report)}; exit $rc`;
+}
+
+/** The methods of `file`'s class the ids name, or undefined when one of them is not a plain method of it. */
+function methodsOf(file: string, ids: readonly string[]): string[] | undefined {
+  const methods = ids.map((id) => jvmMethodOf(id, file));
+  return methods.every((m): m is string => !!m) ? [...new Set(methods)] : undefined;
+}
+
 export const maven: RunnerDef = {
   kind: 'maven',
   recognise: /(^|[\s/;&|(])(mvn|mvnw)(\s|$|;|&|\|)/,
   reportFile: 'maven-reports.txt',
   exits: true,
-  command(spec, files, out, report) {
-    const classes = [...new Set(files.map((f) => f.split('/').pop()!.replace(SOURCE, '')))];
-    const modules = [...new Set(files.map(moduleDirOf))].filter((d) => d !== '');
-    const words = ['-B', '-o', ...SKIPS, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false', `-Dtest=${checked(classes.join(','))}`];
-    if (modules.length) words.push('-pl', checked(modules.join(',')), '-am');
-    const log = reportPath(out, 'build-output.txt');
-    // Reports of an earlier build in the image would read as this run's; and the classes the install's
-    // test run compiled from base's code would be kept by Maven's timestamp check when the run's sources look older.
-    const clean = `find . \\( -path '*/target/surefire-reports' -o -path '*/target/classes' -o -path '*/target/test-classes' -o -path '*/target/maven-status' \\) -type d -prune -exec rm -rf {} + 2>/dev/null;`;
-    return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/target/surefire-reports/*'", out, report)}; exit $rc`;
-  },
+  command: (spec, files, out, report) => mavenCommand(spec, files, out, report),
+  commandForTests: (spec, file, ids, out, report) => mavenCommand(spec, [file], out, report, methodsOf(file, ids)),
   parse: (content, ctx) => parseJvmReports(content, ctx),
 };
+
+function gradleCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, methods?: readonly string[]): string {
+  const words = ['--offline', '--continue'];
+  for (const f of files) {
+    const cls = classOfTestFile(f);
+    // `--tests com.example.CalcTest.adds` per chosen method, else the class.
+    if (cls) for (const t of methods?.length ? methods.map((m) => `${cls}.${m}`) : [cls]) words.push('--tests', checked(t));
+  }
+  const log = reportPath(out, 'build-output.txt');
+  const clean = `find . -path '*/build/test-results' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
+  return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/build/test-results/*'", out, report)}; exit $rc`;
+}
 
 export const gradle: RunnerDef = {
   kind: 'gradle',
   recognise: /(^|[\s/;&|(])(gradle|gradlew)(\s|$|;|&|\|)/,
   reportFile: 'gradle-reports.txt',
   exits: true,
-  command(spec, files, out, report) {
-    const words = ['--offline', '--continue'];
-    for (const f of files) {
-      const cls = classOfTestFile(f);
-      if (cls) words.push('--tests', checked(cls));
-    }
-    const log = reportPath(out, 'build-output.txt');
-    const clean = `find . -path '*/build/test-results' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
-    return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/build/test-results/*'", out, report)}; exit $rc`;
-  },
+  command: (spec, files, out, report) => gradleCommand(spec, files, out, report),
+  commandForTests: (spec, file, ids, out, report) => gradleCommand(spec, [file], out, report, methodsOf(file, ids)),
   parse: (content, ctx) => parseJvmReports(content, ctx),
 };
 

@@ -1,7 +1,10 @@
 /** PHPUnit, one file per invocation (PHPUnit 9 takes one path; a file that does not parse stops the whole run). Pure. */
-import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
+import { shellQuote } from '../../util/shell.js';
+import { commandWord, fillTemplate, quoteTestFile, regexEscape, reportPath } from '../command.js';
 import type { RunnerDef } from '../types.js';
 import { parsePhpunitJUnit } from './phpunit.js';
+
+const options = (out: string, report: string) => ['--colors=never', '--do-not-cache-result', '--log-junit', reportPath(out, report)];
 
 export const phpunit: RunnerDef = {
   kind: 'phpunit',
@@ -9,8 +12,12 @@ export const phpunit: RunnerDef = {
   reportFile: 'junit.xml',
   runsPerFile: () => true,
   notFound: [/Could not open input file: \S*phpunit/, /^.*\bphp: (No such file or directory)/m],
-  command(spec, files, out, report) {
-    return fillTemplate(spec.template, ['--colors=never', '--do-not-cache-result', '--log-junit', reportPath(out, report), ...files.map(quoteTestFile)]);
+  command: (spec, files, out, report) => fillTemplate(spec.template, [...options(out, report), ...files.map(quoteTestFile)]),
+  // `--filter '/^(?:Ns\\FooTest::testBar)(?: with data set .*)?$/'`: PHPUnit matches `Class::method` (a data set's name after it).
+  commandForTests(spec, file, ids, out, report) {
+    const names = [...new Set(ids.map((id) => (id.includes(' > ') ? id.slice(id.indexOf(' > ') + 3) : id).replace(/ with data set .*$/, '')))];
+    const filter = `/^(?:${names.map(regexEscape).join('|')})(?: with data set .*)?$/`;
+    return fillTemplate(spec.template, [...options(out, report), '--filter', shellQuote(filter), quoteTestFile(file)]);
   },
   parse: parsePhpunitJUnit,
 };

@@ -47,7 +47,7 @@ export function integrationTarget(rel: string): string | undefined {
  * `--test <name>` for integration test files, the unit tests (`--lib`, `--bins`) for sources,
  * filtered to the touched modules when no crate root is touched.
  */
-export function cargoInvocations(template: string, files: readonly string[]): { dir: string; command: string }[] {
+export function cargoInvocations(template: string, files: readonly string[], names?: readonly string[]): { dir: string; command: string }[] {
   const byPkg = new Map<string, string[]>();
   for (const f of files) {
     const dir = packageDirOf(f);
@@ -66,9 +66,26 @@ export function cargoInvocations(template: string, files: readonly string[]): { 
       const mods = sources.map(modulePath);
       if (mods.every((m) => !!m)) filters.push(...new Set(mods as string[]));
     }
-    if (filters.length) words.push('--', ...filters.map(checkedWord));
+    // Chosen tests by their full libtest names, exactly (`--exact`): no other test shares the run.
+    if (names?.length) words.push('--', ...names.map(checkedWord), '--exact');
+    else if (filters.length) words.push('--', ...filters.map(checkedWord));
     return { dir, command: fillTemplate(template, words) };
   });
+}
+
+/** The libtest name of a cargo test id (`tests/api.rs::module::name`): what follows its target. */
+export function libtestName(id: string): string {
+  const i = id.indexOf('::');
+  return i < 0 ? id : id.slice(i + 2);
+}
+
+function cargoCommand(template: string, files: readonly string[], out: string, report: string, names?: readonly string[]): string {
+  const r = reportPath(out, report);
+  const runs = cargoInvocations(template, files, names).map(
+    // libtest's lines go to stdout, cargo's `Running` headers and compiler errors to stderr: one stream keeps their order.
+    ({ dir, command }) => `echo ${shellQuote(`${PACKAGE_MARKER} ${dir || '.'}`)} >> ${r}; ${command} >> ${r} 2>&1 || rc=$?`,
+  );
+  return `rc=0; : > ${r}; ${runs.join('; ')}; exit $rc`;
 }
 
 export const cargoTest: RunnerDef = {
@@ -76,14 +93,9 @@ export const cargoTest: RunnerDef = {
   recognise: /(^|[\s/;&|(])cargo\s+(\+\S+\s+)?test(\s|$|;|&|\|)/,
   reportFile: 'cargo-test.txt',
   exits: true,
-  command(spec, files, out, report) {
-    const r = reportPath(out, report);
-    const runs = cargoInvocations(spec.template, files).map(
-      // libtest's lines go to stdout, cargo's `Running` headers and compiler errors to stderr: one stream keeps their order.
-      ({ dir, command }) => `echo ${shellQuote(`${PACKAGE_MARKER} ${dir || '.'}`)} >> ${r}; ${command} >> ${r} 2>&1 || rc=$?`,
-    );
-    return `rc=0; : > ${r}; ${runs.join('; ')}; exit $rc`;
-  },
+  command: (spec, files, out, report) => cargoCommand(spec.template, files, out, report),
+  // `cargo test --test api -- name … --exact` (the unit tests' target for a source file).
+  commandForTests: (spec, file, ids, out, report) => cargoCommand(spec.template, [file], out, report, [...new Set(ids.map(libtestName))]),
   parse: (content, ctx) => parseLibtest(content, ctx),
 };
 
