@@ -11,6 +11,8 @@ export interface ValidateJson {
   success: boolean;
   runner: string;
   warnings: string[];
+  /** Reruns of the tests that moved (confirmation, on by default). */
+  confirmation?: { rounds: number; tests: string[]; alone: boolean; runs: Record<'base' | 'head', { tests: { id: string; outcome: string }[] }[]> };
   [more: string]: unknown;
 }
 

@@ -80,11 +80,11 @@ describe('Go modules, no configuration (real containers, a real dependency from 
     expect(out.warnings).toEqual([]);
     // Confirmation is on by default: the one test that moved reran twice more on each side, selected with -run.
     expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['example.com/clampx.TestClampAbove'], alone: true });
-    expect(out.confirmation.runs.base.map((r: { tests: Array<{ id: string; outcome: string }> }) => r.tests.map((t) => [t.id, t.outcome]))).toEqual([
+    expect(out.confirmation!.runs.base.map((r) => r.tests.map((t) => [t.id, t.outcome]))).toEqual([
       [['example.com/clampx.TestClampAbove', 'failed']],
       [['example.com/clampx.TestClampAbove', 'failed']],
     ]);
-    expect(out.confirmation.runs.head.map((r: { tests: Array<{ id: string; outcome: string }> }) => r.tests.map((t) => [t.id, t.outcome]))).toEqual([
+    expect(out.confirmation!.runs.head.map((r) => r.tests.map((t) => [t.id, t.outcome]))).toEqual([
       [['example.com/clampx.TestClampAbove', 'passed']],
       [['example.com/clampx.TestClampAbove', 'passed']],
     ]);
