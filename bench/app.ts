@@ -14,12 +14,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, type RunningApp } from '../app/app.js';
-import { fixtureConfig, newAppKey, publishFixture, type PublishedFixture } from '../demo/appDemo.js';
-import { FakeGitHub } from '../demo/fakeGitHub.js';
-import { JOB, prGroup } from '../jobs/payloads.js';
-import { createDockerSandbox } from '../sandbox/index.js';
-import { git } from '../sandbox/gitExec.js';
+import { startApp, type RunningApp } from '../src/app/app.js';
+import { fixtureConfig, newAppKey, publishFixture, type PublishedFixture } from '../src/demo/appDemo.js';
+import { FakeGitHub } from '../src/demo/fakeGitHub.js';
+import { JOB, prGroup } from '../src/jobs/payloads.js';
+import { createDockerSandbox } from '../src/sandbox/index.js';
+import { git } from '../src/sandbox/gitExec.js';
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

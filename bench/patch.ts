@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
-import { applyModelPatchToFiles, type DetailedPatchApplication } from '../patch/applyModelPatch.js';
-import { loadAllLanguages } from '../patch/structure.js';
+import { applyModelPatchToFiles, type DetailedPatchApplication } from '../src/patch/applyModelPatch.js';
+import { loadAllLanguages } from '../src/patch/structure.js';
 import { DAMAGE_KINDS, EDIT_KINDS, generateCorpus, loadExampleTestFiles, resolveExamplesDir, type CorpusCase, type SourceFile } from './patchCorpus.js';
 
 export const METHODS = ['git apply', 'tolerant unified', 'custom'] as const;

@@ -16,13 +16,13 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import { fixtureConfig, newAppKey, publishFixture, type PublishedFixture } from '../demo/appDemo.js';
-import { FakeGitHub } from '../demo/fakeGitHub.js';
-import { BullJobQueue } from '../jobs/bullQueue.js';
-import { JOB } from '../jobs/payloads.js';
-import { connectRedis } from '../jobs/redis.js';
-import { git } from '../sandbox/gitExec.js';
-import { freePort, startRedis, type RedisServer } from './redisServer.js';
+import { fixtureConfig, newAppKey, publishFixture, type PublishedFixture } from '../src/demo/appDemo.js';
+import { FakeGitHub } from '../src/demo/fakeGitHub.js';
+import { BullJobQueue } from '../src/jobs/bullQueue.js';
+import { JOB } from '../src/jobs/payloads.js';
+import { connectRedis } from '../src/jobs/redis.js';
+import { git } from '../src/sandbox/gitExec.js';
+import { freePort, startRedis, type RedisServer } from '../test/helpers/redisServer.js';
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -161,11 +161,11 @@ async function main(): Promise<void> {
       dirs.push(d);
       return d;
     };
-    const web = startNode('../app/index.js', [], { ...env(await dir()), SWT_ROLE: 'web', HOST: '127.0.0.1', PORT: String(port) }, { cpus: WEB_CPUS });
+    const web = startNode('../src/app/index.js', [], { ...env(await dir()), SWT_ROLE: 'web', HOST: '127.0.0.1', PORT: String(port) }, { cpus: WEB_CPUS });
     children.push(web.child);
     const workers = [];
     for (let i = 0; i < 2; i++) {
-      const w = startNode('../cli/bin.js', ['worker'], { ...env(await dir()), ...(WORK_CPUS ? { SWT_CPUSET_CPUS: WORK_CPUS } : {}) }, { nice: WORKER_NICE, cpus: WORK_CPUS });
+      const w = startNode('../src/cli/bin.js', ['worker'], { ...env(await dir()), ...(WORK_CPUS ? { SWT_CPUSET_CPUS: WORK_CPUS } : {}) }, { nice: WORKER_NICE, cpus: WORK_CPUS });
       children.push(w.child);
       workers.push(w);
     }

@@ -10,14 +10,14 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import tarStream from 'tar-stream';
-import { prepareContext } from '../pipeline/context.js';
-import { packageCacheScope } from '../sandbox/environment.js';
-import { ensureBaseImage } from '../sandbox/baseImages.js';
-import { git as runGit } from '../sandbox/gitExec.js';
-import { containerLabels } from '../sandbox/limits.js';
-import { registerContainer, removeContainer } from '../sandbox/liveContainers.js';
-import { CACHE_MOUNT, cacheVolumeName, ensureCacheVolume } from '../sandbox/packageCache.js';
-import type { Sandbox } from '../sandbox/types.js';
+import { prepareContext } from '../src/pipeline/context.js';
+import { packageCacheScope } from '../src/sandbox/environment.js';
+import { ensureBaseImage } from '../src/sandbox/baseImages.js';
+import { git as runGit } from '../src/sandbox/gitExec.js';
+import { containerLabels } from '../src/sandbox/limits.js';
+import { registerContainer, removeContainer } from '../src/sandbox/liveContainers.js';
+import { CACHE_MOUNT, cacheVolumeName, ensureCacheVolume } from '../src/sandbox/packageCache.js';
+import type { Sandbox } from '../src/sandbox/types.js';
 
 const IMAGE = 'node:22';
 

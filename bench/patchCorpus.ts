@@ -25,12 +25,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { cacheDir } from '../sandbox/tempDirs.js';
+import { cacheDir } from '../src/sandbox/tempDirs.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { structuredPatch } from 'diff';
-import { analyze, languageForPath, loadLanguage, stringInteriorLines, type Container, type Lang, type Structure, type Unit } from '../patch/structure.js';
-import { detectIndentStyle, indentWidth, isBlank, leadingWhitespace } from '../patch/text.js';
+import { analyze, languageForPath, loadLanguage, stringInteriorLines, type Container, type Lang, type Structure, type Unit } from '../src/patch/structure.js';
+import { detectIndentStyle, indentWidth, isBlank, leadingWhitespace } from '../src/patch/text.js';
 
 export interface SourceFile {
   repo: string;
@@ -56,9 +56,11 @@ export interface CorpusCase {
   custom: string;
 }
 
-/** The repository root, from this module's location (src/bench or dist/bench). */
+/** The repository root: the nearest folder above this module (bench/ or dist-bench/bench/) with a package.json. */
 export function repoRoot(): string {
-  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
 }
 
 /** ../shared/examples relative to the repository root, or SWT_EXAMPLES_DIR. Throws a clear error if absent. */

@@ -9,11 +9,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseInstances } from '../eval/instances.js';
-import { PHASES } from '../eval/phases.js';
-import type { EvalReport } from '../eval/report.js';
-import { runEval } from '../eval/runEval.js';
-import { createDockerSandbox } from '../sandbox/index.js';
+import { parseInstances } from '../src/eval/instances.js';
+import { PHASES } from '../src/eval/phases.js';
+import type { EvalReport } from '../src/eval/report.js';
+import { runEval } from '../src/eval/runEval.js';
+import { createDockerSandbox } from '../src/sandbox/index.js';
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

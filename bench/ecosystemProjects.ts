@@ -5,7 +5,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { git as runGit } from '../sandbox/gitExec.js';
+import { git as runGit } from '../src/sandbox/gitExec.js';
+import * as goClampx from '../test/helpers/goClampx.js';
 
 export interface BenchProject {
   name: string;
@@ -36,15 +37,10 @@ function newFile(path: string, lines: string[]): string {
   return [`diff --git a/${path} b/${path}`, 'new file mode 100644', '--- /dev/null', `+++ b/${path}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');
 }
 
-/** Go: a module needing github.com/google/go-cmp from the module proxy (checked against go.sum). */
+/** Go: the Go integration test's module, needing github.com/google/go-cmp from the module proxy (checked against go.sum). */
 async function goProject(root: string): Promise<BenchProject> {
   const dir = join(root, 'go-clampx');
-  const base = await commitRepo(dir, {
-    'go.mod': 'module example.com/clampx\n\ngo 1.21\n\nrequire github.com/google/go-cmp v0.6.0\n',
-    'go.sum':
-      'github.com/google/go-cmp v0.6.0 h1:ofyhxvXcZhMsU5ulbFiLKl/XBFqE1GSq7atu8tAmTRI=\ngithub.com/google/go-cmp v0.6.0/go.mod h1:17dUlkBOakJ0+DkrSSNjCkIjxS6bF9zb3elmeNGIjoY=\n',
-    'clampx.go': 'package clampx\n\n// Clamp limits x to [lo, hi].\nfunc Clamp(x, lo, hi int) int {\n\tif x < lo {\n\t\treturn lo\n\t}\n\treturn x\n}\n',
-  });
+  const base = await commitRepo(dir, goClampx.BASE_FILES);
   const patch = [
     'diff --git a/clampx.go b/clampx.go',
     '--- a/clampx.go',
@@ -59,22 +55,7 @@ async function goProject(root: string): Promise<BenchProject> {
     ' }',
     '',
   ].join('\n');
-  const testPatch = newFile('clampx_test.go', [
-    'package clampx',
-    '',
-    'import (',
-    '\t"testing"',
-    '',
-    '\t"github.com/google/go-cmp/cmp"',
-    ')',
-    '',
-    'func TestClampAbove(t *testing.T) {',
-    '\tif d := cmp.Diff(10, Clamp(15, 0, 10)); d != "" {',
-    '\t\tt.Error(d)',
-    '\t}',
-    '}',
-  ]);
-  return { name: 'go: clampx (go-cmp)', repo: dir, base, patch, testPatch };
+  return { name: 'go: clampx (go-cmp)', repo: dir, base, patch, testPatch: goClampx.ABOVE };
 }
 
 /** Python: requirements.txt with a PyPI dependency (attrs), pytest. */
