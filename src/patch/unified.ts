@@ -8,6 +8,7 @@
  * hunk gets a report of what applied and how.
  */
 import { detectIndentStyle, indentWidth, isBlank, joinText, leadingWhitespace, renderIndent, splitText, toLf, wsKey, type IndentStyle, type SplitText } from './text.js';
+import { diffPath } from './fileNames.js';
 
 export type HunkOp = ' ' | '-' | '+';
 
@@ -52,14 +53,13 @@ export function looksLikeUnified(text: string): boolean {
   return /^(diff --git |--- \S|\+\+\+ \S|@@+ ?-\d|@@ ?@@)/m.test(t) && (/^@@/m.test(t) || /^\+\+\+ /m.test(t));
 }
 
-function cleanPath(raw: string, gitStyle: boolean): string | null {
+function cleanPath(raw: string): string | null {
   let p = raw.replace(/\t.*$/, '').trim();
   // `--- a/x.py 2024-01-01 10:00:00` style timestamps
   p = p.replace(/\s+\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)?(?: [+-]\d{4})?$/, '');
   p = p.replace(/^["'`]|["'`]$/g, '');
-  if (p === '/dev/null' || p === 'dev/null') return null;
-  if (gitStyle || /^[ab]\//.test(p)) p = p.replace(/^[ab]\//, '');
-  return p;
+  if (p === 'dev/null') return null;
+  return diffPath(p) ?? null;
 }
 
 export function parseUnifiedDiff(text: string): UnifiedParse {
@@ -79,8 +79,8 @@ export function parseUnifiedDiff(text: string): UnifiedParse {
     if (git) {
       cur = newFile();
       gitHeader = true;
-      cur.oldPath = cleanPath(git[1], true);
-      cur.newPath = cleanPath(git[2], true);
+      cur.oldPath = cleanPath(git[1]);
+      cur.newPath = cleanPath(git[2]);
       files.push(cur);
       i++;
       continue;
@@ -90,9 +90,8 @@ export function parseUnifiedDiff(text: string): UnifiedParse {
         cur = newFile();
         files.push(cur);
       }
-      const gitStyle = gitHeader || (/^---\s+a\//.test(line) && /^\+\+\+\s+b\//.test(lines[i + 1]));
-      const oldP = cleanPath(line.slice(4), gitStyle);
-      const newP = cleanPath(lines[i + 1].slice(4), gitStyle);
+      const oldP = cleanPath(line.slice(4));
+      const newP = cleanPath(lines[i + 1].slice(4));
       cur.oldPath = oldP;
       cur.newPath = newP;
       if (oldP === null) cur.isNew = true;

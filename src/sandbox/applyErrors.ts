@@ -1,5 +1,6 @@
 import { parsePatch, type StructuredPatch } from 'diff';
 import type { SwtErrorCode } from '../util/errors.js';
+import { diffPath } from '../patch/fileNames.js';
 
 /**
  * Turns `git apply` stderr into a one-line message that names the file and the hunk, e.g.
@@ -16,11 +17,6 @@ interface HunkRef {
   /** 1-based position among the file's hunks. */
   index: number;
   header: string;
-}
-
-function stripPrefix(name: string | undefined): string | undefined {
-  if (!name || name === '/dev/null') return undefined;
-  return name.replace(/^"|"$/g, '').replace(/^[ab]\//, '');
 }
 
 function hunkHeader(h: { oldStart: number; oldLines: number; newStart: number; newLines: number }): string {
@@ -41,7 +37,7 @@ export function listHunks(patch: string): Array<{ file: string; hunks: Array<{ o
   if (parsed) {
     return parsed
       .map((p) => ({
-        file: stripPrefix(p.newFileName) ?? stripPrefix(p.oldFileName) ?? '',
+        file: diffPath(p.newFileName) ?? diffPath(p.oldFileName) ?? '',
         hunks: p.hunks.map((h) => ({ oldStart: h.oldLines === 0 ? h.oldStart - 1 : h.oldStart, header: hunkHeader(h) })),
       }))
       .filter((f) => f.file !== '');
@@ -56,11 +52,11 @@ export function listHunks(patch: string): Array<{ file: string; hunks: Array<{ o
       current = { file: git[2]!, hunks: [] };
       out.push(current);
     } else if (plus) {
-      const name = stripPrefix(plus[1]);
+      const name = diffPath(plus[1]);
       if (current && name) current.file = name;
       else if (!current && name) out.push((current = { file: name, hunks: [] }));
     } else if (minus && !current) {
-      const name = stripPrefix(minus[1]);
+      const name = diffPath(minus[1]);
       if (name) out.push((current = { file: name, hunks: [] }));
     } else {
       const h = /^(@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@)/.exec(line);
