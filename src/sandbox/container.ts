@@ -63,6 +63,7 @@ export async function prepareContainer(
   if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
   await markUsed(opts.env.image);
   const hostConfig = hostConfigFor({
+    role: opts.role,
     limits: opts.limits,
     network: 'none',
     engineCpus: await engineCpus(docker),

@@ -2,7 +2,7 @@ import { opendir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { logger } from '../util/logger.js';
 import { isNotFound, type Docker } from './docker.js';
-import { containerLabels, type DiskLimitReason } from './limits.js';
+import { containerLabels, lockedHostConfig, type DiskLimitReason } from './limits.js';
 
 /**
  * Disk limits. Where the storage driver takes a writable-layer size (overlay2 on xfs with pquota,
@@ -202,7 +202,7 @@ async function probeStorageOpt(docker: Docker, image: string): Promise<boolean> 
   if (info.Driver === 'overlay2' && backing !== 'xfs') return false;
   if (info.Driver === 'vfs') return false;
   try {
-    const c = await docker.createContainer({ Image: image, Cmd: ['true'], Labels: containerLabels('cache-init'), HostConfig: { StorageOpt: { size: '1G' } } });
+    const c = await docker.createContainer({ Image: image, Cmd: ['true'], Labels: containerLabels('probe'), HostConfig: { ...lockedHostConfig('probe'), StorageOpt: { size: '1G' } } });
     await c.remove({ force: true }).catch(() => undefined);
     return true;
   } catch (e) {

@@ -6,7 +6,7 @@ import { inspectImage, type Docker } from './docker.js';
 import { PROXY_PORT, PROXY_READY, proxyEnv, squidConf, type EgressSettings } from './egressConfig.js';
 import { buildImageFromContext } from './imageBuild.js';
 import { DEBIAN_SUITE, egressProxyDockerfile, egressProxyImageName, IMAGE_LABELS } from './imageRecipes.js';
-import { containerLabels } from './limits.js';
+import { containerLabels, lockedHostConfig } from './limits.js';
 import { registerContainer, registerNetwork, removeContainer, removeNetwork } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
 
@@ -103,16 +103,12 @@ async function startProxy(docker: Docker, settings: EgressSettings, log: Logger,
       User: '65534:65534',
       Labels: labels,
       HostConfig: {
-        NetworkMode: net.id,
-        CapDrop: ['ALL'],
-        SecurityOpt: ['no-new-privileges'],
+        ...lockedHostConfig('egress-proxy', net.id),
         ReadonlyRootfs: true,
         Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=16m,mode=1777' },
         Memory: 256 * 1024 ** 2,
         MemorySwap: 256 * 1024 ** 2,
         PidsLimit: 64,
-        Init: true,
-        LogConfig: { Type: 'json-file', Config: { 'max-size': '8m', 'max-file': '1' } },
       },
     });
     id = c.id;

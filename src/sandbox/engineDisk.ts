@@ -6,7 +6,7 @@
  */
 import type { Docker } from './docker.js';
 import { IMAGE_LABELS } from './imageRecipes.js';
-import { containerLabels } from './limits.js';
+import { containerLabels, lockedHostConfig } from './limits.js';
 import { registerContainer, removeContainer } from './liveContainers.js';
 
 /** `stat -f` prints blocks available to a non-root user and the block size. */
@@ -27,7 +27,7 @@ export async function engineFreeDiskBytes(docker: Docker): Promise<number | null
     // A terminal gives plain output (no stream frames) to read back from the logs.
     Tty: true,
     Labels: containerLabels('probe'),
-    HostConfig: { NetworkMode: 'none', ReadonlyRootfs: true, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Memory: 64 * 1024 ** 2, PidsLimit: 16 },
+    HostConfig: { ...lockedHostConfig('probe'), ReadonlyRootfs: true, Memory: 64 * 1024 ** 2, PidsLimit: 16 },
   });
   registerContainer(docker, c.id);
   try {

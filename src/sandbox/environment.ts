@@ -154,6 +154,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
     AttachStdout: true,
     AttachStderr: true,
     HostConfig: hostConfigFor({
+      role: 'install',
       limits,
       network: net === 'none' ? 'none' : net.network,
       engineCpus: await engineCpus(docker),

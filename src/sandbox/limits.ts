@@ -16,6 +16,8 @@ export function resolveLimits(base: ResourceLimits = DEFAULT_LIMITS, override: P
 }
 
 export interface HostConfigInput {
+  /** Which container: the label's role, and the lockdown's (default 'run'). */
+  role?: ContainerRole;
   limits: ResourceLimits;
   /** 'none' for tests and sessions; an install's own internal network (egress proxy only) while installing. */
   network: string;
@@ -40,22 +42,26 @@ export function cpusetFromEnv(env: NodeJS.ProcessEnv = process.env): string | un
   return raw;
 }
 
-export interface SandboxHostConfig {
+export interface LockedHostConfig {
   NetworkMode: string;
+  CapDrop: string[];
+  CapAdd?: string[];
+  SecurityOpt: string[];
+  Init: boolean;
+  AutoRemove: boolean;
+  LogConfig: { Type: string; Config: Record<string, string> };
+}
+
+export interface SandboxHostConfig extends LockedHostConfig {
   Ulimits: Array<{ Name: string; Soft: number; Hard: number }>;
   Tmpfs: Record<string, string>;
   StorageOpt?: Record<string, string>;
   Mounts?: Array<{ Type: 'volume'; Source: string; Target: string }>;
-  CapDrop: string[];
-  SecurityOpt: string[];
   PidsLimit: number;
   Memory: number;
   MemorySwap: number;
   NanoCpus: number;
   CpusetCpus?: string;
-  Init: boolean;
-  AutoRemove: boolean;
-  LogConfig: { Type: string; Config: Record<string, string> };
 }
 
 const MIN_MEMORY = 8 * 1024 ** 2;
@@ -92,7 +98,7 @@ export function hostConfigFor(input: HostConfigInput): SandboxHostConfig {
   const memory = Math.max(MIN_MEMORY, Math.floor(limits.memoryBytes));
   const disk = Math.max(64 * 1024 ** 2, Math.floor(limits.diskBytes));
   return {
-    NetworkMode: input.network,
+    ...lockedHostConfig(input.role ?? 'run', input.network),
     // fsize: no single file grows past the disk limit, even between two looks of the disk watchdog.
     Ulimits: [
       { Name: 'nofile', Soft: NOFILE, Hard: NOFILE },
@@ -102,14 +108,37 @@ export function hostConfigFor(input: HostConfigInput): SandboxHostConfig {
     Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${tmpSizeBytes(limits)},nr_inodes=${inodeLimit(limits)},mode=1777` },
     ...(input.storageOpt ? { StorageOpt: { size: String(disk) } } : {}),
     ...(input.mounts?.length ? { Mounts: input.mounts } : {}),
-    CapDrop: ['ALL'],
-    SecurityOpt: ['no-new-privileges'],
     PidsLimit: Math.max(8, Math.floor(limits.pids)),
     Memory: memory,
     // Same as Memory: no swap on top.
     MemorySwap: memory,
     NanoCpus: Math.max(10_000_000, Math.round(cpus * 1e9)),
     ...(input.cpuset ? { CpusetCpus: input.cpuset } : {}),
+  };
+}
+
+export const LABEL = 'swt-bot';
+
+export type ContainerRole = 'run' | 'session' | 'install' | 'egress-proxy' | 'cache-init' | 'cache-copy' | 'probe';
+
+/** What a role needs back after every capability is dropped: giving a new cache volume to uid 1000, copying a cache across owners. */
+const ROLE_CAPS: Partial<Record<ContainerRole, string[]>> = {
+  'cache-init': ['CHOWN'],
+  'cache-copy': ['CHOWN', 'DAC_OVERRIDE', 'DAC_READ_SEARCH', 'FOWNER'],
+};
+
+/**
+ * The lockdown of every container the product starts, whatever it runs: every capability dropped
+ * (but the few its role needs), no privilege gain, docker-init as PID 1, a capped log, removal
+ * ours; no network unless one is named. Resource limits come on top (hostConfigFor, or the role's own).
+ */
+export function lockedHostConfig(role: ContainerRole, network = 'none'): LockedHostConfig {
+  const caps = ROLE_CAPS[role];
+  return {
+    NetworkMode: network,
+    CapDrop: ['ALL'],
+    ...(caps ? { CapAdd: caps } : {}),
+    SecurityOpt: ['no-new-privileges'],
     // docker-init as PID 1 reaps zombies (killed exec trees, fork loops).
     Init: true,
     // Removal is ours (in a finally), after outputs are collected.
@@ -117,10 +146,6 @@ export function hostConfigFor(input: HostConfigInput): SandboxHostConfig {
     LogConfig: { Type: 'json-file', Config: { 'max-size': '8m', 'max-file': '1' } },
   };
 }
-
-export const LABEL = 'swt-bot';
-
-export type ContainerRole = 'run' | 'session' | 'install' | 'egress-proxy' | 'cache-init' | 'probe';
 
 export function containerLabels(role: ContainerRole, pid = process.pid, host = hostname(), started: string | undefined = pid === process.pid ? OWN_START_TICKS : undefined): Record<string, string> {
   const labels: Record<string, string> = { [LABEL]: '1', [`${LABEL}.pid`]: String(pid), [`${LABEL}.host`]: host, [`${LABEL}.role`]: role };

@@ -5,7 +5,7 @@ import { isAbsolute } from 'node:path';
 import { logger } from '../util/logger.js';
 import { isNotFound, type Docker } from './docker.js';
 import { forgetUse, lastUse, markUsed } from './envCache.js';
-import { containerLabels, LABEL } from './limits.js';
+import { containerLabels, LABEL, lockedHostConfig } from './limits.js';
 import { registerContainer, removeContainer } from './liveContainers.js';
 import { singleFlight, withFileLock } from './lock.js';
 import { ownerGone, OWN_START_TICKS } from '../util/processes.js';
@@ -81,10 +81,7 @@ export async function ensureCacheVolume(docker: Docker, scope: string, image: st
         NetworkDisabled: true,
         Labels: containerLabels('cache-init'),
         HostConfig: {
-          NetworkMode: 'none',
-          CapDrop: ['ALL'],
-          CapAdd: ['CHOWN'],
-          SecurityOpt: ['no-new-privileges'],
+          ...lockedHostConfig('cache-init'),
           Mounts: [{ Type: 'volume', Source: name, Target: CACHE_MOUNT }],
         },
       });
@@ -130,12 +127,9 @@ export async function withThrowawayCache<T>(docker: Docker, scope: string, image
       Cmd: ['sh', '-c', `cp -a /swt-cache-src/. ${CACHE_MOUNT}/ && chown 1000:1000 ${CACHE_MOUNT}`],
       User: '0:0',
       NetworkDisabled: true,
-      Labels: containerLabels('cache-init'),
+      Labels: containerLabels('cache-copy'),
       HostConfig: {
-        NetworkMode: 'none',
-        CapDrop: ['ALL'],
-        CapAdd: ['CHOWN', 'DAC_OVERRIDE', 'DAC_READ_SEARCH', 'FOWNER'],
-        SecurityOpt: ['no-new-privileges'],
+        ...lockedHostConfig('cache-copy'),
         Mounts: [
           { Type: 'volume', Source: shared, Target: '/swt-cache-src', ReadOnly: true },
           { Type: 'volume', Source: name, Target: CACHE_MOUNT },
