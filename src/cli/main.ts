@@ -20,7 +20,7 @@ import { renderVerdictText } from '../harness/render.js';
 import { cappedLines, renderNotesText } from '../pipeline/notes.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import type { ResourceLimits } from '../sandbox/types.js';
-import { isSwtError, SwtError } from '../util/errors.js';
+import { errorLine, isSwtError, SwtError } from '../util/errors.js';
 import { logger } from '../util/logger.js';
 import { terminalProgress } from './progress.js';
 
@@ -368,7 +368,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     await buildProgram().parseAsync(argv);
     return 0;
   } catch (e) {
-    const msg = isSwtError(e) ? e.oneLine() : (e as Error).message.split('\n')[0];
+    const msg = errorLine(e, 2000);
     process.stderr.write(`swt: error: ${msg}\n`);
     return isSwtError(e) ? 2 : 1;
   }

@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PatchApplication } from './types.js';
-import { isSwtError } from '../util/errors.js';
+import { errorLine, isSwtError } from '../util/errors.js';
 import { canonicalDiff, type CanonicalChange } from './canonical.js';
 import { applyCustomBlocks } from './customApply.js';
 import { looksLikeCustom, parseCustomDiff } from './customFormat.js';
@@ -45,8 +45,7 @@ function fail(format: PatchFormat, warnings: string[], errors: string[]): Detail
 }
 
 function errorText(e: unknown): string {
-  if (isSwtError(e)) return `${e.code}: ${e.oneLine()}`;
-  return `PATCH_DOES_NOT_APPLY: ${(e as Error).message}`;
+  return `${isSwtError(e) ? e.code : 'PATCH_DOES_NOT_APPLY'}: ${errorLine(e, 1000)}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { SwtError } from '../util/errors.js';
+import { errorLine, SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { caFiles, caFingerprint, type CaBundle } from './caCertificates.js';
 import { connectDocker, followProgress, inspectImage, type Docker } from './docker.js';
@@ -71,7 +71,7 @@ export async function tryPull(docker: Docker, ref: string, idleMs: number, log: 
     return !!(await inspectImage(docker, ref));
   } catch (e) {
     failedPulls.set(ref, Date.now());
-    log.info({ ref, err: (e as Error).message.split('\n')[0] }, 'docker pull failed; building the base image offline');
+    log.info({ ref, err: errorLine(e) }, 'docker pull failed; building the base image offline');
     return false;
   } finally {
     clearTimeout(timer);
@@ -190,7 +190,7 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
             return name;
           } catch (e) {
             if (ref.recipe.kind === 'other') throw e;
-            log.warn({ ref: ref.ref, err: (e as Error).message.split('\n')[0] }, 'finishing the pulled image failed; building offline');
+            log.warn({ ref: ref.ref, err: errorLine(e) }, 'finishing the pulled image failed; building offline');
           }
         }
         if (ref.recipe.kind === 'python' && !isDebianPython(ref.recipe.version)) {

@@ -1,6 +1,7 @@
 import { opendir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { logger } from '../util/logger.js';
+import { errorLine } from '../util/errors.js';
 import { isNotFound, type Docker } from './docker.js';
 import { containerLabels, lockedHostConfig, type DiskLimitReason } from './limits.js';
 
@@ -206,7 +207,7 @@ async function probeStorageOpt(docker: Docker, image: string): Promise<boolean> 
     await c.remove({ force: true }).catch(() => undefined);
     return true;
   } catch (e) {
-    logger.info({ driver: info.Driver, err: (e as Error).message.split('\n')[0] }, 'the storage driver takes no size limit: the disk watchdog alone limits disk use');
+    logger.info({ driver: info.Driver, err: errorLine(e) }, 'the storage driver takes no size limit: the disk watchdog alone limits disk use');
     return false;
   }
 }
