@@ -12,7 +12,7 @@ import { tryConfineRepoPath } from '../util/repoPath.js';
 import { shellQuote as shq } from '../util/shell.js';
 import type { ToolCall, ToolSpec } from './llmTypes.js';
 import type { IssueInput, Workbench } from './types.js';
-import { classifyFailure, issueFacts } from './verify.js';
+import { classifyFailure, reportedFailure } from './verify.js';
 import { testPartOf } from './candidate.js';
 
 export const AGENT_TOOLS: ToolSpec[] = [
@@ -139,7 +139,7 @@ async function readOrNull(session: SandboxSession, path: string): Promise<string
 
 /** Human-readable results of a parsed run, with the verification's view of each failure. */
 export function formatRun(run: RunResult, issue: IssueInput, maxChars: number): string {
-  const facts = issueFacts(issue);
+  const facts = reportedFailure(issue);
   const lines: string[] = [];
   const failed = run.tests.filter((t) => t.outcome === 'failed');
   const passed = run.tests.filter((t) => t.outcome === 'passed');

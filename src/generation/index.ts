@@ -97,7 +97,7 @@ export type { LlmSettings, LlmSettingsInput, ToolMode } from './llmClient.js';
 export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall, ToolSpec } from './llmTypes.js';
 export { DEFAULT_PRICES, buildPriceTable, costOf, priceFor } from './prices.js';
 export type { ModelPrice, PriceTable } from './prices.js';
-export { judgeRuns, classifyFailure, issueFacts } from './verify.js';
+export { judgeRuns, classifyFailure, reportedFailure } from './verify.js';
 export type { Judgement } from './verify.js';
 export { planSnippetTest } from './snippet/index.js';
 export type { SnippetPlan, SnippetTest } from './snippet/index.js';

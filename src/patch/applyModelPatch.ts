@@ -10,7 +10,7 @@ import { errorLine, isSwtError } from '../util/errors.js';
 import { canonicalDiff, type CanonicalChange } from './canonical.js';
 import { applyCustomBlocks } from './customApply.js';
 import { looksLikeCustom, parseCustomDiff } from './customFormat.js';
-import { checkFileCount, checkNoSymlink, checkPatchSize, DEFAULT_LIMITS, type PatchLimits } from './safety.js';
+import { checkFileCount, checkNoSymlink, checkPatchSize, DEFAULT_PATCH_LIMITS, type PatchLimits } from './safety.js';
 import { confineRepoPath } from '../util/repoPath.js';
 import { applyUnifiedToText, looksLikeUnified, parseUnifiedDiff, type HunkReport } from './unified.js';
 
@@ -57,7 +57,7 @@ export async function applyModelPatchToFiles(
   readFile: FileReader,
   opts: ApplyModelPatchOptions & { checkPath?: (path: string) => void } = {},
 ): Promise<DetailedPatchApplication> {
-  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const limits = { ...DEFAULT_PATCH_LIMITS, ...opts.limits };
   const warnings: string[] = [];
   try {
     checkPatchSize(text, limits);

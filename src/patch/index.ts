@@ -9,7 +9,7 @@ export { parseUnifiedDiff, applyUnifiedToText, looksLikeUnified } from './unifie
 export type { FileApplyResult, HunkReport, HunkStatus, UnifiedFilePatch, UnifiedHunk, UnifiedParse } from './unified.js';
 export { canonicalDiff, fileDiff } from './canonical.js';
 export type { CanonicalChange } from './canonical.js';
-export { checkNoSymlink, checkPatchSize, checkFileCount, DEFAULT_LIMITS } from './safety.js';
+export { checkNoSymlink, checkPatchSize, checkFileCount, DEFAULT_PATCH_LIMITS } from './safety.js';
 export type { PatchLimits } from './safety.js';
 export { analyze, languageForPath, loadLanguage, loadAllLanguages } from './structure.js';
 export type { Lang, Structure, Unit, UnitKind, Container } from './structure.js';

@@ -37,23 +37,31 @@ export function liveContainerIds(): string[] {
   return [...live.keys()];
 }
 
-export async function removeContainer(docker: Docker, id: string): Promise<void> {
+/**
+ * Removes one container or network of the engine: gone already, or (`done`) being removed by
+ * someone else, counts as removed; any other failure is tried again (5 attempts, 250 ms longer
+ * each time), then logged and thrown.
+ */
+async function removeWithRetries(kind: 'container' | 'network', id: string, remove: () => Promise<unknown>, done: (message: string) => boolean = () => false): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await docker.getContainer(id).remove({ force: true, v: true });
-      break;
+      await remove();
+      return;
     } catch (e) {
-      if (isNotFound(e)) break;
       const msg = (e as Error).message ?? '';
-      // "removal already in progress" means someone else (the signal handler) is on it.
-      if (/already in progress/.test(msg)) break;
+      if (isNotFound(e) || done(msg)) return;
       if (attempt >= 4) {
-        logger.warn({ container: id, err: msg }, 'could not remove sandbox container');
+        logger.warn({ [kind]: id, err: msg }, `could not remove sandbox ${kind}`);
         throw e;
       }
       await new Promise((r) => setTimeout(r, 250 * (attempt + 1)));
     }
   }
+}
+
+export async function removeContainer(docker: Docker, id: string): Promise<void> {
+  // "removal already in progress" means someone else (the signal handler) is on it.
+  await removeWithRetries('container', id, () => docker.getContainer(id).remove({ force: true, v: true }), (msg) => /already in progress/.test(msg));
   live.delete(id);
 }
 
@@ -64,22 +72,9 @@ export function registerNetwork(docker: Docker, id: string): void {
   else liveNetworks.set(id, docker);
 }
 
-/** Removes a network (its containers must be gone or disconnected first). */
+/** Removes a network (its containers must be gone or disconnected first: "has active endpoints" while one is torn down is tried again). */
 export async function removeNetwork(docker: Docker, id: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await docker.getNetwork(id).remove();
-      break;
-    } catch (e) {
-      if (isNotFound(e)) break;
-      // "has active endpoints": a container is still being torn down.
-      if (attempt >= 4) {
-        logger.warn({ network: id, err: (e as Error).message }, 'could not remove sandbox network');
-        throw e;
-      }
-      await new Promise((r) => setTimeout(r, 250 * (attempt + 1)));
-    }
-  }
+  await removeWithRetries('network', id, () => docker.getNetwork(id).remove());
   liveNetworks.delete(id);
 }
 
