@@ -12,7 +12,8 @@ import { applyCustomBlocks } from './customApply.js';
 import { looksLikeCustom, parseCustomDiff } from './customFormat.js';
 import { checkFileCount, checkNoSymlink, checkPatchSize, DEFAULT_PATCH_LIMITS, type PatchLimits } from './safety.js';
 import { confineRepoPath } from '../util/repoPath.js';
-import { applyUnifiedToText, looksLikeUnified, parseUnifiedDiff, type HunkReport } from './unified.js';
+import { applyUnifiedToText, type HunkReport } from './unified.js';
+import { looksLikeUnified, parseUnifiedDiff } from './unifiedParse.js';
 
 export type PatchFormat = 'custom' | 'unified' | 'unknown';
 
