@@ -35,8 +35,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/generation/strategies/agent.ts:runAgentStrategy',
   'src/generation/strategies/libro.ts:runLibroStrategy',
   'src/patch/applyModelPatch.ts:applyModelPatchToFiles',
-  'src/patch/customApply.ts',
-  'src/patch/customApply.ts:applyBlock',
   'src/patch/customFormat.ts:parseCustomDiff',
   'src/patch/structure.ts',
   'src/patch/structure.ts:analyzeTree',
