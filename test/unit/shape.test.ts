@@ -30,7 +30,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/ecosystems/rust/libtest.ts:parseLibtest',
   'src/generation/snippet/claims.ts:readClaim',
   'src/generation/snippet/prose.ts:readSentence',
-  'src/generation/snippet/repoApi.ts',
   'src/generation/snippet/writeJs.ts:writeJsTest',
   'src/generation/strategies/agent.ts:runAgentStrategy',
   'src/generation/strategies/libro.ts:runLibroStrategy',
