@@ -24,8 +24,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/jobs/bullQueue.ts',
   // the rest
   'src/cli/main.ts:buildProgram',
-  'src/demo/fakeGitHub.ts',
-  'src/demo/fakeGitHub.ts:#route',
   'src/ecosystems/go/goTestJson.ts:parseGoTestJson',
   'src/ecosystems/rust/libtest.ts:parseLibtest',
   'src/generation/snippet/claims.ts:readClaim',
