@@ -75,40 +75,55 @@ export async function applyModelPatchToFiles(
     return fail(format, warnings, ['PATCH_MALFORMED: found neither custom diff blocks (diff / path / rewrite|insert / line|EOF|BOF / code / end diff) nor a unified diff']);
   }
 
-  // Collect and check every path before touching anything.
-  const safePath = (raw: string): string => {
-    const p = confineRepoPath(raw, { root: '' });
-    opts.checkPath?.(p);
-    return p;
-  };
+  const files = patchFiles(readFile, opts.checkPath);
+  if (custom) return applyCustom(custom, files, format, warnings, limits);
+  return applyUnified(text, files, format, warnings, limits);
+}
+
+/** The files a patch reads, each once; every path confined to the repository (and checked) before anything is touched. */
+interface PatchFiles {
+  safePath(raw: string): string;
+  read(path: string): string | null;
+}
+
+function patchFiles(readFile: FileReader, checkPath?: (path: string) => void): PatchFiles {
   const cache = new Map<string, string | null>();
-  const read = (p: string): string | null => {
-    if (!cache.has(p)) cache.set(p, readFile(p));
-    return cache.get(p)!;
+  return {
+    safePath: (raw) => {
+      const p = confineRepoPath(raw, { root: '' });
+      checkPath?.(p);
+      return p;
+    },
+    read: (p) => {
+      if (!cache.has(p)) cache.set(p, readFile(p));
+      return cache.get(p)!;
+    },
   };
+}
 
-  if (custom) {
-    warnings.push(...custom.warnings);
-    if (custom.errors.length > 0) return fail(format, warnings, custom.errors);
-    if (custom.blocks.length === 0) return fail(format, warnings, ['PATCH_MALFORMED: no complete custom diff block']);
-    try {
-      for (const b of custom.blocks) {
-        b.path = safePath(b.path);
-        // `a/x.py` written the git way: use `x.py` when only that exists.
-        if (/^[ab]\//.test(b.path) && read(b.path) === null && read(safePath(b.path.slice(2))) !== null) b.path = b.path.slice(2);
-      }
-      checkFileCount(
-        custom.blocks.map((b) => b.path),
-        limits,
-      );
-    } catch (e) {
-      return fail(format, warnings, [errorText(e)]);
+async function applyCustom(custom: ReturnType<typeof parseCustomDiff>, { safePath, read }: PatchFiles, format: PatchFormat, warnings: string[], limits: PatchLimits): Promise<DetailedPatchApplication> {
+  warnings.push(...custom.warnings);
+  if (custom.errors.length > 0) return fail(format, warnings, custom.errors);
+  if (custom.blocks.length === 0) return fail(format, warnings, ['PATCH_MALFORMED: no complete custom diff block']);
+  try {
+    for (const b of custom.blocks) {
+      b.path = safePath(b.path);
+      // `a/x.py` written the git way: use `x.py` when only that exists.
+      if (/^[ab]\//.test(b.path) && read(b.path) === null && read(safePath(b.path.slice(2))) !== null) b.path = b.path.slice(2);
     }
-    const r = await applyCustomBlocks(custom.blocks, read);
-    warnings.push(...r.warnings);
-    return finish(format, r.changes, warnings, r.errors, [], limits);
+    checkFileCount(
+      custom.blocks.map((b) => b.path),
+      limits,
+    );
+  } catch (e) {
+    return fail(format, warnings, [errorText(e)]);
   }
+  const r = await applyCustomBlocks(custom.blocks, read);
+  warnings.push(...r.warnings);
+  return finish(format, r.changes, warnings, r.errors, [], limits);
+}
 
+function applyUnified(text: string, { safePath, read }: PatchFiles, format: PatchFormat, warnings: string[], limits: PatchLimits): DetailedPatchApplication {
   const parsed = parseUnifiedDiff(text);
   warnings.push(...parsed.warnings);
   if (parsed.errors.length > 0) return fail(format, warnings, parsed.errors);
