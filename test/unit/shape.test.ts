@@ -29,7 +29,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/generation/snippet/writeJs.ts:writeJsTest',
   'src/generation/strategies/agent.ts:runAgentStrategy',
   'src/generation/strategies/libro.ts:runLibroStrategy',
-  'src/patch/customFormat.ts:parseCustomDiff',
   'src/sandbox/container.ts:runInSandbox',
   'src/sandbox/environment.ts:commitEnvironment',
   'src/sandbox/session.ts:openSandboxSession',
