@@ -28,7 +28,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/generation/snippet/prose.ts:readSentence',
   'src/generation/snippet/writeJs.ts:writeJsTest',
   'src/generation/strategies/agent.ts:runAgentStrategy',
-  'src/generation/strategies/libro.ts:runLibroStrategy',
   'src/sandbox/container.ts:runInSandbox',
   'src/sandbox/environment.ts:commitEnvironment',
   'src/sandbox/session.ts:openSandboxSession',
