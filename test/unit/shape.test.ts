@@ -27,7 +27,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/generation/snippet/claims.ts:readClaim',
   'src/generation/snippet/prose.ts:readSentence',
   'src/generation/snippet/writeJs.ts:writeJsTest',
-  'src/generation/strategies/agent.ts:runAgentStrategy',
   'src/sandbox/container.ts:runInSandbox',
   'src/sandbox/environment.ts:commitEnvironment',
   'src/sandbox/session.ts:openSandboxSession',
