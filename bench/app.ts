@@ -19,7 +19,7 @@ import { fixtureConfig, newAppKey, publishFixture, type PublishedFixture } from 
 import { FakeGitHub } from '../src/demo/fakeGitHub.js';
 import { JOB, prGroup } from '../src/jobs/payloads.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
-import { git } from '../src/sandbox/gitExec.js';
+import { git } from '../src/repo/gitExec.js';
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -13,7 +13,7 @@ import tarStream from 'tar-stream';
 import { prepareContext } from '../src/pipeline/context.js';
 import { packageCacheScope } from '../src/sandbox/environment.js';
 import { ensureBaseImage } from '../src/sandbox/baseImages.js';
-import { git as runGit } from '../src/sandbox/gitExec.js';
+import { git as runGit } from '../src/repo/gitExec.js';
 import { containerLabels } from '../src/sandbox/limits.js';
 import { registerContainer, removeContainer } from '../src/sandbox/liveContainers.js';
 import { CACHE_MOUNT, cacheVolumeName, ensureCacheVolume } from '../src/sandbox/packageCache.js';

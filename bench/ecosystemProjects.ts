@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { git as runGit } from '../src/sandbox/gitExec.js';
+import { git as runGit } from '../src/repo/gitExec.js';
 import * as goClampx from '../test/helpers/goClampx.js';
 
 export interface BenchProject {

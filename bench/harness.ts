@@ -23,7 +23,7 @@ import { prepareContext } from '../src/pipeline/context.js';
 import { validate } from '../src/pipeline/validate.js';
 import { packageCacheVolume } from '../src/sandbox/environment.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
-import { git as runGit } from '../src/sandbox/gitExec.js';
+import { git as runGit } from '../src/repo/gitExec.js';
 import type { RepoState, Sandbox } from '../src/sandbox/types.js';
 
 const ms = (n: number) => `${(n / 1000).toFixed(2)}s`;

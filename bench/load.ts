@@ -21,7 +21,7 @@ import { FakeGitHub } from '../src/demo/fakeGitHub.js';
 import { BullJobQueue } from '../src/jobs/bullQueue.js';
 import { JOB } from '../src/jobs/payloads.js';
 import { connectRedis } from '../src/jobs/redis.js';
-import { git } from '../src/sandbox/gitExec.js';
+import { git } from '../src/repo/gitExec.js';
 import { freePort, startRedis, type RedisServer } from '../test/helpers/redisServer.js';
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);

@@ -25,7 +25,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { cacheDir } from '../src/sandbox/tempDirs.js';
+import { cacheDir } from '../src/util/tempDirs.js';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { structuredPatch } from 'diff';

@@ -61,7 +61,7 @@ import { candidateVerdict, rank } from '../pipeline/rank.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
 import { headManifestChanges, validate, type HeadInstall, type ValidationResult } from '../pipeline/validate.js';
 import { cloneUrl, type RepoCache } from '../repo/cache.js';
-import { filesAfterPatch } from '../repo/patchedFiles.js';
+import { filesAfterPatch } from '../pipeline/patchedFiles.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';

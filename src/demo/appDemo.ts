@@ -12,7 +12,7 @@ import { startApp } from '../app/app.js';
 import { isLlmConfigured } from '../generation/index.js';
 import type { StrategyName } from '../generation/candidate.js';
 import { silentProgress, type Progress } from '../pipeline/progress.js';
-import { git } from '../sandbox/gitExec.js';
+import { git } from '../repo/gitExec.js';
 import type { Sandbox } from '../sandbox/types.js';
 import { FakeGitHub } from './fakeGitHub.js';
 import type { CheckRun } from './fakeGitHubModel.js';

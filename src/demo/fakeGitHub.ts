@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git, runGit } from '../sandbox/gitExec.js';
+import { git, runGit } from '../repo/gitExec.js';
 import { handleGitHttp } from './gitHttp.js';
 import { HttpError, now, type Caller, type CheckRun, type Comment, type FakeGitHubOptions, type Issue, type Pull, type RecordedCall, type Repo, type User } from './fakeGitHubModel.js';
 import { checkRunRoute, graphql, issueRoute, putContents, type RouteResult } from './fakeGitHubRoutes.js';

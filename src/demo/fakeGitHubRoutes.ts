@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { git, runGit } from '../sandbox/gitExec.js';
+import { git, runGit } from '../repo/gitExec.js';
 import { CHECK_TEXT_MAX, checkLength, COMMENT_MAX, HttpError, now, type CheckRun, type Comment, type Issue, type Repo, type User } from './fakeGitHubModel.js';
 
 export interface RouteResult {

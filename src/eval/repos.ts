@@ -3,8 +3,8 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { git } from '../sandbox/gitExec.js';
-import { singleFlight } from '../sandbox/lock.js';
+import { git } from '../repo/gitExec.js';
+import { singleFlight } from '../util/lock.js';
 import { errorLine, SwtError } from '../util/errors.js';
 import { repoDirName } from './instances.js';
 

@@ -21,7 +21,7 @@ import {
   type BaseRef,
   TOOLCHAIN_RECIPES,
 } from './imageRecipes.js';
-import { singleFlight, withFileLock } from './lock.js';
+import { singleFlight, withFileLock } from '../util/lock.js';
 import { nodeContextEntries } from './nodeDist.js';
 
 /**

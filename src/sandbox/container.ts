@@ -5,10 +5,10 @@ import { demux, outputAfterExit, readTarFiles, TailBuffer, withinMs } from './co
 import { storageOptSupported, watchDisk } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from './docker.js';
 import { markUsed } from './envCache.js';
-import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from './git.js';
+import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from '../repo/git.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type ContainerRole } from './limits.js';
 import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
-import { deletionScript, type OverlayPlan } from './overlay.js';
+import { deletionScript, type OverlayPlan } from '../repo/overlay.js';
 import type { Environment, ResourceLimits, RunOutcome, RunRequest } from './types.js';
 
 /**

@@ -5,7 +5,7 @@ import { SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { followProgress, type Docker } from './docker.js';
 import { DEFAULT_DEBIAN_MIRROR, IMAGE_LABELS, rootfsImageName } from './imageRecipes.js';
-import { makeTempDir, removeTempDir } from './tempDirs.js';
+import { makeTempDir, removeTempDir } from '../util/tempDirs.js';
 
 /**
  * The offline starting point: a Debian rootfs made by debootstrap from the Debian mirror (the only

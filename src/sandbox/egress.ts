@@ -8,7 +8,7 @@ import { buildImageFromContext } from './imageBuild.js';
 import { DEBIAN_SUITE, egressProxyDockerfile, egressProxyImageName, IMAGE_LABELS } from './imageRecipes.js';
 import { containerLabels, lockedHostConfig } from './limits.js';
 import { registerContainer, registerNetwork, removeContainer, removeNetwork } from './liveContainers.js';
-import { singleFlight, withFileLock } from './lock.js';
+import { singleFlight, withFileLock } from '../util/lock.js';
 
 /**
  * The install step's only way out. Each install gets its own internal network (no gateway: the

@@ -4,8 +4,8 @@ import { SwtError } from '../util/errors.js';
 import { logger } from '../util/logger.js';
 import { isNotFound, type Docker } from './docker.js';
 import { ENV_LABELS } from './envKey.js';
-import { withFileLock } from './lock.js';
-import { cacheDir } from './tempDirs.js';
+import { withFileLock } from '../util/lock.js';
+import { cacheDir } from '../util/tempDirs.js';
 
 /**
  * The environment image cache: when each image was last used (a marker file per image, touched at

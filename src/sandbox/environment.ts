@@ -11,12 +11,12 @@ import { withInstallNetwork, type InstallNetwork } from './egress.js';
 import type { EgressSettings } from './egressConfig.js';
 import { evictEnvironments, markUsed, type EnvCacheSettings } from './envCache.js';
 import { ENV_LABELS, envImageTag, environmentKey } from './envKey.js';
-import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from './git.js';
-import { runGit } from './gitExec.js';
+import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from '../repo/git.js';
+import { runGit } from '../repo/gitExec.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from './limits.js';
 import { haltIfInterrupted, registerContainer, removeContainer } from './liveContainers.js';
-import { singleFlight, withFileLock } from './lock.js';
-import { deletionScript, planOverlay, type OverlayPlan } from './overlay.js';
+import { singleFlight, withFileLock } from '../util/lock.js';
+import { deletionScript, planOverlay, type OverlayPlan } from '../repo/overlay.js';
 import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches, withThrowawayCache } from './packageCache.js';
 import type { Environment, EnvironmentSpec, ResourceLimits } from './types.js';
 

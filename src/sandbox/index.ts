@@ -9,7 +9,7 @@ import { envCacheSettings, evictEnvironments, type EnvCacheSettings } from './en
 import { ensureEnvironmentImage, type EnvironmentDeps } from './environment.js';
 import { reapOrphans } from './liveContainers.js';
 import { cpusetFromEnv, resolveLimits } from './limits.js';
-import { reapOrphanTempDirs } from './tempDirs.js';
+import { reapOrphanTempDirs } from '../util/tempDirs.js';
 import { openSandboxSession } from './session.js';
 import { DEFAULT_LIMITS, type ResourceLimits, type Sandbox } from './types.js';
 

@@ -7,7 +7,7 @@ import tarStream from 'tar-stream';
 import { SwtError } from '../util/errors.js';
 import type { ContextEntry } from './imageBuild.js';
 import { npmMajorFor } from './imageRecipes.js';
-import { withTempDir } from './tempDirs.js';
+import { withTempDir } from '../util/tempDirs.js';
 
 const execFileP = promisify(execFile);
 

@@ -7,7 +7,7 @@ import { isNotFound, type Docker } from './docker.js';
 import { forgetUse, lastUse, markUsed } from './envCache.js';
 import { containerLabels, LABEL, lockedHostConfig } from './limits.js';
 import { registerContainer, removeContainer } from './liveContainers.js';
-import { singleFlight, withFileLock } from './lock.js';
+import { singleFlight, withFileLock } from '../util/lock.js';
 import { ownerGone, OWN_START_TICKS } from '../util/processes.js';
 
 /**

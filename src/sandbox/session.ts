@@ -4,7 +4,7 @@ import { demux, isBinary, readTarFiles, singleFileTar, TailBuffer } from './cont
 import { watchDisk } from './diskWatch.js';
 import { diskLimitText, inodeLimit, type DiskLimitReason } from './limits.js';
 import { isNotFound, type Docker } from './docker.js';
-import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID } from './git.js';
+import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID } from '../repo/git.js';
 import { removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { limitsFor, prepareContainer, overlayPrelude, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
 import { confineRepoPath } from '../util/repoPath.js';

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { prunePackageCaches } from '../../src/sandbox/packageCache.js';
-import { tempPrefix } from '../../src/sandbox/tempDirs.js';
+import { tempPrefix } from '../../src/util/tempDirs.js';
 import { leftoverGitRepos } from './gitRepo.js';
 
 /**

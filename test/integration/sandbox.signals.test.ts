@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { connectDocker } from '../../src/sandbox/docker.js';
-import { tempPrefix } from '../../src/sandbox/tempDirs.js';
+import { tempPrefix } from '../../src/util/tempDirs.js';
 import { reapOrphans } from '../../src/sandbox/liveContainers.js';
 import { containerLabels } from '../../src/sandbox/limits.js';
 import { containersOfOurs, expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';

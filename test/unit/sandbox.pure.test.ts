@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { describeApplyFailure, findHunk, listHunks, patchLabel } from '../../src/sandbox/applyErrors.js';
+import { describeApplyFailure, findHunk, listHunks, patchLabel } from '../../src/repo/applyErrors.js';
 import { bundleFromPem, caEnv, caFiles, caFingerprint, caPathsFromEnv, parsePemCertificates } from '../../src/sandbox/caCertificates.js';
 import { demuxBuffer, isBinary, TailBuffer } from '../../src/sandbox/containerIo.js';
 import { changedManifests, environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/envKey.js';
@@ -12,7 +12,7 @@ import {
   parseBaseRef,
 } from '../../src/sandbox/imageRecipes.js';
 import { containerLabels, cpusetFromEnv, hostConfigFor, resolveLimits, tmpSizeBytes } from '../../src/sandbox/limits.js';
-import { deletionScript, gitModeToTar, parseDiffTreeRaw, parentDirs, planOverlay } from '../../src/sandbox/overlay.js';
+import { deletionScript, gitModeToTar, parseDiffTreeRaw, parentDirs, planOverlay } from '../../src/repo/overlay.js';
 import { shellQuote } from '../../src/util/shell.js';
 import { confineRepoPath as safeRelativePath } from '../../src/util/repoPath.js';
 import { canonicalDiff, fileDiff } from '../../src/patch/canonical.js';

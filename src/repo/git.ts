@@ -3,11 +3,11 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import tarStream from 'tar-stream';
 import { SwtError } from '../util/errors.js';
-import type { RepoState } from './types.js';
+import type { RepoState } from './state.js';
 import { describeApplyFailure, patchLabel } from './applyErrors.js';
 import { catFileBatch, git, runGit } from './gitExec.js';
 import { gitModeToTar, parseDiffTreeRaw, planOverlay, type OverlayPlan, type TreeChange } from './overlay.js';
-import { makeTempDir, removeTempDir } from './tempDirs.js';
+import { makeTempDir, removeTempDir } from '../util/tempDirs.js';
 
 /**
  * Workspaces from git, without ever writing into the user's repository: a repository state

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { logger } from '../util/logger.js';
+import { logger } from './logger.js';
 import { locksDir } from './tempDirs.js';
 
 /**

@@ -1,5 +1,5 @@
-import { openRepo, readTreeFiles, withState } from '../sandbox/git.js';
-import { runGit } from '../sandbox/gitExec.js';
+import { openRepo, readTreeFiles, withState } from '../repo/git.js';
+import { runGit } from '../repo/gitExec.js';
 import { filesTouchedByPatch } from '../harness/runTests.js';
 
 /**
