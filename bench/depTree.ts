@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import tarStream from 'tar-stream';
 import { prepareContext } from '../src/pipeline/context.js';
-import { packageCacheScope } from '../src/sandbox/environment.js';
-import { ensureBaseImage } from '../src/sandbox/baseImages.js';
+import { packageCacheScope } from '../src/sandbox/environments/environment.js';
+import { ensureBaseImage } from '../src/sandbox/images/baseImages.js';
 import { git as runGit } from '../src/repo/gitExec.js';
-import { containerLabels } from '../src/sandbox/limits.js';
-import { registerContainer, removeContainer } from '../src/sandbox/liveContainers.js';
-import { CACHE_MOUNT, cacheVolumeName, ensureCacheVolume } from '../src/sandbox/packageCache.js';
+import { containerLabels } from '../src/sandbox/containers/limits.js';
+import { registerContainer, removeContainer } from '../src/sandbox/containers/liveContainers.js';
+import { CACHE_MOUNT, cacheVolumeName, ensureCacheVolume } from '../src/sandbox/environments/packageCache.js';
 import type { Sandbox } from '../src/sandbox/types.js';
 
 const IMAGE = 'node:22';

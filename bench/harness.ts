@@ -21,7 +21,7 @@ import { buildTestCommand } from '../src/harness/runners.js';
 import { testTargetsOfPatch } from '../src/pipeline/testTargets.js';
 import { prepareContext } from '../src/pipeline/context.js';
 import { validate } from '../src/pipeline/validate.js';
-import { packageCacheVolume } from '../src/sandbox/environment.js';
+import { packageCacheVolume } from '../src/sandbox/environments/environment.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
 import { git as runGit } from '../src/repo/gitExec.js';
 import type { RepoState, Sandbox } from '../src/sandbox/types.js';

@@ -10,9 +10,9 @@ import { dockerHostReport, engineLocation } from '../app/dockerHost.js';
 import { defaultDataDir } from '../app/app.js';
 import { isLlmConfigured, llmSettingsFrom } from '../generation/llmClient.js';
 import { connectRedis } from '../jobs/redis.js';
-import { loadCaBundle } from '../sandbox/caCertificates.js';
+import { loadCaBundle } from '../sandbox/images/caCertificates.js';
 import { connectDocker, pingDocker } from '../sandbox/docker.js';
-import { baseImageName, parseBaseRef } from '../sandbox/baseImages.js';
+import { baseImageName, parseBaseRef } from '../sandbox/images/baseImages.js';
 import type { Docker } from '../sandbox/docker.js';
 import { errorLine } from '../util/errors.js';
 

@@ -7,7 +7,7 @@ import { filesTouchedByPatch, prewarmTests, rerunTests, runTests } from '../harn
 import type { RunResult, Verdict } from '../harness/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
-import { changedManifests } from '../sandbox/envKey.js';
+import { changedManifests } from '../sandbox/images/envKey.js';
 import { changedPathsSince, listFiles, materialize, resolveRev, withState } from '../repo/git.js';
 import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import type { GitRepo } from '../repo/git.js';

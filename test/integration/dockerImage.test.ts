@@ -7,8 +7,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ensureBaseImage } from '../../src/sandbox/baseImages.js';
-import { loadCaBundle } from '../../src/sandbox/caCertificates.js';
+import { ensureBaseImage } from '../../src/sandbox/images/baseImages.js';
+import { loadCaBundle } from '../../src/sandbox/images/caCertificates.js';
 
 const ROOT = process.cwd();
 

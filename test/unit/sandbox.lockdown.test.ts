@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_LIMITS } from '../../src/sandbox/types.js';
-import { hostConfigFor, lockedHostConfig } from '../../src/sandbox/limits.js';
+import { hostConfigFor, lockedHostConfig } from '../../src/sandbox/containers/limits.js';
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));

@@ -27,9 +27,9 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/generation/snippet/claims.ts:readClaim',
   'src/generation/snippet/prose.ts:readSentence',
   'src/generation/snippet/writeJs.ts:writeJsTest',
-  'src/sandbox/container.ts:runInSandbox',
-  'src/sandbox/environment.ts:commitEnvironment',
-  'src/sandbox/session.ts:openSandboxSession',
+  'src/sandbox/containers/container.ts:runInSandbox',
+  'src/sandbox/environments/environment.ts:commitEnvironment',
+  'src/sandbox/containers/session.ts:openSandboxSession',
 ]);
 
 function sources(dir: string): string[] {

@@ -1,24 +1,24 @@
 import { realpath } from 'node:fs/promises';
-import { SwtError } from '../util/errors.js';
-import type { Logger } from '../util/logger.js';
-import { shellQuote } from '../util/shell.js';
-import { ensureBaseImage } from './baseImages.js';
-import type { CaBundle } from './caCertificates.js';
-import { demux, outputAfterExit, TailBuffer } from './containerIo.js';
-import { storageOptSupported, watchDisk } from './diskWatch.js';
-import { engineCpus, inspectImage, type Docker } from './docker.js';
-import { withInstallNetwork, type InstallNetwork } from './egress.js';
-import type { EgressSettings } from './egressConfig.js';
-import { evictEnvironments, markUsed, type EnvCacheSettings } from './envCache.js';
-import { ENV_LABELS, envImageTag, environmentKey } from './envKey.js';
-import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from '../repo/git.js';
-import { runGit } from '../repo/gitExec.js';
-import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from './limits.js';
-import { haltIfInterrupted, registerContainer, removeContainer } from './liveContainers.js';
-import { singleFlight, withFileLock } from '../util/lock.js';
-import { deletionScript, planOverlay, type OverlayPlan } from '../repo/overlay.js';
+import { SwtError } from '../../util/errors.js';
+import type { Logger } from '../../util/logger.js';
+import { shellQuote } from '../../util/shell.js';
+import { ensureBaseImage } from '../images/baseImages.js';
+import type { CaBundle } from '../images/caCertificates.js';
+import { demux, outputAfterExit, TailBuffer } from '../containers/containerIo.js';
+import { storageOptSupported, watchDisk } from '../containers/diskWatch.js';
+import { engineCpus, inspectImage, type Docker } from '../docker.js';
+import { withInstallNetwork, type InstallNetwork } from '../egress/egress.js';
+import type { EgressSettings } from '../egress/egressConfig.js';
+import { evictEnvironments, markUsed, type EnvCacheSettings } from '../images/envCache.js';
+import { ENV_LABELS, envImageTag, environmentKey } from '../images/envKey.js';
+import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from '../../repo/git.js';
+import { runGit } from '../../repo/gitExec.js';
+import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from '../containers/limits.js';
+import { haltIfInterrupted, registerContainer, removeContainer } from '../containers/liveContainers.js';
+import { singleFlight, withFileLock } from '../../util/lock.js';
+import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
 import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches, withThrowawayCache } from './packageCache.js';
-import type { Environment, EnvironmentSpec, ResourceLimits } from './types.js';
+import type { Environment, EnvironmentSpec, ResourceLimits } from '../types.js';
 
 /**
  * Environment images: base image + the repository's files at `rev` in /testbed (owned by the

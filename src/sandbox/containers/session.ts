@@ -1,15 +1,15 @@
 import { Readable } from 'node:stream';
-import { SwtError } from '../util/errors.js';
+import { SwtError } from '../../util/errors.js';
 import { demux, isBinary, readTarFiles, singleFileTar, TailBuffer } from './containerIo.js';
 import { watchDisk } from './diskWatch.js';
 import { diskLimitText, inodeLimit, type DiskLimitReason } from './limits.js';
-import { isNotFound, type Docker } from './docker.js';
-import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID } from '../repo/git.js';
+import { isNotFound, type Docker } from '../docker.js';
+import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID } from '../../repo/git.js';
 import { removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { limitsFor, prepareContainer, overlayPrelude, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
-import { confineRepoPath } from '../util/repoPath.js';
-import { canonicalDiff, type CanonicalChange } from '../patch/canonical.js';
-import { WHOLE_READ_MAX_BYTES, type RunRequest, type SandboxSession } from './types.js';
+import { confineRepoPath } from '../../util/repoPath.js';
+import { canonicalDiff, type CanonicalChange } from '../../patch/canonical.js';
+import { WHOLE_READ_MAX_BYTES, type RunRequest, type SandboxSession } from '../types.js';
 
 /**
  * A long-lived sandbox (same limits, no network) for an agent's tools: exec, read/write files in

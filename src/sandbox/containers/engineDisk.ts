@@ -4,8 +4,8 @@
  * that filesystem, for an engine on another machine (DOCKER_HOST) as for a local one. It needs one
  * of our base images on the engine (coreutils' stat); an engine without one yet reports null.
  */
-import type { Docker } from './docker.js';
-import { IMAGE_LABELS } from './imageRecipes.js';
+import type { Docker } from '../docker.js';
+import { IMAGE_LABELS } from '../images/imageRecipes.js';
 import { containerLabels, lockedHostConfig } from './limits.js';
 import { registerContainer, removeContainer } from './liveContainers.js';
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import tarStream from 'tar-stream';
-import { SwtError } from '../util/errors.js';
+import { SwtError } from '../../util/errors.js';
 import type { ContextEntry } from './imageBuild.js';
 import { npmMajorFor } from './imageRecipes.js';
-import { withTempDir } from '../util/tempDirs.js';
+import { withTempDir } from '../../util/tempDirs.js';
 
 const execFileP = promisify(execFile);
 

@@ -1,7 +1,7 @@
-import { errorLine, SwtError } from '../util/errors.js';
-import { logger as rootLogger, type Logger } from '../util/logger.js';
+import { errorLine, SwtError } from '../../util/errors.js';
+import { logger as rootLogger, type Logger } from '../../util/logger.js';
 import { caFiles, caFingerprint, type CaBundle } from './caCertificates.js';
-import { connectDocker, followProgress, inspectImage, type Docker } from './docker.js';
+import { connectDocker, followProgress, inspectImage, type Docker } from '../docker.js';
 import { buildDebianRootfs, debianMirror } from './debianRootfs.js';
 import { buildImageFromContext, type ContextEntry } from './imageBuild.js';
 import {
@@ -21,7 +21,7 @@ import {
   type BaseRef,
   TOOLCHAIN_RECIPES,
 } from './imageRecipes.js';
-import { singleFlight, withFileLock } from '../util/lock.js';
+import { singleFlight, withFileLock } from '../../util/lock.js';
 import { nodeContextEntries } from './nodeDist.js';
 
 /**

@@ -1,7 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import tarStream from 'tar-stream';
-import type { Docker } from './docker.js';
-import { parentDirs } from '../repo/overlay.js';
+import type { Docker } from '../docker.js';
+import { parentDirs } from '../../repo/overlay.js';
 
 /** Bytes in and out of containers: bounded output tails, demuxing, reading and writing tar archives. */
 

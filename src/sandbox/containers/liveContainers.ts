@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
-import { logger } from '../util/logger.js';
-import { isNotFound, type Docker } from './docker.js';
+import { logger } from '../../util/logger.js';
+import { isNotFound, type Docker } from '../docker.js';
 import { LABEL } from './limits.js';
-import { OWN_START_TICKS, ownerGone } from '../util/processes.js';
+import { OWN_START_TICKS, ownerGone } from '../../util/processes.js';
 
 /**
  * Every container (and network) this process creates is registered here until it is removed. One

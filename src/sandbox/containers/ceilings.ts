@@ -1,5 +1,5 @@
-import { SwtError } from '../util/errors.js';
-import type { ResourceLimits } from './types.js';
+import { SwtError } from '../../util/errors.js';
+import type { ResourceLimits } from '../types.js';
 
 /**
  * The operator's ceilings: no run, session or repository config gets more than these, whatever it

@@ -1,15 +1,15 @@
-import { SwtError } from '../util/errors.js';
-import type { Logger } from '../util/logger.js';
+import { SwtError } from '../../util/errors.js';
+import type { Logger } from '../../util/logger.js';
 import { clampLimits } from './ceilings.js';
 import { demux, outputAfterExit, readTarFiles, TailBuffer, withinMs } from './containerIo.js';
 import { storageOptSupported, watchDisk } from './diskWatch.js';
-import { engineCpus, isNotFound, type Docker } from './docker.js';
-import { markUsed } from './envCache.js';
-import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from '../repo/git.js';
+import { engineCpus, isNotFound, type Docker } from '../docker.js';
+import { markUsed } from '../images/envCache.js';
+import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from '../../repo/git.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type ContainerRole } from './limits.js';
 import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
-import { deletionScript, type OverlayPlan } from '../repo/overlay.js';
-import type { Environment, ResourceLimits, RunOutcome, RunRequest } from './types.js';
+import { deletionScript, type OverlayPlan } from '../../repo/overlay.js';
+import type { Environment, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
 /**
  * One-shot sandboxed runs: a container from the environment image with no network, no

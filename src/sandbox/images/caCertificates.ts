@@ -1,6 +1,6 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { SwtError } from '../util/errors.js';
+import { SwtError } from '../../util/errors.js';
 
 /**
  * Extra CA certificates (corporate TLS-intercepting proxies): read from configured paths, or from

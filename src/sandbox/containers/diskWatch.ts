@@ -1,8 +1,8 @@
 import { opendir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
-import { logger } from '../util/logger.js';
-import { errorLine } from '../util/errors.js';
-import { isNotFound, type Docker } from './docker.js';
+import { logger } from '../../util/logger.js';
+import { errorLine } from '../../util/errors.js';
+import { isNotFound, type Docker } from '../docker.js';
 import { containerLabels, lockedHostConfig, type DiskLimitReason } from './limits.js';
 
 /**

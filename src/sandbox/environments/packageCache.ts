@@ -2,13 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute } from 'node:path';
-import { logger } from '../util/logger.js';
-import { isNotFound, type Docker } from './docker.js';
-import { forgetUse, lastUse, markUsed } from './envCache.js';
-import { containerLabels, LABEL, lockedHostConfig } from './limits.js';
-import { registerContainer, removeContainer } from './liveContainers.js';
-import { singleFlight, withFileLock } from '../util/lock.js';
-import { ownerGone, OWN_START_TICKS } from '../util/processes.js';
+import { logger } from '../../util/logger.js';
+import { isNotFound, type Docker } from '../docker.js';
+import { forgetUse, lastUse, markUsed } from '../images/envCache.js';
+import { containerLabels, LABEL, lockedHostConfig } from '../containers/limits.js';
+import { registerContainer, removeContainer } from '../containers/liveContainers.js';
+import { singleFlight, withFileLock } from '../../util/lock.js';
+import { ownerGone, OWN_START_TICKS } from '../../util/processes.js';
 
 /**
  * Package caches: one Docker volume per repository holding npm's, pip's, yarn's, pnpm's, Go's, bundler's and composer's download caches,

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
-import { OWN_START_TICKS } from '../util/processes.js';
-import { SwtError } from '../util/errors.js';
-import { DEFAULT_LIMITS, type ResourceLimits } from './types.js';
+import { OWN_START_TICKS } from '../../util/processes.js';
+import { SwtError } from '../../util/errors.js';
+import { DEFAULT_LIMITS, type ResourceLimits } from '../types.js';
 
 /** Resource limits → Docker HostConfig, and the labels every sandbox container carries. Pure. */
 

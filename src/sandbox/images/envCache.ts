@@ -1,11 +1,11 @@
 import { mkdir, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SwtError } from '../util/errors.js';
-import { logger } from '../util/logger.js';
-import { isNotFound, type Docker } from './docker.js';
+import { SwtError } from '../../util/errors.js';
+import { logger } from '../../util/logger.js';
+import { isNotFound, type Docker } from '../docker.js';
 import { ENV_LABELS } from './envKey.js';
-import { withFileLock } from '../util/lock.js';
-import { cacheDir } from '../util/tempDirs.js';
+import { withFileLock } from '../../util/lock.js';
+import { cacheDir } from '../../util/tempDirs.js';
 
 /**
  * The environment image cache: when each image was last used (a marker file per image, touched at

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import tarStream from 'tar-stream';
-import { SwtError } from '../util/errors.js';
-import { followProgress, inspectImage, type Docker } from './docker.js';
+import { SwtError } from '../../util/errors.js';
+import { followProgress, inspectImage, type Docker } from '../docker.js';
 
 /** Builds images with the engine's build API from an in-memory tar-stream context (no docker CLI). */
 

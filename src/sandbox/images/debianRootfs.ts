@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SwtError } from '../util/errors.js';
-import type { Logger } from '../util/logger.js';
-import { followProgress, type Docker } from './docker.js';
+import { SwtError } from '../../util/errors.js';
+import type { Logger } from '../../util/logger.js';
+import { followProgress, type Docker } from '../docker.js';
 import { DEFAULT_DEBIAN_MIRROR, IMAGE_LABELS, rootfsImageName } from './imageRecipes.js';
-import { makeTempDir, removeTempDir } from '../util/tempDirs.js';
+import { makeTempDir, removeTempDir } from '../../util/tempDirs.js';
 
 /**
  * The offline starting point: a Debian rootfs made by debootstrap from the Debian mirror (the only

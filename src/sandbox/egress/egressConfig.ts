@@ -1,5 +1,5 @@
-import { REGISTRIES } from '../ecosystems/registries.js';
-import { SwtError } from '../util/errors.js';
+import { REGISTRIES } from '../../ecosystems/registries.js';
+import { SwtError } from '../../util/errors.js';
 
 /**
  * What an install step may reach: the package registries its package managers need, through an

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { SwtError } from '../util/errors.js';
-import type { Logger } from '../util/logger.js';
-import { ensureRootfs } from './baseImages.js';
-import { inspectImage, type Docker } from './docker.js';
+import { SwtError } from '../../util/errors.js';
+import type { Logger } from '../../util/logger.js';
+import { ensureRootfs } from '../images/baseImages.js';
+import { inspectImage, type Docker } from '../docker.js';
 import { PROXY_PORT, PROXY_READY, proxyEnv, squidConf, type EgressSettings } from './egressConfig.js';
-import { buildImageFromContext } from './imageBuild.js';
-import { DEBIAN_SUITE, egressProxyDockerfile, egressProxyImageName, IMAGE_LABELS } from './imageRecipes.js';
-import { containerLabels, lockedHostConfig } from './limits.js';
-import { registerContainer, registerNetwork, removeContainer, removeNetwork } from './liveContainers.js';
-import { singleFlight, withFileLock } from '../util/lock.js';
+import { buildImageFromContext } from '../images/imageBuild.js';
+import { DEBIAN_SUITE, egressProxyDockerfile, egressProxyImageName, IMAGE_LABELS } from '../images/imageRecipes.js';
+import { containerLabels, lockedHostConfig } from '../containers/limits.js';
+import { registerContainer, registerNetwork, removeContainer, removeNetwork } from '../containers/liveContainers.js';
+import { singleFlight, withFileLock } from '../../util/lock.js';
 
 /**
  * The install step's only way out. Each install gets its own internal network (no gateway: the
