@@ -86,6 +86,7 @@ interface BlockContext {
   style: IndentStyle;
   /** The block's line, in the file's current coordinates. */
   hint: number | null;
+  structure: Structure;
   warnings: string[];
 }
 
@@ -111,7 +112,9 @@ function applyBlock(state: FileState, block: CustomBlock, lang: Lang | null): Bl
   const loc = block.location;
   const hint = loc.kind === 'line' ? mapLine(state, Math.max(0, loc.line - 1)) : null;
   if (!lang) return insertWithoutGrammar(state, block, code, style, hint, warnings);
-  const ctx: BlockContext = { state, block, lang, code, style, hint, warnings };
+  const structure = structureOf(state, lang);
+  if (structure.hasErrors) warnings.push('the file has syntax errors; unit boundaries may be approximate');
+  const ctx: BlockContext = { state, block, lang, code, style, hint, structure, warnings };
   return block.mode === 'rewrite' ? rewriteBlock(ctx) : insertBlock(ctx);
 }
 
@@ -134,10 +137,8 @@ function insertWithoutGrammar(state: FileState, block: CustomBlock, code: Prepar
 
 /** `rewrite`: the unit the code defines replaced, found by name, a similar name or the line; else the code inserted as new. */
 function rewriteBlock(ctx: BlockContext): BlockOutcome {
-  const { state, lang, code, style, hint, warnings } = ctx;
+  const { state, lang, code, style, hint, structure, warnings } = ctx;
   const lines = state.text.lines;
-  const structure = structureOf(state, lang);
-  if (structure.hasErrors) warnings.push('the file has syntax errors; unit boundaries may be approximate');
   const def = firstDefinition(code, lang);
   if (!def) return { warnings, error: 'the code has no function, class, method or describe/it/test block to rewrite' };
   const target = def.unit;
@@ -213,10 +214,8 @@ function unitToRewrite(ctx: BlockContext, structure: Structure, target: Unit): {
 
 /** `insert`: at BOF (imports with the imports), at EOF, or at a line snapped to a boundary between units. */
 function insertBlock(ctx: BlockContext): BlockOutcome {
-  const { state, lang, code, style, hint, warnings } = ctx;
+  const { state, lang, code, style, hint, structure, warnings } = ctx;
   const loc = ctx.block.location;
-  const structure = structureOf(state, lang);
-  if (structure.hasErrors) warnings.push('the file has syntax errors; unit boundaries may be approximate');
   const kinds = codeKinds(code, lang);
   if (loc.kind === 'BOF') {
     if (state.bofCursor !== null && kinds.allImports) {
