@@ -24,7 +24,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/jobs/bullQueue.ts',
   // the rest
   'src/cli/main.ts:buildProgram',
-  'src/generation/snippet/claims.ts:readClaim',
   'src/generation/snippet/prose.ts:readSentence',
   'src/generation/snippet/writeJs.ts:writeJsTest',
   'src/sandbox/containers/container.ts:runInSandbox',
