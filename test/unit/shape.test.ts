@@ -25,7 +25,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   // the rest
   'src/cli/main.ts:buildProgram',
   'src/generation/snippet/prose.ts:readSentence',
-  'src/generation/snippet/writeJs.ts:writeJsTest',
   'src/sandbox/containers/container.ts:runInSandbox',
   'src/sandbox/environments/environment.ts:commitEnvironment',
   'src/sandbox/containers/session.ts:openSandboxSession',
