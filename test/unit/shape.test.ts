@@ -24,7 +24,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/jobs/bullQueue.ts',
   // the rest
   'src/cli/main.ts:buildProgram',
-  'src/generation/snippet/prose.ts:readSentence',
   'src/sandbox/containers/container.ts:runInSandbox',
   'src/sandbox/environments/environment.ts:commitEnvironment',
   'src/sandbox/containers/session.ts:openSandboxSession',
