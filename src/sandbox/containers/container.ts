@@ -236,32 +236,7 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed
       limitInodes: inodeLimit(limits),
       onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
     });
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    const waited = container.wait() as Promise<{ StatusCode: number }>;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), limits.timeoutMs);
-    });
-    // A caller that gives up (a newer push) stops the container now instead of waiting for its end.
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<'aborted'>((resolve) => {
-      onAbort = () => resolve('aborted');
-      if (req.signal?.aborted) resolve('aborted');
-      else req.signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    const first = await Promise.race([waited, timeout, aborted]);
-    clearTimeout(timer);
-    if (onAbort) req.signal?.removeEventListener('abort', onAbort);
-    if (first === 'aborted') {
-      await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-      await withinMs(waited.catch(() => undefined), 15_000);
-      throw cancelled();
-    }
-    if (first === 'timeout') {
-      timedOut = true;
-      await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-      await withinMs(waited.catch(() => undefined), 15_000);
-    }
+    const { timedOut } = await waitOrKill(container, limits.timeoutMs, req.signal);
     const durationMs = Date.now() - started;
     const { exceeded: diskLimit, reason: diskReason } = await disk.stop();
     await haltIfInterrupted();
@@ -299,5 +274,31 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed
     if (prepared) await removeContainer(docker, prepared.id).catch(() => undefined);
     await state?.dispose();
   }
+}
+
+/**
+ * Waits for the container's end; past the time limit, or when the caller gives up (a newer push),
+ * kills it now instead of waiting (the latter throws CANCELLED).
+ */
+async function waitOrKill(container: Docker.Container, timeoutMs: number, signal?: AbortSignal): Promise<{ timedOut: boolean }> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = container.wait() as Promise<{ StatusCode: number }>;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    if (signal?.aborted) resolve('aborted');
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const first = await Promise.race([waited, timeout, aborted]);
+  clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener('abort', onAbort);
+  if (first !== 'aborted' && first !== 'timeout') return { timedOut: false };
+  await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+  await withinMs(waited.catch(() => undefined), 15_000);
+  if (first === 'aborted') throw cancelled();
+  return { timedOut: true };
 }
 
