@@ -23,7 +23,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/github/receiver.ts:webhookReceiver',
   'src/jobs/bullQueue.ts',
   // the rest
-  'src/sandbox/environments/environment.ts:commitEnvironment',
   'src/sandbox/containers/session.ts:openSandboxSession',
 ]);
 

@@ -172,72 +172,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')),
       });
     }
-    if (script) {
-      o.onProgress?.(install ? `installing dependencies: ${install}` : `warming up: ${o.warm}`);
-      const streamedTail = new TailBuffer(limits.outputBytes);
-      const attach = await container.attach({ stream: true, stdout: true, stderr: true });
-      let partial = '';
-      const onData = (b: Buffer) => {
-        streamedTail.push(b);
-        const lines = (partial + b.toString('utf8')).split('\n');
-        partial = lines.pop() ?? '';
-        for (const l of lines) if (l.trim()) log.debug({ install: l });
-      };
-      const ended = demux(docker, attach, onData, onData);
-      await container.start();
-      const cacheStart: { bytes?: number } = {};
-      const disk = watchDisk(docker, container.id, {
-        limitBytes: limits.diskBytes,
-        limitInodes: inodeLimit(limits),
-        // An install's layer holds every installed file: looking costs more, so look less often.
-        minIntervalMs: 3_000,
-        extraBytes: volume ? () => cacheGrowth(docker, container.id, cacheStart) : undefined,
-        onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
-      });
-      let timer: NodeJS.Timeout | undefined;
-      let result: { StatusCode: number } | 'timeout';
-      let exceeded = false;
-      let diskReason: DiskLimitReason | undefined;
-      try {
-        const waited = container.wait() as Promise<{ StatusCode: number }>;
-        result = await Promise.race([
-          waited,
-          new Promise<'timeout'>((r) => {
-            timer = setTimeout(() => r('timeout'), limits.timeoutMs + 10_000);
-          }),
-        ]);
-        if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-        // A successful install needs no last look at its (large) layer.
-        ({ exceeded, reason: diskReason } = await disk.stop(result === 'timeout' || result.StatusCode !== 0));
-      } finally {
-        clearTimeout(timer);
-        await disk.stop(false);
-      }
-      const { tail } = await outputAfterExit(container, ended, streamedTail);
-      await haltIfInterrupted();
-      const info = await container.inspect();
-      const code = info.State.ExitCode;
-      if (result === 'timeout' || code !== 0 || exceeded) {
-        // ENOSPC from the engine's own disk, not our limit: the operator, not the repository, can fix it.
-        const noSpace = !exceeded && /No space left on device/i.test(tail.toString());
-        const why = exceeded
-          ? `was killed: ${diskLimitText(limits, diskReason)}`
-          : info.State.OOMKilled
-            ? `ran out of memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`
-            : result === 'timeout' || code === 137
-              ? `was killed (timeout ${Math.round(limits.timeoutMs / 60_000)} min, or memory)`
-              : code === 70 && restore
-                ? 'succeeded, but putting the tracked files back failed'
-                : noSpace
-                  ? `exited with ${code}: no space left on the Docker engine's disk`
-                  : `exited with ${code}`;
-        throw new SwtError('INSTALL_FAILED', `install command \`${install}\` ${why}; last lines of its output:\n${lastLines(tail.toString(), INSTALL_LOG_LINES)}`, {
-          hint: noSpace
-            ? "free space on the Docker engine's disk (docker system prune; a smaller SWT_ENV_CACHE_GB keeps fewer environment images)"
-            : `fix the install command (it runs in /testbed as a non-root user and reaches only ${deps.egress.hosts.join(', ')} through the egress proxy; an operator adds hosts with SWT_EGRESS_ALLOW)`,
-        });
-      }
-    }
+    if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore });
     const [repoName, tag] = o.tag.split(':') as [string, string];
     await container.commit({
       repo: repoName,
@@ -254,6 +189,81 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
     throw e;
   } finally {
     await removeContainer(docker, container.id).catch((e) => log.warn({ err: (e as Error).message }, 'removing the install container failed'));
+  }
+}
+
+/** The install (or warm-up) in the started container: its output streamed to the log, its disk and time watched; a failure says why. */
+async function runInstallScript(
+  deps: EnvironmentDeps,
+  o: BuildInput,
+  container: Docker.Container,
+  run: { limits: ResourceLimits; install: string; volume?: string; restore?: OverlayPlan },
+): Promise<void> {
+  const { docker, log } = deps;
+  const { limits, install, volume, restore } = run;
+  o.onProgress?.(install ? `installing dependencies: ${install}` : `warming up: ${o.warm}`);
+  const streamedTail = new TailBuffer(limits.outputBytes);
+  const attach = await container.attach({ stream: true, stdout: true, stderr: true });
+  let partial = '';
+  const onData = (b: Buffer) => {
+    streamedTail.push(b);
+    const lines = (partial + b.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const l of lines) if (l.trim()) log.debug({ install: l });
+  };
+  const ended = demux(docker, attach, onData, onData);
+  await container.start();
+  const cacheStart: { bytes?: number } = {};
+  const disk = watchDisk(docker, container.id, {
+    limitBytes: limits.diskBytes,
+    limitInodes: inodeLimit(limits),
+    // An install's layer holds every installed file: looking costs more, so look less often.
+    minIntervalMs: 3_000,
+    extraBytes: volume ? () => cacheGrowth(docker, container.id, cacheStart) : undefined,
+    onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
+  });
+  let timer: NodeJS.Timeout | undefined;
+  let result: { StatusCode: number } | 'timeout';
+  let exceeded = false;
+  let diskReason: DiskLimitReason | undefined;
+  try {
+    const waited = container.wait() as Promise<{ StatusCode: number }>;
+    result = await Promise.race([
+      waited,
+      new Promise<'timeout'>((r) => {
+        timer = setTimeout(() => r('timeout'), limits.timeoutMs + 10_000);
+      }),
+    ]);
+    if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+    // A successful install needs no last look at its (large) layer.
+    ({ exceeded, reason: diskReason } = await disk.stop(result === 'timeout' || result.StatusCode !== 0));
+  } finally {
+    clearTimeout(timer);
+    await disk.stop(false);
+  }
+  const { tail } = await outputAfterExit(container, ended, streamedTail);
+  await haltIfInterrupted();
+  const info = await container.inspect();
+  const code = info.State.ExitCode;
+  if (result === 'timeout' || code !== 0 || exceeded) {
+    // ENOSPC from the engine's own disk, not our limit: the operator, not the repository, can fix it.
+    const noSpace = !exceeded && /No space left on device/i.test(tail.toString());
+    const why = exceeded
+      ? `was killed: ${diskLimitText(limits, diskReason)}`
+      : info.State.OOMKilled
+        ? `ran out of memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`
+        : result === 'timeout' || code === 137
+          ? `was killed (timeout ${Math.round(limits.timeoutMs / 60_000)} min, or memory)`
+          : code === 70 && restore
+            ? 'succeeded, but putting the tracked files back failed'
+            : noSpace
+              ? `exited with ${code}: no space left on the Docker engine's disk`
+              : `exited with ${code}`;
+    throw new SwtError('INSTALL_FAILED', `install command \`${install}\` ${why}; last lines of its output:\n${lastLines(tail.toString(), INSTALL_LOG_LINES)}`, {
+      hint: noSpace
+        ? "free space on the Docker engine's disk (docker system prune; a smaller SWT_ENV_CACHE_GB keeps fewer environment images)"
+        : `fix the install command (it runs in /testbed as a non-root user and reaches only ${deps.egress.hosts.join(', ')} through the egress proxy; an operator adds hosts with SWT_EGRESS_ALLOW)`,
+    });
   }
 }
 
