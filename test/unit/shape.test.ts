@@ -22,9 +22,6 @@ const SHRINKING_ALLOWLIST = new Set<string>([
   'src/github/handlers.ts:registerHandlers',
   'src/github/receiver.ts:webhookReceiver',
   'src/jobs/bullQueue.ts',
-  // the sandbox session, whose methods (exec, reads, writes, diff) are one closure; left whole while
-  // sandbox/ is edited in parallel
-  'src/sandbox/containers/session.ts:openSandboxSession',
 ]);
 
 function sources(dir: string): string[] {

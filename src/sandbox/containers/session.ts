@@ -4,12 +4,12 @@ import { demux, isBinary, readTarFiles, singleFileTar, TailBuffer } from './cont
 import { watchDisk } from './diskWatch.js';
 import { diskLimitText, inodeLimit, type DiskLimitReason } from './limits.js';
 import { isNotFound, type Docker } from '../docker.js';
-import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID } from '../../repo/git.js';
+import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID, type GitRepo, type StateTree } from '../../repo/git.js';
 import { removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { limitsFor, prepareContainer, overlayPrelude, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
 import { confineRepoPath } from '../../util/repoPath.js';
 import { canonicalDiff, type CanonicalChange } from '../../patch/canonical.js';
-import { WHOLE_READ_MAX_BYTES, type RunRequest, type SandboxSession } from '../types.js';
+import { WHOLE_READ_MAX_BYTES, type FileHead, type ResourceLimits, type RunRequest, type SandboxSession } from '../types.js';
 
 /**
  * A long-lived sandbox (same limits, no network) for an agent's tools: exec, read/write files in
@@ -131,21 +131,7 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
   const limits = limitsFor(deps, req.limits);
   const repo = await openRepo(req.repo);
   const state = await openState(repo, req.state);
-  let prepared: PreparedContainer | undefined;
-  try {
-    prepared = await prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'session', cmd: () => ['sleep', 'infinity'], limits });
-    await prepared.container.start();
-    const init = await execIn(docker, prepared.container, ['sh', '-c', `${overlayPrelude(prepared.plan)}\ntouch ${START_MARKER}`], {
-      timeoutMs: 60_000,
-      maxBytes: 16 * 1024,
-    });
-    if (init.exitCode !== 0) throw new Error(`preparing the session failed (${init.exitCode}): ${init.output.trim()}`);
-  } catch (e) {
-    await haltIfInterrupted();
-    if (prepared) await removeContainer(docker, prepared.id).catch(() => undefined);
-    await state.dispose();
-    throw e;
-  }
+  const prepared = await startSession(deps, req, state, limits);
   const { container, id } = prepared;
   let closed = false;
   let diskLimit: DiskLimitReason | undefined;
@@ -185,22 +171,7 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
 
     async readFileHead(path, maxBytes) {
       ensureOpen();
-      const rel = confineRepoPath(path);
-      const max = Math.max(0, Math.floor(maxBytes));
-      // As the sandbox user (permissions apply, symlinks are followed): stat's size, then at most
-      // max + 1 bytes (one more tells a device or a growing file is longer): a huge (or sparse)
-      // file never crosses the socket, nor sits in memory.
-      const r = await execIn(docker, container, ['sh', '-c', 'stat -L -c %s -- "$1" && head -c "$2" -- "$1"', 'swt-read', `/testbed/${rel}`, String(max + 1)], {
-        timeoutMs: 60_000,
-        maxBytes: 4096,
-        separate: true,
-        maxStdoutBytes: max + 65,
-      });
-      if (r.exitCode !== 0) throw new SwtError('BAD_INPUT', `cannot read ${rel} in the sandbox: ${r.output.trim().replace(/^(stat|head): /, '') || `exit ${r.exitCode}`}`);
-      const nl = r.stdout.indexOf(10);
-      const got = r.stdout.subarray(nl + 1);
-      const bytes = Math.max(Number(r.stdout.subarray(0, nl).toString('utf8')) || 0, got.length);
-      return { text: got.subarray(0, max).toString('utf8'), bytes, cut: bytes > max };
+      return readHead(docker, container, path, maxBytes);
     },
 
     async readFile(path) {
@@ -211,66 +182,12 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
 
     async writeFile(path, content) {
       ensureOpen();
-      const rel = confineRepoPath(path);
-      // Upload to /tmp, then write it in place as the sandbox user: permissions apply, an existing
-      // file keeps its mode, and the mtime is a precise "now" (diff() relies on it).
-      const upload = `.swt-upload-${process.pid}-${++uploads}`;
-      await container.putArchive(singleFileTar(upload, Buffer.from(content, 'utf8'), { uid: SANDBOX_UID, gid: SANDBOX_GID }) as unknown as NodeJS.ReadableStream, {
-        path: UPLOAD_DIR,
-      });
-      const script = 'mkdir -p -- "$(dirname -- "$2")" && cat -- "$1" > "$2"; rc=$?; rm -f -- "$1"; exit $rc';
-      const t = await execIn(docker, container, ['sh', '-c', script, 'swt-write', `${UPLOAD_DIR}/${upload}`, `/testbed/${rel}`], { timeoutMs: 60_000, maxBytes: 4096 });
-      if (t.exitCode !== 0) throw new SwtError('BAD_INPUT', `cannot write ${rel} in the sandbox: ${t.output.trim() || `exit ${t.exitCode}`}`);
+      await writeInto(docker, container, path, content, ++uploads);
     },
 
     async diff() {
       ensureOpen();
-      const listing = await execIn(docker, container, ['sh', '-c', findScript()], { timeoutMs: 120_000, maxBytes: 64 * 1024, separate: true });
-      if (listing.exitCode !== 0) throw new Error(`listing changed files failed: ${listing.output.trim()}`);
-      const parts = splitNul(listing.stdout);
-      const allAt = parts.indexOf('ALL');
-      const clean = (p: string) => p.replace(/^\.\//, '');
-      const newer = parts.slice(1, allAt).map(clean).filter((p) => !isExcludedFromDiff(p));
-      const present = new Set(parts.slice(allAt + 1).map(clean));
-      const entries = (await listTreeEntries(repo, state.tree, state.env)).filter((e) => e.type === 'blob' && !isExcludedFromDiff(e.path));
-      const modes = new Map(entries.map((e) => [e.path, e.mode]));
-      const deleted = entries.map((e) => e.path).filter((p) => !present.has(p));
-
-      const current = new Map<string, { content: Buffer; mode: number }>();
-      for (let i = 0; i < newer.length; i += 200) {
-        const chunk = newer.slice(i, i + 200);
-        const r = await execIn(docker, container, ['tar', '-C', '/testbed', '-cf', '-', '--', ...chunk], {
-          timeoutMs: 120_000,
-          maxBytes: 64 * 1024,
-          separate: true,
-        });
-        for (const [name, f] of await readTarFiles(Readable.from([r.stdout]), { maxFileBytes: DIFF_FILE_MAX_BYTES, maxTotalBytes: 256 * 1024 ** 2 })) current.set(name, f);
-      }
-      const before = await readTreeFiles(repo, state.tree, [...newer, ...deleted], state.env);
-      const changes: CanonicalChange[] = [];
-      const skipped: string[] = [];
-      for (const p of newer) {
-        const now = current.get(p);
-        if (!now) continue;
-        const old = before.get(p);
-        if (old && old.equals(now.content)) continue;
-        if (isBinary(now.content) || (old && isBinary(old))) {
-          skipped.push(p);
-          continue;
-        }
-        changes.push({ path: p, before: old ? old.toString('utf8') : null, after: now.content.toString('utf8'), mode: now.mode & 0o111 ? '100755' : '100644' });
-      }
-      for (const p of deleted) {
-        const old = before.get(p);
-        if (!old) continue;
-        if (isBinary(old)) {
-          skipped.push(p);
-          continue;
-        }
-        changes.push({ path: p, before: old.toString('utf8'), after: null, oldMode: modes.get(p) });
-      }
-      if (skipped.length) log.warn({ files: skipped }, 'binary files left out of the session diff');
-      return canonicalDiff(changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+      return sessionDiff(deps, container, repo, state);
     },
 
     async close() {
@@ -285,4 +202,111 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
     },
   };
   return session;
+}
+
+/**
+ * The head of a file in /testbed, read as the sandbox user (permissions apply, symlinks are
+ * followed): stat's size, then at most max + 1 bytes (one more tells a device or a growing file is
+ * longer): a huge (or sparse) file never crosses the socket, nor sits in memory.
+ */
+async function readHead(docker: Docker, container: Docker.Container, path: string, maxBytes: number): Promise<FileHead> {
+  const rel = confineRepoPath(path);
+  const max = Math.max(0, Math.floor(maxBytes));
+  const r = await execIn(docker, container, ['sh', '-c', 'stat -L -c %s -- "$1" && head -c "$2" -- "$1"', 'swt-read', `/testbed/${rel}`, String(max + 1)], {
+    timeoutMs: 60_000,
+    maxBytes: 4096,
+    separate: true,
+    maxStdoutBytes: max + 65,
+  });
+  if (r.exitCode !== 0) throw new SwtError('BAD_INPUT', `cannot read ${rel} in the sandbox: ${r.output.trim().replace(/^(stat|head): /, '') || `exit ${r.exitCode}`}`);
+  const nl = r.stdout.indexOf(10);
+  const got = r.stdout.subarray(nl + 1);
+  const bytes = Math.max(Number(r.stdout.subarray(0, nl).toString('utf8')) || 0, got.length);
+  return { text: got.subarray(0, max).toString('utf8'), bytes, cut: bytes > max };
+}
+
+/** The session's changes against its state, as a canonical diff: files newer than the start, and tracked files gone. */
+async function sessionDiff(deps: SandboxDeps, container: Docker.Container, repo: GitRepo, state: StateTree): Promise<string> {
+  const { docker, log } = deps;
+  const listing = await execIn(docker, container, ['sh', '-c', findScript()], { timeoutMs: 120_000, maxBytes: 64 * 1024, separate: true });
+  if (listing.exitCode !== 0) throw new Error(`listing changed files failed: ${listing.output.trim()}`);
+  const parts = splitNul(listing.stdout);
+  const allAt = parts.indexOf('ALL');
+  const clean = (p: string) => p.replace(/^\.\//, '');
+  const newer = parts.slice(1, allAt).map(clean).filter((p) => !isExcludedFromDiff(p));
+  const present = new Set(parts.slice(allAt + 1).map(clean));
+  const entries = (await listTreeEntries(repo, state.tree, state.env)).filter((e) => e.type === 'blob' && !isExcludedFromDiff(e.path));
+  const modes = new Map(entries.map((e) => [e.path, e.mode]));
+  const deleted = entries.map((e) => e.path).filter((p) => !present.has(p));
+
+  const current = new Map<string, { content: Buffer; mode: number }>();
+  for (let i = 0; i < newer.length; i += 200) {
+    const chunk = newer.slice(i, i + 200);
+    const r = await execIn(docker, container, ['tar', '-C', '/testbed', '-cf', '-', '--', ...chunk], {
+      timeoutMs: 120_000,
+      maxBytes: 64 * 1024,
+      separate: true,
+    });
+    for (const [name, f] of await readTarFiles(Readable.from([r.stdout]), { maxFileBytes: DIFF_FILE_MAX_BYTES, maxTotalBytes: 256 * 1024 ** 2 })) current.set(name, f);
+  }
+  const before = await readTreeFiles(repo, state.tree, [...newer, ...deleted], state.env);
+  const changes: CanonicalChange[] = [];
+  const skipped: string[] = [];
+  for (const p of newer) {
+    const now = current.get(p);
+    if (!now) continue;
+    const old = before.get(p);
+    if (old && old.equals(now.content)) continue;
+    if (isBinary(now.content) || (old && isBinary(old))) {
+      skipped.push(p);
+      continue;
+    }
+    changes.push({ path: p, before: old ? old.toString('utf8') : null, after: now.content.toString('utf8'), mode: now.mode & 0o111 ? '100755' : '100644' });
+  }
+  for (const p of deleted) {
+    const old = before.get(p);
+    if (!old) continue;
+    if (isBinary(old)) {
+      skipped.push(p);
+      continue;
+    }
+    changes.push({ path: p, before: old.toString('utf8'), after: null, oldMode: modes.get(p) });
+  }
+  if (skipped.length) log.warn({ files: skipped }, 'binary files left out of the session diff');
+  return canonicalDiff(changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+}
+
+/** Writes a file into /testbed as the sandbox user (upload `n` of the session). */
+async function writeInto(docker: Docker, container: Docker.Container, path: string, content: string, n: number): Promise<void> {
+  const rel = confineRepoPath(path);
+  // Upload to /tmp, then write it in place as the sandbox user: permissions apply, an existing
+  // file keeps its mode, and the mtime is a precise "now" (diff() relies on it).
+  const upload = `.swt-upload-${process.pid}-${n}`;
+  await container.putArchive(singleFileTar(upload, Buffer.from(content, 'utf8'), { uid: SANDBOX_UID, gid: SANDBOX_GID }) as unknown as NodeJS.ReadableStream, {
+    path: UPLOAD_DIR,
+  });
+  const script = 'mkdir -p -- "$(dirname -- "$2")" && cat -- "$1" > "$2"; rc=$?; rm -f -- "$1"; exit $rc';
+  const t = await execIn(docker, container, ['sh', '-c', script, 'swt-write', `${UPLOAD_DIR}/${upload}`, `/testbed/${rel}`], { timeoutMs: 60_000, maxBytes: 4096 });
+  if (t.exitCode !== 0) throw new SwtError('BAD_INPUT', `cannot write ${rel} in the sandbox: ${t.output.trim() || `exit ${t.exitCode}`}`);
+}
+
+/** The session's container, started, with the state's overlay applied; on failure nothing is left. */
+async function startSession(deps: SandboxDeps, req: Omit<RunRequest, 'command'>, state: StateTree, limits: ResourceLimits): Promise<PreparedContainer> {
+  const { docker } = deps;
+  let prepared: PreparedContainer | undefined;
+  try {
+    prepared = await prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'session', cmd: () => ['sleep', 'infinity'], limits });
+    await prepared.container.start();
+    const init = await execIn(docker, prepared.container, ['sh', '-c', `${overlayPrelude(prepared.plan)}\ntouch ${START_MARKER}`], {
+      timeoutMs: 60_000,
+      maxBytes: 16 * 1024,
+    });
+    if (init.exitCode !== 0) throw new Error(`preparing the session failed (${init.exitCode}): ${init.output.trim()}`);
+  } catch (e) {
+    await haltIfInterrupted();
+    if (prepared) await removeContainer(docker, prepared.id).catch(() => undefined);
+    await state.dispose();
+    throw e;
+  }
+  return prepared;
 }
