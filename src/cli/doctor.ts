@@ -10,11 +10,11 @@ import { dockerHostReport, engineLocation } from '../web/dockerHost.js';
 import { defaultDataDir } from '../settings/index.js';
 import { isLlmConfigured, llmSettingsFrom } from '../generation/llmClient.js';
 import { connectRedis } from '../queue/redis.js';
-import { loadCaBundle } from '../sandbox/caCertificates.js';
+import { loadCaBundle } from '../sandbox/images/caCertificates.js';
 import { connectDocker, pingDocker } from '../sandbox/docker.js';
-import { baseImageName, parseBaseRef } from '../sandbox/baseImages.js';
+import { baseImageName, parseBaseRef } from '../sandbox/images/baseImages.js';
 import type { Docker } from '../sandbox/docker.js';
-import { redact } from '../util/secrets.js';
+import { errorLine } from '../util/errors.js';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';
 
@@ -36,7 +36,7 @@ export interface DoctorOptions {
   minFreeBytes?: number;
 }
 
-const oneLine = (e: unknown) => redact(String((e as Error)?.message ?? e).split('\n')[0]!.slice(0, 200));
+const oneLine = (e: unknown) => errorLine(e, 200);
 const gb = (n: number) => `${(n / 1e9).toFixed(1)} GB`;
 
 async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

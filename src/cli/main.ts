@@ -20,7 +20,7 @@ import { renderVerdictText } from '../harness/render.js';
 import { cappedLines, renderNotesText } from '../pipeline/notes.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import type { ResourceLimits } from '../sandbox/types.js';
-import { isSwtError, SwtError } from '../util/errors.js';
+import { errorLine, isSwtError, SwtError } from '../util/errors.js';
 import { logger } from '../util/logger.js';
 import { terminalProgress } from './progress.js';
 
@@ -78,7 +78,17 @@ export function buildProgram(): Command {
       logger.level = cmd.opts().verbose ? 'info' : (process.env.LOG_LEVEL ?? 'warn');
     })
     .showHelpAfterError();
+  addValidateCommand(program);
+  addEvalCommand(program);
+  addReproduceCommand(program);
+  addDemoCommand(program);
+  addWorkerCommand(program);
+  addDoctorCommand(program);
+  return program;
+}
 
+/** `swt validate`. */
+function addValidateCommand(program: Command): void {
   addLimitOptions(
     program
       .command('validate')
@@ -135,7 +145,10 @@ export function buildProgram(): Command {
       for (const w of result.warnings) process.stderr.write(`swt: warning: ${w}\n`);
     }
   });
+}
 
+/** `swt eval`. */
+function addEvalCommand(program: Command): void {
   addLimitOptions(
     program
       .command('eval')
@@ -207,7 +220,10 @@ export function buildProgram(): Command {
       );
     }
   });
+}
 
+/** `swt reproduce`. */
+function addReproduceCommand(program: Command): void {
   addLimitOptions(
     program
       .command('reproduce')
@@ -244,7 +260,10 @@ export function buildProgram(): Command {
     }
     if (rep.status !== 'reproduced') process.exitCode = 3;
   });
+}
 
+/** `swt demo`. */
+function addDemoCommand(program: Command): void {
   program
     .command('demo')
     .description('the main job on a bundled repository: reproduce its issue, validate its fix, print what the bot would post')
@@ -271,7 +290,10 @@ export function buildProgram(): Command {
       else process.stdout.write(`${result.strategyNote}\n\n${result.markdown}\n`);
       if (result.reproduction.status !== 'reproduced') process.exitCode = 3;
     });
+}
 
+/** `swt worker`. */
+function addWorkerCommand(program: Command): void {
   program
     .command('worker')
     .description('run jobs only (no webhooks): with REDIS_URL, one of any number of workers sharing the Redis queue; needs APP_ID and PRIVATE_KEY')
@@ -285,7 +307,10 @@ export function buildProgram(): Command {
         process.once('SIGTERM', stop);
       });
     });
+}
 
+/** `swt doctor`. */
+function addDoctorCommand(program: Command): void {
   program
     .command('doctor')
     .description('check Docker, the base images, disk, Redis, the LLM endpoint and the GitHub App credentials; one line each, exit 1 if something is wrong')
@@ -297,8 +322,6 @@ export function buildProgram(): Command {
       else process.stdout.write(renderDoctor(results));
       if (results.some((r) => r.level === 'fail')) process.exitCode = 1;
     });
-
-  return program;
 }
 
 /** Commander's own wording, for options required unless a URL is given. */
@@ -368,7 +391,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     await buildProgram().parseAsync(argv);
     return 0;
   } catch (e) {
-    const msg = isSwtError(e) ? e.oneLine() : (e as Error).message.split('\n')[0];
+    const msg = errorLine(e, 2000);
     process.stderr.write(`swt: error: ${msg}\n`);
     return isSwtError(e) ? 2 : 1;
   }

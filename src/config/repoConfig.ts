@@ -1,6 +1,6 @@
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
-import { SwtError } from '../util/errors.js';
+import { errorLine, SwtError } from '../util/errors.js';
 
 /** Where a repository configures swt-bot, as Probot's `context.config` reads it. */
 export const CONFIG_PATH = '.github/swt.yml';
@@ -94,7 +94,7 @@ export function parseRepoConfig(text: string, source = CONFIG_PATH): RepoConfig 
     raw = parseYaml(text) ?? {};
   } catch (e) {
     const where = e instanceof YAMLParseError && e.linePos ? `:${e.linePos[0].line}` : '';
-    throw new SwtError('BAD_CONFIG', `${source}${where}: not valid YAML (${(e as Error).message.split('\n')[0]})`);
+    throw new SwtError('BAD_CONFIG', `${source}${where}: not valid YAML (${errorLine(e)})`);
   }
   return checkRepoConfig(raw, source);
 }

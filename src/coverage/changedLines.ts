@@ -2,14 +2,7 @@
 import { parsePatch } from 'diff';
 import { SwtError } from '../util/errors.js';
 import type { ChangedLines, LineRef } from './types.js';
-
-function clean(name: string | undefined): string | undefined {
-  if (!name) return undefined;
-  let n = name.trim();
-  if (n.startsWith('"') && n.endsWith('"')) n = JSON.parse(n) as string;
-  if (n === '/dev/null') return undefined;
-  return n.replace(/^[ab]\//, '');
-}
+import { diffPath } from '../patch/fileNames.js';
 
 /**
  * Removed lines by their number in the old file, added lines by their number in the new one
@@ -26,8 +19,8 @@ export function changedLines(unifiedDiff: string, keep: (path: string) => boolea
     throw new SwtError('PATCH_MALFORMED', `Cannot parse the code patch: ${(e as Error).message}`, { cause: e });
   }
   for (const p of patches) {
-    const oldName = clean(p.oldFileName);
-    const newName = clean(p.newFileName);
+    const oldName = diffPath(p.oldFileName);
+    const newName = diffPath(p.newFileName);
     for (const h of p.hunks) {
       let oldLine = h.oldStart;
       let newLine = h.newStart;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { cacheDir } from '../sandbox/tempDirs.js';
+import { cacheDir } from '../util/tempDirs.js';
 import type { LineCounts } from './types.js';
 
 /** Bump when counting changes meaning (the in-sandbox scripts, the conversion, the code-line filter). */

@@ -12,9 +12,10 @@ import { startApp } from '../app/app.js';
 import { isLlmConfigured } from '../generation/index.js';
 import type { StrategyName } from '../generation/candidate.js';
 import { silentProgress, type Progress } from '../pipeline/progress.js';
-import { git } from '../sandbox/gitExec.js';
+import { git } from '../repo/gitExec.js';
 import type { Sandbox } from '../sandbox/types.js';
-import { FakeGitHub, type CheckRun } from './fakeGitHub.js';
+import { FakeGitHub } from './fakeGitHub.js';
+import type { CheckRun } from './fakeGitHubModel.js';
 import { createFixtureRepo, type FixtureName, type FixtureRepo } from './fixtureRepos.js';
 
 const GIT_ENV = { GIT_AUTHOR_NAME: 'dev', GIT_AUTHOR_EMAIL: 'dev@example.invalid', GIT_COMMITTER_NAME: 'dev', GIT_COMMITTER_EMAIL: 'dev@example.invalid' };

@@ -11,111 +11,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git, runGit } from '../sandbox/gitExec.js';
+import { git, runGit } from '../repo/gitExec.js';
 import { handleGitHttp } from './gitHttp.js';
-
-export interface RecordedCall {
-  method: string;
-  /** Path and query, decoded, without the `/api/v3` prefix. */
-  path: string;
-  body?: any;
-  at: number;
-}
-
-interface User {
-  login: string;
-  type: 'User' | 'Bot';
-}
-
-interface Comment {
-  id: number;
-  body: string;
-  user: User;
-  created_at: string;
-  updated_at: string;
-}
-
-interface Issue {
-  number: number;
-  title: string;
-  body: string;
-  user: User;
-  labels: string[];
-  locked: boolean;
-  state: 'open' | 'closed';
-  comments: Comment[];
-  pull?: Pull;
-}
-
-interface Pull {
-  headSha: string;
-  headRef: string;
-  baseRef: string;
-  fork: boolean;
-  /** Issues linked outside the body (GitHub's sidebar): returned by closingIssuesReferences. */
-  linked: number[];
-  draft: boolean;
-  /** Set once merged: the merge commit, and the base it was made on. */
-  merged?: { sha: string; baseSha: string; at: string };
-}
-
-export interface CheckRun {
-  id: number;
-  head_sha: string;
-  name: string;
-  status: string;
-  conclusion: string | null;
-  output: { title?: string; summary?: string; text?: string } | null;
-  annotations: unknown[];
-  actions: unknown[];
-  details_url?: string;
-  /** Every status the run went through, with the time (ms) it was set. */
-  history: Array<{ status: string; conclusion: string | null; title?: string; summary?: string; at: number }>;
-}
-
-interface Repo {
-  owner: string;
-  name: string;
-  defaultBranch: string;
-  dir: string;
-  issues: Map<number, Issue>;
-  checkRuns: CheckRun[];
-  nextNumber: number;
-  permissions: Map<string, string>;
-}
-
-export interface FakeGitHubOptions {
-  appId?: number;
-  installationId?: number;
-  /** Shared with the App: webhooks are signed with it. */
-  webhookSecret: string;
-  /** The App's private key (PEM): JWTs are checked against its public half. */
-  appPrivateKey: string;
-  /** The login of the App's bot account. */
-  botLogin?: string;
-  /** Personal tokens accepted as users (the CLI's GITHUB_TOKEN). */
-  personalTokens?: Record<string, string>;
-}
-
-/** GitHub's own limits on what it stores: longer text is refused with 422, as GitHub does. */
-const COMMENT_MAX = 65_536;
-const CHECK_TEXT_MAX = 65_535;
-
-function checkLength(what: string, text: unknown, max: number): void {
-  if (typeof text === 'string' && text.length > max) throw new HttpError(422, `Validation Failed: ${what} is too long (maximum is ${max} characters)`);
-}
-
-class HttpError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
-}
-
-type Caller = { kind: 'app' } | { kind: 'installation' } | { kind: 'user'; login: string };
-
-const now = () => new Date().toISOString();
+import { HttpError, now, type Caller, type CheckRun, type Comment, type FakeGitHubOptions, type Issue, type Pull, type RecordedCall, type Repo, type User } from './fakeGitHubModel.js';
+import { checkRunRoute, graphql, issueRoute, putContents, type RouteResult } from './fakeGitHubRoutes.js';
 
 export class FakeGitHub {
   readonly calls: RecordedCall[] = [];
@@ -483,7 +382,7 @@ export class FakeGitHub {
     body: any,
     auth: Caller,
     req: IncomingMessage,
-  ): Promise<{ status?: number; json?: unknown; raw?: string }> {
+  ): Promise<RouteResult> {
     const actor: User = auth.kind === 'user' ? { login: auth.login, type: 'User' } : { login: this.botLogin, type: 'Bot' };
     let m: RegExpExecArray | null;
     if (method === 'POST' && (m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path))) {
@@ -498,7 +397,7 @@ export class FakeGitHub {
       if (auth.kind !== 'user') throw new HttpError(403, 'Resource not accessible by integration');
       return { json: { login: auth.login, type: 'User' } };
     }
-    if (method === 'POST' && path === '/graphql') return { json: await this.#graphql(body) };
+    if (method === 'POST' && path === '/graphql') return { json: graphql(body, (o, r) => this.#repo(o, r)) };
     if (!(m = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path))) throw new HttpError(404, 'Not Found');
     const repo = this.#repo(m[1]!, m[2]!);
     const rest = m[3] ?? '';
@@ -515,7 +414,7 @@ export class FakeGitHub {
       if (!/raw/.test(String(req.headers.accept))) return { json: { type: 'file', path: m[1], encoding: 'base64', content: r.stdout.toString('base64') } };
       return { raw: r.stdout.toString('utf8') };
     }
-    if (method === 'PUT' && (m = /^\/contents\/(.+)$/.exec(rest))) return { status: 201, json: await this.#putContents(repo, m[1]!, body) };
+    if (method === 'PUT' && (m = /^\/contents\/(.+)$/.exec(rest))) return { status: 201, json: await putContents(repo, m[1]!, body, this.#root, this.botLogin) };
     if (method === 'POST' && rest === '/git/refs') {
       const ok = await runGit(repo.dir, ['update-ref', body.ref, body.sha, '0'.repeat(40)]);
       if (ok.code !== 0) throw new HttpError(422, 'Reference already exists');
@@ -534,122 +433,15 @@ export class FakeGitHub {
     if ((m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest)) && method === 'GET') {
       return { json: { permission: repo.permissions.get(m[1]!) ?? 'read', user: { login: m[1] } } };
     }
-    if (rest.startsWith('/check-runs') && auth.kind === 'user') throw new HttpError(403, 'Resource not accessible by personal access token');
-    if ((method === 'POST' && rest === '/check-runs') || (method === 'PATCH' && rest.startsWith('/check-runs/'))) {
-      checkLength('output.summary', body?.output?.summary, CHECK_TEXT_MAX);
-      checkLength('output.text', body?.output?.text, CHECK_TEXT_MAX);
+    if (rest.startsWith('/check-runs')) {
+      if (auth.kind === 'user') throw new HttpError(403, 'Resource not accessible by personal access token');
+      const out = checkRunRoute(method, rest, body, repo, () => this.#nextId++);
+      if (out) return out;
     }
-    if (method === 'POST' && rest === '/check-runs') {
-      const run: CheckRun = {
-        id: this.#nextId++,
-        head_sha: body.head_sha,
-        name: body.name,
-        status: body.conclusion ? 'completed' : (body.status ?? 'queued'),
-        conclusion: body.conclusion ?? null,
-        output: body.output ?? null,
-        annotations: [...(body.output?.annotations ?? [])],
-        actions: body.actions ?? [],
-        details_url: body.details_url,
-        history: [],
-      };
-      run.history.push({ status: run.status, conclusion: run.conclusion, title: run.output?.title, summary: run.output?.summary, at: Date.now() });
-      repo.checkRuns.push(run);
-      return { status: 201, json: run };
-    }
-    if (method === 'PATCH' && (m = /^\/check-runs\/(\d+)$/.exec(rest))) {
-      const run = repo.checkRuns.find((c) => c.id === Number(m![1]));
-      if (!run) throw new HttpError(404, 'Not Found');
-      if (body.status) run.status = body.status;
-      if (body.conclusion) (run.conclusion = body.conclusion), (run.status = 'completed');
-      if (body.output) {
-        const { annotations, ...output } = body.output;
-        run.output = output;
-        run.annotations.push(...(annotations ?? []));
-      }
-      if (body.actions) run.actions = body.actions;
-      if (body.details_url) run.details_url = body.details_url;
-      run.history.push({ status: run.status, conclusion: run.conclusion, title: run.output?.title, summary: run.output?.summary, at: Date.now() });
-      return { json: run };
-    }
-    if ((m = /^\/(issues|pulls)\/(\d+)(\/.*)?$/.exec(rest))) {
-      const i = repo.issues.get(Number(m[2]));
-      if (!i || (m[1] === 'pulls' && !i.pull)) throw new HttpError(404, 'Not Found');
-      const sub = m[3] ?? '';
-      if (m[1] === 'pulls') {
-        if (method === 'GET' && sub === '') return { json: await this.#pullJson(repo, i) };
-        if (method === 'GET' && sub === '/files') {
-          const base = (await git(repo.dir, ['rev-parse', `refs/heads/${i.pull!.baseRef}`])).trim();
-          const names = (await git(repo.dir, ['diff', '--name-only', `${base}...${i.pull!.headSha}`])).split('\n').filter(Boolean);
-          // As GitHub: the PR's own changes since the merge base, at most 3,000 files.
-          return { json: names.slice(0, 3000).map((filename) => ({ filename, status: 'modified' })) };
-        }
-        throw new HttpError(404, 'Not Found');
-      }
-      if (method === 'GET' && sub === '') return { json: this.#issueJson(repo, i) };
-      if (method === 'GET' && sub === '/comments') return { json: i.comments };
-      if (method === 'POST' && sub === '/comments') {
-        checkLength('body', body.body, COMMENT_MAX);
-        const c: Comment = { id: this.#nextId++, body: body.body, user: actor, created_at: now(), updated_at: now() };
-        i.comments.push(c);
-        return { status: 201, json: c };
-      }
-      if (method === 'POST' && sub === '/labels') {
-        for (const l of body.labels as string[]) if (!i.labels.includes(l)) i.labels.push(l);
-        return { json: i.labels.map((name) => ({ name })) };
-      }
-      if (method === 'DELETE' && (m = /^\/labels\/(.+)$/.exec(sub))) {
-        const at = i.labels.indexOf(m[1]!);
-        if (at < 0) throw new HttpError(404, 'Label does not exist');
-        i.labels.splice(at, 1);
-        return { json: i.labels.map((name) => ({ name })) };
-      }
-      throw new HttpError(404, 'Not Found');
-    }
-    if (method === 'PATCH' && (m = /^\/issues\/comments\/(\d+)$/.exec(rest))) {
-      for (const i of repo.issues.values()) {
-        const c = i.comments.find((x) => x.id === Number(m![1]));
-        if (!c) continue;
-        if (c.user.login !== actor.login) throw new HttpError(403, 'Must have admin rights to Repository.');
-        checkLength('body', body.body, COMMENT_MAX);
-        c.body = body.body;
-        c.updated_at = now();
-        return { json: c };
-      }
-      throw new HttpError(404, 'Not Found');
+    if (/^\/(issues|pulls)\//.test(rest)) {
+      const out = await issueRoute(method, rest, body, repo, actor, () => this.#nextId++, { pull: (i) => this.#pullJson(repo, i), issue: (i) => this.#issueJson(repo, i) });
+      if (out) return out;
     }
     throw new HttpError(404, 'Not Found');
-  }
-
-  async #graphql(body: { query: string; variables: { owner: string; repo: string; number: number } }) {
-    if (!/closingIssuesReferences/.test(body?.query ?? '')) return { errors: [{ message: 'the fake GitHub answers closingIssuesReferences only' }] };
-    const { owner, repo, number } = body.variables;
-    const r = this.#repo(owner, repo);
-    const i = r.issues.get(number);
-    if (!i?.pull) return { data: { repository: { pullRequest: null } } };
-    const nodes = i.pull.linked.map((n) => ({ number: n, repository: { nameWithOwner: `${r.owner}/${r.name}` } }));
-    return { data: { repository: { pullRequest: { closingIssuesReferences: { nodes } } } } };
-  }
-
-  /** The contents API's commit of one file onto a branch, done with git in the bare repository. */
-  async #putContents(repo: Repo, path: string, body: { message: string; content: string; branch: string; sha?: string }) {
-    const ref = `refs/heads/${body.branch}`;
-    const parent = (await git(repo.dir, ['rev-parse', ref])).trim();
-    const current = await runGit(repo.dir, ['rev-parse', '--verify', '--quiet', `${parent}:${path}`]);
-    const existing = current.code === 0 ? current.stdout.toString().trim() : undefined;
-    if (existing !== body.sha) throw new HttpError(409, `${path} does not match ${body.sha ?? 'a new file'}`);
-    const blob = (await git(repo.dir, ['hash-object', '-w', '--stdin'], { input: Buffer.from(body.content, 'base64') })).trim();
-    const index = join(this.#root, `index-${randomUUID()}`);
-    const env = { GIT_INDEX_FILE: index };
-    await git(repo.dir, ['read-tree', parent], { env });
-    await git(repo.dir, ['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { env });
-    const tree = (await git(repo.dir, ['write-tree'], { env })).trim();
-    await rm(index, { force: true });
-    const commit = (
-      await git(repo.dir, ['commit-tree', tree, '-p', parent, '-m', body.message], {
-        env: { GIT_AUTHOR_NAME: this.botLogin, GIT_AUTHOR_EMAIL: 'bot@fake.invalid', GIT_COMMITTER_NAME: this.botLogin, GIT_COMMITTER_EMAIL: 'bot@fake.invalid' },
-      })
-    ).trim();
-    await git(repo.dir, ['update-ref', ref, commit, parent]);
-    return { content: { path, sha: blob }, commit: { sha: commit } };
   }
 }

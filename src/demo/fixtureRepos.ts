@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IssueInput } from '../generation/types.js';
-import { git as runGit } from '../sandbox/gitExec.js';
+import { git as runGit } from '../repo/gitExec.js';
 
 /** The project's own small bug-fix repositories, shipped in fixtures/ (no ../shared needed). */
 export const FIXTURE_NAMES = ['py-durations', 'ts-chunk', 'go-durations'] as const;

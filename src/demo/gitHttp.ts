@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { gitBaseEnv } from '../sandbox/gitExec.js';
+import { gitBaseEnv } from '../repo/gitExec.js';
 
 export interface GitHttpOptions {
   /** Directory holding `<owner>/<repo>.git` bare repositories. */

@@ -3,6 +3,7 @@
  * functions or methods (Rust, Java): the compiled-language rule judges only those when their unit
  * did not build at base. Pure.
  */
+import { diffPath } from '../patch/fileNames.js';
 
 export interface ChangedFunctions {
   /** Function names with an added or removed line, by repository path. */
@@ -26,8 +27,8 @@ export function changedFunctions(diff: string, syntax: FunctionSyntax): ChangedF
   let current: string | undefined;
   for (const line of diff.split('\n')) {
     if (line.startsWith('+++ ')) {
-      const name = line.slice(4).trim().replace(/^b\//, '');
-      file = name !== '/dev/null' && syntax.file(name) ? name : undefined;
+      const name = diffPath(line.slice(4));
+      file = name && syntax.file(name) ? name : undefined;
       current = undefined;
       continue;
     }

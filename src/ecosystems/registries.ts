@@ -1,6 +1,6 @@
 /**
  * The package registries each ecosystem's installs reach through the egress proxy, by ecosystem
- * id: the default allowlist is their union (src/sandbox/egressConfig.ts). A leaf module (no
+ * id: the default allowlist is their union (src/sandbox/egress/egressConfig.ts). A leaf module (no
  * imports) so the sandbox can read it without depending on the ecosystems.
  */
 export const REGISTRIES = {

@@ -3,9 +3,9 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { git } from '../sandbox/gitExec.js';
-import { singleFlight } from '../sandbox/lock.js';
-import { SwtError } from '../util/errors.js';
+import { git } from '../repo/gitExec.js';
+import { singleFlight } from '../util/lock.js';
+import { errorLine, SwtError } from '../util/errors.js';
 import { repoDirName } from './instances.js';
 
 export function repoCacheDir(): string {
@@ -34,7 +34,7 @@ export async function resolveRepoPath(reposDir: string, repo: string): Promise<s
       await rename(tmp, mirror);
     } catch (e) {
       await rm(tmp, { recursive: true, force: true });
-      throw new SwtError('NOT_A_REPO', `cannot unpack git bundle ${bundle}: ${(e as Error).message.split('\n')[0]}`);
+      throw new SwtError('NOT_A_REPO', `cannot unpack git bundle ${bundle}: ${errorLine(e)}`);
     }
     return mirror;
   });

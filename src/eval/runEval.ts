@@ -6,7 +6,7 @@ import { applyModelPatch } from '../patch/applyModelPatch.js';
 import { prepareContext } from '../pipeline/context.js';
 import { validate, type ValidationResult } from '../pipeline/validate.js';
 import { silentProgress, type Progress } from '../pipeline/progress.js';
-import { materialize } from '../sandbox/git.js';
+import { materialize } from '../repo/git.js';
 import type { ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { isSwtError } from '../util/errors.js';
 import type { Instance, Prediction } from './instances.js';

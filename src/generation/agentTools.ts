@@ -12,7 +12,7 @@ import { tryConfineRepoPath } from '../util/repoPath.js';
 import { shellQuote as shq } from '../util/shell.js';
 import type { ToolCall, ToolSpec } from './llmTypes.js';
 import type { IssueInput, Workbench } from './types.js';
-import { classifyFailure, issueFacts } from './verify.js';
+import { classifyFailure, reportedFailure } from './verify.js';
 import { testPartOf } from './candidate.js';
 
 export const AGENT_TOOLS: ToolSpec[] = [
@@ -139,7 +139,7 @@ async function readOrNull(session: SandboxSession, path: string): Promise<string
 
 /** Human-readable results of a parsed run, with the verification's view of each failure. */
 export function formatRun(run: RunResult, issue: IssueInput, maxChars: number): string {
-  const facts = issueFacts(issue);
+  const facts = reportedFailure(issue);
   const lines: string[] = [];
   const failed = run.tests.filter((t) => t.outcome === 'failed');
   const passed = run.tests.filter((t) => t.outcome === 'passed');
@@ -294,43 +294,30 @@ async function runTestsTool(ctx: AgentToolContext, args: Record<string, unknown>
   return `exit code ${r.exitCode}${r.timedOut ? ' (TIMED OUT)' : ''}\n${trimOutput(r.output.trim(), ctx.maxOutputChars)}`;
 }
 
+type ToolRunner = (ctx: AgentToolContext, args: Record<string, unknown>) => Promise<ToolOutcome>;
+const output = (read: (ctx: AgentToolContext, args: Record<string, unknown>) => Promise<string>): ToolRunner => async (ctx, args) => ({ output: await read(ctx, args) });
+
+/** Each tool by name; those that only read answer with their output. */
+const TOOL_RUNNERS: Record<string, ToolRunner> = {
+  list_files: output(listFiles),
+  find_files: output(findFiles),
+  grep: output(grep),
+  read_file: output(readFileTool),
+  write_file: writeFileTool,
+  edit_file: editFileTool,
+  apply_custom_diff: applyCustomDiffTool,
+  run_tests: output(runTestsTool),
+  submit: async () => ({ output: 'submitted', submitted: true }),
+};
+
 /** Runs one tool call; never throws for the model's mistakes (they come back as the result). */
 export async function executeTool(call: ToolCall, ctx: AgentToolContext): Promise<ToolOutcome> {
   let outcome: ToolOutcome;
   try {
     if (call.parseError) throw new ToolError(`${call.parseError}. Call ${call.name} again with a valid JSON object of arguments.`);
-    const a = call.arguments;
-    switch (call.name) {
-      case 'list_files':
-        outcome = { output: await listFiles(ctx, a) };
-        break;
-      case 'find_files':
-        outcome = { output: await findFiles(ctx, a) };
-        break;
-      case 'grep':
-        outcome = { output: await grep(ctx, a) };
-        break;
-      case 'read_file':
-        outcome = { output: await readFileTool(ctx, a) };
-        break;
-      case 'write_file':
-        outcome = await writeFileTool(ctx, a);
-        break;
-      case 'edit_file':
-        outcome = await editFileTool(ctx, a);
-        break;
-      case 'apply_custom_diff':
-        outcome = await applyCustomDiffTool(ctx, a);
-        break;
-      case 'run_tests':
-        outcome = { output: await runTestsTool(ctx, a) };
-        break;
-      case 'submit':
-        outcome = { output: 'submitted', submitted: true };
-        break;
-      default:
-        throw new ToolError(`unknown tool "${call.name}"; the tools are: ${AGENT_TOOL_NAMES.join(', ')}`);
-    }
+    const tool = Object.hasOwn(TOOL_RUNNERS, call.name) ? TOOL_RUNNERS[call.name] : undefined;
+    if (!tool) throw new ToolError(`unknown tool "${call.name}"; the tools are: ${AGENT_TOOL_NAMES.join(', ')}`);
+    outcome = await tool(ctx, call.arguments);
   } catch (e) {
     if (e instanceof ToolError) outcome = { output: `error: ${e.message}` };
     else outcome = { output: `error: the tool failed: ${(e as Error).message ?? String(e)}` };

@@ -3,8 +3,7 @@
  * keep only its test files, run it on base (twice) and judge the runs with verify.ts.
  */
 import type { Logger } from '../util/logger.js';
-import { isSwtError } from '../util/errors.js';
-import { redact } from '../util/secrets.js';
+import { errorLine, isSwtError } from '../util/errors.js';
 import { Budget, isBudgetExhausted, type BudgetDimension } from './budget.js';
 import { isTestPath } from '../harness/testFiles.js';
 import { joinDiff, splitDiff, type DiffFile } from './diffFiles.js';
@@ -77,7 +76,7 @@ export async function evaluateCandidate(ctx: StrategyContext, text: string, opts
   try {
     app = await workbench.applyPatch(text);
   } catch (e) {
-    const msg = redact((e as Error).message ?? String(e));
+    const msg = errorLine(e, 1000);
     return { status: 'not-reproduced', reason: `the patch could not be applied: ${msg}`, testPatch: '', evidence: emptyEvidence({ applyErrors: [msg] }), runs: [] };
   }
   if (!app.applied || !app.diff.trim()) {
@@ -115,7 +114,7 @@ export async function evaluateCandidate(ctx: StrategyContext, text: string, opts
   } catch (e) {
     // The runner found nothing to run, or the patch is unusable: a verdict on the candidate, not a crash.
     if (isSwtError(e) && ['NO_TEST_FILES', 'PATCH_MALFORMED', 'PATCH_DOES_NOT_APPLY', 'UNSAFE_PATH', 'TEST_COMMAND_NOT_FOUND'].includes(e.code)) {
-      const msg = redact(e.oneLine());
+      const msg = errorLine(e, 1000);
       evidence.notes.push(`the test run failed: ${msg}`);
       return { status: 'not-reproduced', reason: `the tests could not be run: ${msg}`, testPatch, evidence, runs };
     }

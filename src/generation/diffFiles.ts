@@ -1,5 +1,6 @@
 /** Small, pure helpers over canonical (git) unified diffs: per-file sections and test-path rules. */
 import { posix } from 'node:path';
+import { diffPath } from '../patch/fileNames.js';
 
 export interface DiffFile {
   /** Path after the change (before it, for a deletion). */
@@ -12,22 +13,6 @@ export interface DiffFile {
   /** Added lines, without the leading '+'. */
   added: string[];
   removed: string[];
-}
-
-function unquote(p: string): string {
-  if (p.startsWith('"') && p.endsWith('"')) {
-    try {
-      return JSON.parse(p);
-    } catch {
-      return p.slice(1, -1);
-    }
-  }
-  return p;
-}
-
-function stripPrefix(p: string): string {
-  const u = unquote(p.trim());
-  return u === '/dev/null' ? u : u.replace(/^[ab]\//, '');
 }
 
 /** Splits a unified diff into files. Accepts git diffs and plain `---/+++` diffs. */
@@ -52,18 +37,18 @@ export function splitDiff(diff: string): DiffFile[] {
       if (!inHunk && l.startsWith('diff --git ')) {
         const m = /^diff --git (\S+|"[^"]+") (\S+|"[^"]+")$/.exec(l);
         if (m) {
-          oldP = stripPrefix(m[1]);
-          newP = stripPrefix(m[2]);
+          oldP = diffPath(m[1]);
+          newP = diffPath(m[2]);
         }
       } else if (!inHunk && l.startsWith('new file mode')) isNew = true;
       else if (!inHunk && l.startsWith('deleted file mode')) isDeleted = true;
       else if (!inHunk && l.startsWith('--- ')) {
-        const p = stripPrefix(l.slice(4).split('\t')[0]);
-        if (p === '/dev/null') isNew = true;
+        const p = diffPath(l.slice(4));
+        if (p === undefined) isNew = true;
         else oldP = p;
       } else if (!inHunk && l.startsWith('+++ ')) {
-        const p = stripPrefix(l.slice(4).split('\t')[0]);
-        if (p === '/dev/null') isDeleted = true;
+        const p = diffPath(l.slice(4));
+        if (p === undefined) isDeleted = true;
         else newP = p;
       } else if (l.startsWith('@@')) inHunk = true;
       else if (inHunk && l.startsWith('+')) added.push(l.slice(1));

@@ -8,7 +8,7 @@
  */
 import { logger as defaultLogger, type Logger } from '../util/logger.js';
 import { redact, secretValues } from '../util/secrets.js';
-import { SwtError } from '../util/errors.js';
+import { errorLine, SwtError } from '../util/errors.js';
 import { Budget, budgetLimitsFrom, isBudgetExhausted, type BudgetLimits } from './budget.js';
 import { toReproduction, type StrategyContext, type StrategyName, type StrategyOptions } from './candidate.js';
 import { createLlmFromEnv, type LlmSettingsInput } from './llmClient.js';
@@ -80,7 +80,7 @@ export async function reproduce(workbench: Workbench, issue: IssueInput, opts: R
     else result = await RUNNERS[strategy](ctx);
   } catch (e) {
     if (!isBudgetExhausted(e)) throw e;
-    result = toReproduction(strategy, budget, { reason: redact((e as Error).message), budgetExhausted: (e as { dimension?: Reproduction['budgetExhausted'] }).dimension });
+    result = toReproduction(strategy, budget, { reason: errorLine(e, 1000), budgetExhausted: (e as { dimension?: Reproduction['budgetExhausted'] }).dimension });
   } finally {
     if (!(opts.budget instanceof Budget)) budget.dispose();
   }
@@ -97,7 +97,7 @@ export type { LlmSettings, LlmSettingsInput, ToolMode } from './llmClient.js';
 export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall, ToolSpec } from './llmTypes.js';
 export { DEFAULT_PRICES, buildPriceTable, costOf, priceFor } from './prices.js';
 export type { ModelPrice, PriceTable } from './prices.js';
-export { judgeRuns, classifyFailure, issueFacts } from './verify.js';
+export { judgeRuns, classifyFailure, reportedFailure } from './verify.js';
 export type { Judgement } from './verify.js';
 export { planSnippetTest } from './snippet/index.js';
 export type { SnippetPlan, SnippetTest } from './snippet/index.js';

@@ -22,7 +22,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import { SwtError, isSwtError } from '../util/errors.js';
+import { errorLine, SwtError, isSwtError } from '../util/errors.js';
 import { logger as defaultLogger, type Logger } from '../util/logger.js';
 import { redact, secretValues } from '../util/secrets.js';
 import { Budget, BudgetExhaustedError } from './budget.js';
@@ -75,7 +75,7 @@ export function llmSettingsFrom(env: NodeJS.ProcessEnv = process.env, config: Pa
   try {
     envPrices = str(env.SWT_LLM_PRICES) ? buildPriceTable(env.SWT_LLM_PRICES) : undefined;
   } catch (e) {
-    throw new SwtError('BAD_CONFIG', `SWT_LLM_PRICES is not a valid price table: ${(e as Error).message.split('\n')[0]}`);
+    throw new SwtError('BAD_CONFIG', `SWT_LLM_PRICES is not a valid price table: ${errorLine(e)}`);
   }
   const r = llmSettingsSchema.safeParse(raw);
   if (!r.success) {
@@ -364,7 +364,7 @@ function isToolRejection(err: unknown): boolean {
 function toSwtError(err: unknown, kind: ErrorKind, s: LlmSettings, secrets: string[], attempts: number): SwtError {
   if (isSwtError(err)) return err;
   const where = s.baseURL ?? 'api.openai.com';
-  const msg = redact(err instanceof Error ? err.message : String(err), secrets).split('\n')[0].slice(0, 300);
+  const msg = errorLine(err, 300, secrets);
   if (kind === 'timeout') {
     return new SwtError('LLM_TIMEOUT', `the LLM at ${where} did not answer within ${s.timeoutMs} ms (${attempts + 1} attempt(s))`, {
       hint: 'raise SWT_LLM_TIMEOUT_MS or check the server',

@@ -40,8 +40,8 @@ const MISSING_TEXT = /\b(missing|undefined|null|None|NoneType|no longer (has|hav
 const NOTHING_ACCESS = /^(TypeError|AttributeError)\b.*\b(undefined|null|None|NoneType)\b/m;
 const ASSERTION_TEXT = /^\s*(E\s+)?assert\b|\bAssertionError\b|DID NOT RAISE|DID NOT WARN|^\s*Failed: |expect\(|Expected values to be|Expected "actual"|expected .+ to (be|equal|deeply equal|strictly equal|have|include|contain|throw|match)|\bto(Be|Equal|StrictEqual|Throw|Match|Contain)\b/m;
 
-/** What the issue reports: the exceptions it names and, from a traceback, the message. */
-export interface IssueFacts {
+/** What the issue reports of its failure: the exceptions it names and, from a traceback, the message (the App's IssueFacts, in github/decide.ts, are the facts it decides on). */
+export interface ReportedFailure {
   exceptions: Set<string>;
   reported?: { type: string; message: string };
   aboutHang: boolean;
@@ -49,7 +49,7 @@ export interface IssueFacts {
   aboutMissing: boolean;
 }
 
-export function issueFacts(issue: IssueInput): IssueFacts {
+export function reportedFailure(issue: IssueInput): ReportedFailure {
   const text = `${issue.title}\n${issue.body}`;
   const tb = pythonTraceback(text) ?? jsError(text);
   return { exceptions: exceptionNames(text), reported: tb ? { type: tb.type, message: tb.message } : undefined, aboutHang: issueIsAboutHang(text), aboutMissing: MISSING_TEXT.test(text) };
@@ -73,7 +73,7 @@ export function carriesReportedException(message: string, reported: { type: stri
   return normalise(message).includes(normalise(reported.message).slice(0, 200));
 }
 
-export function classifyFailure(t: Pick<TestResult, 'id' | 'failureKind' | 'message'>, facts: IssueFacts): FailureEvidence {
+export function classifyFailure(t: Pick<TestResult, 'id' | 'failureKind' | 'message'>, facts: ReportedFailure): FailureEvidence {
   const message = (t.message ?? '').trim();
   const lead = leadingException(message);
   const base = { id: t.id, message: message.slice(0, 2000) };
@@ -133,7 +133,7 @@ export function isPatchedTest(t: TestResult, files: readonly DiffFile[], baselin
   return !before || before.outcome === 'passed';
 }
 
-function evidenceOf(run: RunResult, files: readonly DiffFile[], facts: IssueFacts, baseline?: RunResult): RunEvidence & { considered: TestResult[]; fileErrs: FailureEvidence[] } {
+function evidenceOf(run: RunResult, files: readonly DiffFile[], facts: ReportedFailure, baseline?: RunResult): RunEvidence & { considered: TestResult[]; fileErrs: FailureEvidence[] } {
   const considered = run.tests.filter((t) => isPatchedTest(t, files, baseline));
   const failures = considered.filter((t) => t.outcome === 'failed' && t.failureKind !== 'missing').map((t) => classifyFailure(t, facts));
   const fileErrs = run.fileErrors
@@ -156,7 +156,7 @@ function excerpt(f: FailureEvidence | undefined, run: RunResult): string {
   return (lines.length > 25 ? [...lines.slice(0, 25), `… (${lines.length - 25} more lines)`] : lines).join('\n').slice(0, 3000);
 }
 
-const ACCEPTED = (facts: IssueFacts) => (f: FailureEvidence) =>
+const ACCEPTED = (facts: ReportedFailure) => (f: FailureEvidence) =>
   f.kind === 'assertion' || f.kind === 'issue-exception' || f.kind === 'issue-symptom' || (f.kind === 'timeout' && facts.aboutHang);
 
 /**
@@ -165,7 +165,7 @@ const ACCEPTED = (facts: IssueFacts) => (f: FailureEvidence) =>
  */
 export function judgeRuns(issue: IssueInput, files: readonly DiffFile[], runs: readonly RunResult[], opts: { requireRerun?: boolean; baseline?: RunResult } = {}): Judgement {
   const requireRerun = opts.requireRerun ?? true;
-  const facts = issueFacts(issue);
+  const facts = reportedFailure(issue);
   const ev = runs.map((r) => evidenceOf(r, files, facts, opts.baseline));
   const plain = ev.map(({ considered: _c, fileErrs: _f, ...rest }) => rest);
   const no = (reason: string, extra: Partial<Judgement> = {}): Judgement => ({

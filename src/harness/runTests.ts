@@ -7,6 +7,7 @@ import { tail } from './parsers/common.js';
 import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, reportNames, rerunDir, type RerunTarget } from './runners.js';
 import { isTestFile } from './testFiles.js';
 import type { RunnerSpec, RunResult } from './types.js';
+import { diffPaths } from '../patch/fileNames.js';
 
 export const OUTPUT_TAIL_CHARS = 16_000;
 export const SANDBOX_ROOT = '/testbed';
@@ -120,13 +121,6 @@ export async function rerunTests(sandbox: Pick<Sandbox, 'run'>, opts: RerunOptio
   return rounds;
 }
 
-function cleanName(name: string | undefined): string | undefined {
-  if (!name) return undefined;
-  let n = name.trim();
-  if (n.startsWith('"') && n.endsWith('"')) n = JSON.parse(n) as string;
-  return n === '/dev/null' ? undefined : n;
-}
-
 /**
  * The test files a unified diff adds or modifies (deletions ignored), in patch order: what
  * SWT-bench runs. `isTest` decides which paths are tests (default isTestFile).
@@ -142,11 +136,8 @@ export function filesTouchedByPatch(unifiedDiff: string, isTest: (path: string) 
   const out: string[] = [];
   for (const p of patches) {
     if ((p as { isDelete?: boolean }).isDelete) continue;
-    let name = cleanName(p.newFileName);
+    const name = diffPaths(p.oldFileName, p.newFileName, (p as { isGit?: boolean }).isGit).newPath;
     if (!name) continue; // deleted
-    const old = cleanName(p.oldFileName);
-    // git diffs carry a/ and b/ prefixes; plain `diff -u` ones do not.
-    if ((p as { isGit?: boolean }).isGit || (name.startsWith('b/') && (old === undefined || old.startsWith('a/')))) name = name.replace(/^b\//, '');
     if (isTest(name) && !out.includes(name)) out.push(name);
   }
   return out;

@@ -8,7 +8,7 @@ import type { GitHubPort, IssueData, RepoRef, Target } from '../github/types.js'
 import type { Reproduction } from '../generation/types.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
 import { isPermanent, type JobContext } from '../queue/queue.js';
-import { filesAfterPatch } from '../repo/patchedFiles.js';
+import { filesAfterPatch } from '../pipeline/patchedFiles.js';
 import type { StoredReproduction } from '../store/types.js';
 import { countUsage, timed } from '../web/metrics.js';
 import { contextFor, fetchRepo, generationFor, jobLog, oneLine, refOf, short, writes, type JobDeps } from './deps.js';

@@ -6,13 +6,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PatchApplication } from './types.js';
-import { isSwtError } from '../util/errors.js';
+import { errorLine, isSwtError } from '../util/errors.js';
 import { canonicalDiff, type CanonicalChange } from './canonical.js';
 import { applyCustomBlocks } from './customApply.js';
 import { looksLikeCustom, parseCustomDiff } from './customFormat.js';
-import { checkFileCount, checkNoSymlink, checkPatchSize, DEFAULT_LIMITS, type PatchLimits } from './safety.js';
+import { checkFileCount, checkNoSymlink, checkPatchSize, DEFAULT_PATCH_LIMITS, type PatchLimits } from './safety.js';
 import { confineRepoPath } from '../util/repoPath.js';
-import { applyUnifiedToText, looksLikeUnified, parseUnifiedDiff, type HunkReport } from './unified.js';
+import { applyUnifiedToText, type HunkReport } from './unified.js';
+import { looksLikeUnified, parseUnifiedDiff } from './unifiedParse.js';
 
 export type PatchFormat = 'custom' | 'unified' | 'unknown';
 
@@ -45,8 +46,7 @@ function fail(format: PatchFormat, warnings: string[], errors: string[]): Detail
 }
 
 function errorText(e: unknown): string {
-  if (isSwtError(e)) return `${e.code}: ${e.oneLine()}`;
-  return `PATCH_DOES_NOT_APPLY: ${(e as Error).message}`;
+  return `${isSwtError(e) ? e.code : 'PATCH_DOES_NOT_APPLY'}: ${errorLine(e, 1000)}`;
 }
 
 /**
@@ -58,7 +58,7 @@ export async function applyModelPatchToFiles(
   readFile: FileReader,
   opts: ApplyModelPatchOptions & { checkPath?: (path: string) => void } = {},
 ): Promise<DetailedPatchApplication> {
-  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const limits = { ...DEFAULT_PATCH_LIMITS, ...opts.limits };
   const warnings: string[] = [];
   try {
     checkPatchSize(text, limits);
@@ -75,40 +75,55 @@ export async function applyModelPatchToFiles(
     return fail(format, warnings, ['PATCH_MALFORMED: found neither custom diff blocks (diff / path / rewrite|insert / line|EOF|BOF / code / end diff) nor a unified diff']);
   }
 
-  // Collect and check every path before touching anything.
-  const safePath = (raw: string): string => {
-    const p = confineRepoPath(raw, { root: '' });
-    opts.checkPath?.(p);
-    return p;
-  };
+  const files = patchFiles(readFile, opts.checkPath);
+  if (custom) return applyCustom(custom, files, format, warnings, limits);
+  return applyUnified(text, files, format, warnings, limits);
+}
+
+/** The files a patch reads, each once; every path confined to the repository (and checked) before anything is touched. */
+interface PatchFiles {
+  safePath(raw: string): string;
+  read(path: string): string | null;
+}
+
+function patchFiles(readFile: FileReader, checkPath?: (path: string) => void): PatchFiles {
   const cache = new Map<string, string | null>();
-  const read = (p: string): string | null => {
-    if (!cache.has(p)) cache.set(p, readFile(p));
-    return cache.get(p)!;
+  return {
+    safePath: (raw) => {
+      const p = confineRepoPath(raw, { root: '' });
+      checkPath?.(p);
+      return p;
+    },
+    read: (p) => {
+      if (!cache.has(p)) cache.set(p, readFile(p));
+      return cache.get(p)!;
+    },
   };
+}
 
-  if (custom) {
-    warnings.push(...custom.warnings);
-    if (custom.errors.length > 0) return fail(format, warnings, custom.errors);
-    if (custom.blocks.length === 0) return fail(format, warnings, ['PATCH_MALFORMED: no complete custom diff block']);
-    try {
-      for (const b of custom.blocks) {
-        b.path = safePath(b.path);
-        // `a/x.py` written the git way: use `x.py` when only that exists.
-        if (/^[ab]\//.test(b.path) && read(b.path) === null && read(safePath(b.path.slice(2))) !== null) b.path = b.path.slice(2);
-      }
-      checkFileCount(
-        custom.blocks.map((b) => b.path),
-        limits,
-      );
-    } catch (e) {
-      return fail(format, warnings, [errorText(e)]);
+async function applyCustom(custom: ReturnType<typeof parseCustomDiff>, { safePath, read }: PatchFiles, format: PatchFormat, warnings: string[], limits: PatchLimits): Promise<DetailedPatchApplication> {
+  warnings.push(...custom.warnings);
+  if (custom.errors.length > 0) return fail(format, warnings, custom.errors);
+  if (custom.blocks.length === 0) return fail(format, warnings, ['PATCH_MALFORMED: no complete custom diff block']);
+  try {
+    for (const b of custom.blocks) {
+      b.path = safePath(b.path);
+      // `a/x.py` written the git way: use `x.py` when only that exists.
+      if (/^[ab]\//.test(b.path) && read(b.path) === null && read(safePath(b.path.slice(2))) !== null) b.path = b.path.slice(2);
     }
-    const r = await applyCustomBlocks(custom.blocks, read);
-    warnings.push(...r.warnings);
-    return finish(format, r.changes, warnings, r.errors, [], limits);
+    checkFileCount(
+      custom.blocks.map((b) => b.path),
+      limits,
+    );
+  } catch (e) {
+    return fail(format, warnings, [errorText(e)]);
   }
+  const r = await applyCustomBlocks(custom.blocks, read);
+  warnings.push(...r.warnings);
+  return finish(format, r.changes, warnings, r.errors, [], limits);
+}
 
+function applyUnified(text: string, { safePath, read }: PatchFiles, format: PatchFormat, warnings: string[], limits: PatchLimits): DetailedPatchApplication {
   const parsed = parseUnifiedDiff(text);
   warnings.push(...parsed.warnings);
   if (parsed.errors.length > 0) return fail(format, warnings, parsed.errors);

@@ -123,75 +123,12 @@ export function parseCustomDiff(text: string): CustomParse {
       continue;
     }
     const sourceLine = i + 1;
-    let path = '';
-    let mode: BlockMode | null = null;
-    let location: BlockLocation | null = null;
-    const one = ONE_LINE_HEADER_RE.exec(line);
-    const diffPath = DIFF_PATH_RE.exec(line);
-    if (one) {
-      path = cleanPathLine(one[1]);
-      mode = parseMode(one[2]);
-      location = one[3].trim() ? parseLocation(one[3]) : null;
-      i++;
-    } else if (diffPath) {
-      path = cleanPathLine(diffPath[1]);
-      const m = nextNonBlank(lines, i + 1);
-      mode = parseMode(lines[m]);
-      i = m + 1;
-    } else {
-      const p = nextNonBlank(lines, i + 1);
-      path = cleanPathLine(lines[p]);
-      const m = nextNonBlank(lines, p + 1);
-      mode = parseMode(lines[m]);
-      i = m + 1;
-    }
-    // No location on the header: it is on the next non-blank line, or missing.
-    if (!location) {
-      const n = nextNonBlank(lines, i);
-      const loc = n >= 0 ? parseLocation(lines[n]) : null;
-      if (loc) {
-        location = loc;
-        i = n + 1;
-      } else {
-        location = { kind: 'none' };
-        warnings.push(`block at line ${sourceLine} (${path}): no line number, EOF or BOF; ${mode === 'insert' ? 'inserting at EOF' : 'locating by name only'}`);
-      }
-    }
-    // Code runs to `end diff`, the next block header, or the closing fence of the fence the block is in.
-    const code: string[] = [];
-    let terminated = false;
-    let codeFence = false;
-    for (; i < lines.length; i++) {
-      const l = lines[i];
-      if (END_RE.test(l)) {
-        terminated = true;
-        i++;
-        break;
-      }
-      if (isHeaderStart(lines, i)) break;
-      const f = FENCE_RE.exec(l);
-      if (f) {
-        // A fence opened inside the code (```python) is the model wrapping the code itself.
-        if (!codeFence && code.every(isBlank) && f[2] !== '') {
-          codeFence = true;
-          continue;
-        }
-        if (codeFence) {
-          codeFence = false;
-          continue;
-        }
-        if (inFence) {
-          // Closing fence of the enclosing block: the block ends here.
-          inFence = false;
-          i++;
-          break;
-        }
-        // A bare fence outside any fence: treat as the end too (model opened a fence after prose).
-        i++;
-        break;
-      }
-      code.push(l);
-    }
+    const head = readHeader(lines, i, sourceLine, warnings);
+    const { path, mode, location } = head;
+    const body = readCode(lines, head.next, inFence);
+    i = body.next;
+    inFence = body.inFence;
+    const { code, terminated } = body;
     if (!terminated) warnings.push(`block at line ${sourceLine} (${path}): missing "end diff"; block ends at ${i >= lines.length ? 'end of output' : `line ${i}`}`);
     const cleaned = code.map((l) => l.replace(/[ \t]+$/, ''));
     while (cleaned.length > 0 && cleaned[0] === '') cleaned.shift();
@@ -211,4 +148,86 @@ export function parseCustomDiff(text: string): CustomParse {
     blocks.push({ path, mode, location, code: cleaned.join('\n'), sourceLine, terminated });
   }
   return { blocks, warnings, errors };
+}
+
+/** A block's header: its path, mode and location (on the header line or the next non-blank one), and where its code starts. */
+function readHeader(lines: string[], start: number, sourceLine: number, warnings: string[]): { path: string; mode: BlockMode | null; location: BlockLocation; next: number } {
+  let i = start;
+  const line = lines[i];
+  let path = '';
+  let mode: BlockMode | null = null;
+  let location: BlockLocation | null = null;
+  const one = ONE_LINE_HEADER_RE.exec(line);
+  const diffPath = DIFF_PATH_RE.exec(line);
+  if (one) {
+    path = cleanPathLine(one[1]);
+    mode = parseMode(one[2]);
+    location = one[3].trim() ? parseLocation(one[3]) : null;
+    i++;
+  } else if (diffPath) {
+    path = cleanPathLine(diffPath[1]);
+    const m = nextNonBlank(lines, i + 1);
+    mode = parseMode(lines[m]);
+    i = m + 1;
+  } else {
+    const p = nextNonBlank(lines, i + 1);
+    path = cleanPathLine(lines[p]);
+    const m = nextNonBlank(lines, p + 1);
+    mode = parseMode(lines[m]);
+    i = m + 1;
+  }
+  // No location on the header: it is on the next non-blank line, or missing.
+  if (!location) {
+    const n = nextNonBlank(lines, i);
+    const loc = n >= 0 ? parseLocation(lines[n]) : null;
+    if (loc) {
+      location = loc;
+      i = n + 1;
+    } else {
+      location = { kind: 'none' };
+      warnings.push(`block at line ${sourceLine} (${path}): no line number, EOF or BOF; ${mode === 'insert' ? 'inserting at EOF' : 'locating by name only'}`);
+    }
+  }
+  return { path, mode, location, next: i };
+}
+
+/** A block's code: to `end diff`, the next block header, or the closing fence of the fence the block is in. */
+function readCode(lines: string[], start: number, enclosingFence: boolean): { code: string[]; terminated: boolean; next: number; inFence: boolean } {
+  let i = start;
+  let inFence = enclosingFence;
+const code: string[] = [];
+  let terminated = false;
+  let codeFence = false;
+  for (; i < lines.length; i++) {
+    const l = lines[i];
+    if (END_RE.test(l)) {
+      terminated = true;
+      i++;
+      break;
+    }
+    if (isHeaderStart(lines, i)) break;
+    const f = FENCE_RE.exec(l);
+    if (f) {
+      // A fence opened inside the code (```python) is the model wrapping the code itself.
+      if (!codeFence && code.every(isBlank) && f[2] !== '') {
+        codeFence = true;
+        continue;
+      }
+      if (codeFence) {
+        codeFence = false;
+        continue;
+      }
+      if (inFence) {
+        // Closing fence of the enclosing block: the block ends here.
+        inFence = false;
+        i++;
+        break;
+      }
+      // A bare fence outside any fence: treat as the end too (model opened a fence after prose).
+      i++;
+      break;
+    }
+    code.push(l);
+  }
+  return { code, terminated, next: i, inFence };
 }

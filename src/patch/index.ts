@@ -5,11 +5,13 @@ export { parseCustomDiff, looksLikeCustom, parseLocation } from './customFormat.
 export type { BlockLocation, BlockMode, CustomBlock, CustomParse } from './customFormat.js';
 export { applyCustomBlocks } from './customApply.js';
 export type { CustomApplyResult, FileChange, ReadFile } from './customApply.js';
-export { parseUnifiedDiff, applyUnifiedToText, looksLikeUnified } from './unified.js';
-export type { FileApplyResult, HunkReport, HunkStatus, UnifiedFilePatch, UnifiedHunk, UnifiedParse } from './unified.js';
+export { applyUnifiedToText } from './unified.js';
+export { parseUnifiedDiff, looksLikeUnified } from './unifiedParse.js';
+export type { FileApplyResult, HunkReport, HunkStatus } from './unified.js';
+export type { UnifiedFilePatch, UnifiedHunk, UnifiedParse } from './unifiedParse.js';
 export { canonicalDiff, fileDiff } from './canonical.js';
 export type { CanonicalChange } from './canonical.js';
-export { checkNoSymlink, checkPatchSize, checkFileCount, DEFAULT_LIMITS } from './safety.js';
+export { checkNoSymlink, checkPatchSize, checkFileCount, DEFAULT_PATCH_LIMITS } from './safety.js';
 export type { PatchLimits } from './safety.js';
 export { analyze, languageForPath, loadLanguage, loadAllLanguages } from './structure.js';
 export type { Lang, Structure, Unit, UnitKind, Container } from './structure.js';

@@ -16,7 +16,7 @@ export interface PatchLimits {
   maxFileBytes: number;
 }
 
-export const DEFAULT_LIMITS: PatchLimits = {
+export const DEFAULT_PATCH_LIMITS: PatchLimits = {
   maxPatchBytes: 512 * 1024,
   maxFiles: 20,
   maxFileBytes: 2 * 1024 * 1024,

@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+import { classify } from './units.js';
 
 export type Lang = 'python' | 'javascript' | 'typescript' | 'tsx';
 
@@ -135,31 +136,6 @@ export interface Structure {
   hasErrors: boolean;
 }
 
-const TEST_CALLS: Record<string, UnitKind> = {
-  describe: 'describe',
-  context: 'describe',
-  suite: 'describe',
-  fdescribe: 'describe',
-  xdescribe: 'describe',
-  xcontext: 'describe',
-  it: 'test',
-  test: 'test',
-  specify: 'test',
-  fit: 'test',
-  xit: 'test',
-  xtest: 'test',
-  beforeEach: 'hook',
-  afterEach: 'hook',
-  beforeAll: 'hook',
-  afterAll: 'hook',
-  before: 'hook',
-  after: 'hook',
-  suiteSetup: 'hook',
-  suiteTeardown: 'hook',
-  setup: 'hook',
-  teardown: 'hook',
-};
-
 /** Node types never worth descending into when looking for units. */
 const SKIP_DESCENT = new Set([
   'string',
@@ -184,61 +160,6 @@ const SKIP_DESCENT = new Set([
   'import_from_statement',
 ]);
 
-function lineIndent(lines: string[], row: number): string {
-  const l = lines[row] ?? '';
-  const m = /^[ \t]*/.exec(l);
-  return m ? m[0] : '';
-}
-
-function stripQuotes(text: string): string {
-  const t = text.trim();
-  if (t.length >= 2) {
-    const q = t[0];
-    if ((q === '"' || q === "'" || q === '`') && t[t.length - 1] === q) return t.slice(1, -1);
-  }
-  // Python string prefixes
-  const m = /^[rRbBuUfF]{0,2}(["']{1,3})([\s\S]*)\1$/.exec(t);
-  if (m) return m[2];
-  return t;
-}
-
-/** For a call expression, the test-call kind and its base identifier, if it is one. */
-function testCallInfo(call: Node): { kind: UnitKind; base: string } | null {
-  let fn = call.childForFieldName('function');
-  let depth = 0;
-  while (fn && depth < 6) {
-    depth++;
-    if (fn.type === 'identifier') {
-      const kind = TEST_CALLS[fn.text];
-      return kind ? { kind, base: fn.text } : null;
-    }
-    if (fn.type === 'member_expression') fn = fn.childForFieldName('object');
-    else if (fn.type === 'call_expression') fn = fn.childForFieldName('function');
-    else return null;
-  }
-  return null;
-}
-
-function callArgs(call: Node): Node[] {
-  const args = call.childForFieldName('arguments');
-  if (!args) return [];
-  return args.namedChildren.filter((n): n is Node => n !== null && n.type !== 'comment');
-}
-
-function isRequireCall(n: Node | null | undefined): boolean {
-  if (!n) return false;
-  let v: Node | null = n;
-  // require('x').y and require('x')(...) count too
-  while (v && (v.type === 'member_expression' || (v.type === 'call_expression' && v.childForFieldName('function')?.type !== 'identifier'))) {
-    v = v.type === 'member_expression' ? v.childForFieldName('object') : v.childForFieldName('function');
-  }
-  return !!v && v.type === 'call_expression' && v.childForFieldName('function')?.text === 'require';
-}
-
-function isFunctionNode(n: Node | null | undefined): boolean {
-  return !!n && (n.type === 'arrow_function' || n.type === 'function_expression' || n.type === 'function' || n.type === 'generator_function');
-}
-
 /** Parses `source`, reusing `oldTree` (already edited to match) when given. */
 export function parse(source: string, lang: Lang, oldTree?: Tree | null): Tree {
   const parser = parsers.get(lang);
@@ -262,210 +183,99 @@ export function analyze(source: string, lang: Lang): Structure {
 export function analyzeTree(tree: Tree, source: string, lang: Lang): Structure {
   const lines = source.split('\n');
   const lineCount = source === '' ? 0 : source.endsWith('\n') ? lines.length - 1 : lines.length;
-  {
-    const root = tree.rootNode;
-    const units: Unit[] = [];
-    const containers: Container[] = [];
-    const module: Container = {
-      kind: 'module',
-      children: [],
-      bodyStart: 0,
-      bodyEnd: lineCount,
-      childIndent: '',
-      insertable: true,
-    };
-    containers.push(module);
-    const py = lang === 'python';
+  const root = tree.rootNode;
+  const module: Container = { kind: 'module', children: [], bodyStart: 0, bodyEnd: lineCount, childIndent: '', insertable: true };
+  const walk: Walk = { lang, lines, units: [], containers: [module] };
+  walkBody(walk, root, module, false);
+  module.bodyEnd = lineCount;
+  walk.units.sort((a, b) => a.startLine - b.startLine || b.endLine - a.endLine);
+  return { lang, lineCount, module, containers: walk.containers, units: walk.units, hasErrors: root.hasError };
+}
 
-    const makeUnit = (node: Node, kind: UnitKind, name: string, spanNode: Node): Unit => {
-      // Each position getter is a call into wasm: read them once.
-      const sp = spanNode.startPosition;
-      const ep = spanNode.endPosition;
-      return {
-        kind,
-        name,
-        startLine: sp.row,
-        endLine: ep.row - (ep.column === 0 && ep.row > sp.row ? 1 : 0),
-        leadStart: sp.row,
-        indent: lineIndent(lines, sp.row),
-        decorated: spanNode !== node && spanNode.type === 'decorated_definition',
-        defLine: spanNode === node ? sp.row : node.startPosition.row,
-      };
-    };
+/** A walk over one file: the definitions and containers found so far. */
+interface Walk {
+  lang: Lang;
+  lines: string[];
+  units: Unit[];
+  containers: Container[];
+}
 
-    /** Classifies a statement-level node; returns the unit (definition or plain) and the node to descend into. */
-    const classify = (stmt: Node, inClass: boolean): { unit: Unit; inner: Node | null; body?: { node: Node; kind: ContainerKind } } => {
-      let node = stmt;
-      // Unwrap Python decorators and JS/TS export.
-      if (node.type === 'decorated_definition') {
-        const def = node.childForFieldName('definition');
-        if (def) node = def;
-      } else if (node.type === 'export_statement') {
-        const decl = node.childForFieldName('declaration');
-        if (decl) node = decl;
-      }
-      const t = node.type;
-      if (py) {
-        if (t === 'function_definition') {
-          const name = node.childForFieldName('name')?.text ?? '';
-          const u = makeUnit(node, inClass ? 'method' : 'function', name, stmt);
-          const params = node.childForFieldName('parameters');
-          const first = params?.namedChildren.find((c) => c !== null && c.type !== 'comment');
-          if (first) u.firstParam = (first.type === 'identifier' ? first : first.namedChildren[0])?.text ?? first.text;
-          return { unit: u, inner: null };
-        }
-        if (t === 'class_definition') {
-          const name = node.childForFieldName('name')?.text ?? '';
-          const body = node.childForFieldName('body');
-          return { unit: makeUnit(node, 'class', name, stmt), inner: null, body: body ? { node: body, kind: 'class' } : undefined };
-        }
-        if (t === 'import_statement' || t === 'import_from_statement' || t === 'future_import_statement') {
-          return { unit: makeUnit(node, 'import', '', stmt), inner: null };
-        }
-        return { unit: makeUnit(node, 'statement', '', stmt), inner: node };
-      }
-      // JavaScript / TypeScript
-      if (t === 'function_declaration' || t === 'generator_function_declaration') {
-        const name = node.childForFieldName('name')?.text ?? '';
-        return { unit: makeUnit(node, 'function', name, stmt), inner: null };
-      }
-      if (t === 'class_declaration' || t === 'abstract_class_declaration' || t === 'class') {
-        const name = node.childForFieldName('name')?.text ?? '';
-        const body = node.childForFieldName('body');
-        return { unit: makeUnit(node, 'class', name, stmt), inner: null, body: body ? { node: body, kind: 'class' } : undefined };
-      }
-      if (t === 'method_definition') {
-        const name = node.childForFieldName('name')?.text ?? '';
-        return { unit: makeUnit(node, 'method', name, stmt), inner: null };
-      }
-      if (t === 'public_field_definition' || t === 'field_definition') {
-        const value = node.childForFieldName('value');
-        const nameNode = node.childForFieldName('name') ?? node.childForFieldName('property');
-        if (isFunctionNode(value)) return { unit: makeUnit(node, 'method', nameNode?.text ?? '', stmt), inner: null };
-        return { unit: makeUnit(node, 'statement', '', stmt), inner: null };
-      }
-      if (t === 'import_statement') return { unit: makeUnit(node, 'import', '', stmt), inner: null };
-      if (t === 'lexical_declaration' || t === 'variable_declaration') {
-        const decls = node.namedChildren.filter((c): c is Node => c !== null && c.type === 'variable_declarator');
-        // `const x = require('x')` is an import in CommonJS.
-        if (decls.length > 0 && decls.every((d) => isRequireCall(d.childForFieldName('value')))) {
-          return { unit: makeUnit(node, 'import', '', stmt), inner: null };
-        }
-        if (decls.length === 1) {
-          const value = decls[0].childForFieldName('value');
-          if (isFunctionNode(value)) {
-            return { unit: makeUnit(node, 'function', decls[0].childForFieldName('name')?.text ?? '', stmt), inner: null };
-          }
-        }
-        return { unit: makeUnit(node, 'statement', '', stmt), inner: node };
-      }
-      if (t === 'expression_statement') {
-        const expr = node.firstNamedChild;
-        if (expr && expr.type === 'call_expression') {
-          const info = testCallInfo(expr);
-          if (info) {
-            const args = callArgs(expr);
-            let name = info.base;
-            if (info.kind !== 'hook' && args.length > 0 && !isFunctionNode(args[0])) name = stripQuotes(args[0].text);
-            const u = makeUnit(node, info.kind, name, stmt);
-            if (info.kind === 'describe') {
-              const cb = [...args].reverse().find((a) => isFunctionNode(a));
-              const cbBody = cb?.childForFieldName('body');
-              if (cbBody && cbBody.type === 'statement_block') return { unit: u, inner: null, body: { node: cbBody, kind: 'describe' } };
-            }
-            // Test and hook bodies hold no units worth addressing; skipping them keeps analysis fast.
-            return { unit: u, inner: null };
-          }
-        }
-        return { unit: makeUnit(node, 'statement', '', stmt), inner: node };
-      }
-      return { unit: makeUnit(node, 'statement', '', stmt), inner: node };
-    };
+/** Walks the statements of a container body. */
+function walkBody(walk: Walk, bodyNode: Node, container: Container, inClass: boolean): void {
+  const nodes = bodyNode.namedChildren.filter((c): c is Node => c !== null);
+  const byNode = new Map<number, Unit>();
+  for (const n of nodes) {
+    if (n.type === 'comment') continue;
+    const { unit, inner, body } = classify(n, inClass, walk.lang, walk.lines);
+    container.children.push(unit);
+    byNode.set(n.id, unit);
+    if (DEFINITION_KINDS.has(unit.kind)) walk.units.push(unit);
+    if (body) descendContainer(walk, unit, body.node, body.kind);
+    else if (inner) descend(walk, inner);
+  }
+  attachComments(nodes, byNode);
+}
 
-    /** Attaches comment blocks directly above each statement to it. */
-    const attachComments = (nodes: Node[], children: Unit[], byNode: Map<number, Unit>) => {
-      let pendingStart = -1;
-      let pendingEnd = -1;
-      for (const n of nodes) {
-        if (n.type === 'comment') {
-          const s = n.startPosition.row;
-          if (pendingStart >= 0 && s === pendingEnd + 1) pendingEnd = n.endPosition.row;
-          else {
-            pendingStart = s;
-            pendingEnd = n.endPosition.row;
-          }
-          continue;
-        }
-        const u = byNode.get(n.id);
-        if (u && pendingStart >= 0 && pendingEnd === u.startLine - 1) u.leadStart = pendingStart;
-        pendingStart = -1;
+/** Attaches comment blocks directly above each statement to it. */
+function attachComments(nodes: Node[], byNode: Map<number, Unit>): void {
+  let pendingStart = -1;
+  let pendingEnd = -1;
+  for (const n of nodes) {
+    if (n.type === 'comment') {
+      const s = n.startPosition.row;
+      if (pendingStart >= 0 && s === pendingEnd + 1) pendingEnd = n.endPosition.row;
+      else {
+        pendingStart = s;
+        pendingEnd = n.endPosition.row;
       }
-      void children;
-    };
+      continue;
+    }
+    const u = byNode.get(n.id);
+    if (u && pendingStart >= 0 && pendingEnd === u.startLine - 1) u.leadStart = pendingStart;
+    pendingStart = -1;
+  }
+}
 
-    /** Walks the statements of a container body. */
-    const walkBody = (bodyNode: Node, container: Container, inClass: boolean) => {
-      const nodes = bodyNode.namedChildren.filter((c): c is Node => c !== null);
-      const byNode = new Map<number, Unit>();
-      for (const n of nodes) {
-        if (n.type === 'comment') continue;
-        const { unit, inner, body } = classify(n, inClass);
-        container.children.push(unit);
-        byNode.set(n.id, unit);
-        if (DEFINITION_KINDS.has(unit.kind)) units.push(unit);
-        if (body) descendContainer(unit, body.node, body.kind);
-        else if (inner) descend(inner);
-      }
-      attachComments(nodes, container.children, byNode);
-    };
+function descendContainer(walk: Walk, owner: Unit, bodyNode: Node, kind: ContainerKind): void {
+  const braces = walk.lang !== 'python';
+  const openRow = bodyNode.startPosition.row;
+  const closeRow = bodyNode.endPosition.row;
+  const c: Container = {
+    kind,
+    owner,
+    children: [],
+    bodyStart: braces ? openRow + 1 : openRow,
+    bodyEnd: braces ? closeRow : bodyNode.endPosition.row + 1,
+    childIndent: null,
+    insertable: braces ? closeRow > openRow : true,
+  };
+  owner.body = c;
+  walk.containers.push(c);
+  walkBody(walk, bodyNode, c, kind === 'class');
+  if (c.children.length > 0) {
+    c.childIndent = c.children[0].indent;
+    if (!braces) c.bodyEnd = c.children[c.children.length - 1].endLine + 1;
+    // A first statement sharing the opening line (`{ a(); }`) makes the body unusable.
+    if (braces && c.children[0].startLine === openRow) c.insertable = false;
+    if (!braces && c.children[0].startLine === owner.startLine) c.insertable = false;
+  }
+}
 
-    const descendContainer = (owner: Unit, bodyNode: Node, kind: ContainerKind) => {
-      const braces = !py;
-      const openRow = bodyNode.startPosition.row;
-      const closeRow = bodyNode.endPosition.row;
-      const c: Container = {
-        kind,
-        owner,
-        children: [],
-        bodyStart: braces ? openRow + 1 : openRow,
-        bodyEnd: braces ? closeRow : bodyNode.endPosition.row + 1,
-        childIndent: null,
-        insertable: braces ? closeRow > openRow : true,
-      };
-      owner.body = c;
-      containers.push(c);
-      walkBody(bodyNode, c, kind === 'class');
-      if (c.children.length > 0) {
-        c.childIndent = c.children[0].indent;
-        if (!braces) c.bodyEnd = c.children[c.children.length - 1].endLine + 1;
-        // A first statement sharing the opening line (`{ a(); }`) makes the body unusable.
-        if (braces && c.children[0].startLine === openRow) c.insertable = false;
-        if (!braces && c.children[0].startLine === owner.startLine) c.insertable = false;
-      }
-    };
-
-    /** Looks for units nested inside arbitrary code (e.g. describe blocks inside a forEach callback). */
-    const descend = (node: Node) => {
-      const stack: Node[] = [node];
-      while (stack.length > 0) {
-        const n = stack.pop()!;
-        if (SKIP_DESCENT.has(n.type)) continue;
-        if (n !== node && isStatementNode(n, py)) {
-          const { unit, inner, body } = classify(n, false);
-          if (DEFINITION_KINDS.has(unit.kind)) units.push(unit);
-          if (body) descendContainer(unit, body.node, body.kind);
-          else if (inner && inner !== n) stack.push(inner);
-          else if (inner === n) pushChildren(n, stack);
-          continue;
-        }
-        pushChildren(n, stack);
-      }
-    };
-
-    walkBody(root, module, false);
-    module.bodyEnd = lineCount;
-    units.sort((a, b) => a.startLine - b.startLine || b.endLine - a.endLine);
-    return { lang, lineCount, module, containers, units, hasErrors: root.hasError };
+/** Looks for units nested inside arbitrary code (e.g. describe blocks inside a forEach callback). */
+function descend(walk: Walk, node: Node): void {
+  const stack: Node[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (SKIP_DESCENT.has(n.type)) continue;
+    if (n !== node && isStatementNode(n, walk.lang === 'python')) {
+      const { unit, inner, body } = classify(n, false, walk.lang, walk.lines);
+      if (DEFINITION_KINDS.has(unit.kind)) walk.units.push(unit);
+      if (body) descendContainer(walk, unit, body.node, body.kind);
+      else if (inner && inner !== n) stack.push(inner);
+      else if (inner === n) pushChildren(n, stack);
+      continue;
+    }
+    pushChildren(n, stack);
   }
 }
 

@@ -4,8 +4,8 @@ import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
 import { detectRunner, isFileLevel, runnerFromCommand } from '../harness/runners.js';
 import type { RunnerSpec } from '../harness/types.js';
-import { listFiles, openRepo, readFileAt, resolveRev } from '../sandbox/git.js';
-import { capLimits, ceilingsFromEnv, type CappedLimit } from '../sandbox/ceilings.js';
+import { listFiles, openRepo, readFileAt, resolveRev } from '../repo/git.js';
+import { capLimits, ceilingsFromEnv, type CappedLimit } from '../sandbox/containers/ceilings.js';
 import type { Environment, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { CONFIG_PATH, parseRepoConfig, type RepoConfig } from '../config/repoConfig.js';
 

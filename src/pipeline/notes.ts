@@ -1,4 +1,4 @@
-import { describeCap } from '../sandbox/ceilings.js';
+import { describeCap } from '../sandbox/containers/ceilings.js';
 import type { CappedNote } from './context.js';
 import type { ValidationResult } from './validate.js';
 

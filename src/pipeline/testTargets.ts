@@ -2,7 +2,7 @@
 import { filesTouchedByPatch } from '../harness/runTests.js';
 import { isTestFile } from '../harness/testFiles.js';
 import { filesToSearch, testTargets, type TestTargets } from '../harness/testOwners.js';
-import { listTreeFiles, readTreeFiles, withState } from '../sandbox/git.js';
+import { listTreeFiles, readTreeFiles, withState } from '../repo/git.js';
 import type { RepoState } from '../sandbox/types.js';
 
 /** Only the start of a test file is searched for references. */

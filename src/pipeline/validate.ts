@@ -7,14 +7,15 @@ import { filesTouchedByPatch, prewarmTests, rerunTests, runTests } from '../harn
 import type { RunResult, Verdict } from '../harness/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
-import { changedManifests } from '../sandbox/envKey.js';
-import { changedPathsSince, listFiles, materialize, resolveRev, withState } from '../sandbox/git.js';
+import { changedManifests } from '../sandbox/images/envKey.js';
+import { changedPathsSince, listFiles, materialize, resolveRev, withState } from '../repo/git.js';
 import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
-import type { GitRepo } from '../sandbox/git.js';
+import type { GitRepo } from '../repo/git.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import { decideLimits, prepareContext, type CappedNote, type ContextInput, type RepoContext } from './context.js';
 import { testTargetsOfPatch } from './testTargets.js';
 import { silentProgress, type Progress } from './progress.js';
+import { diffPath } from '../patch/fileNames.js';
 
 export interface ValidateInput extends ContextInput {
   /** The fixed state: a head revision, or base + a code patch. */
@@ -136,7 +137,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
   const existing = await touchedFilesThatExist(ctx, fixedCode, files);
   if (headTests.contained) {
-    const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => (p.newFileName ?? '').replace(/^b\//, '')));
+    const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => diffPath(p.newFileName)));
     existing.head = existing.head.filter((f) => !created.has(f));
   }
   // A head that already holds the tests (a PR that adds them) gets its baseline with them taken out.

@@ -1,7 +1,7 @@
 import type { Workbench } from '../generation/types.js';
 import { filesTouchedByPatch, runTests } from '../harness/runTests.js';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
-import { materialize } from '../sandbox/git.js';
+import { materialize } from '../repo/git.js';
 import type { ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import type { RepoContext } from './context.js';

@@ -9,8 +9,8 @@
  */
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { withFileLock } from '../sandbox/lock.js';
-import { runGit } from '../sandbox/gitExec.js';
+import { withFileLock } from '../util/lock.js';
+import { runGit } from './gitExec.js';
 import { SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/secrets.js';

@@ -1,16 +1,16 @@
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
-import { loadCaBundle, type CaBundle } from './caCertificates.js';
-import { ceilingsFromEnv, clampLimits } from './ceilings.js';
-import { discardWarm, prewarmRun, runInSandbox, warmKey, limitsFor, type PrewarmedRun, type SandboxDeps } from './container.js';
+import { loadCaBundle, type CaBundle } from './images/caCertificates.js';
+import { ceilingsFromEnv, clampLimits } from './containers/ceilings.js';
+import { discardWarm, prewarmRun, runInSandbox, warmKey, limitsFor, type PrewarmedRun, type SandboxDeps } from './containers/container.js';
 import { connectDocker, dockerLocation, pingDocker, type Docker } from './docker.js';
-import { egressSettings, type EgressSettings } from './egressConfig.js';
-import { envCacheSettings, evictEnvironments, type EnvCacheSettings } from './envCache.js';
-import { ensureEnvironmentImage, type EnvironmentDeps } from './environment.js';
-import { reapOrphans } from './liveContainers.js';
-import { cpusetFromEnv, resolveLimits } from './limits.js';
-import { reapOrphanTempDirs } from './tempDirs.js';
-import { openSandboxSession } from './session.js';
+import { egressSettings, type EgressSettings } from './egress/egressConfig.js';
+import { envCacheSettings, evictEnvironments, type EnvCacheSettings } from './images/envCache.js';
+import { ensureEnvironmentImage, type EnvironmentDeps } from './environments/environment.js';
+import { reapOrphans } from './containers/liveContainers.js';
+import { cpusetFromEnv, resolveLimits } from './containers/limits.js';
+import { reapOrphanTempDirs } from '../util/tempDirs.js';
+import { openSandboxSession } from './containers/session.js';
 import { DEFAULT_LIMITS, type ResourceLimits, type Sandbox } from './types.js';
 
 /** The Docker sandbox: environments (cached images), one-shot runs and long-lived sessions. */
@@ -121,11 +121,11 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
   };
 }
 
-export { ensureBaseImage } from './baseImages.js';
-export { capLimits, ceilingsFromEnv, describeCap, type CappedLimit } from './ceilings.js';
-export { loadCaBundle, type CaBundle } from './caCertificates.js';
+export { ensureBaseImage } from './images/baseImages.js';
+export { capLimits, ceilingsFromEnv, describeCap, type CappedLimit } from './containers/ceilings.js';
+export { loadCaBundle, type CaBundle } from './images/caCertificates.js';
 export { connectDocker, pingDocker } from './docker.js';
-export { removeAllLive } from './liveContainers.js';
+export { removeAllLive } from './containers/liveContainers.js';
 export type { Sandbox, SandboxSession, Environment, EnvironmentSpec, RunRequest, RunOutcome, RepoState, ResourceLimits } from './types.js';
 export { DEFAULT_LIMITS } from './types.js';
-export { engineFreeDiskBytes } from './engineDisk.js';
+export { engineFreeDiskBytes } from './containers/engineDisk.js';

@@ -1,4 +1,7 @@
 /** The contract between the harness/generation layers and the Docker sandbox. */
+import type { RepoState } from '../repo/state.js';
+
+export type { RepoState };
 
 export interface ResourceLimits {
   memoryBytes: number;
@@ -21,16 +24,6 @@ export const DEFAULT_LIMITS: ResourceLimits = {
   outputBytes: 64 * 1024,
 };
 
-/** A repository state: a commit plus zero or more unified diffs applied on top, in order. */
-export interface RepoState {
-  rev: string;
-  patches: string[];
-  /**
-   * Optional names of the patches, in the same order, for error messages
-   * (e.g. `['code patch', 'test patch']` gives "test patch does not apply: …").
-   */
-  patchNames?: string[];
-}
 
 export interface EnvironmentSpec {
   /** Path of a local git repository (working tree or bare mirror). */

@@ -1,4 +1,6 @@
 /** Every failure a user can cause or fix gets one of these codes and a one-line message. */
+import { redact } from './secrets.js';
+
 export type SwtErrorCode =
   | 'NOT_A_REPO'
   | 'UNKNOWN_REVISION'
@@ -39,6 +41,17 @@ export class SwtError extends Error {
     const msg = this.message.replace(/\s*\n\s*/g, ' ');
     return this.hint ? `${msg} (${this.hint})` : msg;
   }
+}
+
+/**
+ * An error as one line, for a log, a job, a check, a comment or the CLI: a SwtError's message with
+ * its hint, any other error's first line (or the thrown value as text); secrets always removed
+ * (before the cut, so no part of one survives it), then cut at `max` characters.
+ */
+export function errorLine(e: unknown, max = 500, secrets?: readonly string[]): string {
+  const message = (e as { message?: unknown } | null)?.message;
+  const text = isSwtError(e) ? e.oneLine() : typeof message === 'string' ? message : String(e);
+  return redact(text.trim(), secrets).split('\n')[0]!.trim().slice(0, max);
 }
 
 export function isSwtError(e: unknown, code?: SwtErrorCode): e is SwtError {

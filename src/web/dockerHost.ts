@@ -2,7 +2,7 @@
  * What a worker tells about the Docker engine it runs containers on (its local engine or
  * DOCKER_HOST): version, data root, what images and containers take, and the free disk of the data
  * root: looked at directly when the engine is on this machine, measured by a short container on
- * the engine when it is not (sandbox/engineDisk.ts).
+ * the engine when it is not (sandbox/containers/engineDisk.ts).
  */
 import { statfs } from 'node:fs/promises';
 import type { Docker } from '../sandbox/docker.js';

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { startRedis, type RedisServer } from '../../src/bench/redisServer.js';
+import { startRedis, type RedisServer } from '../helpers/redisServer.js';
 import { HANDLED_EVENTS } from '../../src/webhooks/handlers.js';
 import { eventKey, webhookReceiver, type ReceiverOptions } from '../../src/webhooks/receiver.js';
 import { BullJobQueue } from '../../src/queue/bullQueue.js';

@@ -5,8 +5,8 @@
  */
 import { applyModelPatchToFiles } from '../../src/patch/applyModelPatch.js';
 import { analyze, loadAllLanguages } from '../../src/patch/structure.js';
-import { runCorpus, tally } from '../../src/bench/patch.js';
-import { generateCorpus, loadExampleTestFiles, resolveExamplesDir, type SourceFile } from '../../src/bench/patchCorpus.js';
+import { runCorpus, tally } from '../../bench/patch.js';
+import { generateCorpus, loadExampleTestFiles, resolveExamplesDir, type SourceFile } from '../../bench/patchCorpus.js';
 
 let files: SourceFile[];
 const file = (suffix: string) => {

@@ -13,7 +13,7 @@ import { filesTouchedByPatch } from '../../src/harness/runTests.js';
 import { prepareContext } from '../../src/pipeline/context.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { openWorkbench } from '../../src/pipeline/workbench.js';
-import { materialize } from '../../src/sandbox/git.js';
+import { materialize } from '../../src/repo/git.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { createLogger } from '../../src/util/logger.js';

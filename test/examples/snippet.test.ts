@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { main } from '../../src/cli/main.js';
 import type { InstanceResult } from '../../src/eval/report.js';
 import { resolveRepoPath } from '../../src/eval/repos.js';
-import { runGit } from '../../src/sandbox/gitExec.js';
+import { runGit } from '../../src/repo/gitExec.js';
 import { containersOfOurs } from '../helpers/docker.js';
 import { examplesDir, loadExampleInstances } from '../helpers/examples.js';
 

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connectDocker } from '../../src/sandbox/docker.js';
-import { prunePackageCaches } from '../../src/sandbox/packageCache.js';
-import { tempPrefix } from '../../src/sandbox/tempDirs.js';
+import { prunePackageCaches } from '../../src/sandbox/environments/packageCache.js';
+import { tempPrefix } from '../../src/util/tempDirs.js';
 import { leftoverGitRepos } from './gitRepo.js';
 
 /**

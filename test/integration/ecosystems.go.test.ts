@@ -6,62 +6,19 @@ import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
+import { ABOVE, ABS, BASE_FILES, FIXED } from '../helpers/goClampx.js';
 
 // A small real Go module with no configuration at all: detection from go.mod, the golang image
 // (built offline from Debian where none can be pulled), `go mod download` of a real dependency
 // (github.com/google/go-cmp, from the Go module proxy through the egress proxy, checked against
 // go.sum), `go test -json` on the touched package, in real containers; ΔC from go's cover profile.
 
-const GO_MOD = 'module example.com/clampx\n\ngo 1.21\n\nrequire github.com/google/go-cmp v0.6.0\n';
-const GO_SUM = [
-  'github.com/google/go-cmp v0.6.0 h1:ofyhxvXcZhMsU5ulbFiLKl/XBFqE1GSq7atu8tAmTRI=',
-  'github.com/google/go-cmp v0.6.0/go.mod h1:17dUlkBOakJ0+DkrSSNjCkIjxS6bF9zb3elmeNGIjoY=',
-  '',
-].join('\n');
-const BUGGY = 'package clampx\n\n// Clamp limits x to [lo, hi].\nfunc Clamp(x, lo, hi int) int {\n\tif x < lo {\n\t\treturn lo\n\t}\n\treturn x\n}\n';
-const FIXED = 'package clampx\n\n// Clamp limits x to [lo, hi].\nfunc Clamp(x, lo, hi int) int {\n\tif x < lo {\n\t\treturn lo\n\t}\n\tif x > hi {\n\t\treturn hi\n\t}\n\treturn x\n}\n\n// Abs is |x|.\nfunc Abs(x int) int {\n\tif x < 0 {\n\t\treturn -x\n\t}\n\treturn x\n}\n';
-const OLD_TEST = [
-  'package clampx',
-  '',
-  'import (',
-  '\t"testing"',
-  '',
-  '\t"github.com/google/go-cmp/cmp"',
-  ')',
-  '',
-  'func TestClampInside(t *testing.T) {',
-  '\tif d := cmp.Diff(5, Clamp(5, 0, 10)); d != "" {',
-  '\t\tt.Error(d)',
-  '\t}',
-  '}',
-  '',
-].join('\n');
-
-/** A test patch that appends `lines` (a new test function) to clampx_test.go. */
-const appendTest = (lines: string[]) =>
-  [
-    'diff --git a/clampx_test.go b/clampx_test.go',
-    '--- a/clampx_test.go',
-    '+++ b/clampx_test.go',
-    `@@ -11,3 +11,${3 + lines.length + 1} @@ func TestClampInside(t *testing.T) {`,
-    ' \t\tt.Error(d)',
-    ' \t}',
-    ' }',
-    '+',
-    ...lines.map((l) => `+${l}`),
-    '',
-  ].join('\n');
-
-const ABOVE = appendTest(['func TestClampAbove(t *testing.T) {', '\tif d := cmp.Diff(10, Clamp(15, 0, 10)); d != "" {', '\t\tt.Errorf("Clamp(15, 0, 10) (-want +got):\\n%s", d)', '\t}', '}']);
-// Calls Abs, which only the fix adds: at base the package does not build.
-const ABS = appendTest(['func TestAbs(t *testing.T) {', '\tif Abs(-3) != 3 {', '\t\tt.Fatal("Abs(-3)")', '\t}', '}']);
-
 let repo: TempRepo;
 let base: string;
 let head: string;
 
 beforeAll(() => {
-  repo = createGitRepo({ 'go.mod': GO_MOD, 'go.sum': GO_SUM, 'clampx.go': BUGGY, 'clampx_test.go': OLD_TEST, 'README.md': '# clampx\n' });
+  repo = createGitRepo({ ...BASE_FILES, 'README.md': '# clampx\n' });
   base = repo.sha;
   head = repo.commit({ 'clampx.go': FIXED }, 'Clamp limits from above; add Abs');
 });

@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { REGISTRIES } from '../../src/ecosystems/registries.js';
 import { validate } from '../../src/pipeline/validate.js';
-import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egressConfig.js';
+import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egress/egressConfig.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';

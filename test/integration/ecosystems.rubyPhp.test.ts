@@ -7,7 +7,7 @@
  */
 import { REGISTRIES } from '../../src/ecosystems/registries.js';
 import { validate } from '../../src/pipeline/validate.js';
-import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egressConfig.js';
+import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egress/egressConfig.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { createGitRepo } from '../helpers/gitRepo.js';

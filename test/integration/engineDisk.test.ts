@@ -6,7 +6,7 @@
 import { statfs } from 'node:fs/promises';
 import { dockerHostReport } from '../../src/web/dockerHost.js';
 import { connectDocker } from '../../src/sandbox/docker.js';
-import { parseStatfs } from '../../src/sandbox/engineDisk.js';
+import { parseStatfs } from '../../src/sandbox/containers/engineDisk.js';
 import { engineFreeDiskBytes, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
 import { containersOfOurs } from '../helpers/docker.js';
 

@@ -1,6 +1,6 @@
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { connectDocker, pingDocker } from '../../src/sandbox/docker.js';
-import { materialize, openRepo, openState, resolveRev } from '../../src/sandbox/git.js';
+import { materialize, openRepo, openState, resolveRev } from '../../src/repo/git.js';
 import { isSwtError, SwtError } from '../../src/util/errors.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 import { expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';

@@ -1,8 +1,8 @@
 import { connectDocker, isNotFound } from '../../src/sandbox/docker.js';
-import { listEnvImages, markUsed } from '../../src/sandbox/envCache.js';
-import { ENV_LABELS } from '../../src/sandbox/envKey.js';
+import { listEnvImages, markUsed } from '../../src/sandbox/images/envCache.js';
+import { ENV_LABELS } from '../../src/sandbox/images/envKey.js';
 import { createDockerSandbox, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
-import { containerLabels } from '../../src/sandbox/limits.js';
+import { containerLabels } from '../../src/sandbox/containers/limits.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 import { expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';

@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureBaseImage, ensureRootfs } from '../../src/sandbox/baseImages.js';
-import { bundleFromPem, loadCaBundle, type CaBundle } from '../../src/sandbox/caCertificates.js';
+import { ensureBaseImage, ensureRootfs } from '../../src/sandbox/images/baseImages.js';
+import { bundleFromPem, loadCaBundle, type CaBundle } from '../../src/sandbox/images/caCertificates.js';
 import { connectDocker, inspectImage } from '../../src/sandbox/docker.js';
-import { buildImageFromContext } from '../../src/sandbox/imageBuild.js';
-import { baseImageName, parseBaseRef, rootfsImageName } from '../../src/sandbox/imageRecipes.js';
+import { buildImageFromContext } from '../../src/sandbox/images/imageBuild.js';
+import { baseImageName, parseBaseRef, rootfsImageName } from '../../src/sandbox/images/imageRecipes.js';
 import { expectNothingLeftBehind } from '../helpers/docker.js';
 
 // Base images: the finish layer on a local ("pulled") image, and two processes building the same

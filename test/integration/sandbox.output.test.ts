@@ -1,5 +1,5 @@
 import { connectDocker } from '../../src/sandbox/docker.js';
-import { demux, demuxBuffer, outputAfterExit, TailBuffer } from '../../src/sandbox/containerIo.js';
+import { demux, demuxBuffer, outputAfterExit, TailBuffer } from '../../src/sandbox/containers/containerIo.js';
 import { ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
 
 // A run's output after its container exits: from the attach stream, or from the container's log

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { materialize } from '../../src/sandbox/git.js';
+import { materialize } from '../../src/repo/git.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 import { expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { startDecoy } from '../helpers/decoy.js';

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { connectDocker } from '../../src/sandbox/docker.js';
-import { tempPrefix } from '../../src/sandbox/tempDirs.js';
-import { reapOrphans } from '../../src/sandbox/liveContainers.js';
-import { containerLabels } from '../../src/sandbox/limits.js';
+import { tempPrefix } from '../../src/util/tempDirs.js';
+import { reapOrphans } from '../../src/sandbox/containers/liveContainers.js';
+import { containerLabels } from '../../src/sandbox/containers/limits.js';
 import { containersOfOurs, expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 import { tsChildRunner, type TsChildRunner } from '../helpers/tsChild.js';
@@ -129,8 +129,8 @@ describe('interrupted processes', () => {
     const c = runner.start(
       'unregistered',
       `import { connectDocker } from ${src('docker.ts')};
-import { containerLabels } from ${src('limits.ts')};
-import { registerContainer } from ${src('liveContainers.ts')};
+import { containerLabels } from ${src('containers/limits.ts')};
+import { registerContainer } from ${src('containers/liveContainers.ts')};
 const docker = connectDocker();
 const image = process.argv[2];
 const a = await docker.createContainer({ Image: image, Cmd: ['sleep', '1000'], Labels: containerLabels('run') });

@@ -1,7 +1,7 @@
-import { fileCounter } from '../../src/sandbox/diskWatch.js';
+import { fileCounter } from '../../src/sandbox/containers/diskWatch.js';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { containerLabels, inodeLimit } from '../../src/sandbox/limits.js';
+import { containerLabels, inodeLimit } from '../../src/sandbox/containers/limits.js';
 import { DEFAULT_LIMITS, type Environment, type Sandbox } from '../../src/sandbox/types.js';
 import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';

@@ -1,8 +1,8 @@
 import { connectDocker } from '../../src/sandbox/docker.js';
-import { withInstallNetwork, type InstallNetwork } from '../../src/sandbox/egress.js';
-import { egressSettings } from '../../src/sandbox/egressConfig.js';
+import { withInstallNetwork, type InstallNetwork } from '../../src/sandbox/egress/egress.js';
+import { egressSettings } from '../../src/sandbox/egress/egressConfig.js';
 import { ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
-import { containerLabels } from '../../src/sandbox/limits.js';
+import { containerLabels } from '../../src/sandbox/containers/limits.js';
 import { logger } from '../../src/util/logger.js';
 import { expectNothingLeftBehind, networksOfOurs } from '../helpers/docker.js';
 

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { connectDocker } from '../../src/sandbox/docker.js';
-import { packageCacheVolume } from '../../src/sandbox/environment.js';
+import { packageCacheVolume } from '../../src/sandbox/environments/environment.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { CACHE_LABELS } from '../../src/sandbox/packageCache.js';
+import { CACHE_LABELS } from '../../src/sandbox/environments/packageCache.js';
 import type { Environment, EnvironmentSpec, Sandbox } from '../../src/sandbox/types.js';
 import { expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createBareMirror, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';

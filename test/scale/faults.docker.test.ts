@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startApp, type RunningApp } from '../../src/app/app.js';
 import { fixtureConfig, publishFixture } from '../../src/demo/appDemo.js';
 import { JOB } from '../../src/jobs/payloads.js';
-import { ensureEgressImage } from '../../src/sandbox/egress.js';
+import { ensureEgressImage } from '../../src/sandbox/egress/egress.js';
 import { connectDocker, createDockerSandbox, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
 import { createLogger } from '../../src/util/logger.js';
 import { canRunPrivateDockerd, startPrivateDockerd, type PrivateDockerd } from '../helpers/privateDockerd.js';

@@ -1,6 +1,6 @@
 import { detectEcosystems, ECOSYSTEMS, ecosystemOfPath, ecosystemOfRunner, recogniseRunner, runnerDef, supportedRunners } from '../../src/ecosystems/index.js';
 import { REGISTRIES } from '../../src/ecosystems/registries.js';
-import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egressConfig.js';
+import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egress/egressConfig.js';
 import { environmentDefaults } from '../../src/pipeline/environmentDefaults.js';
 import { detectRunner } from '../../src/harness/runners.js';
 

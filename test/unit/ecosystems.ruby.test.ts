@@ -10,7 +10,7 @@ import { minitestReporterOneLine, parseMinitestJsonl } from '../../src/ecosystem
 import { declaredRubyVersion, RUBY_INSTALL, ruby, usesRspec } from '../../src/ecosystems/ruby/index.js';
 import { parseRspecJson } from '../../src/ecosystems/ruby/rspec.js';
 import { minitest, rspec } from '../../src/ecosystems/ruby/runners.js';
-import { parseBaseRef, TOOLCHAIN_RECIPES } from '../../src/sandbox/imageRecipes.js';
+import { parseBaseRef, TOOLCHAIN_RECIPES } from '../../src/sandbox/images/imageRecipes.js';
 
 const FIX = join(process.cwd(), 'test', 'unit', 'fixtures', 'ecosystems', 'ruby');
 const read = (name: string) => readFileSync(join(FIX, name), 'utf8');

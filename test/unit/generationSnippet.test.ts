@@ -11,7 +11,8 @@ import { readClaim, notABugReport } from '../../src/generation/snippet/claims.js
 import { readComment } from '../../src/generation/snippet/comments.js';
 import { planSnippetTest } from '../../src/generation/snippet/index.js';
 import { readIssue, roleOf } from '../../src/generation/snippet/markdown.js';
-import { jsApi, packageIdentifier, pythonApi, resolvePythonNames } from '../../src/generation/snippet/repoApi.js';
+import { jsApi, packageIdentifier } from '../../src/generation/snippet/repoApi.js';
+import { pythonApi, resolvePythonNames } from '../../src/generation/snippet/repoApiPython.js';
 import { readSession } from '../../src/generation/snippet/sessions.js';
 import { freeNames, literal, loadSnippetSyntax, requote } from '../../src/generation/snippet/syntax.js';
 import { valueOf } from '../../src/generation/snippet/values.js';

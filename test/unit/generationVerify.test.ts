@@ -1,7 +1,7 @@
 import type { RunResult, TestResult } from '../../src/harness/types.js';
 import { splitDiff } from '../../src/generation/diffFiles.js';
 import { readFileSync } from 'node:fs';
-import { carriesReportedException, classifyFailure, issueFacts, judgeRuns, leadingException } from '../../src/generation/verify.js';
+import { carriesReportedException, classifyFailure, reportedFailure, judgeRuns, leadingException } from '../../src/generation/verify.js';
 
 const ISSUE = {
   title: 'parse_duration crashes on combined units like "1h30m"',
@@ -124,7 +124,7 @@ describe('verification judgement', () => {
   });
 
   it('classifies failure messages from several runners', () => {
-    const facts = issueFacts({ title: 'x', body: 'TypeError: Cannot read properties of undefined' });
+    const facts = reportedFailure({ title: 'x', body: 'TypeError: Cannot read properties of undefined' });
     expect(classifyFailure({ id: 'a', failureKind: 'error', message: 'AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal' }, facts).kind).toBe('assertion');
     expect(classifyFailure({ id: 'a', failureKind: 'assertion', message: 'expected [ 1, 2 ] to deeply equal [ 1, 2, 3 ]' }, facts).kind).toBe('assertion');
     expect(classifyFailure({ id: 'a', failureKind: 'error', message: "TypeError: Cannot read properties of undefined (reading 'x')" }, facts).kind).toBe('issue-exception');
@@ -176,7 +176,7 @@ describe('verification on real-world shapes', () => {
 
 
 describe('a test that calls what does not exist is its own error, in every ecosystem', () => {
-  const facts = issueFacts({ title: 'Wrong total', body: 'The total is off by one.' });
+  const facts = reportedFailure({ title: 'Wrong total', body: 'The total is off by one.' });
   const kind = (message: string) => classifyFailure({ id: 't', failureKind: 'error', message }, facts).kind;
   /** The first line of a real captured report that holds `needle`. */
   const lineOf = (fixture: string, needle: string) => readFileSync(`test/unit/fixtures/${fixture}`, 'utf8').split('\n').find((l) => l.includes(needle))!;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { applyUnifiedToText, parseUnifiedDiff } from '../../src/patch/unified.js';
+import { applyUnifiedToText } from '../../src/patch/unified.js';
+import { parseUnifiedDiff } from '../../src/patch/unifiedParse.js';
 
 const FIX = fileURLToPath(new URL('./fixtures/patch/', import.meta.url));
 const PY = readFileSync(FIX + 'test_calc.py', 'utf8');

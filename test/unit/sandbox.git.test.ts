@@ -12,9 +12,9 @@ import {
   planStateOverlay,
   readFileAt,
   resolveRev,
-} from '../../src/sandbox/git.js';
-import { withFileLock } from '../../src/sandbox/lock.js';
-import { tempPrefix } from '../../src/sandbox/tempDirs.js';
+} from '../../src/repo/git.js';
+import { withFileLock } from '../../src/util/lock.js';
+import { tempPrefix } from '../../src/util/tempDirs.js';
 import { isSwtError } from '../../src/util/errors.js';
 import { cleanupGitRepos, createBareMirror, createGitRepo, leftoverGitRepos } from '../helpers/gitRepo.js';
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import Docker from 'dockerode';
-import { tryPull } from '../../src/sandbox/baseImages.js';
+import { tryPull } from '../../src/sandbox/images/baseImages.js';
 import { createLogger } from '../../src/util/logger.js';
 
 // The pull timeout is about silence, not duration: a slow pull that makes progress finishes,

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { describeApplyFailure, findHunk, listHunks, patchLabel } from '../../src/sandbox/applyErrors.js';
-import { bundleFromPem, caEnv, caFiles, caFingerprint, caPathsFromEnv, parsePemCertificates } from '../../src/sandbox/caCertificates.js';
-import { demuxBuffer, isBinary, TailBuffer } from '../../src/sandbox/containerIo.js';
-import { changedManifests, environmentFamily, environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/envKey.js';
+import { describeApplyFailure, findHunk, listHunks, patchLabel } from '../../src/repo/applyErrors.js';
+import { bundleFromPem, caEnv, caFiles, caFingerprint, caPathsFromEnv, parsePemCertificates } from '../../src/sandbox/images/caCertificates.js';
+import { demuxBuffer, isBinary, TailBuffer } from '../../src/sandbox/containers/containerIo.js';
+import { changedManifests, environmentFamily, environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/images/envKey.js';
 import {
   baseIdentity,
   baseImageName,
@@ -10,13 +10,13 @@ import {
   finishScript,
   npmMajorFor,
   parseBaseRef,
-} from '../../src/sandbox/imageRecipes.js';
-import { containerLabels, cpusetFromEnv, hostConfigFor, resolveLimits, tmpSizeBytes } from '../../src/sandbox/limits.js';
-import { deletionScript, gitModeToTar, parseDiffTreeRaw, parentDirs, planOverlay } from '../../src/sandbox/overlay.js';
+} from '../../src/sandbox/images/imageRecipes.js';
+import { containerLabels, cpusetFromEnv, hostConfigFor, resolveLimits, tmpSizeBytes } from '../../src/sandbox/containers/limits.js';
+import { deletionScript, gitModeToTar, parseDiffTreeRaw, parentDirs, planOverlay } from '../../src/repo/overlay.js';
 import { shellQuote } from '../../src/util/shell.js';
 import { confineRepoPath as safeRelativePath } from '../../src/util/repoPath.js';
 import { canonicalDiff, fileDiff } from '../../src/patch/canonical.js';
-import { isExcludedFromDiff } from '../../src/sandbox/session.js';
+import { isExcludedFromDiff } from '../../src/sandbox/containers/session.js';
 import { DEFAULT_LIMITS } from '../../src/sandbox/types.js';
 import { isSwtError } from '../../src/util/errors.js';
 

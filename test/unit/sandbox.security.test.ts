@@ -1,11 +1,11 @@
 import { parseRepoConfig } from '../../src/config/repoConfig.js';
 import { decideLimits } from '../../src/pipeline/context.js';
 import { cappedLines, environmentLine, renderNotesMarkdown, renderNotesText } from '../../src/pipeline/notes.js';
-import { capLimits, ceilingsFromEnv, clampLimits, DEFAULT_CEILINGS, describeCap } from '../../src/sandbox/ceilings.js';
-import { DEFAULT_EGRESS_HOSTS, egressSettings, filterLines, parseEgressHosts, parseUpstream, proxyEnv, squidConf } from '../../src/sandbox/egressConfig.js';
-import { envCacheSettings } from '../../src/sandbox/envCache.js';
-import { installScript } from '../../src/sandbox/environment.js';
-import { cacheEnv, cacheVolumeName } from '../../src/sandbox/packageCache.js';
+import { capLimits, ceilingsFromEnv, clampLimits, DEFAULT_CEILINGS, describeCap } from '../../src/sandbox/containers/ceilings.js';
+import { DEFAULT_EGRESS_HOSTS, egressSettings, filterLines, parseEgressHosts, parseUpstream, proxyEnv, squidConf } from '../../src/sandbox/egress/egressConfig.js';
+import { envCacheSettings } from '../../src/sandbox/images/envCache.js';
+import { installScript } from '../../src/sandbox/environments/environment.js';
+import { cacheEnv, cacheVolumeName } from '../../src/sandbox/environments/packageCache.js';
 import { DEFAULT_LIMITS } from '../../src/sandbox/types.js';
 import { isSwtError } from '../../src/util/errors.js';
 

@@ -1,4 +1,5 @@
 /** Which Go tests a unified diff adds or changes, by package directory and top-level name. Pure. */
+import { diffPath } from '../../patch/fileNames.js';
 
 export interface ChangedGoTest {
   /** Repository-relative directory of the package. */
@@ -19,8 +20,8 @@ export function changedGoTests(diff: string): ChangedGoTest[] {
   let current: string | undefined;
   for (const line of diff.split('\n')) {
     if (line.startsWith('+++ ')) {
-      const name = line.slice(4).trim().replace(/^b\//, '');
-      file = name === '/dev/null' || !name.endsWith('_test.go') ? undefined : name;
+      const name = diffPath(line.slice(4));
+      file = name?.endsWith('_test.go') ? name : undefined;
       current = undefined;
       continue;
     }

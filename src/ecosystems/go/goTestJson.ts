@@ -80,6 +80,21 @@ function failureKind(text: string, timedOut: boolean): FailureKind {
 }
 
 export function parseGoTestJson(text: string, ctx: Pick<ReportContext, 'files' | 'output'>): OneReport {
+  const run = readEvents(text);
+  const dirs = [...new Set(ctx.files.map(dirOf))];
+  const results = testResults(run, ctx.files, dirs);
+  const { fileErrors, buildFailures, errors } = packageErrors(run, ctx, dirs);
+  return { tests: results, fileErrors, complete: true, errors, ...(buildFailures.length ? { buildFailures } : {}) };
+}
+
+/** What `go test -json` said, by test and by package. */
+interface GoRun {
+  tests: Map<string, TestState>;
+  packages: Map<string, PackageState>;
+  buildOutput: Map<string, string[]>;
+}
+
+function readEvents(text: string): GoRun {
   const tests = new Map<string, TestState>();
   const packages = new Map<string, PackageState>();
   const buildOutput = new Map<string, string[]>();
@@ -135,9 +150,11 @@ export function parseGoTestJson(text: string, ctx: Pick<ReportContext, 'files' |
     else if (e.Action === 'pass' || e.Action === 'fail' || e.Action === 'skip') t.outcome = e.Action;
   }
   if (events === 0 && text.trim()) throw new Error('not go test -json output: no JSON events');
+  return { tests, packages, buildOutput };
+}
 
-  const files = ctx.files;
-  const dirs = [...new Set(files.map(dirOf))];
+/** Each test's outcome; one that started and never finished died with its binary (a timeout, a crash). */
+function testResults({ tests, packages }: GoRun, files: readonly string[], dirs: string[]): TestResult[] {
   const fileOf = (pkg: string): string | undefined => {
     const d = packageDir(pkg, dirs);
     return d === undefined ? undefined : files.find((f) => dirOf(f) === d);
@@ -160,7 +177,12 @@ export function parseGoTestJson(text: string, ctx: Pick<ReportContext, 'files' |
       results.push({ ...base, outcome: 'failed', failureKind: timedOut ? 'timeout' : 'error', ...(why ? { message: why } : {}) });
     }
   }
+  return results;
+}
 
+/** Packages that did not build, or whose binary failed before any test: their files' errors. */
+function packageErrors({ tests, packages, buildOutput }: GoRun, ctx: Pick<ReportContext, 'files' | 'output'>, dirs: string[]): { fileErrors: FileError[]; buildFailures: BuildFailure[]; errors: string[] } {
+  const files = ctx.files;
   const fileErrors: FileError[] = [];
   const buildFailures: BuildFailure[] = [];
   const errors: string[] = [];
@@ -181,5 +203,5 @@ export function parseGoTestJson(text: string, ctx: Pick<ReportContext, 'files' |
       else errors.push(message);
     }
   }
-  return { tests: results, fileErrors, complete: true, errors, ...(buildFailures.length ? { buildFailures } : {}) };
+  return { fileErrors, buildFailures, errors };
 }

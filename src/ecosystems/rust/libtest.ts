@@ -82,136 +82,158 @@ export function packageDirOf(file: string): string {
 }
 
 export function parseLibtest(content: string, ctx: ReportContext): OneReport {
-  const lines = stripAnsi(content).replace(/\r\n?/g, '\n').split('\n');
-  const requested = ctx.files;
-  const tests: TestResult[] = [];
-  const byId = new Map<string, TestResult>();
-  const fileErrors: FileError[] = [];
-  const buildFailures: BuildFailure[] = [];
-  const errors: string[] = [];
-  const binaries: Binary[] = [];
-  let pkgDir = '';
-  let bin: Binary | undefined;
-  let block: { id: string; lines: string[] } | undefined;
-  let compilerLines: string[] = [];
-  let crashed: string | undefined;
+  const reader = new LibtestReader(ctx.files);
+  for (const raw of stripAnsi(content).replace(/\r\n?/g, '\n').split('\n')) reader.line(raw.trimEnd());
+  return reader.finish();
+}
 
-  const idOf = (b: Binary, name: string) => `${b.target}::${name}`;
-  const closeBlock = () => {
+/** One pass over cargo test's output: the binaries it ran, their tests, failure blocks and the compiler's errors. */
+class LibtestReader {
+  readonly tests: TestResult[] = [];
+  readonly byId = new Map<string, TestResult>();
+  readonly fileErrors: FileError[] = [];
+  readonly buildFailures: BuildFailure[] = [];
+  readonly errors: string[] = [];
+  readonly binaries: Binary[] = [];
+  pkgDir = '';
+  bin: Binary | undefined;
+  block: { id: string; lines: string[] } | undefined;
+  compilerLines: string[] = [];
+  crashed: string | undefined;
+
+  constructor(readonly requested: readonly string[]) {}
+
+  line(line: string): void {
+    if (line.startsWith(PACKAGE_MARKER)) {
+      this.closeBlock();
+      const dir = line.slice(PACKAGE_MARKER.length).trim();
+      this.pkgDir = dir === '.' ? '' : dir;
+      return;
+    }
+    if (this.binaryStarts(line)) return;
+    if (this.bin && !this.bin.finished && this.inBinary(this.bin, line)) return;
+    const m = CRASH.exec(line);
+    if (m) {
+      this.crashed = m[1];
+      return;
+    }
+    this.compilerLine(line);
+  }
+
+  /** `Running …` or `Doc-tests …`: a new binary's output begins. */
+  binaryStarts(line: string): boolean {
+    const { pkgDir } = this;
+    let m = RUNNING.exec(line);
+    if (m && (m[3] || m[2].includes('target/') || m[2].includes('deps/'))) {
+      this.closeBlock();
+      const path = m[3] ? m[2] : undefined;
+      this.bin = path
+        ? { target: joinPath(pkgDir, path), file: joinPath(pkgDir, path), pkgDir, finished: false, running: new Set() }
+        : { target: joinPath(pkgDir, binaryName(m[2])), pkgDir, finished: false, running: new Set() };
+      this.binaries.push(this.bin);
+      return true;
+    }
+    m = DOC_TESTS.exec(line);
+    if (!m) return false;
+    this.closeBlock();
+    this.bin = { target: joinPath(pkgDir, `doc-tests ${m[1]}`), pkgDir, finished: false, running: new Set() };
+    this.binaries.push(this.bin);
+    return true;
+  }
+
+  /** A line of a running binary's output: a test's result, one still running, a failure block, the summary. */
+  inBinary(bin: Binary, line: string): boolean {
+    let m = TEST_LINE.exec(line);
+    if (m) {
+      const name = m[1].replace(/ - should panic$/, '');
+      this.record(bin, name, m[2] === 'ok' ? 'passed' : m[2] === 'FAILED' ? 'failed' : 'skipped', m[3]);
+      return true;
+    }
+    m = STILL_RUNNING.exec(line);
+    if (m) {
+      bin.running.add(m[1]);
+      return true;
+    }
+    m = FAILURE_BLOCK.exec(line);
+    if (m) {
+      this.closeBlock();
+      this.block = { id: idOf(bin, m[1].replace(/ - should panic$/, '')), lines: [] };
+      return true;
+    }
+    if (RESULT.test(line)) {
+      this.closeBlock();
+      bin.finished = true;
+      return true;
+    }
+    if (!this.block) return false;
+    if (line === 'failures:') this.closeBlock();
+    else this.block.lines.push(line);
+    return true;
+  }
+
+  /** The compiler's diagnostics: the error lines and where they point, until a crate fails to compile. */
+  compilerLine(line: string): void {
+    if ((/^error(\[E\d+\])?: /.test(line) && !/^error: (test failed|\d+ targets? failed|could not compile)/.test(line)) || (this.compilerLines.length && /^\s+--> /.test(line))) {
+      this.compilerLines.push(line);
+    }
+    const m = COMPILE_FAILED.exec(line);
+    if (!m) return;
+    const message = firstLines(this.compilerLines.join('\n')) ?? line;
+    this.buildFailures.push({ unit: m[1], dir: this.pkgDir, message });
+    for (const f of this.requested) if (packageDirOf(f) === this.pkgDir) this.fileErrors.push({ file: f, kind: 'collection', message });
+    this.compilerLines = [];
+  }
+
+  closeBlock(): void {
+    const { block } = this;
     if (!block) return;
-    const t = byId.get(block.id);
+    const t = this.byId.get(block.id);
     const text = block.lines.join('\n').trim();
     if (t && t.outcome === 'failed' && text) t.message = firstLines(stripPanicPrefix(text));
     if (t && t.outcome === 'failed') t.failureKind = /has overflowed its stack|timed out/i.test(text) ? (/timed out/i.test(text) ? 'timeout' : 'error') : /panicked at/.test(text) ? 'assertion' : 'error';
-    block = undefined;
-  };
-  const record = (b: Binary, name: string, outcome: TestResult['outcome'], reason?: string) => {
+    this.block = undefined;
+  }
+
+  record(b: Binary, name: string, outcome: TestResult['outcome'], reason?: string): void {
     const id = idOf(b, name);
     const t: TestResult = { id, outcome };
-    const file = fileOfUnitTest(name, b, requested);
+    const file = fileOfUnitTest(name, b, this.requested);
     if (file) t.file = file;
     if (outcome === 'failed') t.failureKind = 'assertion';
     if (outcome === 'skipped' && reason) t.message = reason;
     b.running.delete(name);
-    const prev = byId.get(id);
+    const prev = this.byId.get(id);
     if (prev) Object.assign(prev, t);
     else {
-      byId.set(id, t);
-      tests.push(t);
-    }
-  };
-
-  for (const raw of lines) {
-    const line = raw.trimEnd();
-    if (line.startsWith(PACKAGE_MARKER)) {
-      closeBlock();
-      const dir = line.slice(PACKAGE_MARKER.length).trim();
-      pkgDir = dir === '.' ? '' : dir;
-      continue;
-    }
-    let m = RUNNING.exec(line);
-    if (m && (m[3] || m[2].includes('target/') || m[2].includes('deps/'))) {
-      closeBlock();
-      const path = m[3] ? m[2] : undefined;
-      bin = path
-        ? { target: joinPath(pkgDir, path), file: joinPath(pkgDir, path), pkgDir, finished: false, running: new Set() }
-        : { target: joinPath(pkgDir, binaryName(m[2])), pkgDir, finished: false, running: new Set() };
-      binaries.push(bin);
-      continue;
-    }
-    m = DOC_TESTS.exec(line);
-    if (m) {
-      closeBlock();
-      bin = { target: joinPath(pkgDir, `doc-tests ${m[1]}`), pkgDir, finished: false, running: new Set() };
-      binaries.push(bin);
-      continue;
-    }
-    if (bin && !bin.finished) {
-      m = TEST_LINE.exec(line);
-      if (m) {
-        const name = m[1].replace(/ - should panic$/, '');
-        record(bin, name, m[2] === 'ok' ? 'passed' : m[2] === 'FAILED' ? 'failed' : 'skipped', m[3]);
-        continue;
-      }
-      m = STILL_RUNNING.exec(line);
-      if (m) {
-        bin.running.add(m[1]);
-        continue;
-      }
-      m = FAILURE_BLOCK.exec(line);
-      if (m) {
-        closeBlock();
-        block = { id: idOf(bin, m[1].replace(/ - should panic$/, '')), lines: [] };
-        continue;
-      }
-      if (RESULT.test(line)) {
-        closeBlock();
-        bin.finished = true;
-        continue;
-      }
-      if (block) {
-        if (line === 'failures:') closeBlock();
-        else block.lines.push(line);
-        continue;
-      }
-    }
-    m = CRASH.exec(line);
-    if (m) {
-      crashed = m[1];
-      continue;
-    }
-    // The compiler's diagnostics: the error lines and where they point.
-    if ((/^error(\[E\d+\])?: /.test(line) && !/^error: (test failed|\d+ targets? failed|could not compile)/.test(line)) || (compilerLines.length && /^\s+--> /.test(line))) {
-      compilerLines.push(line);
-    }
-    m = COMPILE_FAILED.exec(line);
-    if (m) {
-      const message = firstLines(compilerLines.join('\n')) ?? line;
-      buildFailures.push({ unit: m[1], dir: pkgDir, message });
-      for (const f of requested) if (packageDirOf(f) === pkgDir) fileErrors.push({ file: f, kind: 'collection', message });
-      compilerLines = [];
-      continue;
+      this.byId.set(id, t);
+      this.tests.push(t);
     }
   }
-  closeBlock();
 
-  let complete = buildFailures.length === 0;
-  for (const b of binaries) {
-    if (b.finished) continue;
-    complete = false;
-    for (const name of b.running) {
-      record(b, name, 'failed');
-      const t = byId.get(idOf(b, name))!;
-      t.failureKind = 'timeout';
-      t.message = 'still running when the run ended (libtest: has been running for over 60 seconds)';
+  /** Binaries that did not finish: their running tests timed out, their files did not run. */
+  finish(): OneReport {
+    this.closeBlock();
+    const { tests, fileErrors, errors, buildFailures, requested, crashed } = this;
+    let complete = buildFailures.length === 0;
+    for (const b of this.binaries) {
+      if (b.finished) continue;
+      complete = false;
+      for (const name of b.running) {
+        this.record(b, name, 'failed');
+        const t = this.byId.get(idOf(b, name))!;
+        t.failureKind = 'timeout';
+        t.message = 'still running when the run ended (libtest: has been running for over 60 seconds)';
+      }
+      const why = crashed ? `the test binary ${b.target} did not finish (${crashed})` : `the test binary ${b.target} did not finish`;
+      errors.push(why);
+      if (b.file && requested.includes(b.file) && !crashed) continue;
+      if (b.file && requested.includes(b.file)) fileErrors.push({ file: b.file, kind: 'collection', message: why });
     }
-    const why = crashed ? `the test binary ${b.target} did not finish (${crashed})` : `the test binary ${b.target} did not finish`;
-    errors.push(why);
-    if (b.file && requested.includes(b.file) && !crashed) continue;
-    if (b.file && requested.includes(b.file)) fileErrors.push({ file: b.file, kind: 'collection', message: why });
+    return { tests, fileErrors, complete, errors, ...(buildFailures.length ? { buildFailures } : {}) };
   }
-  return { tests, fileErrors, complete, errors, ...(buildFailures.length ? { buildFailures } : {}) };
 }
+
+const idOf = (b: Binary, name: string) => `${b.target}::${name}`;
 
 /** libtest ≥ 1.73 puts `thread 'x' (id) panicked at file:line:col:` on its own line; older on the message's. */
 function stripPanicPrefix(text: string): string {

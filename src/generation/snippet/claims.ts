@@ -66,6 +66,48 @@ const DISPLAY_CALL = /^(?:print|pprint|pp|display|repr|console\.\w+|util\.inspec
 
 /** Reads the claim for a repository in `lang`, or why there is none. */
 export function readClaim(doc: IssueDoc, lang: CodeLang): ClaimResult {
+  const { sites, sawCode } = sitesOfBlocks(doc, lang);
+
+  if (!sawCode && !doc.prose.some((p) => /\w\(.*\)/.test(p.text))) {
+    return { ok: false, reason: doc.blocks.length ? 'the issue shows no code in this repository\'s language' : 'the issue shows no code' };
+  }
+
+  const names = new Set(sites.flatMap((s) => [...s.setup, s.expr].join('\n').match(/[A-Za-z_$][\w$]*/g) ?? []));
+  for (const line of joinedProse(lang, doc.prose)) readSentence(lang, line.text, line.role, line.afterBlock, sites, names);
+  readLists(lang, doc.prose, sites);
+  markByTitle(doc.title, sites);
+
+  for (const line of doc.prose) expectEmpty(lang, line.text, sites);
+  const stated = sites.filter((s) => !s.correct && (s.shown || s.error || (s.expected && !s.expected.hedged)));
+  if (!sites.length) return { ok: false, reason: 'the issue shows no call whose result it reports' };
+  if (!stated.length) return { ok: false, reason: 'the issue states no result for its code (no wrong value, expected value or exception)' };
+
+  const { pool, also } = choosePool(stated);
+  if (pool.length > 1) return { ok: false, reason: `the issue shows ${pool.length} results and does not say which one is wrong` };
+  const site = pool[0];
+  if (!site.marks.size && !site.expected && !complains(doc)) return { ok: false, reason: 'the issue shows a result but does not say it is wrong' };
+
+  const expected = site.expected && !site.expected.hedged ? site.expected : undefined;
+  let wrong: Value | undefined;
+  if (site.shown) {
+    wrong = valueOf(lang, site.shown.value, site.printed);
+    if (!wrong && !expected) return { ok: false, reason: `the result the issue shows (${oneLine(site.shown.value)}) is not a value a test can compare with` };
+  }
+  if (expected && wrong && sameShown(expected.value.code, wrong.code) && site.index === undefined) return { ok: false, reason: 'the issue shows the same value as wrong and as expected' };
+  const quote = expected?.quote ?? site.quote ?? site.shown?.quote ?? site.error?.quote ?? site.expr;
+  const claim: Claim = { lang, setup: site.setup, expr: site.expr, quote: oneLine(quote), shape: site.template ? 'template' : site.shape };
+  if (site.index !== undefined) claim.index = site.index;
+  if (also) claim.also = also;
+  if (expected) claim.expected = expected.value;
+  else if (site.index !== undefined) return { ok: false, reason: 'the issue names a wrong part of the result but not what it should be' };
+  if (wrong && site.index === undefined) claim.wrong = wrong;
+  if (site.error) claim.raises = site.error.error;
+  if (!claim.expected && !claim.wrong && !claim.raises) return { ok: false, reason: 'the issue states no result for its code' };
+  return { ok: true, claim };
+}
+
+/** The call sites of the issue's code blocks, each block's setup before it; output blocks attach to the site before them. */
+function sitesOfBlocks(doc: IssueDoc, lang: CodeLang): { sites: Site[]; sawCode: boolean } {
   const sites: Site[] = [];
   let lastSite: Site | undefined;
   let sawCode = false;
@@ -99,21 +141,11 @@ export function readClaim(doc: IssueDoc, lang: CodeLang): ClaimResult {
     const showing = own.filter((s) => s.shown || s.error);
     if (b.role === 'current' && showing.length === 1) showing[0].marks.add('role');
   }
+  return { sites, sawCode };
+}
 
-  if (!sawCode && !doc.prose.some((p) => /\w\(.*\)/.test(p.text))) {
-    return { ok: false, reason: doc.blocks.length ? 'the issue shows no code in this repository\'s language' : 'the issue shows no code' };
-  }
-
-  const names = new Set(sites.flatMap((s) => [...s.setup, s.expr].join('\n').match(/[A-Za-z_$][\w$]*/g) ?? []));
-  for (const line of joinedProse(lang, doc.prose)) readSentence(lang, line.text, line.role, line.afterBlock, sites, names);
-  readLists(lang, doc.prose, sites);
-  markByTitle(doc.title, sites);
-
-  for (const line of doc.prose) expectEmpty(lang, line.text, sites);
-  const stated = sites.filter((s) => !s.correct && (s.shown || s.error || (s.expected && !s.expected.hedged)));
-  if (!sites.length) return { ok: false, reason: 'the issue shows no call whose result it reports' };
-  if (!stated.length) return { ok: false, reason: 'the issue states no result for its code (no wrong value, expected value or exception)' };
-
+/** The one site the issue reports on: the marked ones (or all stated), narrowed to one with an expected value or its own mark; asserts of one snippet go together. */
+function choosePool(stated: Site[]): { pool: Site[]; also?: Claim['also'] } {
   const marked = stated.filter((s) => s.marks.size || (s.expected && !s.expected.hedged));
   let pool = dedupe(marked.length ? marked : stated);
   if (pool.length > 1) {
@@ -129,27 +161,7 @@ export function readClaim(doc: IssueDoc, lang: CodeLang): ClaimResult {
     also = pool.slice(1).map((s) => ({ expr: s.expr, expected: s.expected!.value }));
     pool = [{ ...pool[0], setup: pool[pool.length - 1].setup, quote: pool.map((s) => s.quote).join(' ') }];
   }
-  if (pool.length > 1) return { ok: false, reason: `the issue shows ${pool.length} results and does not say which one is wrong` };
-  const site = pool[0];
-  if (!site.marks.size && !site.expected && !complains(doc)) return { ok: false, reason: 'the issue shows a result but does not say it is wrong' };
-
-  const expected = site.expected && !site.expected.hedged ? site.expected : undefined;
-  let wrong: Value | undefined;
-  if (site.shown) {
-    wrong = valueOf(lang, site.shown.value, site.printed);
-    if (!wrong && !expected) return { ok: false, reason: `the result the issue shows (${oneLine(site.shown.value)}) is not a value a test can compare with` };
-  }
-  if (expected && wrong && sameShown(expected.value.code, wrong.code) && site.index === undefined) return { ok: false, reason: 'the issue shows the same value as wrong and as expected' };
-  const quote = expected?.quote ?? site.quote ?? site.shown?.quote ?? site.error?.quote ?? site.expr;
-  const claim: Claim = { lang, setup: site.setup, expr: site.expr, quote: oneLine(quote), shape: site.template ? 'template' : site.shape };
-  if (site.index !== undefined) claim.index = site.index;
-  if (also) claim.also = also;
-  if (expected) claim.expected = expected.value;
-  else if (site.index !== undefined) return { ok: false, reason: 'the issue names a wrong part of the result but not what it should be' };
-  if (wrong && site.index === undefined) claim.wrong = wrong;
-  if (site.error) claim.raises = site.error.error;
-  if (!claim.expected && !claim.wrong && !claim.raises) return { ok: false, reason: 'the issue states no result for its code' };
-  return { ok: true, claim };
+  return { pool, also };
 }
 
 /** A block of output: what the code before it produced (or raised), or what it should produce. */

@@ -60,6 +60,29 @@ function isCall(lang: CodeLang, text: string): boolean {
 
 /** One prose line: values it states and what they belong to. */
 export function readSentence(lang: CodeLang, line: string, sectionRole: Role, afterBlock: number, sites: Site[], names: Set<string>): void {
+  const expanded = sentenceSpans(lang, line, names);
+  if (!expanded.some((s) => !s.call)) return;
+  const hedged = HEDGE.test(line) && !/^\s*(shouldn'?t|should not|isn'?t|wouldn'?t)\b/i.test(line);
+  const sentence: Sentence = { lang, line, sectionRole, afterBlock, sites, expanded, hedged };
+  if (insteadOf(sentence)) return;
+  for (let k = 0; k < expanded.length; k++) valueAt(sentence, k);
+}
+
+type Span = ProseSpan & { call?: boolean; verb?: 'current' | 'expected' };
+
+/** One sentence being read: its spans (values and calls) and the sites they speak of. */
+interface Sentence {
+  lang: CodeLang;
+  line: string;
+  sectionRole: Role;
+  afterBlock: number;
+  sites: Site[];
+  expanded: Span[];
+  hedged: boolean;
+}
+
+/** The sentence's values and calls, in order: code spans, bare calls, and `f(x) = y` split into a call and its result. */
+function sentenceSpans(lang: CodeLang, line: string, names: Set<string>): Span[] {
   // A variable of the issue's code named in the prose (`merged`) is not a value.
   let spans = proseSpans(line).filter((s) => !(s.delimiter === '`' && names.has(s.text.trim())));
   // Calls written bare in the sentence (`slugify(u"x") returns …`) swallow the spans inside them.
@@ -71,7 +94,7 @@ export function readSentence(lang: CodeLang, line: string, sectionRole: Role, af
   }
   spans = spans.filter((s) => !calls.some((c) => s.start >= c.start && s.end <= c.end));
   // `f(x) = y` / `f(x) == y` inside one code span: a call and its result.
-  const expanded: Array<ProseSpan & { call?: boolean; verb?: 'current' | 'expected' }> = [];
+  const expanded: Span[] = [];
   for (const s of [...spans, ...calls].sort((a, b) => a.start - b.start)) {
     if (calls.includes(s)) {
       expanded.push({ ...s, call: true });
@@ -87,30 +110,35 @@ export function readSentence(lang: CodeLang, line: string, sectionRole: Role, af
     }
     expanded.push({ ...s, call: s.delimiter === '`' && isCall(lang, s.text) });
   }
-  if (!expanded.some((s) => !s.call)) return;
-  const hedged = HEDGE.test(line) && !/^\s*(shouldn'?t|should not|isn'?t|wouldn'?t)\b/i.test(line);
-  // A sentence that names no call speaks of the code above it only when that block shows one call.
-  const lastSiteBefore = () => {
-    const s = [...sites].reverse().find((x) => x.block <= afterBlock && !x.correct) ?? sites.find((x) => !x.correct);
-    if (!s || s.shape === 'prose' || s.block < 0) return s;
-    // Of a block's calls, the one it prints is the one its output speaks of.
-    const inBlock = sites.filter((x) => x.block === s.block && x.shape !== 'prose' && x.shape !== 'template' && !x.correct);
-    const printed = inBlock.filter((x) => x.printed);
-    const pool = printed.length ? printed : inBlock;
-    return pool.length === 1 ? pool[0] : undefined;
-  };
-  const siteFor = (expr: string): Site | undefined => {
-    const e = displayed(lang, expr).expr;
-    const known = sites.find((s) => s.expr.replace(/\s+/g, ' ') === e.replace(/\s+/g, ' '));
-    if (known) return known;
-    // `Math.floor(…)`, `len(…)`: the language's own functions are not what the issue reports on.
-    if (isAmbient(lang, /^(?:new\s+)?([A-Za-z_$][\w$]*)/.exec(e)?.[1] ?? '')) return undefined;
-    const s: Site = { block: afterBlock, setup: [], expr: e, printed: false, shape: 'prose', marks: new Set(), correct: false };
-    sites.push(s);
-    return s;
-  };
+  return expanded;
+}
 
-  // "V1 instead of V2"
+/** A sentence that names no call speaks of the code above it only when that block shows one call. */
+function lastSiteBefore({ sites, afterBlock }: Sentence): Site | undefined {
+  const s = [...sites].reverse().find((x) => x.block <= afterBlock && !x.correct) ?? sites.find((x) => !x.correct);
+  if (!s || s.shape === 'prose' || s.block < 0) return s;
+  // Of a block's calls, the one it prints is the one its output speaks of.
+  const inBlock = sites.filter((x) => x.block === s.block && x.shape !== 'prose' && x.shape !== 'template' && !x.correct);
+  const printed = inBlock.filter((x) => x.printed);
+  const pool = printed.length ? printed : inBlock;
+  return pool.length === 1 ? pool[0] : undefined;
+}
+
+/** The site of a call the sentence names: one of the code's, or a new prose site (never the language's own functions). */
+function siteFor({ lang, sites, afterBlock }: Sentence, expr: string): Site | undefined {
+  const e = displayed(lang, expr).expr;
+  const known = sites.find((s) => s.expr.replace(/\s+/g, ' ') === e.replace(/\s+/g, ' '));
+  if (known) return known;
+  // `Math.floor(…)`, `len(…)`: the language's own functions are not what the issue reports on.
+  if (isAmbient(lang, /^(?:new\s+)?([A-Za-z_$][\w$]*)/.exec(e)?.[1] ?? '')) return undefined;
+  const s: Site = { block: afterBlock, setup: [], expr: e, printed: false, shape: 'prose', marks: new Set(), correct: false };
+  sites.push(s);
+  return s;
+}
+
+/** "V1 instead of V2": the wrong value and the expected one; true when the sentence is read so. */
+function insteadOf(sentence: Sentence): boolean {
+  const { lang, line, sites, expanded, hedged } = sentence;
   const inst = /\binstead of\b/i.exec(line);
   if (inst) {
     // The values right around "instead of": `X` instead of `Y`.
@@ -121,75 +149,78 @@ export function readSentence(lang: CodeLang, line: string, sectionRole: Role, af
     if (v1 && wrong && expected) {
       const byValue = matchShown(lang, sites, wrong);
       const call = [...expanded].reverse().find((s) => s.call && s.end <= v1.start);
-      const target = byValue?.site ?? (call ? siteFor(call.text) : lastSiteBefore());
-      if (!target) return;
+      const target = byValue?.site ?? (call ? siteFor(sentence, call.text) : lastSiteBefore(sentence));
+      if (!target) return true;
       if (byValue?.index !== undefined) target.index = byValue.index;
       else if (!byValue) {
-        if (target.shown && !sameShown(target.shown.value, v1.text) && !sameShown(target.shown.value, wrong.code)) return;
+        if (target.shown && !sameShown(target.shown.value, v1.text) && !sameShown(target.shown.value, wrong.code)) return true;
         target.shown ??= { value: wrong.code, quote: sentenceOf(line, v1.start, v2.end) };
       }
       target.marks.add('prose');
       if (!target.expected || target.expected.hedged) target.expected = { value: expected, quote: sentenceOf(line, v1.start, v2.end), hedged };
       target.quote = sentenceOf(line, v1.start, v2.end);
-      return;
+      return true;
     }
   }
+  return false;
+}
 
-  for (let k = 0; k < expanded.length; k++) {
-    const v = expanded[k];
-    if (v.call) continue;
-    const prev = expanded.slice(0, k).reverse().find((s) => !s.call);
-    const gapStart = Math.max(prev ? prev.end : 0, ...expanded.slice(0, k).filter((s) => s.call).map((s) => s.end));
-    const gap = v.verb ? '' : line.slice(gapStart, v.start);
-    let exp = v.verb === 'expected' || (EXP_VERB.test(gap) && !NEGATED.test(gap.replace(EXP_VERB, '')));
-    let cur = v.verb === 'current' || (!exp && CUR_VERB.test(gap));
-    if (!exp && !cur) continue;
-    // Under "Expected", "`f(x)` returns `4`" says what it should return.
-    if (cur && sectionRole === 'expected') [exp, cur] = [true, false];
-    const value = proseValue(lang, v);
-    if (!value) continue;
-    const call = expanded.slice(0, k).reverse().find((s) => s.call);
-    const own = call ? siteFor(call.text) : undefined;
-    if (call && !own) continue;
-    // With no call in the sentence, only "This returns `x`", "Out: x" or "`result` is `x`" speak of the code above.
-    const subject = line.slice(0, v.start).split(/(?<=[.!?])\s+/).pop() ?? '';
-    const named = /^\s*`([A-Za-z_$][\w$.]*)`\s+(?:is|was|gives|returns|contains|becomes|equals|should be|should return)\s*:?\s*$/i.exec(subject);
-    const byName = named ? sites.find((x) => x.expr === named[1]) : undefined;
-    if (!own && !byName && cur && !DEIXIS.test(subject)) continue;
-    const target = own ?? byName ?? lastSiteBefore();
-    if (!target) continue;
-    if (exp) {
-      if (!target.expected || target.expected.hedged) {
-        target.expected = { value, quote: sentenceOf(line, call?.start ?? v.start, v.end), hedged: hedged || HEDGE.test(line.slice(0, v.start)) };
-        if (sectionRole === 'expected') target.template = true;
-      }
-      continue;
+/** The k-th span, a value: what the sentence says of it (expected, current, correct) lands on the site it speaks of. */
+function valueAt(sentence: Sentence, k: number): void {
+  const { lang, line, sectionRole, sites, expanded, hedged } = sentence;
+  const v = expanded[k];
+  if (v.call) return;
+  const prev = expanded.slice(0, k).reverse().find((s) => !s.call);
+  const gapStart = Math.max(prev ? prev.end : 0, ...expanded.slice(0, k).filter((s) => s.call).map((s) => s.end));
+  const gap = v.verb ? '' : line.slice(gapStart, v.start);
+  let exp = v.verb === 'expected' || (EXP_VERB.test(gap) && !NEGATED.test(gap.replace(EXP_VERB, '')));
+  let cur = v.verb === 'current' || (!exp && CUR_VERB.test(gap));
+  if (!exp && !cur) return;
+  // Under "Expected", "`f(x)` returns `4`" says what it should return.
+  if (cur && sectionRole === 'expected') [exp, cur] = [true, false];
+  const value = proseValue(lang, v);
+  if (!value) return;
+  const call = expanded.slice(0, k).reverse().find((s) => s.call);
+  const own = call ? siteFor(sentence, call.text) : undefined;
+  if (call && !own) return;
+  // With no call in the sentence, only "This returns `x`", "Out: x" or "`result` is `x`" speak of the code above.
+  const subject = line.slice(0, v.start).split(/(?<=[.!?])\s+/).pop() ?? '';
+  const named = /^\s*`([A-Za-z_$][\w$.]*)`\s+(?:is|was|gives|returns|contains|becomes|equals|should be|should return)\s*:?\s*$/i.exec(subject);
+  const byName = named ? sites.find((x) => x.expr === named[1]) : undefined;
+  if (!own && !byName && cur && !DEIXIS.test(subject)) return;
+  const target = own ?? byName ?? lastSiteBefore(sentence);
+  if (!target) return;
+  if (exp) {
+    if (!target.expected || target.expected.hedged) {
+      target.expected = { value, quote: sentenceOf(line, call?.start ?? v.start, v.end), hedged: hedged || HEDGE.test(line.slice(0, v.start)) };
+      if (sectionRole === 'expected') target.template = true;
     }
-    if (target.shown) {
-      if (sameShown(target.shown.value, v.text) || sameShown(target.shown.value, value.code)) {
-        target.marks.add('prose');
-        target.quote = sentenceOf(line, call?.start ?? v.start, v.end);
-      } else if (own) target.correct = true; // two different results for one call: say nothing
-      continue;
-    }
-    // "… returns `x` as expected": within this sentence, up to the next call it names.
-    const nextCall = expanded.slice(k + 1).find((s) => s.call);
-    const rest = line.slice(v.end, nextCall ? nextCall.start : undefined).split(/(?<=[.!?])\s/)[0];
-    if (/\bas expected\b|\bcorrect(ly)?\b|\bworks?\b/i.test(rest)) {
-      target.correct = true;
-      continue;
-    }
-    // "Returns `x` on Windows, but `y` on the others": two results in one sentence, no expectation between them.
-    const other = expanded.slice(k + 1).find((s) => !s.call);
-    const sentenceEnd = line.slice(v.end).search(/[.!?](\s|$)/);
-    if (other && (sentenceEnd < 0 || other.start < v.end + sentenceEnd) && !EXP_VERB.test(line.slice(v.end, other.start)) && !/\binstead of\b/i.test(line.slice(v.end, other.start))) {
-      target.correct = true;
-      continue;
-    }
-    target.shown = { value: value.code, quote: sentenceOf(line, call?.start ?? v.start, v.end) };
-    target.marks.add('prose');
-    target.quote = target.shown.quote;
+    return;
   }
+  if (target.shown) {
+    if (sameShown(target.shown.value, v.text) || sameShown(target.shown.value, value.code)) {
+      target.marks.add('prose');
+      target.quote = sentenceOf(line, call?.start ?? v.start, v.end);
+    } else if (own) target.correct = true; // two different results for one call: say nothing
+    return;
+  }
+  // "… returns `x` as expected": within this sentence, up to the next call it names.
+  const nextCall = expanded.slice(k + 1).find((s) => s.call);
+  const rest = line.slice(v.end, nextCall ? nextCall.start : undefined).split(/(?<=[.!?])\s/)[0];
+  if (/\bas expected\b|\bcorrect(ly)?\b|\bworks?\b/i.test(rest)) {
+    target.correct = true;
+    return;
+  }
+  // "Returns `x` on Windows, but `y` on the others": two results in one sentence, no expectation between them.
+  const other = expanded.slice(k + 1).find((s) => !s.call);
+  const sentenceEnd = line.slice(v.end).search(/[.!?](\s|$)/);
+  if (other && (sentenceEnd < 0 || other.start < v.end + sentenceEnd) && !EXP_VERB.test(line.slice(v.end, other.start)) && !/\binstead of\b/i.test(line.slice(v.end, other.start))) {
+    target.correct = true;
+    return;
+  }
+  target.shown = { value: value.code, quote: sentenceOf(line, call?.start ?? v.start, v.end) };
+  target.marks.add('prose');
+  target.quote = target.shown.quote;
 }
 
 /** The sentence(s) of `line` from the one holding `start` to the one holding `end`. */

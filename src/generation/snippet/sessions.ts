@@ -39,8 +39,8 @@ const EXC_LINE = /^\s*(?:Uncaught\s+)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Excep
 /** Reads a block as a session of the given language, or undefined when it holds no code. */
 export function readSession(lang: CodeLang, code: string): Session | undefined {
   const text = code.replace(/\r\n?/g, '\n');
-  if (lang === 'python' && text.split('\n').some((l) => PY_PROMPT.test(l))) return pyRepl(text);
-  if (lang === 'js' && text.split('\n').some((l) => /^\s*>\s*\S/.test(l)) && !parses('js', text)) return nodeRepl(text);
+  if (lang === 'python' && text.split('\n').some((l) => PY_PROMPT.test(l))) return replSession(text, PY_REPL);
+  if (lang === 'js' && text.split('\n').some((l) => /^\s*>\s*\S/.test(l)) && !parses('js', text)) return replSession(text, NODE_REPL);
   const script = readScript(lang, text);
   if (script) return script;
   if (lang === 'js') return consoleTranscript(text);
@@ -89,67 +89,49 @@ export function errorIn(lang: CodeLang, text: string): ShownError | undefined {
   return undefined;
 }
 
-function pyRepl(text: string): Session {
-  const steps: Step[] = [];
-  let cur: Step | undefined;
-  let out: string[] = [];
-  let inCode = false;
-  const close = () => {
-    if (cur) finishOutput(cur, out, 'python');
-    out = [];
-  };
-  for (const l of text.split('\n')) {
-    let m: RegExpExecArray | null;
-    if ((m = PY_PROMPT.exec(l))) {
-      close();
-      cur = { code: m[1] ?? '' };
-      steps.push(cur);
-      inCode = true;
-    } else if (cur && inCode && (m = PY_CONT.exec(l))) {
-      cur.code += '\n' + (m[1] ?? '');
-    } else if (cur && (m = PY_OUT.exec(l))) {
-      inCode = false;
-      out.push(m[1]);
-    } else if (cur) {
-      inCode = false;
-      out.push(l);
-    }
-  }
-  close();
-  for (const s of steps) splitCodeComment(s, 'python');
-  return { kind: 'repl', lang: 'python', steps: steps.filter((s) => s.code.trim() || s.output || s.error) };
+/** A REPL's lines: its prompt, its continuation, its output marker (Python's `Out[1]:`). */
+interface ReplSyntax {
+  lang: CodeLang;
+  prompt: RegExp;
+  cont: RegExp;
+  out?: RegExp;
+  /** Node's bare `>` is an idle prompt that ends the step; Python's bare `>>>` is an empty step. */
+  bareEndsStep: boolean;
 }
 
-function nodeRepl(text: string): Session {
+const PY_REPL: ReplSyntax = { lang: 'python', prompt: PY_PROMPT, cont: PY_CONT, out: PY_OUT, bareEndsStep: false };
+const NODE_REPL: ReplSyntax = { lang: 'js', prompt: NODE_PROMPT, cont: NODE_CONT, bareEndsStep: true };
+
+/** A REPL transcript as steps: each prompt's code (with its continuation lines) and the output after it. */
+function replSession(text: string, syntax: ReplSyntax): Session {
   const steps: Step[] = [];
   let cur: Step | undefined;
   let out: string[] = [];
   let inCode = false;
   const close = () => {
-    if (cur) finishOutput(cur, out, 'js');
+    if (cur) finishOutput(cur, out, syntax.lang);
     out = [];
   };
   for (const l of text.split('\n')) {
     let m: RegExpExecArray | null;
-    if ((m = NODE_PROMPT.exec(l))) {
+    if ((m = syntax.prompt.exec(l))) {
       close();
-      if (!(m[1] ?? '').trim()) {
-        cur = undefined;
-        continue;
-      }
-      cur = { code: m[1] };
-      steps.push(cur);
-      inCode = true;
-    } else if (cur && inCode && (m = NODE_CONT.exec(l))) {
+      cur = syntax.bareEndsStep && !(m[1] ?? '').trim() ? undefined : { code: m[1] ?? '' };
+      if (cur) steps.push(cur);
+      inCode = !!cur;
+    } else if (cur && inCode && (m = syntax.cont.exec(l))) {
       cur.code += '\n' + (m[1] ?? '');
+    } else if (cur && syntax.out && (m = syntax.out.exec(l))) {
+      inCode = false;
+      out.push(m[1]!);
     } else if (cur) {
       inCode = false;
       out.push(l);
     }
   }
   close();
-  for (const s of steps) splitCodeComment(s, 'js');
-  return { kind: 'repl', lang: 'js', steps };
+  for (const s of steps) splitCodeComment(s, syntax.lang);
+  return { kind: 'repl', lang: syntax.lang, steps: syntax.bareEndsStep ? steps : steps.filter((s) => s.code.trim() || s.output || s.error) };
 }
 
 /** `code  # comment` / `code // comment` on a REPL line: the comment moves to the step. */

@@ -24,23 +24,9 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
   if (!SUPPORTED_JS.has(runner)) return { ok: false, reason: `cannot tell which runner the repository's tests use (${runner})` };
   const style = api.style;
   const notes: string[] = [];
-  const pkgImports: JsImport[] = [];
-  const otherImports: string[] = [];
-  const body: string[] = [];
-  for (const s of claim.setup) {
-    const st = statements('js', s)?.[0];
-    if (st?.kind !== 'import' || st.module === undefined) {
-      body.push(s);
-      continue;
-    }
-    const file = api.fileForSpecifier(st.module) ?? relativeFile(api, st.module);
-    const bindings = bindingsOf(s);
-    if (file && bindings.length) {
-      const spec = file === api.entry && style.packageSpecifier ? style.packageSpecifier : api.specifierFor(file);
-      for (const b of bindings) pkgImports.push({ specifier: spec, binding: b });
-    } else if (!st.module.startsWith('.')) otherImports.push(renderOther(s, style));
-    else return { ok: false, reason: `the issue's code imports ${st.module}, which is not a file of this repository` };
-  }
+  const read = importsOf(claim, api);
+  if ('reason' in read) return { ok: false, reason: read.reason };
+  const { pkgImports, otherImports, body } = read;
   let { setup, expr } = inlineLiterals('js', body, claim.expr);
   setup = setup.map((s) => requote(s, style.quote));
   expr = requote(expr, style.quote);
@@ -61,14 +47,72 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
   const q = style.quote;
   const semi = style.semicolons ? ';' : '';
   const str = (s: string) => quoteString(s, q);
-  const lines: string[] = [];
   const target = claim.index !== undefined ? `${expr}${style.typescript ? '?.' : ''}[${claim.index}]` : expr;
   const isAsync = /\bawait\b/.test([...setup, expr].join('\n'));
+  const { kind, lines } = assertionLines(claim, runner, style, { expr, target, isAsync });
+  const head = headLines(runner, style, lines, pkgImports, otherImports);
+  const describeName = describeNameOf(expr, setup, pkgImports);
+  const tapLike = runner === 'tap' || runner === 'tape';
+  const topLevel = style.topLevelTest && (runner === 'node-test' || runner === 'jest' || runner === 'vitest');
+  const ind = style.indent;
+  const statementsOf = (code: string) => {
+    const t = code.trimEnd();
+    if (style.semicolons) return /[;}]$/.test(t) ? t : `${t};`;
+    return t.replace(/;$/, '');
+  };
+  const block = [...quoteComment(claim, '//'), ...setup.map(statementsOf), ...lines];
+  const fn = (param = '') => (style.arrows ? `${isAsync ? 'async ' : ''}(${param}) =>` : `${isAsync ? 'async ' : ''}function (${param})`);
+  const plainFn = (param = '') => (style.arrows ? `(${param}) =>` : `function (${param})`);
+  const out: string[] = [...head, ''];
+  const name = str(title);
+  if (tapLike) {
+    const call = runner === 'tap' ? 't.test' : 'test';
+    out.push(`${call}(${name}, ${fn('t')} {`, ...block.map((l) => indentCode('js', l, ind)), `${ind}t.end()${semi}`, `})${semi}`);
+  } else if (topLevel) {
+    out.push(`test(${name}, ${fn()} {`, ...block.map((l) => indentCode('js', l, ind)), `})${semi}`);
+  } else {
+    out.push(`describe(${str(describeName)}, ${plainFn()} {`, `${ind}it(${name}, ${fn()} {`, ...block.map((l) => indentCode('js', l, ind + ind)), `${ind}})${semi}`, `})${semi}`);
+  }
+  const stem = sliceWords(nameWords(title, expr), 40).join('-');
+  const path = uniquePath(api.files, style.dir, stem, style.suffix, '-');
+  notes.push(`snippet: ${claim.shape}; ${kind}`);
+  return { ok: true, test: { path, content: out.join('\n') + '\n', kind, notes } };
+}
+
+/** The issue's setup split into imports of this package (by binding), other modules' imports, and the rest. */
+function importsOf(claim: Claim, api: JsApi): { pkgImports: JsImport[]; otherImports: string[]; body: string[] } | { reason: string } {
+  const style = api.style;
+  const pkgImports: JsImport[] = [];
+  const otherImports: string[] = [];
+  const body: string[] = [];
+  for (const s of claim.setup) {
+    const st = statements('js', s)?.[0];
+    if (st?.kind !== 'import' || st.module === undefined) {
+      body.push(s);
+      continue;
+    }
+    const file = api.fileForSpecifier(st.module) ?? relativeFile(api, st.module);
+    const bindings = bindingsOf(s);
+    if (file && bindings.length) {
+      const spec = file === api.entry && style.packageSpecifier ? style.packageSpecifier : api.specifierFor(file);
+      for (const b of bindings) pkgImports.push({ specifier: spec, binding: b });
+    } else if (!st.module.startsWith('.')) otherImports.push(renderOther(s, style));
+    else return { reason: `the issue's code imports ${st.module}, which is not a file of this repository` };
+  }
+  return { pkgImports, otherImports, body };
+}
+
+/** The test's assertions in the runner's words: the expected value, not the wrong one, or no exception. */
+function assertionLines(claim: Claim, runner: string, style: JsApi['style'], at: { expr: string; target: string; isAsync: boolean }): { kind: WrittenTest['kind']; lines: string[] } {
+  const { expr, target, isAsync } = at;
+  const semi = style.semicolons ? ';' : '';
+  const str = (s: string) => quoteString(s, style.quote);
   const structure = (v: Value) => v.kind === 'structure' || v.kind === 'regex';
   const isObject = (v: Value) => /^\{/.test(v.code.trim());
-  let kind: WrittenTest['kind'];
   const nodeAssert = runner === 'mocha' || runner === 'node-test';
   const tapLike = runner === 'tap' || runner === 'tape';
+  const lines: string[] = [];
+  let kind: WrittenTest['kind'];
   const actual = claim.expected?.arrayWithProps || claim.wrong?.arrayWithProps ? `Array.from(${target}${style.typescript ? ' ?? []' : ''})` : target;
   if (claim.expected) {
     kind = 'expected-value';
@@ -94,8 +138,14 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
     else if (nodeAssert && !isAsync && JS_ERRORS.has(e.type)) lines.push(`assert.doesNotThrow(() => ${expr}, ${e.type})${semi}`);
     else lines.push(`${expr}${semi}`);
   }
+  return { kind, lines };
+}
 
-  // Imports: the runner's, assert, the package's, then the issue's other modules.
+/** Imports: the runner's, assert, the package's, then the issue's other modules. */
+function headLines(runner: string, style: JsApi['style'], lines: string[], pkgImports: JsImport[], otherImports: string[]): string[] {
+  const semi = style.semicolons ? ';' : '';
+  const str = (s: string) => quoteString(s, style.quote);
+  const nodeAssert = runner === 'mocha' || runner === 'node-test';
   const head: string[] = [];
   const decl = style.declare;
   const topLevel = style.topLevelTest && (runner === 'node-test' || runner === 'jest' || runner === 'vitest');
@@ -110,31 +160,7 @@ export async function writeJsTest(title: string, claim: Claim, api: JsApi, runne
   if (nodeAssert && lines.some((l) => l.startsWith('assert.'))) head.push(style.assertImport ?? (style.esm ? `import assert from ${str('assert')}${semi}` : `${decl} assert = require(${str('assert')})${semi}`));
   head.push(...renderImports(pkgImports, style, str, semi));
   head.push(...otherImports);
-
-  const describeName = describeNameOf(expr, setup, pkgImports);
-  const ind = style.indent;
-  const statementsOf = (code: string) => {
-    const t = code.trimEnd();
-    if (style.semicolons) return /[;}]$/.test(t) ? t : `${t};`;
-    return t.replace(/;$/, '');
-  };
-  const block = [...quoteComment(claim, '//'), ...setup.map(statementsOf), ...lines];
-  const fn = (param = '') => (style.arrows ? `${isAsync ? 'async ' : ''}(${param}) =>` : `${isAsync ? 'async ' : ''}function (${param})`);
-  const plainFn = (param = '') => (style.arrows ? `(${param}) =>` : `function (${param})`);
-  const out: string[] = [...head, ''];
-  const name = str(title);
-  if (tapLike) {
-    const call = runner === 'tap' ? 't.test' : 'test';
-    out.push(`${call}(${name}, ${fn('t')} {`, ...block.map((l) => indentCode('js', l, ind)), `${ind}t.end()${semi}`, `})${semi}`);
-  } else if (topLevel) {
-    out.push(`test(${name}, ${fn()} {`, ...block.map((l) => indentCode('js', l, ind)), `})${semi}`);
-  } else {
-    out.push(`describe(${str(describeName)}, ${plainFn()} {`, `${ind}it(${name}, ${fn()} {`, ...block.map((l) => indentCode('js', l, ind + ind)), `${ind}})${semi}`, `})${semi}`);
-  }
-  const stem = sliceWords(nameWords(title, expr), 40).join('-');
-  const path = uniquePath(api.files, style.dir, stem, style.suffix, '-');
-  notes.push(`snippet: ${claim.shape}; ${kind}`);
-  return { ok: true, test: { path, content: out.join('\n') + '\n', kind, notes } };
+  return head;
 }
 
 function quoteString(s: string, q: string): string {

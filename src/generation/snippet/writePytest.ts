@@ -4,7 +4,7 @@
  * assertion: equal to the expected value, not the wrong one, or not raising the reported error.
  */
 import type { Claim } from './claims.js';
-import { resolvePythonNames, type PythonApi } from './repoApi.js';
+import { resolvePythonNames, type PythonApi } from './repoApiPython.js';
 import { freeNames, indentCode, isPythonStdlib, statements } from './syntax.js';
 import { inlineLiterals, nameWords, oneLineLiteral, quoteComment, sliceWords, stableMessage, uniquePath, type WriteResult, type WrittenTest } from './testWriting.js';
 import type { Value } from './values.js';

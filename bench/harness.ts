@@ -1,0 +1,289 @@
+/**
+ * bench:harness — measured side by side in one run, on the real example instances:
+ *   cold environment builds with an empty package cache and with a warm one (the install goes
+ *   through the egress proxy either way), a warm (cached) environment, one base+head validation,
+ *   and the floor: the same test command exec'd in already-running containers, once on base and
+ *   once on head. Then how a validation's cost grows with repository size and with test count
+ *   (synthetic repos). Validation is timed with confirmation of the tests that move (the
+ *   default) and without it (confirm 0), interleaved. A JSON object with every figure is the last
+ *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
+ * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Docker from 'dockerode';
+import { parseInstances } from '../src/eval/instances.js';
+import { depTreeScaling, type DepTreeRow } from './depTree.js';
+import { ecosystemProjects, type BenchProject } from './ecosystemProjects.js';
+import { resolveRepoPath } from '../src/eval/repos.js';
+import { buildTestCommand } from '../src/harness/runners.js';
+import { testTargetsOfPatch } from '../src/pipeline/testTargets.js';
+import { prepareContext } from '../src/pipeline/context.js';
+import { validate } from '../src/pipeline/validate.js';
+import { packageCacheVolume } from '../src/sandbox/environments/environment.js';
+import { createDockerSandbox } from '../src/sandbox/index.js';
+import { git as runGit } from '../src/repo/gitExec.js';
+import type { RepoState, Sandbox } from '../src/sandbox/types.js';
+
+const ms = (n: number) => `${(n / 1000).toFixed(2)}s`;
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+
+interface Row {
+  name: string;
+  /** Environment built with an empty package cache. */
+  coldEmptyMs: number;
+  /** Environment built again with the package cache the first build filled. */
+  coldWarmMs: number;
+  warmMs: number;
+  validateMs: number;
+  /** The same validation with confirmation off (confirm: 0). */
+  validateNoConfirmMs: number;
+  floorMs: number;
+}
+
+async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const t = performance.now();
+  const v = await f();
+  return [v, performance.now() - t];
+}
+
+/** The floor: the harness's own command, exec'd in containers that are already running. */
+async function floor(sandbox: Sandbox, ctx: Awaited<ReturnType<typeof prepareContext>>, states: RepoState[], files: string[]) {
+  const command = `mkdir -p /tmp/swt-out && ${buildTestCommand(ctx.runner, files, '/tmp/swt-out')}`;
+  let total = 0;
+  for (const state of states) {
+    const session = await sandbox.openSession({ env: ctx.env, repo: ctx.repo, state });
+    try {
+      await session.exec(command); // warm the file cache, as the validation's containers share it
+      const [, t] = await timed(() => session.exec(command));
+      total += t;
+    } finally {
+      await session.close();
+    }
+  }
+  return total;
+}
+
+/**
+ * Cold builds with an empty and with a warm package cache, interleaved over `rounds` (the best of
+ * each kept), so a machine that slows down or speeds up meanwhile touches both columns alike.
+ */
+async function coldBuilds(sandbox: Sandbox, docker: Docker, name: string, input: Parameters<typeof prepareContext>[1], rounds: number) {
+  const volume = await packageCacheVolume({ repo: input.repo });
+  let coldEmptyMs = Infinity;
+  let coldWarmMs = Infinity;
+  for (let i = 0; i < rounds; i++) {
+    const built = await prepareContext(sandbox, input);
+    await docker.getImage(built.env.image).remove({ force: true });
+    await docker.getVolume(volume).remove().catch(() => undefined);
+    log(`${name}: cold environment build, empty package cache (${i + 1}/${rounds})`);
+    const [emptied, empty] = await timed(() => prepareContext(sandbox, input));
+    await docker.getImage(emptied.env.image).remove({ force: true });
+    log(`${name}: cold environment build, warm package cache (${i + 1}/${rounds})`);
+    const [, warm] = await timed(() => prepareContext(sandbox, input));
+    coldEmptyMs = Math.min(coldEmptyMs, empty);
+    coldWarmMs = Math.min(coldWarmMs, warm);
+  }
+  return { coldEmptyMs, coldWarmMs };
+}
+
+async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProject, opts: { rounds: number; envOnly: boolean; validationOnly: boolean }): Promise<Row> {
+  const repo = inst.repo;
+  const input = { repo, base: inst.base, image: inst.image, install: inst.install, testCmd: inst.testCmd };
+  const { coldEmptyMs, coldWarmMs } = opts.validationOnly ? { coldEmptyMs: NaN, coldWarmMs: NaN } : await coldBuilds(sandbox, docker, inst.name, input, opts.rounds);
+  const [ctx, warmMs] = await timed(() => prepareContext(sandbox, input));
+  if (opts.envOnly) return { name: inst.name, coldEmptyMs, coldWarmMs, warmMs, validateMs: NaN, validateNoConfirmMs: NaN, floorMs: NaN };
+  const { files } = await testTargetsOfPatch(repo, inst.base, inst.testPatch);
+  const baseState = { rev: ctx.base, patches: [inst.testPatch] };
+  const headState = { rev: ctx.base, patches: [inst.patch, inst.testPatch] };
+  log(`${inst.name}: validation`);
+  await validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch }); // first run warms the page cache
+  // With and without confirmation, interleaved, the best of `rounds` each.
+  let validateMs = Infinity;
+  let validateNoConfirmMs = Infinity;
+  for (let i = 0; i < opts.rounds; i++) {
+    const [, on] = await timed(() => validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch }));
+    log(`${inst.name}: validation without confirmation (${i + 1}/${opts.rounds})`);
+    const [, off] = await timed(() => validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch, confirm: 0 }));
+    validateMs = Math.min(validateMs, on);
+    validateNoConfirmMs = Math.min(validateNoConfirmMs, off);
+  }
+  log(`${inst.name}: floor`);
+  const floorMs = await floor(sandbox, ctx, [baseState, headState], files);
+  return { name: inst.name, coldEmptyMs, coldWarmMs, warmMs, validateMs, validateNoConfirmMs, floorMs };
+}
+
+/** A synthetic Python repo: `files` modules of padding plus one test file with `tests` tests, one of them F→P. */
+async function syntheticRepo(root: string, files: number, tests: number) {
+  const dir = join(root, `synth-${files}-${tests}`);
+  await mkdir(join(dir, 'pkg'), { recursive: true });
+  await mkdir(join(dir, 'tests'), { recursive: true });
+  for (let i = 0; i < files; i++) await writeFile(join(dir, 'pkg', `m${i}.py`), `VALUE_${i} = ${i}\n`.repeat(20));
+  await writeFile(join(dir, 'pkg', '__init__.py'), 'def answer():\n    return 41\n');
+  await writeFile(join(dir, 'tests', '__init__.py'), '');
+  const git = (...a: string[]) => runGit(dir, ['-c', 'user.name=b', '-c', 'user.email=b@b', ...a]);
+  await git('init', '-q');
+  await git('add', '-A');
+  await git('commit', '-qm', 'base');
+  const body = ['from pkg import answer', '', 'def test_answer():', '    assert answer() == 42', ''];
+  for (let i = 0; i < tests - 1; i++) body.push(`def test_other_${i}():`, `    assert ${i} == ${i}`, '');
+  const testPatch = [
+    'diff --git a/tests/test_bench.py b/tests/test_bench.py',
+    'new file mode 100644',
+    '--- /dev/null',
+    '+++ b/tests/test_bench.py',
+    `@@ -0,0 +1,${body.length} @@`,
+    ...body.map((l) => `+${l}`),
+    '',
+  ].join('\n');
+  const fixPatch = [
+    'diff --git a/pkg/__init__.py b/pkg/__init__.py',
+    '--- a/pkg/__init__.py',
+    '+++ b/pkg/__init__.py',
+    '@@ -1,2 +1,2 @@',
+    ' def answer():',
+    '-    return 41',
+    '+    return 42',
+    '',
+  ].join('\n');
+  return { dir, base: (await git('rev-parse', 'HEAD')).trim(), testPatch, fixPatch };
+}
+
+interface ScalingRow {
+  files: number;
+  tests: number;
+  envMs: number;
+  validateMs: number;
+  classified: number;
+  success: boolean;
+}
+
+async function scaling(sandbox: Sandbox): Promise<ScalingRow[]> {
+  const root = await mkdtemp(join(tmpdir(), 'swt-bench-'));
+  const rows: ScalingRow[] = [];
+  try {
+    for (const [files, tests] of [[10, 1], [1000, 1], [10000, 1], [10, 100], [10, 1000]] as const) {
+      log(`scaling: ${files} files, ${tests} tests`);
+      const r = await syntheticRepo(root, files, tests);
+      const input = { repo: r.dir, base: r.base, fixPatch: r.fixPatch, testPatch: r.testPatch, image: 'python:3.11', install: '', testCmd: 'python3 -m pytest -p no:cacheprovider {files}' };
+      const [, envMs] = await timed(() => prepareContext(sandbox, input));
+      await validate(sandbox, input);
+      const [v, t] = await timed(() => validate(sandbox, input));
+      rows.push({ files, tests, envMs, validateMs: t, classified: v.tests.length, success: v.success });
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+async function main() {
+  // The machine's load (1, 5, 15 min) around the run: ratios are measured side by side, figures are not.
+  const loadBefore = loadavg().map((l) => Number(l.toFixed(1)));
+  const examples = resolve(process.env.SWT_EXAMPLES_DIR ?? join(process.cwd(), '..', 'shared', 'examples'));
+  const file = join(examples, 'instances.jsonl');
+  if (!existsSync(file)) throw new Error(`examples not found at ${examples} (set SWT_EXAMPLES_DIR)`);
+  // `--env-only`: the environment builds alone; other arguments pick instances by id.
+  const args = process.argv.slice(2);
+  const envOnly = args.includes('--env-only');
+  const validationOnly = args.includes('--validation-only');
+  const only = args.filter((a) => !a.startsWith('--'));
+  const rounds = Math.max(1, Number(process.env.SWT_BENCH_ROUNDS) || 2);
+  const instances = parseInstances(readFileSync(file, 'utf8'), file).filter((i) => only.length === 0 || only.includes(i.instance_id));
+  const sandbox = await createDockerSandbox();
+  const docker = new Docker();
+  const rows: Row[] = [];
+  const root = await mkdtemp(join(tmpdir(), 'swt-bench-eco-'));
+  let deps: DepTreeRow[] = [];
+  try {
+    // The examples, then one project per ecosystem they leave out (`--examples-only` skips those).
+    const projects: BenchProject[] = [];
+    for (const i of instances) {
+      projects.push({ name: i.instance_id, repo: await resolveRepoPath(join(examples, 'repos'), i.repo), base: i.base_commit, image: i.image, install: i.install, testCmd: i.test_cmd, patch: i.patch, testPatch: i.test_patch });
+    }
+    if (!args.includes('--examples-only')) projects.push(...(await ecosystemProjects(root)));
+    // `--deps-only`: the dependency tree alone.
+    for (const p of args.includes('--deps-only') ? [] : projects) {
+      rows.push(await benchInstance(sandbox, docker, p, { rounds, envOnly, validationOnly }));
+      log(`row ${JSON.stringify(rows[rows.length - 1])}`);
+    }
+    if (!args.includes('--examples-only') && !validationOnly) deps = await depTreeScaling(sandbox, docker, root, (process.env.SWT_BENCH_DEP_SIZES ?? '10,100,1000').split(',').map(Number), log);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+
+  const out: string[] = [];
+  if (!validationOnly) {
+    out.push(`## Environment builds (install through the egress proxy; best of ${rounds}, interleaved)`, '');
+    out.push('| instance | cold, empty package cache | cold, warm package cache | warm ÷ empty (target ≤ 0.4 when it installs) | cached env |', '|---|---|---|---|---|');
+    for (const r of rows) out.push(`| ${r.name} | ${ms(r.coldEmptyMs)} | ${ms(r.coldWarmMs)} | ${(r.coldWarmMs / r.coldEmptyMs).toFixed(2)} | ${ms(r.warmMs)} |`);
+  }
+  if (!envOnly) {
+    out.push('', '## Validation (real containers, warm page cache)', '');
+    out.push('| instance | validation (base+head) | floor (exec base + exec head) | ratio | target ≤ 1.2×floor |', '|---|---|---|---|---|');
+    for (const r of rows) {
+      const ok = r.validateMs <= 1.2 * r.floorMs;
+      out.push(`| ${r.name} | ${ms(r.validateMs)} | ${ms(r.floorMs)} | ${(r.validateMs / r.floorMs).toFixed(2)} | ${ok ? 'met' : 'MISSED'} |`);
+    }
+    out.push('', `## Confirmation of the tests that move (best of ${rounds}, interleaved)`, '');
+    out.push('| instance | validation, confirmation on (default) | off (confirm 0) | on ÷ off | target ≤ 1.1 |', '|---|---|---|---|---|');
+    for (const r of rows) {
+      const q = r.validateMs / r.validateNoConfirmMs;
+      out.push(`| ${r.name} | ${ms(r.validateMs)} | ${ms(r.validateNoConfirmMs)} | ${q.toFixed(2)} | ${q <= 1.1 ? 'met' : 'MISSED'} |`);
+    }
+  }
+  if (deps.length) {
+    out.push('', '## Dependency tree (Node, npm ci, every package from the warm package cache only)', '');
+    out.push('| packages | cold environment | one added, npm ci: from nothing / nearest layer | one added, npm install: from nothing / nearest layer |', '|---|---|---|---|');
+    const pair = (d: DepTreeRow, install: string) => {
+      const c = d.oneChanged.find((o) => o.install === install);
+      return c ? `${ms(c.fromNothingMs)} / ${ms(c.fromNearestMs)} (${(c.fromNearestMs / c.fromNothingMs).toFixed(2)})` : '–';
+    };
+    for (const d of deps) out.push(`| ${d.packages} | ${ms(d.coldWarmCacheMs)} | ${pair(d, 'npm ci')} | ${pair(d, 'npm install')} |`);
+  }
+  const scaled = envOnly || validationOnly || args.includes('--deps-only') || args.includes('--no-scaling') ? [] : await scaling(sandbox);
+  if (scaled.length) {
+    out.push('', '## Scaling (synthetic Python repos, warm environment)', '');
+    out.push('| files in repo | tests | env build (first use of the repo) | validation (warm) | tests classified | S |', '|---|---|---|---|---|---|');
+    for (const s of scaled) out.push(`| ${s.files} | ${s.tests} | ${ms(s.envMs)} | ${ms(s.validateMs)} | ${s.classified} | ${s.success ? 'yes' : 'no'} |`);
+  }
+  const round = (n: number) => (Number.isFinite(n) ? Math.round(n) : null);
+  const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? Number((a / b).toFixed(2)) : null);
+  const json = {
+    rounds,
+    instances: rows.map((r) => ({
+      name: r.name,
+      coldEmptyCacheMs: round(r.coldEmptyMs),
+      coldWarmCacheMs: round(r.coldWarmMs),
+      emptyOverWarm: ratio(r.coldEmptyMs, r.coldWarmMs),
+      warmOverEmpty: ratio(r.coldWarmMs, r.coldEmptyMs),
+      cachedEnvMs: round(r.warmMs),
+      validateMs: round(r.validateMs),
+      validateNoConfirmMs: round(r.validateNoConfirmMs),
+      confirmOverOff: ratio(r.validateMs, r.validateNoConfirmMs),
+      floorMs: round(r.floorMs),
+      validateOverFloor: ratio(r.validateMs, r.floorMs),
+    })),
+    scaling: scaled.map((s) => ({ ...s, envMs: round(s.envMs), validateMs: round(s.validateMs) })),
+    dependencyTree: deps.map((d) => ({
+      packages: d.packages,
+      coldWarmCacheMs: round(d.coldWarmCacheMs),
+      oneAdded: d.oneChanged.map((o) => ({ install: o.install, fromNothingMs: round(o.fromNothingMs), fromNearestMs: round(o.fromNearestMs), nearestOverNothing: ratio(o.fromNearestMs, o.fromNothingMs) })),
+    })),
+    load: { before: loadBefore, after: loadavg().map((l) => Number(l.toFixed(1))) },
+    // Summed over the instances: validation time with confirmation on (default) and off.
+    confirmation: {
+      onMs: round(rows.reduce((a, r) => a + r.validateMs, 0)),
+      offMs: round(rows.reduce((a, r) => a + r.validateNoConfirmMs, 0)),
+      onOverOff: ratio(rows.reduce((a, r) => a + r.validateMs, 0), rows.reduce((a, r) => a + r.validateNoConfirmMs, 0)),
+    },
+  };
+  process.stdout.write(`${out.join('\n')}\n${JSON.stringify(json)}\n`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench:harness failed: ${(e as Error).message}\n`);
+  process.exitCode = 1;
+});

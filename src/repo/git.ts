@@ -1,0 +1,271 @@
+import { stat, writeFile, mkdir } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import tarStream from 'tar-stream';
+import { SwtError } from '../util/errors.js';
+import type { RepoState } from './state.js';
+import { describeApplyFailure, patchLabel } from './applyErrors.js';
+import { catFileBatch, git, runGit } from './gitExec.js';
+import { gitModeToTar, parseDiffTreeRaw, planOverlay, type OverlayPlan, type TreeChange } from './overlay.js';
+import { makeTempDir, removeTempDir } from '../util/tempDirs.js';
+
+/**
+ * Workspaces from git, without ever writing into the user's repository: a repository state
+ * (commit + patches) becomes a tree in a temporary object directory that borrows the
+ * repository's objects as alternates.
+ */
+
+export interface GitRepo {
+  /** Where git commands run: the top of the working tree, or the git directory of a bare repository. */
+  path: string;
+  gitDir: string;
+  objectsDir: string;
+  bare: boolean;
+}
+
+/** Owner of the files the sandbox writes into /testbed. */
+export const SANDBOX_UID = 1000;
+export const SANDBOX_GID = 1000;
+
+export async function openRepo(path: string): Promise<GitRepo> {
+  const abs = resolve(path);
+  const notARepo = () => new SwtError('NOT_A_REPO', `${path} is not a git repository`);
+  try {
+    if (!(await stat(abs)).isDirectory()) throw notARepo();
+  } catch (e) {
+    if (e instanceof SwtError) throw e;
+    throw notARepo();
+  }
+  const r = await runGit(abs, ['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--git-path', 'objects']);
+  if (r.code !== 0) throw notARepo();
+  const [bareLine, gitDir, objects] = r.stdout.toString('utf8').trim().split('\n');
+  if (!gitDir || !objects) throw notARepo();
+  const bare = bareLine === 'true';
+  let top = gitDir;
+  if (!bare) {
+    const t = await runGit(abs, ['rev-parse', '--show-toplevel']);
+    if (t.code !== 0) throw notARepo();
+    top = t.stdout.toString('utf8').trim();
+  }
+  return { path: top, gitDir, objectsDir: isAbsolute(objects) ? objects : resolve(abs, objects), bare };
+}
+
+async function asRepo(repo: GitRepo | string): Promise<GitRepo> {
+  return typeof repo === 'string' ? openRepo(repo) : repo;
+}
+
+export async function resolveRev(repoOrPath: GitRepo | string, rev: string): Promise<string> {
+  const repo = await asRepo(repoOrPath);
+  const unknown = () => new SwtError('UNKNOWN_REVISION', `unknown revision '${rev}' in ${repo.path}`);
+  if (!rev || rev.startsWith('-') || /[\0\n]/.test(rev)) throw unknown();
+  const r = await runGit(repo.path, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
+  if (r.code !== 0) throw unknown();
+  return r.stdout.toString('utf8').trim();
+}
+
+/** A repository state as a git tree. Dispose it when done: it may own a temporary object directory. */
+export interface StateTree {
+  repo: GitRepo;
+  commit: string;
+  tree: string;
+  /** Environment for git commands that must see the state's objects. */
+  env: Record<string, string>;
+  /** Indexes of patches left out because the state already contained them. */
+  contained: number[];
+  dispose(): Promise<void>;
+}
+
+export async function openState(repoOrPath: GitRepo | string, state: RepoState): Promise<StateTree> {
+  const repo = await asRepo(repoOrPath);
+  const commit = await resolveRev(repo, state.rev);
+  const patches = state.patches.filter((p) => p.trim() !== '');
+  if (patches.length === 0) {
+    const tree = (await git(repo.path, ['rev-parse', `${commit}^{tree}`])).trim();
+    return { repo, commit, tree, env: {}, contained: [], dispose: async () => {} };
+  }
+  const dir = await makeTempDir('state');
+  try {
+    await mkdir(join(dir, 'objects'), { recursive: true });
+    const env = {
+      GIT_INDEX_FILE: join(dir, 'index'),
+      GIT_OBJECT_DIRECTORY: join(dir, 'objects'),
+      GIT_ALTERNATE_OBJECT_DIRECTORIES: repo.objectsDir,
+    };
+    await git(repo.path, ['read-tree', commit], { env });
+    let n = 0;
+    const contained: number[] = [];
+    for (let i = 0; i < state.patches.length; i++) {
+      const patch = state.patches[i]!;
+      if (patch.trim() === '') continue;
+      const file = join(dir, `patch-${n++}.diff`);
+      await writeFile(file, patch.endsWith('\n') ? patch : patch + '\n');
+      const r = await runGit(repo.path, ['apply', '--cached', '--whitespace=nowarn', file], { env });
+      // A head that already holds the patch (a PR that adds these very tests) is the state wanted.
+      if (r.code !== 0 && (await runGit(repo.path, ['apply', '--cached', '--reverse', '--check', file], { env })).code === 0) {
+        contained.push(i);
+        continue;
+      }
+      if (r.code !== 0) {
+        const f = describeApplyFailure(patchLabel(i, state.patches.length, state.patchNames), patch, r.stderr);
+        throw new SwtError(f.code, f.message);
+      }
+    }
+    const tree = (await git(repo.path, ['write-tree'], { env })).trim();
+    return { repo, commit, tree, env, contained, dispose: () => removeTempDir(dir) };
+  } catch (e) {
+    await removeTempDir(dir);
+    throw e;
+  }
+}
+
+export async function withState<T>(repo: GitRepo | string, state: RepoState, fn: (t: StateTree) => Promise<T>): Promise<T> {
+  const t = await openState(repo, state);
+  try {
+    return await fn(t);
+  } finally {
+    await t.dispose();
+  }
+}
+
+/** The empty tree of this repository's hash algorithm. */
+export async function emptyTree(repo: GitRepo): Promise<string> {
+  return (await git(repo.path, ['hash-object', '-t', 'tree', '--stdin'], { input: '' })).trim();
+}
+
+/** Files that differ between two tree-ishes (commits or trees), without rename detection. */
+export async function changedFiles(repo: GitRepo, from: string, to: string, env: Record<string, string> = {}): Promise<TreeChange[]> {
+  const out = await git(repo.path, ['diff-tree', '-r', '-z', '--no-renames', '--full-index', from, to], { env });
+  return parseDiffTreeRaw(out);
+}
+
+export interface TreeEntry {
+  path: string;
+  /** '100644', '100755', '120000' (symlink) or '160000' (submodule). */
+  mode: string;
+  type: string;
+  id: string;
+}
+
+/** Every entry of a tree, recursively (`git ls-tree -r`). */
+export async function listTreeEntries(repo: GitRepo, tree: string, env: Record<string, string> = {}): Promise<TreeEntry[]> {
+  const out = await git(repo.path, ['ls-tree', '-r', '-z', tree], { env });
+  return out
+    .split('\0')
+    .filter(Boolean)
+    .map((l) => {
+      const tab = l.indexOf('\t');
+      const [mode, type, id] = l.slice(0, tab).split(' ') as [string, string, string];
+      return { path: l.slice(tab + 1), mode, type, id };
+    });
+}
+
+/** Paths of every file (blob or symlink) in a tree. */
+export async function listTreeFiles(repo: GitRepo, tree: string, env: Record<string, string> = {}): Promise<string[]> {
+  return (await listTreeEntries(repo, tree, env)).filter((e) => e.type === 'blob').map((e) => e.path);
+}
+
+/** Paths and blob ids of a tree's files, for hashing manifests. */
+export async function listTreeBlobs(repo: GitRepo, tree: string, env: Record<string, string> = {}): Promise<Array<{ path: string; blob: string }>> {
+  return (await listTreeEntries(repo, tree, env)).filter((e) => e.type === 'blob').map((e) => ({ path: e.path, blob: e.id }));
+}
+
+/** Paths of every file at a revision (for repository facts). */
+export async function listFiles(repoOrPath: GitRepo | string, rev: string): Promise<string[]> {
+  const repo = await asRepo(repoOrPath);
+  return listTreeFiles(repo, `${await resolveRev(repo, rev)}^{tree}`);
+}
+
+/** Text of one file at a revision; BAD_INPUT when the file is not there. */
+export async function readFileAt(repoOrPath: GitRepo | string, rev: string, path: string): Promise<string> {
+  const repo = await asRepo(repoOrPath);
+  const commit = await resolveRev(repo, rev);
+  const files = await readTreeFiles(repo, `${commit}^{tree}`, [path.replace(/^\.\//, '')]);
+  const content = files.values().next().value;
+  if (!content) throw new SwtError('BAD_INPUT', `${path} does not exist at ${rev}`);
+  return content.toString('utf8');
+}
+
+/** Contents of files in a tree, by path (missing paths are absent from the map). */
+export async function readTreeFiles(repo: GitRepo, tree: string, paths: string[], env: Record<string, string> = {}): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  const usable = paths.filter((p) => !/\n/.test(p));
+  for await (const b of catFileBatch(repo.path, usable.map((p) => `${tree}:${p}`), env)) {
+    if (b.content) out.set(b.spec.slice(tree.length + 1), b.content);
+  }
+  return out;
+}
+
+export interface OverlayTarOptions {
+  /** Modification time of the written files; the default is a little in the past. */
+  mtime?: Date;
+  env?: Record<string, string>;
+  /** A directory (created too) every path goes under, e.g. a staging directory. */
+  prefix?: string;
+}
+
+/**
+ * A tar stream (for putArchive into /testbed) of the plan's directories and files, owned by the
+ * sandbox user. Blobs are read with one cat-file process and streamed into the archive.
+ */
+export function overlayTar(repo: GitRepo, plan: OverlayPlan, opts: OverlayTarOptions = {}): Readable {
+  const pack = tarStream.pack();
+  const mtime = opts.mtime ?? new Date(Date.now() - 60_000);
+  const owner = { uid: SANDBOX_UID, gid: SANDBOX_GID, uname: 'swt', gname: 'swt', mtime };
+  const add = (header: Partial<tarStream.Header> & { name: string }, body?: Buffer) =>
+    new Promise<void>((res, rej) => {
+      const cb = (err?: Error | null) => (err ? rej(err) : res());
+      if (body) pack.entry(header, body, cb);
+      else pack.entry(header, cb);
+    });
+  const at = (p: string) => (opts.prefix ? `${opts.prefix}/${p}` : p);
+  void (async () => {
+    try {
+      if (opts.prefix) await add({ ...owner, name: opts.prefix, type: 'directory', mode: 0o755 });
+      for (const d of plan.dirs) await add({ ...owner, name: at(d), type: 'directory', mode: 0o755 });
+      const byBlob = plan.write;
+      let i = 0;
+      for await (const b of catFileBatch(repo.path, byBlob.map((w) => w.blob), opts.env ?? {})) {
+        const w = byBlob[i++]!;
+        if (!b.content) throw new Error(`object ${w.blob} (${w.path}) is missing`);
+        const t = gitModeToTar(w.mode);
+        if (t.type === 'symlink') await add({ ...owner, name: at(w.path), type: 'symlink', mode: t.mode, linkname: b.content.toString('utf8') });
+        else await add({ ...owner, name: at(w.path), type: 'file', mode: t.mode, size: b.content.length }, b.content);
+      }
+      pack.finalize();
+    } catch (e) {
+      pack.destroy(e as Error);
+    }
+  })();
+  return pack as unknown as Readable;
+}
+
+/** What to put into and delete from /testbed so an image holding `fromRev` holds the state instead. */
+export async function planStateOverlay(st: StateTree, fromRev: string): Promise<OverlayPlan> {
+  const from = fromRev ? `${fromRev}^{tree}` : await emptyTree(st.repo);
+  return planOverlay(await changedFiles(st.repo, from, st.tree, st.env));
+}
+
+/** A full throwaway checkout of a state in a temporary directory, for tools that need files on disk. */
+export async function materialize(repoOrPath: GitRepo | string, state: RepoState): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const root = await makeTempDir('checkout');
+  try {
+    await withState(repoOrPath, state, async (st) => {
+      const dir = join(root, 'tree');
+      await mkdir(dir);
+      const env = { ...st.env, GIT_INDEX_FILE: join(root, 'index') };
+      await git(st.repo.path, ['read-tree', st.tree], { env });
+      await git(st.repo.path, [`--work-tree=${dir}`, 'checkout-index', '--all', '--force'], { env });
+    });
+  } catch (e) {
+    await removeTempDir(root);
+    throw e;
+  }
+  return { dir: join(root, 'tree'), cleanup: () => removeTempDir(root) };
+}
+
+/** Paths that differ between a revision and a state (commit + patches). */
+export async function changedPathsSince(repoOrPath: GitRepo | string, rev: string, state: RepoState): Promise<string[]> {
+  const repo = await asRepo(repoOrPath);
+  const from = `${await resolveRev(repo, rev)}^{tree}`;
+  return withState(repo, state, async (st) => (await changedFiles(repo, from, st.tree, st.env)).map((c) => c.path));
+}

@@ -1,0 +1,319 @@
+import { SwtError } from '../../util/errors.js';
+import type { Logger } from '../../util/logger.js';
+import { clampLimits } from './ceilings.js';
+import { demux, outputAfterExit, readTarFiles, TailBuffer, withinMs } from './containerIo.js';
+import { storageOptSupported, watchDisk } from './diskWatch.js';
+import { engineCpus, isNotFound, type Docker } from '../docker.js';
+import { markUsed } from '../images/envCache.js';
+import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from '../../repo/git.js';
+import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type ContainerRole } from './limits.js';
+import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
+import { deletionScript, type OverlayPlan } from '../../repo/overlay.js';
+import type { Environment, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
+
+/**
+ * One-shot sandboxed runs: a container from the environment image with no network, no
+ * capabilities, no new privileges, the non-root user, pids/memory/cpu/nofile limits, a tmpfs /tmp;
+ * the state's changed files overlaid into /testbed; `sh -c <command>`; killed at the wall-clock
+ * timeout or past the disk limit; always removed.
+ */
+
+export interface SandboxDeps {
+  docker: Docker;
+  log: Logger;
+  /** Defaults for every run and session. */
+  limits: ResourceLimits;
+  /** No run or session gets more than these (the operator's SWT_MAX_*). */
+  ceilings: ResourceLimits;
+  /** The host CPUs containers may use (SWT_CPUSET_CPUS). */
+  cpuset?: string;
+}
+
+/** A run's or session's limits: defaults, then the request, then no more than the ceilings. */
+export function limitsFor(deps: SandboxDeps, requested?: Partial<ResourceLimits>): ResourceLimits {
+  return clampLimits(resolveLimits(deps.limits, requested), deps.ceilings);
+}
+
+export const SANDBOX_USER = '1000:1000';
+
+
+export interface PreparedContainer {
+  id: string;
+  container: Docker.Container;
+  plan: OverlayPlan;
+  state: StateTree;
+}
+
+/** Prelude (run as the sandbox user) that applies the overlay's deletions. */
+export function overlayPrelude(plan: OverlayPlan): string {
+  const del = deletionScript(plan.delete);
+  return [del, 'mkdir -p /swt-out 2>/dev/null || true', 'cd /testbed'].filter(Boolean).join('\n');
+}
+
+/**
+ * Creates (not starts) a container for a state with the overlay copied in. The caller owns the
+ * returned state tree and container (and must dispose/remove both).
+ */
+export async function prepareContainer(
+  deps: SandboxDeps,
+  opts: { env: Environment; repo: string; state: StateTree; role: ContainerRole; cmd: (plan: OverlayPlan) => string[]; limits: ResourceLimits; stdin?: boolean },
+): Promise<PreparedContainer> {
+  const { docker } = deps;
+  const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
+  if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
+  await markUsed(opts.env.image);
+  const hostConfig = hostConfigFor({
+    role: opts.role,
+    limits: opts.limits,
+    network: 'none',
+    engineCpus: await engineCpus(docker),
+    storageOpt: await storageOptSupported(docker, opts.env.image),
+    cpuset: deps.cpuset,
+  });
+  let container: Docker.Container;
+  try {
+    container = await docker.createContainer({
+      Image: opts.env.image,
+      Cmd: opts.cmd(plan),
+      Entrypoint: [],
+      User: SANDBOX_USER,
+      WorkingDir: '/testbed',
+      Hostname: 'sandbox',
+      // No host variables: the image's own (CA paths, PATH, LANG) only.
+      Env: [],
+      Labels: containerLabels(opts.role),
+      // NetworkMode 'none' (HostConfig) isolates; NetworkDisabled would also drop /etc/hosts, and 'localhost' stops resolving.
+      AttachStdout: true,
+      AttachStderr: true,
+      ...(opts.stdin ? { OpenStdin: true, StdinOnce: true, AttachStdin: true } : {}),
+      HostConfig: hostConfig,
+    });
+  } catch (e) {
+    if (isNotFound(e)) {
+      throw new SwtError('IMAGE_UNAVAILABLE', `the environment image ${opts.env.image} is gone`, { hint: 'run ensureEnvironment again', cause: e });
+    }
+    throw e;
+  }
+  registerContainer(docker, container.id);
+  try {
+    if (plan.write.length || plan.dirs.length) {
+      await container.putArchive(overlayTar(opts.state.repo, plan, { env: opts.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' });
+    }
+  } catch (e) {
+    await removeContainer(docker, container.id).catch(() => undefined);
+    throw e;
+  }
+  return { id: container.id, container, plan, state: opts.state };
+}
+
+/** Where the run's wrapper writes the command's exit status, under /swt-out; not a report. */
+const EXIT_STATUS_FILE = '.swt-exit-status';
+
+async function collectOutFiles(container: Docker.Container): Promise<Record<string, string>> {
+  try {
+    const archive = await container.getArchive({ path: '/swt-out' });
+    const files = await readTarFiles(archive, { strip: 1, maxFileBytes: 16 * 1024 ** 2, maxTotalBytes: 64 * 1024 ** 2 });
+    const out: Record<string, string> = {};
+    for (const [name, f] of files) out[name] = f.content.toString('utf8');
+    return out;
+  } catch (e) {
+    if (isNotFound(e)) return {};
+    throw e;
+  }
+}
+
+function cancelled(): SwtError {
+  return new SwtError('CANCELLED', 'the test run was cancelled: a newer request supersedes it');
+}
+
+/**
+ * A run's container, created, filled and started ahead of its run (pre-warmed): its shell waits
+ * for one line on stdin before the command starts, so the run costs the command and little more.
+ */
+export interface WarmRun {
+  prepared: PreparedContainer;
+  attach: NodeJS.ReadWriteStream;
+  ended: Promise<void>;
+  streamedTail: TailBuffer;
+  limits: ResourceLimits;
+}
+
+/** Starts the container of `req` (pre-warmed when `waitForGo`: the command waits for `go`). */
+async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits, waitForGo: boolean): Promise<WarmRun> {
+  const { docker } = deps;
+  const prepared = await prepareContainer(deps, {
+    env: req.env,
+    repo: req.repo,
+    state,
+    role: 'run',
+    stdin: waitForGo,
+    // The command's own exit status is written down: a 137 or 143 it gave itself is its result,
+    // while a container stopped from outside dies with this shell and leaves no status. A
+    // pre-warmed one reads its go line first; the command itself never gets that stdin.
+    cmd: (plan) => [
+      'sh',
+      '-c',
+      `${overlayPrelude(plan)}\n${waitForGo ? 'read -r _ || exit 75\nsh -c "$1" </dev/null' : 'sh -c "$1"'}\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`,
+      'swt-run',
+      req.command,
+    ],
+    limits,
+  });
+  try {
+    const streamedTail = new TailBuffer(limits.outputBytes);
+    const attach = (await prepared.container.attach({ stream: true, stdout: true, stderr: true, ...(waitForGo ? { stdin: true, hijack: true } : {}) })) as NodeJS.ReadWriteStream;
+    const ended = demux(docker, attach, (b) => streamedTail.push(b), (b) => streamedTail.push(b));
+    if (waitForGo) await prepared.container.start();
+    return { prepared, attach, ended, streamedTail, limits };
+  } catch (e) {
+    await removeContainer(docker, prepared.id).catch(() => undefined);
+    throw e;
+  }
+}
+
+/** The key a pre-warmed run is found by: the same image, repository, state, command and limits. */
+export function warmKey(req: RunRequest, limits: ResourceLimits): string {
+  return JSON.stringify([req.env.image, req.repo, req.state.rev, req.state.patches ?? [], req.command, limits]);
+}
+
+export interface PrewarmedRun {
+  key: string;
+  warm: Promise<WarmRun>;
+  state: Promise<StateTree>;
+}
+
+/** Creates and starts a run's container ahead of the run; `discardWarm` or the run removes it. */
+export function prewarmRun(deps: SandboxDeps, req: RunRequest, ready: Promise<unknown> = Promise.resolve()): PrewarmedRun {
+  const limits = limitsFor(deps, req.limits);
+  const state = ready.then(() => openRepo(req.repo)).then((repo) => openState(repo, req.state));
+  state.catch(() => undefined);
+  const warm = state.then((s) => startRun(deps, req, s, limits, true));
+  // Nobody may await it (a run that never comes): its failure is the run's to report, not unhandled.
+  warm.catch(() => undefined);
+  return { key: warmKey(req, limits), warm, state };
+}
+
+/** Removes a pre-warmed run's container that no run took. */
+export async function discardWarm(deps: SandboxDeps, p: PrewarmedRun): Promise<void> {
+  const w = await p.warm.catch(() => undefined);
+  if (w) await removeContainer(deps.docker, w.prepared.id).catch(() => undefined);
+  await (await p.state.catch(() => undefined))?.dispose();
+}
+
+/**
+ * The last disk look, the output, the state and the reports, asked of the engine at once: each is
+ * a round trip, and a short test run would otherwise pay them one after another.
+ */
+function askAfterExit(container: Docker.Container, disk: ReturnType<typeof watchDisk>, ended: Parameters<typeof outputAfterExit>[1], streamedTail: Parameters<typeof outputAfterExit>[2]) {
+  return Promise.all([
+    disk.stop(),
+    outputAfterExit(container, ended, streamedTail),
+    container.inspect(),
+    collectOutFiles(container).then(
+      (f) => ({ files: f, error: undefined }),
+      (e: unknown) => ({ files: {} as Record<string, string>, error: e }),
+    ),
+  ]);
+}
+
+export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed?: PrewarmedRun): Promise<RunOutcome> {
+  const { docker, log } = deps;
+  if (req.signal?.aborted) {
+    if (prewarmed) await discardWarm(deps, prewarmed);
+    throw cancelled();
+  }
+  const limits = limitsFor(deps, req.limits);
+  let state: StateTree | undefined;
+  let prepared: PreparedContainer | undefined;
+  let disk: ReturnType<typeof watchDisk> | undefined;
+  try {
+    // A pre-warmed container whose start failed leaves the run to a cold start.
+    let w: WarmRun | undefined;
+    if (prewarmed) {
+      w = await prewarmed.warm.catch(() => undefined);
+      if (w) state = await prewarmed.state;
+      else await discardWarm(deps, prewarmed);
+    }
+    state ??= await openState(await openRepo(req.repo), req.state);
+    const cold = !w;
+    w ??= await startRun(deps, req, state, limits, false);
+    prepared = w.prepared;
+    const { container } = prepared;
+    const { attach, ended, streamedTail } = w;
+
+    const started = Date.now();
+    if (cold) await container.start();
+    else {
+      attach.write('go\n');
+      attach.end();
+    }
+    disk = watchDisk(docker, prepared.id, {
+      limitBytes: limits.diskBytes,
+      limitInodes: inodeLimit(limits),
+      onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
+    });
+    const { timedOut } = await waitOrKill(container, limits.timeoutMs, req.signal);
+    const durationMs = Date.now() - started;
+    const [{ exceeded: diskLimit, reason: diskReason }, { tail, fromLog }, info, collected] = await askAfterExit(container, disk, ended, streamedTail);
+    await haltIfInterrupted();
+    (attach as unknown as { destroy?: () => void }).destroy?.();
+    if (fromLog) log.debug({ image: req.env.image }, 'the output stream ended late: output read from the log');
+    const code = info.State.ExitCode;
+    const suspect = !timedOut && !diskLimit && !info.State.OOMKilled && (code === 137 || code === 143);
+    // After an engine restart the container may not give its files back: then it was stopped from outside.
+    if (collected.error && !suspect) throw collected.error;
+    const files = collected.files;
+    const ownStatus = files[EXIT_STATUS_FILE]?.trim();
+    delete files[EXIT_STATUS_FILE];
+    // Killed by a signal we did not send, not by the memory limit, and not the command's own exit:
+    // the engine stopped it (a restart, `docker stop`). What it printed is no result: run it again.
+    if (suspect && ownStatus !== String(code)) {
+      throw new SwtError('INTERRUPTED', `the test container was stopped from outside the run (exit ${code}: the Docker engine restarting, or someone stopping it)`);
+    }
+    const outcome: RunOutcome = {
+      exitCode: timedOut || diskLimit ? null : info.State.ExitCode,
+      timedOut: timedOut && !diskLimit,
+      oomKilled: !!info.State.OOMKilled,
+      ...(diskLimit ? { diskLimit } : {}),
+      output: diskLimit ? `${tail.toString()}\n[swt: killed: ${diskLimitText(limits, diskReason)}]` : tail.toString(),
+      files,
+      durationMs,
+    };
+    log.debug({ image: req.env.image, exitCode: outcome.exitCode, timedOut, oomKilled: outcome.oomKilled, diskLimit, durationMs, overlay: prepared.plan.write.length }, 'sandbox run');
+    return outcome;
+  } catch (e) {
+    await haltIfInterrupted();
+    throw e;
+  } finally {
+    await disk?.stop();
+    if (prepared) await removeContainer(docker, prepared.id).catch(() => undefined);
+    await state?.dispose();
+  }
+}
+
+/**
+ * Waits for the container's end; past the time limit, or when the caller gives up (a newer push),
+ * kills it now instead of waiting (the latter throws CANCELLED).
+ */
+async function waitOrKill(container: Docker.Container, timeoutMs: number, signal?: AbortSignal): Promise<{ timedOut: boolean }> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = container.wait() as Promise<{ StatusCode: number }>;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    if (signal?.aborted) resolve('aborted');
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const first = await Promise.race([waited, timeout, aborted]);
+  clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener('abort', onAbort);
+  if (first !== 'aborted' && first !== 'timeout') return { timedOut: false };
+  await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+  await withinMs(waited.catch(() => undefined), 15_000);
+  if (first === 'aborted') throw cancelled();
+  return { timedOut: true };
+}
+

@@ -1,0 +1,406 @@
+import { realpath } from 'node:fs/promises';
+import { SwtError } from '../../util/errors.js';
+import type { Logger } from '../../util/logger.js';
+import { shellQuote } from '../../util/shell.js';
+import { ensureBaseImage } from '../images/baseImages.js';
+import type { CaBundle } from '../images/caCertificates.js';
+import { demux, outputAfterExit, TailBuffer } from '../containers/containerIo.js';
+import { storageOptSupported, watchDisk } from '../containers/diskWatch.js';
+import { engineCpus, inspectImage, type Docker } from '../docker.js';
+import { withInstallNetwork, type InstallNetwork } from '../egress/egress.js';
+import type { EgressSettings } from '../egress/egressConfig.js';
+import { evictEnvironments, markUsed, type EnvCacheSettings } from '../images/envCache.js';
+import { ENV_LABELS, envImageTag, environmentFamily, environmentKey, isDependencyManifest } from '../images/envKey.js';
+import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from '../../repo/git.js';
+import { runGit } from '../../repo/gitExec.js';
+import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from '../containers/limits.js';
+import { haltIfInterrupted, registerContainer, removeContainer } from '../containers/liveContainers.js';
+import { singleFlight, withFileLock } from '../../util/lock.js';
+import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
+import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches, withThrowawayCache } from './packageCache.js';
+import type { Environment, EnvironmentSpec, ResourceLimits } from '../types.js';
+
+/**
+ * Environment images: base image + the repository's files at `rev` in /testbed (owned by the
+ * sandbox user) + the install command run there. The install reaches only the package registries,
+ * through the egress proxy, with the repository's package cache mounted (an untrusted head's: a
+ * throwaway copy of it). Cached by a key over the repository's scope, the install's trust, the
+ * base image id, the install command and the dependency manifests; an image is reused only when
+ * its snapshot is in the history of the revision asked for, and a hit never runs the install again. A state with patches (base + a fix that changes the manifests) is installed as patched,
+ * then its tracked files are put back to `rev`'s, so the image always holds `rev` plus what the
+ * install made. A build whose manifests no image matches starts from the nearest layer: the
+ * newest trusted image of its family (same repository, base image, install and warm-up; only the
+ * dependencies differ), with the source brought to the new revision, so the install finds the
+ * installed tree it only has to change (node_modules, site-packages, Go's build cache).
+ */
+
+/** Environment layers stacked on a base image at most (Docker allows 127 layers in all). */
+export const MAX_LAYER_DEPTH = 8;
+
+export const DEFAULT_INSTALL_LIMITS: ResourceLimits = {
+  memoryBytes: 4 * 1024 ** 3,
+  pids: 4096,
+  cpus: 2,
+  timeoutMs: 20 * 60_000,
+  diskBytes: 10 * 1024 ** 3,
+  outputBytes: 256 * 1024,
+};
+
+export interface EnvironmentDeps {
+  docker: Docker;
+  log: Logger;
+  caBundle?: CaBundle;
+  /** Limits of the install step; timeoutMs defaults to 20 min or SWT_INSTALL_TIMEOUT_MS. */
+  installLimits?: Partial<ResourceLimits>;
+  /** Try `docker pull` for base images (default: unless SWT_PULL=never). */
+  pull?: boolean;
+  egress: EgressSettings;
+  /** The host CPUs install containers may use (SWT_CPUSET_CPUS). */
+  cpuset?: string;
+  cache: EnvCacheSettings;
+  /** Total size of the package caches (SWT_PKG_CACHE_GB); least recently used ones go past it. */
+  packageCacheBytes: number;
+}
+
+const INSTALL_LOG_LINES = 25;
+/** Where the fixed state's own versions of patched files wait while the install runs. */
+const RESTORE_DIR = '/home/swt/.swt-restore';
+
+/** `ancestor` is `rev` or one of its ancestors in this repository. */
+async function inHistoryOf(repo: GitRepo, ancestor: string, rev: string): Promise<boolean> {
+  if (ancestor === rev) return true;
+  const r = await runGit(repo.path, ['merge-base', '--is-ancestor', ancestor, rev]);
+  return r.code === 0;
+}
+
+function installLimitsFrom(deps: EnvironmentDeps): ResourceLimits {
+  const fromEnv = Number(process.env.SWT_INSTALL_TIMEOUT_MS);
+  const base = { ...DEFAULT_INSTALL_LIMITS, ...(fromEnv > 0 ? { timeoutMs: fromEnv } : {}) };
+  return resolveLimits(base, deps.installLimits);
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trimEnd().split('\n').slice(-n).join('\n');
+}
+
+/**
+ * The install script: the command, then (for a patched state) the tracked files put back to
+ * `rev`'s, then the warm-up on the files the image keeps (quiet; its failure changes nothing).
+ */
+export function installScript(install: string, restore?: OverlayPlan, warm?: string, remove: string[] = []): string {
+  // Files the nearest layer holds that the revision no longer has go first.
+  const gone = deletionScript(remove);
+  const lines = ['cd /testbed', ...(gone ? [gone] : []), `sh -c ${shellQuote(install)} || exit $?`];
+  if (restore) {
+    if (restore.write.length) lines.push(`cp -a ${RESTORE_DIR}/. /testbed/ || exit 70`);
+    lines.push(`rm -rf ${RESTORE_DIR}`);
+    const del = deletionScript(restore.delete);
+    if (del) lines.push(del);
+  }
+  if (warm?.trim()) lines.push(`sh -c ${shellQuote(warm.trim())} > /dev/null 2>&1 </dev/null || true`);
+  return lines.join('\n');
+}
+
+/** Bytes the install added to its package cache so far (what `du` sees, as the sandbox user). */
+async function cacheGrowth(docker: Docker, id: string, start: { bytes?: number }): Promise<number> {
+  try {
+    const exec = await docker.getContainer(id).exec({ Cmd: ['du', '-sk', CACHE_MOUNT], AttachStdout: true, AttachStderr: false, User: '1000:1000' });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    let out = '';
+    await demux(docker, stream, (b) => (out += b.toString('utf8')), () => undefined);
+    const kib = Number(out.trim().split(/\s+/)[0]);
+    if (!Number.isFinite(kib)) return 0;
+    start.bytes ??= kib * 1024;
+    return Math.max(0, kib * 1024 - start.bytes);
+  } catch {
+    return 0;
+  }
+}
+
+interface BuildInput {
+  repo: GitRepo;
+  state: StateTree;
+  commit: string;
+  baseImage: string;
+  key: string;
+  tag: string;
+  install: string;
+  warm?: string;
+  scope: string;
+  /** false: the install gets a throwaway copy of the package cache (EnvironmentSpec.cacheWrite). */
+  cacheWrite: boolean;
+  family: string;
+  /** The nearest layer the build starts from (undefined: the base image). */
+  from?: NearestLayer;
+  onProgress?: (m: string) => void;
+}
+
+export interface NearestLayer {
+  image: string;
+  snapshotRev: string;
+  depth: number;
+  bytes: number;
+}
+
+/**
+ * The image a build of this family starts from: a trusted one (an untrusted install's tree is
+ * never another build's start) of the same namespace, not stacked too deep, whose snapshot is in
+ * this repository; the newest in the history of `commit` first, else the newest.
+ */
+async function nearestLayer(docker: Docker, repo: GitRepo, ns: string, family: string, commit: string): Promise<NearestLayer | undefined> {
+  const images = await docker.listImages({ filters: { label: [`${ENV_LABELS.family}=${family}`, `${ENV_LABELS.namespace}=${ns}`, `${ENV_LABELS.trusted}=true`] } });
+  const candidates: Array<NearestLayer & { ancestor: boolean; created: number }> = [];
+  for (const img of images) {
+    const snapshotRev = img.Labels?.[ENV_LABELS.snapshotRev];
+    const depth = Number(img.Labels?.[ENV_LABELS.depth] ?? 0);
+    const tag = (img.RepoTags ?? []).find((t) => t !== '<none>:<none>');
+    if (!snapshotRev || !tag || !(depth + 1 < MAX_LAYER_DEPTH)) continue;
+    if ((await runGit(repo.path, ['cat-file', '-e', `${snapshotRev}^{tree}`])).code !== 0) continue;
+    candidates.push({ image: tag, snapshotRev, depth, bytes: img.Size, ancestor: await inHistoryOf(repo, snapshotRev, commit), created: img.Created });
+  }
+  candidates.sort((a, b) => Number(b.ancestor) - Number(a.ancestor) || b.created - a.created);
+  const best = candidates[0];
+  return best && { image: best.image, snapshotRev: best.snapshotRev, depth: best.depth, bytes: best.bytes };
+}
+
+/** Nearest-layer reuse is on unless SWT_NEAREST_LAYER=0 (read at each build). */
+function nearestLayerOn(): boolean {
+  return process.env.SWT_NEAREST_LAYER?.trim() !== '0';
+}
+
+async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<void> {
+  if (!o.install.trim()) return commitEnvironment(deps, o, 'none');
+  const install = (volume: string) => withInstallNetwork(deps.docker, deps.egress, deps.log, (net) => commitEnvironment(deps, o, net, volume), o.onProgress);
+  if (!o.cacheWrite) return withThrowawayCache(deps.docker, o.scope, o.baseImage, install);
+  await install(await ensureCacheVolume(deps.docker, o.scope, o.baseImage));
+}
+
+async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: InstallNetwork | 'none', volume?: string): Promise<void> {
+  const { docker, log } = deps;
+  const limits = installLimitsFrom(deps);
+  // From the nearest layer: what changed since its snapshot, and every manifest (an install may have rewritten one).
+  const changes = await changedFiles(o.repo, o.from ? `${o.from.snapshotRev}^{tree}` : await emptyTree(o.repo), o.state.tree, o.state.env);
+  if (o.from) {
+    const changed = new Set(changes.map((c) => c.path));
+    const all = await changedFiles(o.repo, await emptyTree(o.repo), o.state.tree, o.state.env);
+    changes.push(...all.filter((c) => isDependencyManifest(c.path) && !changed.has(c.path)));
+  }
+  const plan = planOverlay(changes);
+  const image = o.from?.image ?? o.baseImage;
+  const patched = o.state.tree !== (await runGit(o.repo.path, ['rev-parse', `${o.commit}^{tree}`])).stdout.toString('utf8').trim();
+  const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
+  const install = o.install.trim();
+  // Something to run: the install, or the warm-up alone (offline either way when there is no install).
+  const script = install || o.warm?.trim() ? installScript(install, restore, o.warm, plan.delete) : '';
+  const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
+  // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
+  const vars = net === 'none' ? [] : [...net.env, ...cacheEnv()];
+  const container = await docker.createContainer({
+    Image: image,
+    Cmd: script ? ['env', ...vars, 'sh', '-c', `exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', script] : ['true'],
+    Entrypoint: [],
+    User: '1000:1000',
+    WorkingDir: '/testbed',
+    Env: [],
+    Labels: containerLabels('install'),
+    AttachStdout: true,
+    AttachStderr: true,
+    HostConfig: hostConfigFor({
+      role: 'install',
+      limits,
+      network: net === 'none' ? 'none' : net.network,
+      engineCpus: await engineCpus(docker),
+      storageOpt: await storageOptSupported(docker, image),
+      mounts: volume ? [{ Type: 'volume', Source: volume, Target: CACHE_MOUNT }] : [],
+      cpuset: deps.cpuset,
+    }),
+  });
+  registerContainer(docker, container.id);
+  try {
+    o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''} into /testbed${o.from ? ` over the nearest layer ${o.from.image}` : ''}`);
+    await container.putArchive(overlayTar(o.repo, plan, { env: o.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' });
+    if (restore?.write.length) {
+      await container.putArchive(overlayTar(o.repo, restore, { env: o.state.env, prefix: RESTORE_DIR.split('/').pop() }) as unknown as NodeJS.ReadableStream, {
+        path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')),
+      });
+    }
+    if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore });
+    const [repoName, tag] = o.tag.split(':') as [string, string];
+    await container.commit({
+      repo: repoName,
+      tag,
+      changes: [
+        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} ${ENV_LABELS.scope}=${JSON.stringify(o.scope)} ${ENV_LABELS.trusted}=${o.cacheWrite} ${ENV_LABELS.family}=${o.family} ${ENV_LABELS.depth}=${o.from ? o.from.depth + 1 : 0} ${ENV_LABELS.fromBytes}=${o.from?.bytes ?? 0} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
+        'CMD ["/bin/sh"]',
+        'WORKDIR /testbed',
+        'USER 1000:1000',
+      ],
+    } as object);
+  } catch (e) {
+    await haltIfInterrupted();
+    throw e;
+  } finally {
+    await removeContainer(docker, container.id).catch((e) => log.warn({ err: (e as Error).message }, 'removing the install container failed'));
+  }
+}
+
+/** The install (or warm-up) in the started container: its output streamed to the log, its disk and time watched; a failure says why. */
+async function runInstallScript(
+  deps: EnvironmentDeps,
+  o: BuildInput,
+  container: Docker.Container,
+  run: { limits: ResourceLimits; install: string; volume?: string; restore?: OverlayPlan },
+): Promise<void> {
+  const { docker, log } = deps;
+  const { limits, install, volume, restore } = run;
+  o.onProgress?.(install ? `installing dependencies: ${install}` : `warming up: ${o.warm}`);
+  const streamedTail = new TailBuffer(limits.outputBytes);
+  const attach = await container.attach({ stream: true, stdout: true, stderr: true });
+  let partial = '';
+  const onData = (b: Buffer) => {
+    streamedTail.push(b);
+    const lines = (partial + b.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const l of lines) if (l.trim()) log.debug({ install: l });
+  };
+  const ended = demux(docker, attach, onData, onData);
+  await container.start();
+  const cacheStart: { bytes?: number } = {};
+  const disk = watchDisk(docker, container.id, {
+    limitBytes: limits.diskBytes,
+    limitInodes: inodeLimit(limits),
+    // An install's layer holds every installed file: looking costs more, so look less often.
+    minIntervalMs: 3_000,
+    extraBytes: volume ? () => cacheGrowth(docker, container.id, cacheStart) : undefined,
+    onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
+  });
+  let timer: NodeJS.Timeout | undefined;
+  let result: { StatusCode: number } | 'timeout';
+  let exceeded = false;
+  let diskReason: DiskLimitReason | undefined;
+  try {
+    const waited = container.wait() as Promise<{ StatusCode: number }>;
+    result = await Promise.race([
+      waited,
+      new Promise<'timeout'>((r) => {
+        timer = setTimeout(() => r('timeout'), limits.timeoutMs + 10_000);
+      }),
+    ]);
+    if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+    // A successful install needs no last look at its (large) layer.
+    ({ exceeded, reason: diskReason } = await disk.stop(result === 'timeout' || result.StatusCode !== 0));
+  } finally {
+    clearTimeout(timer);
+    await disk.stop(false);
+  }
+  const { tail } = await outputAfterExit(container, ended, streamedTail);
+  await haltIfInterrupted();
+  const info = await container.inspect();
+  const code = info.State.ExitCode;
+  if (result === 'timeout' || code !== 0 || exceeded) {
+    // ENOSPC from the engine's own disk, not our limit: the operator, not the repository, can fix it.
+    const noSpace = !exceeded && /No space left on device/i.test(tail.toString());
+    const why = exceeded
+      ? `was killed: ${diskLimitText(limits, diskReason)}`
+      : info.State.OOMKilled
+        ? `ran out of memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`
+        : result === 'timeout' || code === 137
+          ? `was killed (timeout ${Math.round(limits.timeoutMs / 60_000)} min, or memory)`
+          : code === 70 && restore
+            ? 'succeeded, but putting the tracked files back failed'
+            : noSpace
+              ? `exited with ${code}: no space left on the Docker engine's disk`
+              : `exited with ${code}`;
+    throw new SwtError('INSTALL_FAILED', `install command \`${install}\` ${why}; last lines of its output:\n${lastLines(tail.toString(), INSTALL_LOG_LINES)}`, {
+      hint: noSpace
+        ? "free space on the Docker engine's disk (docker system prune; a smaller SWT_ENV_CACHE_GB keeps fewer environment images)"
+        : `fix the install command (it runs in /testbed as a non-root user and reaches only ${deps.egress.hosts.join(', ')} through the egress proxy; an operator adds hosts with SWT_EGRESS_ALLOW)`,
+    });
+  }
+}
+
+/** The default package-cache scope: the repository's own path on this host. */
+async function defaultScope(repo: GitRepo): Promise<string> {
+  return realpath(repo.gitDir).catch(() => repo.gitDir);
+}
+
+/** Whose package cache installs of this spec use. */
+export async function packageCacheScope(spec: Pick<EnvironmentSpec, 'repo' | 'cacheScope'>): Promise<string> {
+  return spec.cacheScope ?? (await defaultScope(await openRepo(spec.repo)));
+}
+
+/** The package cache volume installs of this spec use. */
+export async function packageCacheVolume(spec: Pick<EnvironmentSpec, 'repo' | 'cacheScope'>): Promise<string> {
+  return cacheVolumeName(await packageCacheScope(spec));
+}
+
+export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: EnvironmentSpec, onProgress?: (msg: string) => void): Promise<Environment> {
+  const started = Date.now();
+  const { docker, log } = deps;
+  const repo = await openRepo(spec.repo);
+  const state = await openState(repo, { rev: spec.rev, patches: spec.patches ?? [] });
+  try {
+    const commit = state.commit;
+    const baseImage = await ensureBaseImage(spec.baseImage, { docker, caBundle: deps.caBundle, onProgress, logger: log, pull: deps.pull });
+    const baseInfo = await inspectImage(docker, baseImage);
+    if (!baseInfo) throw new SwtError('IMAGE_UNAVAILABLE', `base image ${baseImage} disappeared`);
+    const files = await listTreeBlobs(repo, state.tree, state.env);
+    const scope = spec.cacheScope ?? (await defaultScope(repo));
+    const cacheWrite = spec.cacheWrite !== false;
+    const key = environmentKey({ scope, trusted: cacheWrite, baseImageId: baseInfo.Id, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), files });
+    const family = environmentFamily({ scope, baseImageId: baseInfo.Id, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}) });
+    const ns = deps.cache.namespace;
+
+    // An image of this repository (scope), this trust and this key, whose snapshot is in the history
+    // of the revision asked for (runs overlay the rest): never one built from a branch beside it,
+    // such as a fork's head fetched into the same repository.
+    const lookup = async (): Promise<Environment | undefined> => {
+      const images = await docker.listImages({ filters: { label: [`${ENV_LABELS.key}=${key}`, `${ENV_LABELS.namespace}=${ns}`] } });
+      const exact = (i: (typeof images)[number]) => (i.Labels?.[ENV_LABELS.snapshotRev] === commit ? 1 : 0);
+      for (const img of images.sort((a, b) => exact(b) - exact(a) || b.Created - a.Created)) {
+        const snapshotRev = img.Labels?.[ENV_LABELS.snapshotRev];
+        if (img.Labels?.[ENV_LABELS.scope] !== scope || img.Labels?.[ENV_LABELS.trusted] !== String(cacheWrite)) continue;
+        if (!snapshotRev || !(await inHistoryOf(repo, snapshotRev, commit))) continue;
+        const tag = envImageTag(key, snapshotRev, ns);
+        if (!img.RepoTags?.includes(tag)) continue;
+        await markUsed(tag);
+        // Evicted between the listing and the mark: look again (or build).
+        if (!(await inspectImage(docker, tag))) continue;
+        return { image: tag, key, baseImage, snapshotRev, cached: true, buildMs: Date.now() - started };
+      }
+      return undefined;
+    };
+
+    const hit = await lookup();
+    if (hit) return hit;
+    const env = await singleFlight(`env:${ns}:${key}:${repo.gitDir}`, () =>
+      withFileLock(
+        `env-${ns}-${key.slice(0, 32)}`,
+        async () => {
+          const again = await lookup();
+          if (again) return again;
+          const tag = envImageTag(key, commit, ns);
+          // Nothing installed: nothing to start from.
+          const from = spec.install.trim() && nearestLayerOn() ? await nearestLayer(docker, repo, ns, family, commit) : undefined;
+          // Kept from eviction while the build stands on it.
+          if (from) await markUsed(from.image);
+          await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), scope, cacheWrite, family, ...(from ? { from } : {}), onProgress });
+          await markUsed(tag);
+          const built: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started, ...(from ? { from: from.image } : {}) };
+          log.info({ image: tag, base: baseImage, from: from?.image, ms: built.buildMs }, 'built environment image');
+          return built;
+        },
+        { onWait: () => onProgress?.(`waiting for another process building the environment ${key.slice(0, 16)}`) },
+      ),
+    );
+    if (!env.cached) {
+      const t0 = Date.now();
+      await evictEnvironments(docker, deps.cache, [env.image]).catch((e) => log.warn({ err: (e as Error).message }, 'evicting environment images failed'));
+      await prunePackageCaches(docker, deps.packageCacheBytes).catch((e) => log.warn({ err: (e as Error).message }, 'pruning package caches failed'));
+      log.debug({ ms: Date.now() - t0 }, 'environment cache and package caches within their sizes');
+    }
+    return env;
+  } finally {
+    await state.dispose();
+  }
+}
