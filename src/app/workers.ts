@@ -695,7 +695,7 @@ function issueInput(issue: { title: string; body: string }): IssueInput {
 }
 
 function viewOf(v: ValidationResult): ValidationView {
-  const view: ValidationView = { tests: v.tests, counts: v.counts, success: v.success, likelyCorrect: v.likelyCorrect, base: v.base, head: v.head, durationMs: v.durationMs, warnings: v.warnings };
+  const view: ValidationView = { tests: v.tests, counts: v.counts, success: v.success, likelyCorrect: v.likelyCorrect, base: v.base, head: v.head, durationMs: v.durationMs, warnings: v.warnings, ...(v.testEnvironment ? { testEnvironment: v.testEnvironment } : {}) };
   if (v.coverage) view.coverage = { dC: v.coverage.dC, referenceDC: v.coverage.referenceDC, covered: v.coverage.covered, lines: v.coverage.lines };
   if (v.coverageError) view.coverageError = v.coverageError;
   return view;

@@ -1,8 +1,10 @@
 /** Node.js (JavaScript / TypeScript): package.json, npm/yarn/pnpm, and its test runners. Pure. */
-import type { RunnerSpec } from '../../harness/types.js';
+import type { PackageRunner, RunnerSpec } from '../../harness/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
 import { NODE_RUNNERS } from './runners.js';
+import { isNodeTestStep, WORKFLOW_FILE, workflowTestEnv } from './workflowEnv.js';
+import { nestedManifests, owningPackage, WORKSPACE_FILES, workspaceGlobs, workspacePackages } from './workspaces.js';
 
 export { isTape } from './runners.js';
 
@@ -35,15 +37,19 @@ const JEST_CONFIGS = /^jest\.config\.(js|cjs|mjs|ts|cts|mts|json)$/;
 
 /** The runner package.json names (dependencies, then scripts), or undefined. */
 function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
-  const pkg = packageJsonOf(facts);
-  if (!pkg) return undefined;
+  return runnerOfPackage(packageJsonOf(facts), facts.files);
+}
+
+/** The runner a package.json names, given the files of its package (paths relative to it). */
+function runnerOfPackage(pkg: any, files: readonly string[]): RunnerSpec | undefined {
+  if (!pkg || typeof pkg !== 'object') return undefined;
   const deps: Record<string, unknown> = { ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}), ...(pkg.peerDependencies ?? {}) };
   const scripts: string = Object.values(pkg.scripts ?? {}).filter((s) => typeof s === 'string').join(' ; ');
   const has = (name: string) => Object.prototype.hasOwnProperty.call(deps, name);
   const inScripts = (re: RegExp) => re.test(scripts);
   if (has('vitest') || inScripts(/\bvitest\b/)) return { kind: 'vitest', template: 'npx vitest run {files}' };
   if (has('jest') || inScripts(/\bjest\b/)) {
-    const hasJestConfig = facts.files.some((f) => JEST_CONFIGS.test(f)) || pkg.jest !== undefined;
+    const hasJestConfig = files.some((f) => JEST_CONFIGS.test(f)) || pkg.jest !== undefined;
     const tsJest = has('ts-jest') && !hasJestConfig;
     return { kind: 'jest', template: tsJest ? 'npx jest --preset ts-jest {files}' : 'npx jest {files}' };
   }
@@ -52,6 +58,39 @@ function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
   if (has('tap') || inScripts(/(^|[\s;&|])tap(\s|$)/)) return { kind: 'tap', template: 'npx tap {files}' };
   if (inScripts(/\bnode\s+(?:[^;&|]*\s)?--test\b/)) return { kind: 'node-test', template: 'node --test {files}' };
   return undefined;
+}
+
+/**
+ * A monorepo's packages that name their own runner, each run from its directory (install stays at
+ * the root); empty when the root declares no workspaces.
+ */
+function packageRunners(facts: RepoFacts, rootPkg: any): PackageRunner[] {
+  const texts = facts.manifests ?? {};
+  const dirs = workspacePackages(facts.files, workspaceGlobs(rootPkg, texts));
+  const out: PackageRunner[] = [];
+  for (const dir of dirs) {
+    const text = texts[`${dir}/package.json`];
+    if (text === undefined) continue;
+    let pkg: unknown;
+    try {
+      pkg = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    const own = facts.files.filter((f) => f.startsWith(`${dir}/`) && owningPackage(f, dirs) === dir).map((f) => f.slice(dir.length + 1));
+    const runner = runnerOfPackage(pkg, own);
+    if (runner) out.push({ dir, runner });
+  }
+  return out;
+}
+
+/** The default runner: the root's, with the packages that name their own and the CI workflow's test environment. */
+function defaultRunnerOf(facts: RepoFacts): RunnerSpec {
+  const pkg = packageJsonOf(facts);
+  const root = namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' };
+  const packages = packageRunners(facts, pkg);
+  const ci = workflowTestEnv(facts.manifests ?? {}, isNodeTestStep);
+  return { ...root, ...(packages.length ? { packages } : {}), ...(ci ? { env: ci.env, envSource: ci.source } : {}) };
 }
 
 const SCRIPT = /\.[cm]?[jt]sx?$/;
@@ -72,6 +111,8 @@ export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
   manifests: ['package.json'],
+  // A monorepo's workspace files and package manifests, and the CI workflows (the test environment).
+  readsFiles: (files) => [...WORKSPACE_FILES, ...nestedManifests(files), ...files.filter((f) => WORKFLOW_FILE.test(f))],
   runnerNames: ['jest', 'vitest', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {
@@ -102,7 +143,7 @@ export const node: Ecosystem = {
     if (has('yarn.lock')) return { image, install: 'npx --yes yarn install --frozen-lockfile --prefer-offline' };
     return { image, install: 'npm install --no-audit --no-fund' };
   },
-  defaultRunner: (facts) => namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' },
+  defaultRunner: defaultRunnerOf,
   runners: NODE_RUNNERS,
   // a module or name the test uses does not exist, or the test does not parse
   ownErrorText: /Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b/,
