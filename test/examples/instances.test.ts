@@ -6,7 +6,8 @@
  * (behind minitest-reporters), PHPUnit (a data provider's new rows) with air-gapped installs, and a
  * Python src layout versioned from git; and Go, Rust and Java fixes run with no configuration at all
  * (go test -json, cargo test on an integration binary and on src/lib.rs's test module, Maven with
- * Surefire on JUnit 4 and 5).
+ * Surefire on JUnit 4 and 5); a jest project whose tests need the time zone its CI workflow sets
+ * (luxon: TZ from .github/workflows/test.yml).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -48,6 +49,7 @@ const FILES_RUN: Record<string, string[]> = {
   'webmozarts__assert-e68318e': ['tests/AssertTest.php'],
   'python-humanize__humanize-823ad60': ['tests/test_filesize.py'],
   'python-humanize__humanize-a47a89e': ['tests/test_time.py'],
+  'moment__luxon-4cc03e5': ['test/datetime/format.test.js'],
 };
 
 /** A test's file (`file::…`, `file > …`), else its Go package (`<import path>.TestX/sub`) or Java class (`<class>.<method>(…)[n]`). */
