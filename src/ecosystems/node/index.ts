@@ -2,6 +2,7 @@
 import type { PackageRunner, RunnerSpec } from '../../harness/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
+import { installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
 import { NODE_RUNNERS } from './runners.js';
 import { isNodeTestStep, WORKFLOW_FILE, workflowTestEnv } from './workflowEnv.js';
 import { nestedManifests, owningPackage, WORKSPACE_FILES, workspaceGlobs, workspacePackages } from './workspaces.js';
@@ -87,8 +88,11 @@ function packageRunners(facts: RepoFacts, rootPkg: any): PackageRunner[] {
 /** The default runner: the root's, with the packages that name their own and the CI workflow's test environment. */
 function defaultRunnerOf(facts: RepoFacts): RunnerSpec {
   const pkg = packageJsonOf(facts);
-  const root = namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' };
-  const packages = packageRunners(facts, pkg);
+  // Under Yarn Plug'n'Play the tools run through yarn: there is no node_modules/.bin.
+  const pm = packageManagerOf(facts, pkg);
+  const viaPm = (spec: RunnerSpec): RunnerSpec => ({ ...spec, template: underPackageManager(pm, spec.template) });
+  const root = viaPm(namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' });
+  const packages = packageRunners(facts, pkg).map((p) => ({ dir: p.dir, runner: viaPm(p.runner) }));
   const ci = workflowTestEnv(facts.manifests ?? {}, isNodeTestStep);
   return { ...root, ...(packages.length ? { packages } : {}), ...(ci ? { env: ci.env, envSource: ci.source } : {}) };
 }
@@ -110,7 +114,7 @@ const SUPPORT_FILE =
 export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
-  manifests: ['package.json'],
+  manifests: [...PM_MANIFESTS],
   // A monorepo's workspace files and package manifests, and the CI workflows (the test environment).
   readsFiles: (files) => [...WORKSPACE_FILES, ...nestedManifests(files), ...files.filter((f) => WORKFLOW_FILE.test(f))],
   runnerNames: ['jest', 'vitest', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
@@ -135,13 +139,9 @@ export const node: Ecosystem = {
     return ts > js ? 'typescript' : 'javascript';
   },
   environment(facts) {
-    const has = (name: string) => facts.files.includes(name);
     const pkg = packageJsonOf(facts);
     const image = `node:${nodeMajorFor(typeof pkg?.engines?.node === 'string' ? pkg.engines.node : undefined)}`;
-    if (has('package-lock.json') || has('npm-shrinkwrap.json')) return { image, install: 'npm ci --no-audit --no-fund' };
-    if (has('pnpm-lock.yaml')) return { image, install: 'npx --yes pnpm install --frozen-lockfile --prefer-offline' };
-    if (has('yarn.lock')) return { image, install: 'npx --yes yarn install --frozen-lockfile --prefer-offline' };
-    return { image, install: 'npm install --no-audit --no-fund' };
+    return { image, install: installCommand(packageManagerOf(facts, pkg)) };
   },
   defaultRunner: defaultRunnerOf,
   runners: NODE_RUNNERS,
