@@ -117,6 +117,12 @@ export interface Ecosystem {
    * the same way, but not dependency manifests (they never decide an install).
    */
   readsFiles?(files: readonly string[]): string[];
+  /**
+   * The variables the project's own test runs set (its CI workflow's for the step that runs the
+   * tests) and where they came from; undefined when it sets none. Applies to the default runner
+   * and to a named test command alike.
+   */
+  testEnvironment?(facts: RepoFacts): { env: Record<string, string>; source: string } | undefined;
   /** Its runners as users name them, for "supported runners: …" messages. */
   runnerNames: readonly string[];
   /** Whether a path is source of this ecosystem's language (decides which module a path's test-file question goes to). */

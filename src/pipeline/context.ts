@@ -53,10 +53,13 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const image = input.image || config.image;
   const install = input.install ?? config.install;
   const testCmd = input.testCmd || config.test_command;
-  const facts = !image || install === undefined || !testCmd ? await repoFacts(repo, base, files) : undefined;
+  // Read even with everything named: the project's own test environment comes from its files.
+  const facts = await repoFacts(repo, base, files);
   const touched = input.touched ?? [];
-  const runner = testCmd ? runnerFromCommand(testCmd) : detectRunner(facts!, touched);
-  const defaults = facts ? environmentDefaults(facts, runner, touched) : undefined;
+  const named = testCmd ? runnerFromCommand(testCmd) : detectRunner(facts, touched);
+  const testEnv = ecosystemOfRunner(named).testEnvironment?.(facts);
+  const runner: RunnerSpec = testEnv ? { ...named, env: testEnv.env, envSource: testEnv.source } : named;
+  const defaults = !image || install === undefined ? environmentDefaults(facts, runner, touched) : undefined;
   const baseImage = image || defaults!.image;
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);

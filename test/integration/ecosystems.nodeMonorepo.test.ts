@@ -114,4 +114,11 @@ describe('npm workspaces monorepo with its workflow\'s TZ, no configuration (rea
     const out = v.runs.head[0]!.tests.map((t) => t.file).sort();
     expect(out).toEqual(['packages/dates/test/day.test.js', 'packages/dates/test/day.test.js', 'packages/strings/test/pad.test.js']);
   }, 1_800_000);
+
+  it('a test command the user names runs under the workflow\'s environment too', async () => {
+    const v = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch: TEST_PATCH, testCmd: 'node --test {files}' });
+    expect(v.tests.filter((t) => t.transition === 'F2P').map((t) => t.id)).toEqual(['packages/dates/test/day.test.js > 3 a.m. UTC is the evening before in New York']);
+    expect(v.success).toBe(true);
+    expect(v.testEnvironment?.env).toEqual({ TZ: 'America/New_York', DATES_STRICT: '1' });
+  }, 1_800_000);
 });

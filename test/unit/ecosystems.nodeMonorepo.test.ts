@@ -80,8 +80,8 @@ describe('the Node default runner of a monorepo', () => {
       { dir: 'packages/cli', runner: { kind: 'jest', template: 'npx jest {files}' } },
       { dir: 'packages/core', runner: { kind: 'node-test', template: 'node --test {files}' } },
     ]);
-    expect(spec.env).toEqual({ TZ: 'UTC' });
-    expect(spec.envSource).toBe('.github/workflows/ci.yml, job test, step `npm test`');
+    expect(node.testEnvironment!({ files: FILES, manifests })).toEqual({ env: { TZ: 'UTC' }, source: '.github/workflows/ci.yml, job test, step `npm test`' });
+    expect(node.testEnvironment!({ files: ['package.json'], manifests: { 'package.json': '{}' } })).toBeUndefined();
   });
 
   it('a repository with no workspaces has no packages', () => {

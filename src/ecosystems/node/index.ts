@@ -85,7 +85,7 @@ function packageRunners(facts: RepoFacts, rootPkg: any): PackageRunner[] {
   return out;
 }
 
-/** The default runner: the root's, with the packages that name their own and the CI workflow's test environment. */
+/** The default runner: the root's, with the packages that name their own. */
 function defaultRunnerOf(facts: RepoFacts): RunnerSpec {
   const pkg = packageJsonOf(facts);
   // Under Yarn Plug'n'Play the tools run through yarn: there is no node_modules/.bin.
@@ -93,8 +93,7 @@ function defaultRunnerOf(facts: RepoFacts): RunnerSpec {
   const viaPm = (spec: RunnerSpec): RunnerSpec => ({ ...spec, template: underPackageManager(pm, spec.template) });
   const root = viaPm(namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' });
   const packages = packageRunners(facts, pkg).map((p) => ({ dir: p.dir, runner: viaPm(p.runner) }));
-  const ci = workflowTestEnv(facts.manifests ?? {}, isNodeTestStep);
-  return { ...root, ...(packages.length ? { packages } : {}), ...(ci ? { env: ci.env, envSource: ci.source } : {}) };
+  return { ...root, ...(packages.length ? { packages } : {}) };
 }
 
 const SCRIPT = /\.[cm]?[jt]sx?$/;
@@ -144,6 +143,10 @@ export const node: Ecosystem = {
     return { image, install: installCommand(packageManagerOf(facts, pkg)) };
   },
   defaultRunner: defaultRunnerOf,
+  testEnvironment(facts) {
+    const ci = workflowTestEnv(facts.manifests ?? {}, isNodeTestStep);
+    return ci ? { env: ci.env, source: ci.source } : undefined;
+  },
   runners: NODE_RUNNERS,
   // a module or name the test uses does not exist, or the test does not parse
   ownErrorText: /Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b/,
