@@ -7,7 +7,8 @@
  * Python src layout versioned from git; and Go, Rust and Java fixes run with no configuration at all
  * (go test -json, cargo test on an integration binary and on src/lib.rs's test module, Maven with
  * Surefire on JUnit 4 and 5); a jest project whose tests need the time zone its CI workflow sets
- * (luxon: TZ from .github/workflows/test.yml).
+ * (luxon: TZ from .github/workflows/test.yml); workspaces monorepos whose test files run from the
+ * package that owns them (eslint/rewrite: npm workspaces, mocha in packages/compat).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -50,6 +51,7 @@ const FILES_RUN: Record<string, string[]> = {
   'python-humanize__humanize-823ad60': ['tests/test_filesize.py'],
   'python-humanize__humanize-a47a89e': ['tests/test_time.py'],
   'moment__luxon-4cc03e5': ['test/datetime/format.test.js'],
+  'eslint__rewrite-811c3d7': ['packages/compat/tests/ignore-file.js'],
 };
 
 /** A test's file (`file::…`, `file > …`), else its Go package (`<import path>.TestX/sub`) or Java class (`<class>.<method>(…)[n]`). */
