@@ -9,7 +9,7 @@
  * Surefire on JUnit 4 and 5); a jest project whose tests need the time zone its CI workflow sets
  * (luxon: TZ from .github/workflows/test.yml); workspaces monorepos whose test files run from the
  * package that owns them (eslint/rewrite: npm workspaces, mocha in packages/compat; changesets: yarn 1 workspaces pinned by
- * packageManager, the root's jest).
+ * packageManager, the root's jest; TanStack/store: pnpm 10 workspaces, vitest in packages/store).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -54,6 +54,7 @@ const FILES_RUN: Record<string, string[]> = {
   'moment__luxon-4cc03e5': ['test/datetime/format.test.js'],
   'eslint__rewrite-811c3d7': ['packages/compat/tests/ignore-file.js'],
   'changesets__changesets-1772598': ['packages/apply-release-plan/src/index.test.ts'],
+  'TanStack__store-84dc3eb': ['packages/store/tests/store.test.ts'],
 };
 
 /** A test's file (`file::…`, `file > …`), else its Go package (`<import path>.TestX/sub`) or Java class (`<class>.<method>(…)[n]`). */
