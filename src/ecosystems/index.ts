@@ -62,6 +62,12 @@ export function manifestPaths(): string[] {
   return [...new Set(ECOSYSTEMS.flatMap((e) => e.manifests))];
 }
 
+/** Every file whose text some ecosystem's detection or defaults read, of these files: root manifests and each module's `readsFiles`. */
+export function factPaths(files: readonly string[]): string[] {
+  const present = new Set(files);
+  return [...new Set([...manifestPaths(), ...ECOSYSTEMS.flatMap((e) => e.readsFiles?.(files) ?? [])])].filter((p) => present.has(p));
+}
+
 /** The ecosystem whose language a path is in (the first that owns it), or undefined. */
 export function ecosystemOfPath(path: string | PathInfo): Ecosystem | undefined {
   const p = typeof path === 'string' ? pathInfo(path) : path;

@@ -111,6 +111,18 @@ export interface Ecosystem {
   language: string;
   /** Root files whose text detection and defaults read (the pipeline loads them into facts.manifests). */
   manifests: readonly string[];
+  /**
+   * Further files, of the repository's, whose text detection and defaults read besides the root
+   * `manifests` (a monorepo's package manifests, the CI workflows): loaded into `facts.manifests`
+   * the same way, but not dependency manifests (they never decide an install).
+   */
+  readsFiles?(files: readonly string[]): string[];
+  /**
+   * The variables the project's own test runs set (its CI workflow's for the step that runs the
+   * tests) and where they came from; undefined when it sets none. Applies to the default runner
+   * and to a named test command alike.
+   */
+  testEnvironment?(facts: RepoFacts): { env: Record<string, string>; source: string } | undefined;
   /** Its runners as users name them, for "supported runners: …" messages. */
   runnerNames: readonly string[];
   /** Whether a path is source of this ecosystem's language (decides which module a path's test-file question goes to). */

@@ -12,6 +12,8 @@ export interface ValidationView extends Verdict {
   /** ΔC of the tests over the PR's code change, when the repository asks for it (`coverage: true`). */
   coverage?: Pick<ChangeCoverage, 'dC' | 'referenceDC' | 'covered' | 'lines'>;
   coverageError?: string;
+  /** The variables the test runs set and where they came from (the project's CI workflow). */
+  testEnvironment?: { env: Record<string, string>; source: string };
 }
 
 /** What checking a PR against one linked issue gave. */

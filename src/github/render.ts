@@ -276,6 +276,7 @@ function issueSection(o: IssueOutcome): string {
   ];
   if (v.coverage) lines.push(`📏 ${describeCoverage(v.coverage)} (of the code this pull request changes).`, '');
   if (v.coverageError) lines.push('📏 Change coverage was not measured:', '', fence(v.coverageError, 'text'), '');
+  if (v.testEnvironment) lines.push(`🧪 Tests ran with ${Object.entries(v.testEnvironment.env).map(([k, val]) => `\`${inline(`${k}=${val}`).replace(/`/g, '')}\``).join(' ')}, taken from ${v.testEnvironment.source.replace(/`/g, '')}.`, '');
   if (v.warnings.length) lines.push('⚠️ Warnings:', '', fence(v.warnings.join('\n'), 'text'), '');
   return lines.join('\n');
 }

@@ -5,6 +5,7 @@ import { SwtError } from '../util/errors.js';
 import { parseRunReports } from './parsers/index.js';
 import { tail } from './parsers/common.js';
 import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, reportNames, rerunDir, type RerunTarget } from './runners.js';
+import { packageOf, resultsToRepo } from './packages.js';
 import { isTestFile } from './testFiles.js';
 import type { RunnerSpec, RunResult } from './types.js';
 import { diffPaths } from '../patch/fileNames.js';
@@ -89,24 +90,27 @@ export async function rerunTests(sandbox: Pick<Sandbox, 'run'>, opts: RerunOptio
   if (opts.targets.length === 0 || opts.rounds <= 0) return [];
   const command = buildRerunCommand(opts.runner, opts.targets, opts.rounds, DEFAULT_OUT_DIR);
   const outcome = await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
-  const name = reportNames(opts.runner, 1)[0];
   const out = DEFAULT_OUT_DIR.replace(/^\//, '');
   const rounds: RunResult[] = [];
   for (let r = 0; r < opts.rounds; r++) {
     const round: RunResult = { tests: [], fileErrors: [], timedOut: outcome.timedOut, exitCode: outcome.exitCode, output: '', durationMs: outcome.durationMs };
     opts.targets.forEach((t, i) => {
       const dir = rerunDir(DEFAULT_OUT_DIR, r, i).slice(DEFAULT_OUT_DIR.length + 1);
+      // A monorepo's file reran from its package with its package's runner (buildRerunCommand).
+      const own = packageOf(opts.runner, t.file);
+      const name = reportNames(own.spec, 1)[0];
       const content = outcome.files?.[`${dir}/${name}`] ?? outcome.files?.[`${out}/${dir}/${name}`];
-      const parsed = parseRunReports(opts.runner, {
-        files: [t.file],
+      const parsedHere = parseRunReports(own.spec, {
+        files: [own.dir ? t.file.slice(own.dir.length + 1) : t.file],
         reports: content === undefined ? {} : { [name]: content },
         output: outcome.output ?? '',
         exitCode: content === undefined ? 1 : 0,
         timedOut: outcome.timedOut,
         oomKilled: outcome.oomKilled,
         diskLimit: outcome.diskLimit,
-        root: SANDBOX_ROOT,
+        root: own.dir ? `${SANDBOX_ROOT}/${own.dir}` : SANDBOX_ROOT,
       });
+      const parsed = resultsToRepo(own.dir, parsedHere);
       if (t.ids?.length) {
         const wanted = new Set(t.ids);
         round.tests.push(...parsed.tests.filter((x) => wanted.has(x.id)));

@@ -8,6 +8,7 @@ import { detectEcosystem, ECOSYSTEMS, ecosystemOfRunner, recogniseRunner, runner
 import { SwtError } from '../util/errors.js';
 import { FILE_LEVEL_KIND } from './fileLevel.js';
 import { shellQuote } from '../util/shell.js';
+import { envExports, groupByPackage, idToLocal, inDir, isGrouped, packageOf } from './packages.js';
 import type { RunnerSpec } from './types.js';
 
 export { quoteTestFile } from '../ecosystems/command.js';
@@ -82,9 +83,19 @@ export function reporterInstall(spec: RunnerSpec, outDir: string = DEFAULT_OUT_D
  */
 export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR): string {
   if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
+  const env = envExports(spec);
+  if (isGrouped(spec) && files.length) {
+    // One command per owning package, from its directory, each with its own out dir and exit status.
+    const out = outDirOf(outDir);
+    const runs = groupByPackage(spec, files).map((g, i) => {
+      const dir = groupOutDir(out, i);
+      return `( ${inDir(g.dir, buildTestCommand(g.spec, g.local, dir))} ); s=$?; echo $s > ${shellQuote(`${dir}/${GROUP_EXIT_FILE}`)}; [ $s -eq 0 ] || rc=$s;`;
+    });
+    return `mkdir -p ${shellQuote(out)} 2>/dev/null;${env} rc=0; ${runs.join(' ')} exit $rc`;
+  }
   const { def } = runnerDef(spec.kind);
   const out = outDirOf(outDir);
-  const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${reporterInstall(spec, out)}`;
+  const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${env}${reporterInstall(spec, out)}`;
   const reports = reportNames(spec, files.length);
   if (!runsPerFile(spec) || files.length === 0) {
     const cmd = def.command(spec, files, out, reports[0]);
@@ -93,6 +104,14 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
   const runs = files.map((f, i) => `( ${def.command(spec, [f], out, reports[i])} ) || rc=$?;`);
   return `${mkdir} rc=0; ${runs.join(' ')} exit $rc`;
 }
+
+/** The out dir of the `i`th package group of a grouped run (see RunnerSpec.packages). */
+export function groupOutDir(outDir: string, i: number): string {
+  return `${outDirOf(outDir)}/p${i}`;
+}
+
+/** Where a package group's command leaves its exit status, in its out dir. */
+export const GROUP_EXIT_FILE = 'exit-status';
 
 /** What a confirmation rerun runs in one invocation: chosen tests of a file, or (no ids) the whole file. */
 export interface RerunTarget {
@@ -113,22 +132,26 @@ export function rerunDir(outDir: string, round: number, i: number): string {
  */
 export function buildRerunCommand(spec: RunnerSpec, targets: readonly RerunTarget[], rounds: number, outDir: string = DEFAULT_OUT_DIR): string {
   if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
-  const { def } = runnerDef(spec.kind);
-  const report = reportNames(spec, 1)[0];
   const parts: string[] = [];
   for (let r = 0; r < rounds; r++) {
     targets.forEach((t, i) => {
       const dir = rerunDir(outDir, r, i);
-      const cmd = t.ids?.length && def.commandForTests ? def.commandForTests(spec, t.file, t.ids, dir, report) : def.command(spec, [t.file], dir, report);
-      parts.push(`mkdir -p ${shellQuote(dir)} 2>/dev/null;${reporterInstall(spec, dir)} ( ${cmd} ) || rc=$?;`);
+      // A monorepo's file reruns from its package, with its package's runner and ids as that run names them.
+      const own = packageOf(spec, t.file);
+      const { def } = runnerDef(own.spec.kind);
+      const report = reportNames(own.spec, 1)[0];
+      const file = own.dir ? t.file.slice(own.dir.length + 1) : t.file;
+      const ids = t.ids?.map((id) => idToLocal(own.dir, id));
+      const cmd = ids?.length && def.commandForTests ? def.commandForTests(own.spec, file, ids, dir, report) : def.command(own.spec, [file], dir, report);
+      parts.push(`mkdir -p ${shellQuote(dir)} 2>/dev/null;${reporterInstall(own.spec, dir)} ( ${inDir(own.dir, cmd)} ) || rc=$?;`);
     });
   }
-  return `rc=0; ${parts.join(' ')} exit $rc`;
+  return `rc=0;${envExports(spec)} ${parts.join(' ')} exit $rc`;
 }
 
-/** Whether the runner can run chosen tests of a file without the rest (see RunnerDef.commandForTests). */
+/** Whether the runner (every package's, in a monorepo) can run chosen tests of a file without the rest (see RunnerDef.commandForTests). */
 export function selectsTests(spec: RunnerSpec): boolean {
-  return !!runnerDef(spec.kind).def.commandForTests;
+  return [spec, ...(spec.packages ?? []).map((p) => p.runner)].every((s) => !!runnerDef(s.kind).def.commandForTests);
 }
 
 const NOT_FOUND_PATTERNS: RegExp[] = [

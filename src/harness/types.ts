@@ -106,4 +106,21 @@ export interface RunnerSpec {
   template: string;
   /** A file-level run (a command no runner recognises): the ecosystem the repository is, when known. */
   ecosystem?: string;
+  /** Variables every test run sets: the project's own test environment (its CI workflow's literal `env:` values). */
+  env?: Readonly<Record<string, string>>;
+  /** Where `env` came from, for the comment and the JSON (`.github/workflows/test.yml, job test, step \`npm test\``). */
+  envSource?: string;
+  /**
+   * A monorepo's packages that run their own test files: a file goes to the deepest package whose
+   * `dir` holds it and runs from that directory with that package's runner; files outside every
+   * package run with this spec from the root. Test ids stay repository-relative.
+   */
+  packages?: readonly PackageRunner[];
+}
+
+/** One package of a monorepo and the runner its own test files run with. */
+export interface PackageRunner {
+  /** Repository-relative directory of the package. */
+  dir: string;
+  runner: RunnerSpec;
 }

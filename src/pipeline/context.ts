@@ -1,10 +1,10 @@
 import { environmentDefaults } from './environmentDefaults.js';
-import { ecosystemOfRunner, INSTALL_NOTES, manifestPaths, type RepoFacts } from '../ecosystems/index.js';
+import { ecosystemOfRunner, factPaths, INSTALL_NOTES, type RepoFacts } from '../ecosystems/index.js';
 import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
 import { detectRunner, isFileLevel, runnerFromCommand } from '../harness/runners.js';
 import type { RunnerSpec } from '../harness/types.js';
-import { listFiles, openRepo, readFileAt, resolveRev } from '../repo/git.js';
+import { listFiles, openRepo, readFileAt, readTreeFiles, resolveRev } from '../repo/git.js';
 import { capLimits, ceilingsFromEnv, type CappedLimit } from '../sandbox/containers/ceilings.js';
 import type { Environment, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { CONFIG_PATH, parseRepoConfig, type RepoConfig } from '../config/repoConfig.js';
@@ -53,12 +53,13 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const image = input.image || config.image;
   const install = input.install ?? config.install;
   const testCmd = input.testCmd || config.test_command;
-  const facts = !image || install === undefined || !testCmd ? await repoFacts(repo, base, files) : undefined;
+  // Read even with everything named: the project's own test environment comes from its files.
+  const facts = await repoFacts(repo, base, files);
   const touched = input.touched ?? [];
-  let runner = testCmd ? runnerFromCommand(testCmd, facts, touched) : detectRunner(facts!, touched);
-  // A command no runner recognises runs file by file: its ecosystem (warm-up, ΔC) is the repository's.
-  if (testCmd && isFileLevel(runner) && !facts) runner = runnerFromCommand(testCmd, await repoFacts(repo, base, files), touched);
-  const defaults = facts ? environmentDefaults(facts, runner, touched) : undefined;
+  const named = testCmd ? runnerFromCommand(testCmd, facts, touched) : detectRunner(facts, touched);
+  const testEnv = ecosystemOfRunner(named)?.testEnvironment?.(facts);
+  const runner: RunnerSpec = testEnv ? { ...named, env: testEnv.env, envSource: testEnv.source } : named;
+  const defaults = environmentDefaults(facts, runner, touched);
   const baseImage = image || defaults!.image;
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
@@ -118,16 +119,13 @@ export function decideLimits(config: RepoConfig, limits: Partial<ResourceLimits>
   return { limits: capped, capped: notes.map((n) => ({ ...n, source: n.limit in fromCaller ? 'the caller' : CONFIG_PATH })) };
 }
 
-/** The files and the root manifests ecosystems read (package.json, go.mod, …), at `rev`. */
+/** The files and the ones ecosystems read (root manifests such as package.json and go.mod, a monorepo's packages, CI workflows), at `rev`. */
 async function repoFacts(repo: string, rev: string, files: string[]): Promise<RepoFacts> {
   const manifests: Record<string, string> = {};
-  for (const path of manifestPaths()) {
-    if (!files.includes(path)) continue;
-    try {
-      manifests[path] = await readFileAt(repo, rev, path);
-    } catch {
-      // Unreadable (a submodule, a symlink elsewhere): detection sees the file without its text.
-    }
-  }
+  const git = await openRepo(repo);
+  // One batch read: a monorepo has hundreds of package manifests. An unreadable one (a submodule, a
+  // symlink elsewhere) is absent: detection sees the file without its text.
+  const texts = await readTreeFiles(git, `${await resolveRev(git, rev)}^{tree}`, factPaths(files));
+  for (const [path, content] of texts) manifests[path] = content.toString('utf8');
   return { files, manifests };
 }

@@ -1,6 +1,6 @@
 import { describeCap } from '../sandbox/containers/ceilings.js';
 import type { CappedNote } from './context.js';
-import type { ValidationResult } from './validate.js';
+import type { TestEnvironment, ValidationResult } from './validate.js';
 
 /**
  * The lines that go under a verdict: which environment each side ran in, and which requested
@@ -17,17 +17,23 @@ export function environmentLine(env: ValidationResult['environment']): string {
   return `environment: base ${env.base.image} (${cached(env.base)}); head ${env.head.image} (${cached(env.head)}), its own because ${env.head.manifests.join(', ')} changed`;
 }
 
-export function renderNotesText(v: Pick<ValidationResult, 'environment' | 'limitsCapped'>): string {
-  return [environmentLine(v.environment), ...cappedLines(v.limitsCapped).map((l) => `limit capped: ${l}`)].join('\n') + '\n';
+/** `TZ=America/New_York LANG=en_US.utf8, from .github/workflows/test.yml, job test, step \`npm test\``. */
+export function testEnvironmentLine(t: TestEnvironment): string {
+  return `test environment ${Object.entries(t.env).map(([k, v]) => `${k}=${v}`).join(' ')}, from ${t.source}`;
 }
 
-export function renderNotesMarkdown(v: Pick<ValidationResult, 'environment' | 'limitsCapped'>): string {
+export function renderNotesText(v: Pick<ValidationResult, 'environment' | 'limitsCapped' | 'testEnvironment'>): string {
+  return [environmentLine(v.environment), ...(v.testEnvironment ? [testEnvironmentLine(v.testEnvironment)] : []), ...cappedLines(v.limitsCapped).map((l) => `limit capped: ${l}`)].join('\n') + '\n';
+}
+
+export function renderNotesMarkdown(v: Pick<ValidationResult, 'environment' | 'limitsCapped' | 'testEnvironment'>): string {
   const code = (s: string) => `\`${s.replace(/`/g, '')}\``;
   const e = v.environment;
   const lines = [
     e.head.own
       ? `- Environments: base ${code(e.base.image)}; head ${code(e.head.image)}, its own because ${e.head.manifests.map(code).join(', ')} changed.`
       : `- Environment: ${code(e.base.image)} for base and head.`,
+    ...(v.testEnvironment ? [`- Tests ran with ${Object.entries(v.testEnvironment.env).map(([k, val]) => code(`${k}=${val}`)).join(' ')}, from ${v.testEnvironment.source}.`] : []),
     ...cappedLines(v.limitsCapped).map((l) => `- ⚠️ Limit capped: ${l}.`),
   ];
   return `${lines.join('\n')}\n`;

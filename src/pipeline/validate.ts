@@ -54,6 +54,12 @@ export async function headManifestChanges(repo: string | GitRepo, base: string, 
   return changedManifests(await changedPathsSince(repo, base, fixedCode));
 }
 
+/** The test runs' own variables (RunnerSpec.env) and their source, as reported. */
+export interface TestEnvironment {
+  env: Record<string, string>;
+  source: string;
+}
+
 /** One side's environment image, as reported. */
 export interface EnvironmentSummary {
   image: string;
@@ -77,6 +83,8 @@ export interface ValidationResult extends Verdict {
   };
   /** Limits asked for (by `.github/swt.yml` or the caller) above the operator's ceilings, and lowered to them. */
   limitsCapped: CappedNote[];
+  /** The variables every test run set, and where they came from (the project's CI workflow); absent: none. */
+  testEnvironment?: TestEnvironment;
   runs: { base: RunResult[]; head: RunResult[] };
   /** The reruns that confirmed the tests that moved (absent: none moved, or confirmation is off). */
   confirmation?: { rounds: number; tests: string[]; alone: boolean; runs: { base: RunResult[]; head: RunResult[] } };
@@ -167,6 +175,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     runner: ctx.runner.kind,
     environment: { ...summary(ctx.env), base: summary(ctx.env), head: { ...summary(headEnv.env), own: headEnv.env !== ctx.env, manifests: headEnv.manifests } },
     limitsCapped: decided.capped,
+    ...(ctx.runner.env && Object.keys(ctx.runner.env).length ? { testEnvironment: { env: { ...ctx.runner.env }, source: ctx.runner.envSource ?? 'the runner' } } : {}),
     runs: { base: runs.base, head: runs.head },
     ...(runs.confirm ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, runs: { base: runs.confirm.base, head: runs.confirm.head } } } : {}),
     baseline,

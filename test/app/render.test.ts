@@ -227,6 +227,14 @@ describe('check run and PR comment', () => {
     expect(renderCheckResult({ conclusion: 'neutral', gated: false, author: 'alice', issues: [failed] }).summary).toContain('📏 Change coverage was not measured:\n\n```text\nthe V8 counter wrote nothing\n```');
   });
 
+  it('the variables the tests ran with, and the workflow they came from, follow the table', () => {
+    const withEnv = { ...outcome, validation: { ...outcome.validation, testEnvironment: { env: { TZ: 'America/New_York', LANG: 'en_US.utf8' }, source: '.github/workflows/test.yml, job test, step `npm test`' } } };
+    expect(renderPrComment({ conclusion: 'neutral', gated: false, author: 'alice', issues: [withEnv] })).toContain(
+      '🧪 Tests ran with `TZ=America/New_York` `LANG=en_US.utf8`, taken from .github/workflows/test.yml, job test, step npm test.',
+    );
+    expect(renderPrComment({ conclusion: 'neutral', gated: false, author: 'alice', issues: [outcome] })).not.toContain('🧪');
+  });
+
   it('annotations on the line where the test patch defines each test failing at head, in batches of 50', () => {
     expect(annotationsFor(v, testPatch)).toEqual([
       { path: 'tests/test_swt.py', start_line: 4, end_line: 4, annotation_level: 'failure', title: 'F→F: test_combined', message: 'assertion: assert 5399 == 5400' },

@@ -9,7 +9,11 @@
  * Surefire on JUnit 4 and 5); vitest projects pinned to pnpm 8, 9 and 10 by `packageManager`,
  * a Yarn 4 Plug'n'Play project (yarnPath) whose mocha runs TypeScript through ts-node; ava with its
  * tests in the root test.js (no configuration), jasmine-npm's own suite through swt's jasmine reporter,
- * and brittle, which no runner of swt reads (file-level verdicts).
+ * and brittle, which no runner of swt reads (file-level verdicts);
+ * a jest project run with the TZ, LANG and LIMIT_JEST its CI workflow sets (luxon: from
+ * .github/workflows/test.yml); workspaces monorepos whose test files run from the package that owns
+ * them (eslint/rewrite: npm workspaces, mocha in packages/compat; changesets: yarn 1 workspaces pinned by
+ * packageManager, the root's jest; TanStack/store: pnpm 10 workspaces, vitest in packages/store).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -58,6 +62,10 @@ const FILES_RUN: Record<string, string[]> = {
   'holepunchto__compact-encoding-9d2fd7e': ['test.js'],
   'sindresorhus__camelcase-79b9a64': ['test.js'],
   'jasmine__jasmine-npm-2088418': ['spec/filters/regex_spec_filter_spec.js', 'spec/jasmine_spec.js'],
+  'moment__luxon-4cc03e5': ['test/datetime/format.test.js'],
+  'eslint__rewrite-811c3d7': ['packages/compat/tests/ignore-file.js'],
+  'changesets__changesets-1772598': ['packages/apply-release-plan/src/index.test.ts'],
+  'TanStack__store-84dc3eb': ['packages/store/tests/store.test.ts'],
 };
 
 /** Instances whose test command no runner of swt reads: their verdicts are per file, from exit statuses. */

@@ -1,9 +1,11 @@
 /** Node.js (JavaScript / TypeScript): package.json, npm/yarn/pnpm, and its test runners. Pure. */
-import type { RunnerSpec } from '../../harness/types.js';
+import type { PackageRunner, RunnerSpec } from '../../harness/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
 import { installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
 import { NODE_RUNNERS } from './runners.js';
+import { isNodeTestStep, WORKFLOW_FILE, workflowTestEnv } from './workflowEnv.js';
+import { nestedManifests, owningPackage, WORKSPACE_FILES, workspaceGlobs, workspacePackages } from './workspaces.js';
 
 export { isTape } from './runners.js';
 
@@ -36,15 +38,19 @@ const JEST_CONFIGS = /^jest\.config\.(js|cjs|mjs|ts|cts|mts|json)$/;
 
 /** The runner package.json names (dependencies, then scripts), or undefined. */
 function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
-  const pkg = packageJsonOf(facts);
-  if (!pkg) return undefined;
+  return runnerOfPackage(packageJsonOf(facts), facts.files);
+}
+
+/** The runner a package.json names, given the files of its package (paths relative to it). */
+function runnerOfPackage(pkg: any, files: readonly string[]): RunnerSpec | undefined {
+  if (!pkg || typeof pkg !== 'object') return undefined;
   const deps: Record<string, unknown> = { ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}), ...(pkg.peerDependencies ?? {}) };
   const scripts: string = Object.values(pkg.scripts ?? {}).filter((s) => typeof s === 'string').join(' ; ');
   const has = (name: string) => Object.prototype.hasOwnProperty.call(deps, name);
   const inScripts = (re: RegExp) => re.test(scripts);
   if (has('vitest') || inScripts(/\bvitest\b/)) return { kind: 'vitest', template: 'npx vitest run {files}' };
   if (has('jest') || inScripts(/\bjest\b/)) {
-    const hasJestConfig = facts.files.some((f) => JEST_CONFIGS.test(f)) || pkg.jest !== undefined;
+    const hasJestConfig = files.some((f) => JEST_CONFIGS.test(f)) || pkg.jest !== undefined;
     const tsJest = has('ts-jest') && !hasJestConfig;
     return { kind: 'jest', template: tsJest ? 'npx jest --preset ts-jest {files}' : 'npx jest {files}' };
   }
@@ -95,6 +101,41 @@ function mochaLoaders(scripts: unknown): string {
 /** A word from package.json that goes into the command as it is: no shell syntax. */
 const SAFE_WORD = /^[\w@./:=+-]+$/;
 
+/**
+ * A monorepo's packages that name their own runner, each run from its directory (install stays at
+ * the root); empty when the root declares no workspaces.
+ */
+function packageRunners(facts: RepoFacts, rootPkg: any): PackageRunner[] {
+  const texts = facts.manifests ?? {};
+  const dirs = workspacePackages(facts.files, workspaceGlobs(rootPkg, texts));
+  const out: PackageRunner[] = [];
+  for (const dir of dirs) {
+    const text = texts[`${dir}/package.json`];
+    if (text === undefined) continue;
+    let pkg: unknown;
+    try {
+      pkg = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    const own = facts.files.filter((f) => f.startsWith(`${dir}/`) && owningPackage(f, dirs) === dir).map((f) => f.slice(dir.length + 1));
+    const runner = runnerOfPackage(pkg, own);
+    if (runner) out.push({ dir, runner });
+  }
+  return out;
+}
+
+/** The default runner: the root's, with the packages that name their own. */
+function defaultRunnerOf(facts: RepoFacts): RunnerSpec {
+  const pkg = packageJsonOf(facts);
+  // Under Yarn Plug'n'Play the tools run through yarn: there is no node_modules/.bin.
+  const pm = packageManagerOf(facts, pkg);
+  const viaPm = (spec: RunnerSpec): RunnerSpec => ({ ...spec, template: underPackageManager(pm, spec.template) });
+  const root = viaPm(namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' });
+  const packages = packageRunners(facts, pkg).map((p) => ({ dir: p.dir, runner: viaPm(p.runner) }));
+  return { ...root, ...(packages.length ? { packages } : {}) };
+}
+
 const SCRIPT = /\.[cm]?[jt]sx?$/;
 /** `*.test.js`, `*.spec.js`, and jasmine's `*_spec.js` (its `*Spec.js` live under spec/; elsewhere the name is often source: `ApiSpec.ts`). */
 const JS_TEST_NAME = /(\.(test|spec)|_spec)\.[cm]?[jt]sx?$/;
@@ -117,6 +158,8 @@ export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
   manifests: [...PM_MANIFESTS],
+  // A monorepo's workspace files and package manifests, and the CI workflows (the test environment).
+  readsFiles: (files) => [...WORKSPACE_FILES, ...nestedManifests(files), ...files.filter((f) => WORKFLOW_FILE.test(f))],
   runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'bun test', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {
@@ -145,10 +188,10 @@ export const node: Ecosystem = {
     const image = `node:${nodeMajorFor(typeof pkg?.engines?.node === 'string' ? pkg.engines.node : undefined)}`;
     return { image, install: installCommand(packageManagerOf(facts, pkg)) };
   },
-  defaultRunner(facts) {
-    const spec = namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' };
-    // Under Yarn Plug'n'Play the tools run through yarn: there is no node_modules/.bin.
-    return { ...spec, template: underPackageManager(packageManagerOf(facts, packageJsonOf(facts)), spec.template) };
+  defaultRunner: defaultRunnerOf,
+  testEnvironment(facts) {
+    const ci = workflowTestEnv(facts.manifests ?? {}, isNodeTestStep);
+    return ci ? { env: ci.env, source: ci.source } : undefined;
   },
   runners: NODE_RUNNERS,
   // a module or name the test uses does not exist, or the test does not parse

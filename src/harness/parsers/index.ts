@@ -1,6 +1,7 @@
 /** From a finished run (its /swt-out files and output) to tests and file errors. Pure. */
 import { runnerDef, type BuildFailure } from '../../ecosystems/index.js';
-import { reportNames, runsPerFile } from '../runners.js';
+import { groupByPackage, isGrouped, resultsToRepo } from '../packages.js';
+import { GROUP_EXIT_FILE, reportNames, runsPerFile } from '../runners.js';
 import type { FileError, RunnerSpec, TestResult } from '../types.js';
 import { excerptForFile, mergeDuplicates, mergeFileErrors, normalizeRel, tail, type ParsedReport } from './common.js';
 
@@ -45,6 +46,7 @@ function findReport(reports: Record<string, string>, name: string): string | und
  * part of the output that names the file (or its tail) as the message.
  */
 export function parseRunReports(spec: RunnerSpec, input: RunReportInput): ParsedRun {
+  if (isGrouped(spec) && input.files.length) return parseGroupedReports(spec, input);
   const { def } = runnerDef(spec.kind);
   const files = input.files.map(normalizeRel);
   const ctx = { files, root: input.root, output: input.output };
@@ -129,4 +131,39 @@ function silentMessage(file: string, input: RunReportInput, reportMissing: boole
   }
   const excerpt = mentions(input.output, file) ? excerptForFile(input.output, file) : tail(input.output, 600).trim();
   return excerpt || `the runner exited with code ${String(input.exitCode)} and wrote no report`;
+}
+
+/** The reports of the `i`th package group (buildTestCommand's `p<i>/`), keyed as that group's own run would be. */
+function groupReports(reports: Record<string, string>, i: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = new RegExp(`^(?:\\.?/+)?(?:swt-out/)?p${i}/(.+)$`);
+  for (const [k, v] of Object.entries(reports)) {
+    const m = re.exec(k);
+    if (m) out[m[1]] = v;
+  }
+  return out;
+}
+
+/**
+ * A monorepo's run: each package group parsed with its own runner, from its own directory and
+ * with its own exit status, then made repository-relative.
+ */
+function parseGroupedReports(spec: RunnerSpec, input: RunReportInput): ParsedRun {
+  const merged: ParsedRun = { tests: [], fileErrors: [], reportFound: false, problems: [] };
+  const buildFailures: BuildFailure[] = [];
+  groupByPackage(spec, input.files.map(normalizeRel)).forEach((g, i) => {
+    const reports = groupReports(input.reports, i);
+    const status = reports[GROUP_EXIT_FILE]?.trim();
+    delete reports[GROUP_EXIT_FILE];
+    const exitCode = status && /^\d+$/.test(status) ? Number(status) : input.exitCode;
+    const root = input.root ? (g.dir ? `${input.root.replace(/\/+$/, '')}/${g.dir}` : input.root) : undefined;
+    const parsed = parseRunReports(g.spec, { ...input, files: g.local, reports, exitCode, ...(root ? { root } : {}) });
+    const own = resultsToRepo(g.dir, parsed);
+    merged.tests.push(...own.tests);
+    merged.fileErrors.push(...own.fileErrors);
+    merged.problems.push(...parsed.problems.map((p) => (g.dir ? `${g.dir}: ${p}` : p)));
+    merged.reportFound ||= parsed.reportFound;
+    buildFailures.push(...(parsed.buildFailures ?? []));
+  });
+  return { ...merged, ...(buildFailures.length ? { buildFailures } : {}) };
 }
