@@ -1,6 +1,6 @@
 /** ΔC beside a validation: the states validate already settled, measured again with line counting. */
 import { filesTouchedByPatch } from '../harness/runTests.js';
-import type { RunnerSpec } from '../harness/types.js';
+import type { RunnerSpec } from '../results/types.js';
 import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { isSwtError } from '../util/errors.js';
 import { changeCoverage, codePatchBetween, runsWithPatch, type ChangeCoverage } from './measure.js';

@@ -3,7 +3,7 @@
  * its own -coverprofile, everything else Node runs through NODE_V8_COVERAGE. Scripts travel inside the command as quoted
  * here-documents, so nothing else enters the sandbox. Pure.
  */
-import type { RunnerKind } from '../harness/types.js';
+import type { RunnerKind } from '../results/types.js';
 import { ecosystemOfRunner } from '../ecosystems/index.js';
 import { SwtError } from '../util/errors.js';
 import { DEFAULT_OUT_DIR } from '../harness/runners.js';

@@ -5,7 +5,7 @@
 import pLimit from 'p-limit';
 import { buildTestCommand, DEFAULT_OUT_DIR } from '../harness/runners.js';
 import { isTestPath } from '../harness/testFiles.js';
-import type { RunnerSpec } from '../harness/types.js';
+import type { RunnerSpec } from '../results/types.js';
 import { readTreeFiles, withState } from '../repo/git.js';
 import { runGit } from '../repo/gitExec.js';
 import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';

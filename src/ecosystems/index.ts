@@ -3,8 +3,8 @@
  * language asks here (which runner a command names, which ecosystem a repository is, whose
  * conventions a test file follows). Pure.
  */
-import { fileLevel } from '../harness/fileLevel.js';
-import type { RunnerSpec } from '../harness/types.js';
+import { fileLevel } from './fileLevel.js';
+import type { RunnerSpec } from '../results/types.js';
 import { pathInfo } from './command.js';
 import { go } from './go/index.js';
 import { node } from './node/index.js';

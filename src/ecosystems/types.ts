@@ -3,7 +3,7 @@
  * language and its tools. The harness, pipeline, generation and coverage ask the registry
  * (src/ecosystems/index.ts) and never test for a language by name. Pure: no I/O.
  */
-import type { FileError, RunnerSpec, TestResult } from '../harness/types.js';
+import type { BuildFailure, FileError, RunnerSpec, TestResult } from '../results/types.js';
 
 /** What detection and environment defaults read of a repository at a revision. */
 export interface RepoFacts {
@@ -39,14 +39,6 @@ export interface OneReport {
    * changes there; the rest are "not judged".
    */
   buildFailures?: BuildFailure[];
-}
-
-export interface BuildFailure {
-  /** The unit as the ecosystem names it (Go: the import path). */
-  unit: string;
-  /** Repository-relative directory of the unit, so test files can be matched to it. */
-  dir: string;
-  message: string;
 }
 
 export interface ReportContext {

@@ -1,6 +1,6 @@
 import type { ChangeCoverage } from '../coverage/measure.js';
 import { judgedTests, reproduces } from '../harness/classify.js';
-import type { TestTransition } from '../harness/types.js';
+import type { TestTransition } from '../results/types.js';
 import { noTime, PHASES, type PhaseTimes } from './phases.js';
 
 /** A test's transition as results.jsonl keeps it: failure messages trimmed to an excerpt. */

@@ -3,7 +3,7 @@
  * the repository at base. Paths are confined to the repository; writes only to test files;
  * every output is trimmed and scrubbed of secrets before the model sees it.
  */
-import type { RunResult } from '../harness/types.js';
+import type { RunResult } from '../results/types.js';
 import { applyModelPatchToFiles } from '../patch/index.js';
 import type { SandboxSession } from '../sandbox/types.js';
 import { redact } from '../util/secrets.js';

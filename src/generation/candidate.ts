@@ -10,7 +10,7 @@ import { joinDiff, splitDiff, type DiffFile } from './diffFiles.js';
 import type { ChatModel } from './llmTypes.js';
 import type { IssueInput, Reproduction, ReproductionEvidence, Workbench } from './types.js';
 import { judgeRuns, type Judgement } from './verify.js';
-import type { RunResult } from '../harness/types.js';
+import type { RunResult } from '../results/types.js';
 
 /** The LLM failed for good (after retries): strategies stop and keep what they have. */
 export function isLlmFailure(e: unknown): e is Error {

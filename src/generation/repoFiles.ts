@@ -1,7 +1,7 @@
 /** Read-only views of the host checkout at base: its file list, package.json and runner. */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FILE_LEVEL_KIND } from '../harness/fileLevel.js';
+import { FILE_LEVEL_KIND } from '../ecosystems/fileLevel.js';
 import { isTape, runnerFromCommand } from '../harness/runners.js';
 import { isTestFile } from '../harness/testFiles.js';
 import { detectEcosystem, ecosystemOfRunner } from '../ecosystems/index.js';

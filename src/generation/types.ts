@@ -1,4 +1,4 @@
-import type { RunResult } from '../harness/types.js';
+import type { RunResult } from '../results/types.js';
 import type { SandboxSession } from '../sandbox/types.js';
 import type { PatchApplication } from '../patch/types.js';
 

@@ -4,7 +4,7 @@
  * the issue's exception, not a syntax, import or collection error of the test itself (unless the
  * issue is about exactly that); a second run agrees (no flakiness).
  */
-import type { FileError, RunResult, TestResult } from '../harness/types.js';
+import type { FileError, RunResult, TestResult } from '../results/types.js';
 import type { FailureEvidence, IssueInput, ReproductionStatus } from './types.js';
 import { isTestPath } from '../harness/testFiles.js';
 import type { DiffFile } from './diffFiles.js';

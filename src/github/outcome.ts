@@ -1,5 +1,5 @@
 import type { ChangeCoverage } from '../coverage/measure.js';
-import type { Verdict } from '../harness/types.js';
+import type { Verdict } from '../results/types.js';
 
 export type CheckConclusion = 'success' | 'neutral' | 'failure';
 

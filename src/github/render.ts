@@ -10,7 +10,7 @@ import { describeCoverage } from '../coverage/describe.js';
 import type { Reproduction } from '../generation/types.js';
 import { fileOfId } from '../harness/classify.js';
 import { renderVerdictMarkdown } from '../harness/render.js';
-import type { TestTransition, Verdict } from '../harness/types.js';
+import type { TestTransition, Verdict } from '../results/types.js';
 import { percent, usd, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
 import { CANDIDATE_VERDICT_TEXT, type Candidate } from '../pipeline/rank.js';
 import { COMMANDS, MAX_ISSUE_BODY } from './decide.js';

@@ -25,7 +25,7 @@
  *   and do not count; a baseline F2P the patched run loses fails S.
  */
 import { SwtError } from '../util/errors.js';
-import type { FailureKind, RunCount, RunResult, TestResult, TestTransition, Transition, Verdict } from './types.js';
+import type { FailureKind, RunCount, RunResult, TestResult, TestTransition, Transition, Verdict } from '../results/types.js';
 
 type PF = 'pass' | 'fail';
 

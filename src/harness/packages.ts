@@ -6,7 +6,7 @@
  */
 import { SwtError } from '../util/errors.js';
 import { shellQuote } from '../util/shell.js';
-import type { FileError, RunnerSpec, TestResult } from './types.js';
+import type { FileError, RunnerSpec, TestResult } from '../results/types.js';
 
 /** The test files one command runs: `dir` '' is the repository root. */
 export interface RunGroup {

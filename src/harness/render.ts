@@ -1,5 +1,5 @@
 /** Render a Verdict as GitHub markdown or as a plain-text table for the CLI. Pure. */
-import type { FailureKind, TestTransition, Transition, Verdict } from './types.js';
+import type { FailureKind, TestTransition, Transition, Verdict } from '../results/types.js';
 import { judgedTests, reproduces } from './classify.js';
 
 export interface RenderOptions {

@@ -3,11 +3,11 @@ import { parsePatch } from 'diff';
 import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { parseRunReports } from './parsers/index.js';
-import { tail } from './parsers/common.js';
+import { tail } from '../results/formats/common.js';
 import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, reportNames, rerunDir, type RerunTarget } from './runners.js';
 import { packageOf, resultsToRepo } from './packages.js';
 import { isTestFile } from './testFiles.js';
-import type { RunnerSpec, RunResult } from './types.js';
+import type { RunnerSpec, RunResult } from '../results/types.js';
 import { diffPaths } from '../patch/fileNames.js';
 
 export const OUTPUT_TAIL_CHARS = 16_000;

@@ -6,10 +6,10 @@
  */
 import { detectEcosystem, ECOSYSTEMS, ecosystemOfRunner, recogniseRunner, runnerDef, supportedRunners, type RepoFacts } from '../ecosystems/index.js';
 import { SwtError } from '../util/errors.js';
-import { FILE_LEVEL_KIND } from './fileLevel.js';
+import { FILE_LEVEL_KIND } from '../ecosystems/fileLevel.js';
 import { shellQuote } from '../util/shell.js';
 import { envExports, groupByPackage, idToLocal, inDir, isGrouped, packageOf } from './packages.js';
-import type { RunnerSpec } from './types.js';
+import type { RunnerSpec } from '../results/types.js';
 
 export { quoteTestFile } from '../ecosystems/command.js';
 export { isTape } from '../ecosystems/node/index.js';

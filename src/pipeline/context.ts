@@ -3,7 +3,7 @@ import { ecosystemOfRunner, factPaths, INSTALL_NOTES, type RepoFacts } from '../
 import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
 import { detectRunner, isFileLevel, runnerFromCommand } from '../harness/runners.js';
-import type { RunnerSpec } from '../harness/types.js';
+import type { RunnerSpec } from '../results/types.js';
 import { listFiles, openRepo, readFileAt, readTreeFiles, resolveRev } from '../repo/git.js';
 import { capLimits, ceilingsFromEnv, type CappedLimit } from '../sandbox/containers/ceilings.js';
 import type { Environment, ResourceLimits, Sandbox } from '../sandbox/types.js';

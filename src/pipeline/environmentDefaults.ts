@@ -4,7 +4,7 @@
  */
 import { detectEcosystem, ecosystemOfRunner, type Ecosystem, type EnvironmentChoice, type RepoFacts } from '../ecosystems/index.js';
 import { python } from '../ecosystems/python/index.js';
-import type { RunnerSpec } from '../harness/types.js';
+import type { RunnerSpec } from '../results/types.js';
 
 export type { RepoFacts };
 export { nodeMajorFor } from '../ecosystems/node/index.js';

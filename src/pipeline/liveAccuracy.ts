@@ -7,7 +7,7 @@
  *   (title "Revert …" naming the PR or its merge commit) or fixed again (links one of its issues).
  * - cost per issue: LLM cost of every reproduction attempt over the issues attempted.
  */
-import type { Transition } from '../harness/types.js';
+import type { Transition } from '../results/types.js';
 
 export interface RepoKey {
   owner: string;

@@ -4,7 +4,7 @@
  * diff, then the faster run, then the older PR.
  */
 import { judgedTests } from '../harness/classify.js';
-import type { Verdict } from '../harness/types.js';
+import type { Verdict } from '../results/types.js';
 
 export type CandidateVerdict = 'likely-correct' | 'does-not-fix' | 'breaks-reproduction' | 'error';
 

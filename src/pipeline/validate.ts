@@ -4,7 +4,7 @@ import { ecosystemOfRunner } from '../ecosystems/index.js';
 import { compareRuns, fileOfId, movingTests, relativeTo, type TargetedRuns } from '../harness/classify.js';
 import { selectsTests, type RerunTarget } from '../harness/runners.js';
 import { filesTouchedByPatch, prewarmTests, rerunTests, runTests } from '../harness/runTests.js';
-import type { RunResult, Verdict } from '../harness/types.js';
+import type { RunResult, Verdict } from '../results/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
 import { changedManifests } from '../sandbox/images/envKey.js';

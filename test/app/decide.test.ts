@@ -18,7 +18,7 @@ import { closingIssueNumbers } from '../../src/github/links.js';
 import { PERMISSION_TTL_MS, WriteAccess } from '../../src/github/permissions.js';
 import type { IssueOutcome } from '../../src/github/outcome.js';
 import { verdictOf } from '../../src/harness/classify.js';
-import type { TestTransition } from '../../src/harness/types.js';
+import type { TestTransition } from '../../src/results/types.js';
 import { candidateVerdict, rank, type Candidate } from '../../src/pipeline/rank.js';
 
 describe('.github/swt.yml App keys', () => {

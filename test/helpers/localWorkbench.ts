@@ -14,8 +14,8 @@ import { cp, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
-import type { RunResult } from '../../src/harness/types.js';
-import { parseJUnit } from '../../src/harness/parsers/junit.js';
+import type { RunResult } from '../../src/results/types.js';
+import { parseJUnit } from '../../src/results/formats/junit.js';
 import type { PatchApplication, Workbench } from '../../src/generation/types.js';
 import type { SandboxSession } from '../../src/sandbox/types.js';
 import { isSecretName } from '../../src/util/secrets.js';

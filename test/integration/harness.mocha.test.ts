@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildTestCommand, runnerFromCommand } from '../../src/harness/runners.js';
-import { MOCHA_REPORTER_FILE } from '../../src/harness/mochaReporter.js';
+import { MOCHA_REPORTER_FILE } from '../../src/results/formats/mochaReporter.js';
 import { validate, type ValidationResult } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { RunOutcome, RunRequest, Sandbox } from '../../src/sandbox/types.js';

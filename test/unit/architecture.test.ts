@@ -15,13 +15,7 @@ const NOT_PRODUCT = new Set(['bench']);
  * Arrows against the order that the code has today, each with its reason. The test fails when one
  * is no longer there, so this list only shrinks.
  */
-const KNOWN: Array<{ from: string; to: string; why: string }> = [
-  {
-    from: 'ecosystems',
-    to: 'harness',
-    why: "an ecosystem's runners and report parsers build harness's results with harness's parsers (types, common, junit, jest, mocha, tap), while harness dispatches to the ecosystems",
-  },
-];
+const KNOWN: Array<{ from: string; to: string; why: string }> = [];
 
 /** The README's Architecture block: one layer a line, its folders (`name/`) or files (`dir/file.ts`) before the description. */
 export function layersOf(readme: string): string[][] {

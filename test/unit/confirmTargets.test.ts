@@ -1,5 +1,5 @@
 import { rerunTargets } from '../../src/pipeline/validate.js';
-import type { RunResult } from '../../src/harness/types.js';
+import type { RunResult } from '../../src/results/types.js';
 
 const run = (tests: Array<[string, 'passed' | 'failed']>, fileErrors: RunResult['fileErrors'] = []): RunResult => ({
   tests: tests.map(([id, outcome]) => ({ id, outcome })),

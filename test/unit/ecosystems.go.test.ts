@@ -6,7 +6,7 @@ import { packageDir, parseGoTestJson } from '../../src/ecosystems/go/goTestJson.
 import { changedGoTests } from '../../src/ecosystems/go/changedTests.js';
 import { compareRuns, judgedTests, reproduces } from '../../src/harness/classify.js';
 import { renderText } from '../../src/harness/render.js';
-import type { RunResult } from '../../src/harness/types.js';
+import type { RunResult } from '../../src/results/types.js';
 import { judgeRuns } from '../../src/generation/verify.js';
 import { counterFor, withCoverage } from '../../src/coverage/instrument.js';
 import { coverPackages, parseGoCoverProfile } from '../../src/coverage/goCover.js';

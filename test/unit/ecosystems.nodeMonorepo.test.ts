@@ -5,7 +5,7 @@ import { factPaths } from '../../src/ecosystems/index.js';
 import { groupByPackage, packageOf } from '../../src/harness/packages.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { buildRerunCommand, buildTestCommand } from '../../src/harness/runners.js';
-import type { RunnerSpec } from '../../src/harness/types.js';
+import type { RunnerSpec } from '../../src/results/types.js';
 
 const FILES = [
   'package.json',

@@ -1,4 +1,4 @@
-import type { RunResult, TestResult } from '../../src/harness/types.js';
+import type { RunResult, TestResult } from '../../src/results/types.js';
 import { splitDiff } from '../../src/generation/diffFiles.js';
 import { readFileSync } from 'node:fs';
 import { carriesReportedException, classifyFailure, reportedFailure, judgeRuns, leadingException } from '../../src/generation/verify.js';

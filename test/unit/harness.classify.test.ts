@@ -1,5 +1,5 @@
 import { compareRuns, fileOfId, likelyCorrect, movingTests, relativeTo, success, transitionOf, verdictOf, type TargetedRuns } from '../../src/harness/classify.js';
-import type { RunResult, TestTransition, Verdict } from '../../src/harness/types.js';
+import type { RunResult, TestTransition, Verdict } from '../../src/results/types.js';
 import { isSwtError } from '../../src/util/errors.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { loadCapture, runResultOf } from './fixtures/reports/load.js';

@@ -11,7 +11,7 @@ import { compareRuns } from '../../src/harness/classify.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { renderMarkdown, renderText } from '../../src/harness/render.js';
 import { buildTestCommand, runnerFromCommand } from '../../src/harness/runners.js';
-import type { RunResult } from '../../src/harness/types.js';
+import type { RunResult } from '../../src/results/types.js';
 
 function run(cmd: string, cwd: string): { code: number; output: string } {
   try {

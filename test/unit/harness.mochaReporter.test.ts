@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../src/harness/mochaReporter.js';
-import { parseMochaJsonl } from '../../src/harness/parsers/mocha.js';
+import { MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../src/results/formats/mochaReporter.js';
+import { parseMochaJsonl } from '../../src/results/formats/mocha.js';
 
 interface FakeSuite {
   title: string;

@@ -1,11 +1,11 @@
 import { parseCapture, loadCapture, readReport } from './fixtures/reports/load.js';
-import { parseJUnit } from '../../src/harness/parsers/junit.js';
-import { parseJestJson } from '../../src/harness/parsers/jest.js';
-import { parseTap } from '../../src/harness/parsers/tap.js';
-import { mochaMarkerLines, parseMochaJsonl } from '../../src/harness/parsers/mocha.js';
+import { parseJUnit } from '../../src/results/formats/junit.js';
+import { parseJestJson } from '../../src/results/formats/jest.js';
+import { parseTap } from '../../src/results/formats/tap.js';
+import { mochaMarkerLines, parseMochaJsonl } from '../../src/results/formats/mocha.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
-import { excerptForFile, failureKindOf, firstLines, mergeDuplicates, resolveFile } from '../../src/harness/parsers/common.js';
-import type { TestResult } from '../../src/harness/types.js';
+import { excerptForFile, failureKindOf, firstLines, mergeDuplicates, resolveFile } from '../../src/results/formats/common.js';
+import type { TestResult } from '../../src/results/types.js';
 
 function byId(tests: TestResult[]): Map<string, TestResult> {
   return new Map(tests.map((t) => [t.id, t]));

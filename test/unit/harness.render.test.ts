@@ -1,6 +1,6 @@
 import { compareRuns, verdictOf } from '../../src/harness/classify.js';
 import { orderedTests, renderMarkdown, renderText, verdictReasons } from '../../src/harness/render.js';
-import type { RunResult, TestTransition } from '../../src/harness/types.js';
+import type { RunResult, TestTransition } from '../../src/results/types.js';
 import { runResultOf } from './fixtures/reports/load.js';
 
 const pyBase = runResultOf('pytest-base');

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { mochaReporterOneLine } from '../../src/harness/mochaReporter.js';
+import { mochaReporterOneLine } from '../../src/results/formats/mochaReporter.js';
 import {
   buildRerunCommand,
   buildTestCommand,

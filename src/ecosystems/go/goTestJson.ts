@@ -10,9 +10,10 @@
  * - A test that started and never finished died with its binary: a timeout when the binary said
  *   `panic: test timed out`, else an error (a panic in another goroutine, os.Exit).
  */
-import { firstLines, stripAnsi } from '../../harness/parsers/common.js';
-import type { FailureKind, FileError, TestResult } from '../../harness/types.js';
-import type { BuildFailure, OneReport, ReportContext } from '../types.js';
+import { firstLines, stripAnsi } from '../../results/formats/common.js';
+import type { FailureKind, FileError, TestResult } from '../../results/types.js';
+import type { BuildFailure } from '../../results/types.js';
+import type { OneReport, ReportContext } from '../types.js';
 
 interface Event {
   Action?: string;

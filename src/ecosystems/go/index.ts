@@ -2,7 +2,7 @@
 import { shellQuote } from '../../util/shell.js';
 import { fillTemplate, installNote, regexEscape, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
-import type { RunnerSpec } from '../../harness/types.js';
+import type { RunnerSpec } from '../../results/types.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { changedGoTests, isChangedGoTest } from './changedTests.js';
 import { parseGoTestJson } from './goTestJson.js';

@@ -2,7 +2,7 @@
 import { shellQuote } from '../../util/shell.js';
 import { fillTemplate, installNote, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
-import type { RunnerSpec } from '../../harness/types.js';
+import type { RunnerSpec } from '../../results/types.js';
 import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../diffFunctions.js';
 import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from '../types.js';
 import { OUTPUT_MARKER, REPORT_MARKER, moduleDirOf, parseJvmReports } from './reports.js';

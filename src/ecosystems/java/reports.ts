@@ -9,10 +9,11 @@
  *   files (javac's `File.java:[l,c] msg` in Maven, `File.java:3: error: msg` in Gradle) and the
  *   project; that is a build failure of the module, and a file error for each requested file in it.
  */
-import { parseJUnit } from '../../harness/parsers/junit.js';
-import { firstLines, normalizeRel, resolveFile, stripAnsi } from '../../harness/parsers/common.js';
-import type { FileError, TestResult } from '../../harness/types.js';
-import type { BuildFailure, OneReport, ReportContext } from '../types.js';
+import { parseJUnit } from '../../results/formats/junit.js';
+import { firstLines, normalizeRel, resolveFile, stripAnsi } from '../../results/formats/common.js';
+import type { FileError, TestResult } from '../../results/types.js';
+import type { BuildFailure } from '../../results/types.js';
+import type { OneReport, ReportContext } from '../types.js';
 
 export const REPORT_MARKER = '<!-- swt-report ';
 export const OUTPUT_MARKER = '<!-- swt-build-output -->';

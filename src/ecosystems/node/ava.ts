@@ -9,9 +9,9 @@
  * file's error.
  */
 import { Parser } from 'tap-parser';
-import { excerptForFile, failureKindOf, firstLines, mergeDuplicates, normalizeRel } from '../../harness/parsers/common.js';
-import { joinJs } from '../../harness/parsers/junit.js';
-import type { FileError, TestResult } from '../../harness/types.js';
+import { excerptForFile, failureKindOf, firstLines, mergeDuplicates, normalizeRel } from '../../results/formats/common.js';
+import { joinJs } from '../../results/formats/junit.js';
+import type { FileError, TestResult } from '../../results/types.js';
 import type { OneReport, ReportContext } from '../types.js';
 
 interface Point {

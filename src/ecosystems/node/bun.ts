@@ -3,9 +3,9 @@
  * loading leaves no trace in the XML; bun's output names it in a `<file>:` header followed by an
  * "Unhandled error between tests": that makes the file's error. Pure.
  */
-import { excerptForFile, normalizeRel } from '../../harness/parsers/common.js';
-import { parseJUnit } from '../../harness/parsers/junit.js';
-import type { FileError } from '../../harness/types.js';
+import { excerptForFile, normalizeRel } from '../../results/formats/common.js';
+import { parseJUnit } from '../../results/formats/junit.js';
+import type { FileError } from '../../results/types.js';
 import type { OneReport, ReportContext } from '../types.js';
 
 /** The part of bun's output under `file:`'s header, up to the next file header. */

@@ -1,5 +1,5 @@
 /** Node.js (JavaScript / TypeScript): package.json, npm/yarn/pnpm, and its test runners. Pure. */
-import type { PackageRunner, RunnerSpec } from '../../harness/types.js';
+import type { PackageRunner, RunnerSpec } from '../../results/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
 import { installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';

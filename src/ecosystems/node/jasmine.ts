@@ -11,9 +11,9 @@
  * - `{"event":"suite-error","title":[suites…],"message"}` for an afterAll that failed in a suite.
  */
 import { shellQuote } from '../../util/shell.js';
-import { excerptForFile, failureKindOf, firstLines, mergeDuplicates, normalizeRel } from '../../harness/parsers/common.js';
-import { joinJs } from '../../harness/parsers/junit.js';
-import type { FileError, TestResult } from '../../harness/types.js';
+import { excerptForFile, failureKindOf, firstLines, mergeDuplicates, normalizeRel } from '../../results/formats/common.js';
+import { joinJs } from '../../results/formats/junit.js';
+import type { FileError, TestResult } from '../../results/types.js';
 import type { OneReport, ReportContext } from '../types.js';
 
 export const JASMINE_REPORTER_FILE = 'swt-jasmine-reporter.cjs';

@@ -1,10 +1,10 @@
 /** Node's runners: vitest, jest, ava, jasmine, bun test, mocha, node --test, node-tap and tape. Pure. */
-import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../harness/mochaReporter.js';
-import { parseJestJson } from '../../harness/parsers/jest.js';
-import { parseJUnit } from '../../harness/parsers/junit.js';
-import { mochaMarkerLines, parseMochaJsonl } from '../../harness/parsers/mocha.js';
-import { parseTap } from '../../harness/parsers/tap.js';
-import type { RunnerSpec } from '../../harness/types.js';
+import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../results/formats/mochaReporter.js';
+import { parseJestJson } from '../../results/formats/jest.js';
+import { parseJUnit } from '../../results/formats/junit.js';
+import { mochaMarkerLines, parseMochaJsonl } from '../../results/formats/mocha.js';
+import { parseTap } from '../../results/formats/tap.js';
+import type { RunnerSpec } from '../../results/types.js';
 import { shellQuote } from '../../util/shell.js';
 import { parseAvaTap } from './ava.js';
 import { parseBunJUnit } from './bun.js';

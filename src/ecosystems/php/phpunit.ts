@@ -4,8 +4,8 @@
  * assertion) as errors where 10+ log passes, and a hit time limit is a risky test too. Pure.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { failureKindOf, firstLines, mergeDuplicates, normalizeRel, resolveFile } from '../../harness/parsers/common.js';
-import type { TestResult } from '../../harness/types.js';
+import { failureKindOf, firstLines, mergeDuplicates, normalizeRel, resolveFile } from '../../results/formats/common.js';
+import type { TestResult } from '../../results/types.js';
 import type { OneReport, ReportContext } from '../types.js';
 
 /** `tests/FooTest.php > Vendor\Pkg\FooTest::testBar` (data sets: `… with data set #3`). */

@@ -1,5 +1,5 @@
 /** Python: pyproject.toml / setup.py / requirements, pytest. Pure. */
-import { parseJUnit } from '../../harness/parsers/junit.js';
+import { parseJUnit } from '../../results/formats/junit.js';
 import { fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import { PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';

@@ -4,8 +4,8 @@
  * itself and minitest-reporters (when a project uses it) replaces minitest's reporters at start,
  * so ours adds itself after every plugin has run. Pure.
  */
-import { failureKindOf, firstLines, mergeDuplicates, normalizeRel, resolveFile } from '../../harness/parsers/common.js';
-import type { TestResult } from '../../harness/types.js';
+import { failureKindOf, firstLines, mergeDuplicates, normalizeRel, resolveFile } from '../../results/formats/common.js';
+import type { TestResult } from '../../results/types.js';
 import type { OneReport, ReportContext } from '../types.js';
 
 export const MINITEST_REPORTER_FILE = 'swt_minitest_reporter.rb';

@@ -1,6 +1,6 @@
 /** RSpec's JSON formatter (`--format json`), RSpec 3.x. Pure. */
-import { failureKindOf, firstLines, mergeDuplicates, normalizeRel, resolveFile, stripAnsi } from '../../harness/parsers/common.js';
-import type { FileError, TestResult } from '../../harness/types.js';
+import { failureKindOf, firstLines, mergeDuplicates, normalizeRel, resolveFile, stripAnsi } from '../../results/formats/common.js';
+import type { FileError, TestResult } from '../../results/types.js';
 import type { OneReport, ReportContext } from '../types.js';
 
 interface RspecExample {

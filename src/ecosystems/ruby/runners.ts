@@ -1,7 +1,7 @@
 /** Ruby's runners: RSpec (its JSON formatter) and minitest (swt's reporter). One file per invocation. Pure. */
 import { shellQuote } from '../../util/shell.js';
 import { commandWord, fillTemplate, quoteTestFile, regexEscape, reportPath } from '../command.js';
-import type { RunnerSpec } from '../../harness/types.js';
+import type { RunnerSpec } from '../../results/types.js';
 import type { RunnerDef } from '../types.js';
 import { MINITEST_REPORT_ENV, MINITEST_REPORTER_FILE, minitestReporterOneLine, parseMinitestJsonl } from './minitest.js';
 import { parseRspecJson } from './rspec.js';

@@ -14,9 +14,10 @@
  *   for time: tests libtest said were still running fail as timeouts, and the target's file gets
  *   a file error.
  */
-import { firstLines, stripAnsi } from '../../harness/parsers/common.js';
-import type { FileError, TestResult } from '../../harness/types.js';
-import type { BuildFailure, OneReport, ReportContext } from '../types.js';
+import { firstLines, stripAnsi } from '../../results/formats/common.js';
+import type { FileError, TestResult } from '../../results/types.js';
+import type { BuildFailure } from '../../results/types.js';
+import type { OneReport, ReportContext } from '../types.js';
 
 /** The line the command writes before each package's `cargo test`. */
 export const PACKAGE_MARKER = 'swt-cargo-package:';

@@ -4,7 +4,7 @@
  * whether each failure matches the issue (two clusters), and take the shortest test of the
  * preferred cluster, re-run once to rule out flakiness.
  */
-import type { RunResult } from '../../harness/types.js';
+import type { RunResult } from '../../results/types.js';
 import { isBudgetExhausted, type BudgetDimension } from '../budget.js';
 import { evaluateCandidate, isLlmFailure, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
 import { splitDiff } from '../diffFiles.js';

@@ -1,15 +1,16 @@
 /** From a finished run (its /swt-out files and output) to tests and file errors. Pure. */
-import { runnerDef, type BuildFailure } from '../../ecosystems/index.js';
+import { runnerDef } from '../../ecosystems/index.js';
+import type { BuildFailure } from '../../results/types.js';
 import { groupByPackage, isGrouped, resultsToRepo } from '../packages.js';
 import { GROUP_EXIT_FILE, reportNames, runsPerFile } from '../runners.js';
-import type { FileError, RunnerSpec, TestResult } from '../types.js';
-import { excerptForFile, mergeDuplicates, mergeFileErrors, normalizeRel, tail, type ParsedReport } from './common.js';
+import type { FileError, RunnerSpec, TestResult } from '../../results/types.js';
+import { excerptForFile, mergeDuplicates, mergeFileErrors, normalizeRel, tail, type ParsedReport } from '../../results/formats/common.js';
 
-export { parseJUnit, type JUnitFlavor, type JUnitContext } from './junit.js';
-export { parseJestJson } from './jest.js';
-export { parseTap, type TapContext } from './tap.js';
-export { parseMochaJsonl, mochaMarkerLines, type MochaReport } from './mocha.js';
-export * from './common.js';
+export { parseJUnit, type JUnitFlavor, type JUnitContext } from '../../results/formats/junit.js';
+export { parseJestJson } from '../../results/formats/jest.js';
+export { parseTap, type TapContext } from '../../results/formats/tap.js';
+export { parseMochaJsonl, mochaMarkerLines, type MochaReport } from '../../results/formats/mocha.js';
+export * from '../../results/formats/common.js';
 
 export interface RunReportInput {
   /** The requested test files, repository-relative. */

@@ -27,7 +27,7 @@ export const MOCHA_REPORT_FILE = 'mocha.jsonl';
 export const MOCHA_MARKER = '##swt-mocha## ';
 
 export const MOCHA_REPORTER_SOURCE = String.raw`'use strict';
-// swt-bot mocha reporter (see src/harness/mochaReporter.ts): JSON lines in ${MOCHA_REPORT_FILE} beside this file.
+// swt-bot mocha reporter (see src/results/formats/mochaReporter.ts): JSON lines in ${MOCHA_REPORT_FILE} beside this file.
 var fs = require('fs');
 var path = require('path');
 

@@ -3,10 +3,10 @@
  * file runs on its own and its exit status is its verdict, one result per file, marked
  * file-level. Knows no language. Pure.
  */
-import { fillTemplate, quoteTestFile, reportPath } from '../ecosystems/command.js';
-import type { OneReport, ReportContext, RunnerDef } from '../ecosystems/types.js';
-import { excerptForFile, normalizeRel } from './parsers/common.js';
-import type { TestResult } from './types.js';
+import { fillTemplate, quoteTestFile, reportPath } from './command.js';
+import type { OneReport, ReportContext, RunnerDef } from './types.js';
+import { excerptForFile, normalizeRel } from '../results/formats/common.js';
+import type { TestResult } from '../results/types.js';
 
 export const FILE_LEVEL_KIND = 'file-level';
 

@@ -1,5 +1,5 @@
 /** The JSON lines of swt-bot's mocha reporter (see ../mochaReporter.ts). Pure. */
-import { MOCHA_MARKER } from '../mochaReporter.js';
+import { MOCHA_MARKER } from './mochaReporter.js';
 import type { FailureKind, FileError, TestResult } from '../types.js';
 import { failureKindOf, firstLines, mergeDuplicates, mergeFileErrors, normalizeRel, resolveFile, stripAnsi, type ParseContext, type ParsedReport } from './common.js';
 import { joinJs } from './junit.js';

@@ -1,5 +1,4 @@
 /** Results of one test run, normalised across every ecosystem's runners. */
-import type { BuildFailure } from '../ecosystems/types.js';
 
 export type Outcome = 'passed' | 'failed' | 'skipped';
 
@@ -123,4 +122,13 @@ export interface PackageRunner {
   /** Repository-relative directory of the package. */
   dir: string;
   runner: RunnerSpec;
+}
+
+/** A unit (Go package, crate target, module) whose build failed, so every test in it failed. */
+export interface BuildFailure {
+  /** The unit as the ecosystem names it (Go: the import path). */
+  unit: string;
+  /** Repository-relative directory of the unit, so test files can be matched to it. */
+  dir: string;
+  message: string;
 }
