@@ -2,6 +2,7 @@
  * Fast lane: acknowledge at once (a "started" comment on an issue, an in-progress check run on a
  * PR), apply the limits, then queue the heavy work: a reproduction or a validation.
  */
+import { errorLine } from '../util/errors.js';
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { approvalOf, gateConclusion } from '../github/decide.js';
 import { closingIssueNumbers } from '../github/links.js';
@@ -9,7 +10,7 @@ import { CHECK_NAME, renderApprovalNotBound, renderBadConfigCheck, renderCheckPr
 import { repoSlug, type GitHubPort, type PullData, type RepoRef, type Target } from '../github/types.js';
 import type { JobContext } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
-import { jobLog, modelRefused, oneLine, refOf, type JobDeps } from './deps.js';
+import { jobLog, modelRefused, refOf, type JobDeps } from './deps.js';
 import { capLinks } from './limits.js';
 import { issueGroup, JOB, prGroup, repoLimit, type Traced } from './payloads.js';
 import type { ReproducePayload } from './reproduce.js';
@@ -102,7 +103,7 @@ async function ackPull(d: JobDeps, p: PullAck, log: Logger): Promise<void> {
     await store.saveCheckRun(r, headSha, pull.number, checkId);
   }
   const fromGraphql = await gh.closingIssues(r, pull.number).catch((e) => {
-    log.warn({ pr: pull.number, err: oneLine(e) }, 'closingIssuesReferences failed; using the body only');
+    log.warn({ pr: pull.number, err: errorLine(e) }, 'closingIssuesReferences failed; using the body only');
     return [] as number[];
   });
   // A body can name hundreds of issues: each may cost a reproduction, so one check covers a few.

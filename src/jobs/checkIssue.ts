@@ -1,4 +1,5 @@
 /** One linked issue of a validation: its stored test (or a new one written at the PR's base), run on base and head. */
+import { errorLine } from '../util/errors.js';
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { MAX_ISSUE_BODY, shouldReproduce } from '../github/decide.js';
 import type { IssueOutcome, ValidationView } from '../github/outcome.js';
@@ -9,7 +10,7 @@ import { validate, type HeadInstall, type ValidationResult } from '../pipeline/v
 import { isSwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { countUsage, timed } from '../web/metrics.js';
-import { contextFor, generationFor, oneLine, short, type JobDeps } from './deps.js';
+import { contextFor, generationFor, short, type JobDeps } from './deps.js';
 import { JOB } from './payloads.js';
 import { leftToday } from './spend.js';
 
@@ -56,7 +57,7 @@ export async function checkIssue(d: JobDeps, run: IssueRun, issue: number): Prom
   } catch (e) {
     // The engine or an image may come back: retry the job. Anything else belongs to this issue's row.
     if (!isSwtError(e) || TRANSIENT.has(e.code)) throw e;
-    return { issue, kind: 'error', message: oneLine(e) };
+    return { issue, kind: 'error', message: errorLine(e) };
   }
 }
 

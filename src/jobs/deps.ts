@@ -15,7 +15,6 @@ import type { Sandbox } from '../sandbox/types.js';
 import type { Store } from '../store/types.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { redact } from '../util/secrets.js';
 import { timed, type ProcessMetrics } from '../web/metrics.js';
 import { settingsFrom, type Settings, type Spend, type SpendLimits } from '../settings/index.js';
 
@@ -73,11 +72,6 @@ export const jobLog = (d: JobDeps, job: JobRecord<{ delivery?: string }>): Logge
 
 export const short = (sha: string) => sha.slice(0, 7);
 export const refOf = (t: Target): RepoRef => ({ owner: t.owner, repo: t.repo });
-
-export function oneLine(e: unknown): string {
-  const text = isSwtError(e) ? e.oneLine() : ((e as Error)?.message ?? String(e));
-  return redact(text.split('\n')[0]!.slice(0, 500));
-}
 
 /** Why the config's model may not be used (not on SWT_LLM_MODELS, or unpriced); undefined when it may, or none is chosen. */
 export function modelRefused(d: JobDeps, config: RepoConfig): string | undefined {

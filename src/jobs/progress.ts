@@ -1,8 +1,8 @@
+import { errorLine } from '../util/errors.js';
 import { renderCheckProgress } from '../github/render.js';
 import type { GitHubPort, RepoRef } from '../github/types.js';
 import type { Progress } from '../pipeline/progress.js';
 import type { Logger } from '../util/logger.js';
-import { oneLine } from './deps.js';
 
 /**
  * Live progress on the check run: at most one update per interval, the latest step wins, and
@@ -18,7 +18,7 @@ export function checkProgress(gh: GitHubPort, r: RepoRef, id: number, issues: nu
     last = Date.now();
     inflight = inflight.then(async () => {
       if (closed) return;
-      await gh.updateCheckRun(r, id, { status: 'in_progress', output: renderCheckProgress(message, issues) }).catch((e) => log.warn({ err: oneLine(e) }, 'progress update failed'));
+      await gh.updateCheckRun(r, id, { status: 'in_progress', output: renderCheckProgress(message, issues) }).catch((e) => log.warn({ err: errorLine(e) }, 'progress update failed'));
     });
   };
   return {

@@ -2,6 +2,7 @@
  * Heavy lane: write and verify a test that reproduces an issue at the default branch's sha, label
  * the issue, and post the result (with a draft PR of the test when the repository asks for one).
  */
+import { errorLine } from '../util/errors.js';
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { renderJobError, renderLimitReached, renderReproductionResult } from '../github/render.js';
 import type { GitHubPort, IssueData, RepoRef, Target } from '../github/types.js';
@@ -11,7 +12,7 @@ import { isPermanent, type JobContext } from '../queue/queue.js';
 import { filesAfterPatch } from '../pipeline/patchedFiles.js';
 import type { StoredReproduction } from '../store/types.js';
 import { countUsage, timed } from '../web/metrics.js';
-import { contextFor, fetchRepo, generationFor, jobLog, oneLine, refOf, short, writes, type JobDeps } from './deps.js';
+import { contextFor, fetchRepo, generationFor, jobLog, refOf, short, writes, type JobDeps } from './deps.js';
 import type { Traced } from './payloads.js';
 import { addSpend, budgetHit, leftToday } from './spend.js';
 
@@ -64,7 +65,7 @@ export async function handle(d: JobDeps, { job, lastAttempt, signal }: JobContex
     if (ok || s.issues.comment_on_failure) await gh.upsertComment(r, p.issue, 'reproduction', renderReproductionResult(rep, where, extra));
   } catch (e) {
     if ((lastAttempt || isPermanent(e)) && s.issues.comment_on_failure) {
-      await gh.upsertComment(r, p.issue, 'reproduction', renderJobError('reproducing this issue', oneLine(e))).catch((x) => log.warn({ err: oneLine(x) }, 'could not post the error'));
+      await gh.upsertComment(r, p.issue, 'reproduction', renderJobError('reproducing this issue', errorLine(e))).catch((x) => log.warn({ err: errorLine(x) }, 'could not post the error'));
     }
     throw e;
   }
@@ -98,7 +99,7 @@ async function openDraft(gh: GitHubPort, r: RepoRef, dir: string, p: ReproducePa
     return { draftPr };
   } catch (e) {
     const status = (e as { status?: number }).status;
-    return { draftPrError: status === 403 ? 'the App needs the Contents: write permission for that.' : oneLine(e) };
+    return { draftPrError: status === 403 ? 'the App needs the Contents: write permission for that.' : errorLine(e) };
   }
 }
 

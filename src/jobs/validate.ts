@@ -2,6 +2,7 @@
  * Heavy lane: run the reproducing tests of a PR's linked issues on its base and head, then close
  * the check run with the verdict (and the gate's conclusion), comment, and store the verdicts.
  */
+import { errorLine } from '../util/errors.js';
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { fixFilterPasses, gateConclusion, headInstallOf, needsApproval } from '../github/decide.js';
 import type { IssueOutcome } from '../github/outcome.js';
@@ -12,7 +13,7 @@ import { candidateVerdict } from '../pipeline/rank.js';
 import { headManifestChanges } from '../pipeline/validate.js';
 import { isPermanent, type JobContext, type JobRecord } from '../queue/queue.js';
 import { checkIssue, type IssueRun } from './checkIssue.js';
-import { fetchRepo, jobLog, oneLine, refOf, writes, type JobDeps } from './deps.js';
+import { fetchRepo, jobLog, refOf, writes, type JobDeps } from './deps.js';
 import type { Traced } from './payloads.js';
 import { checkProgress } from './progress.js';
 import { scheduleRanking } from './rank.js';
@@ -83,17 +84,17 @@ export async function handle(d: JobDeps, { job, lastAttempt, signal }: JobContex
   } catch (e) {
     await progress.close();
     if (lastAttempt || isPermanent(e)) {
-      const outcomes: IssueOutcome[] = p.issues.map((issue) => ({ issue, kind: 'error', message: oneLine(e) }));
+      const outcomes: IssueOutcome[] = p.issues.map((issue) => ({ issue, kind: 'error', message: errorLine(e) }));
       const { conclusion, gated } = gateConclusion(author, false, gate);
       await gh
         .updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion, output: renderCheckResult({ conclusion, gated, author, issues: outcomes }), actions: [RERUN_ACTION] })
-        .catch((x) => log.warn({ err: oneLine(x) }, 'could not post the error'));
-      await gh.upsertComment(r, p.pr, 'validation', renderJobError('checking this pull request', oneLine(e))).catch(() => undefined);
+        .catch((x) => log.warn({ err: errorLine(x) }, 'could not post the error'));
+      await gh.upsertComment(r, p.pr, 'validation', renderJobError('checking this pull request', errorLine(e))).catch(() => undefined);
     }
     throw e;
   } finally {
     // The installation's day: the LLM spend of any reproductions written here, and the containers' time.
-    await addSpend(d, p.target, { tokens: spent.tokens, usd: spent.costUsd, containerMs: Date.now() - started }).catch((x) => log.warn({ err: oneLine(x) }, 'could not record the spend'));
+    await addSpend(d, p.target, { tokens: spent.tokens, usd: spent.costUsd, containerMs: Date.now() - started }).catch((x) => log.warn({ err: errorLine(x) }, 'could not record the spend'));
   }
 }
 

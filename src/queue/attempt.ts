@@ -1,5 +1,6 @@
+import { errorLine } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { backoffMs, isPermanent, jobErrorLine, type JobContext, type JobHandler, type JobState } from './queue.js';
+import { backoffMs, isPermanent, type JobContext, type JobHandler, type JobState } from './queue.js';
 
 /** What becomes of a job after one attempt, in every engine. */
 export interface AttemptOutcome {
@@ -23,7 +24,7 @@ export async function runAttempt(
     await handler(ctx);
     return ctx.signal.aborted ? { state: 'cancelled', error: 'superseded' } : { state: 'done' };
   } catch (e) {
-    const message = jobErrorLine(e);
+    const message = errorLine(e, 1000);
     let outcome: AttemptOutcome;
     if (ctx.signal.aborted) outcome = { state: 'cancelled', error: 'superseded' };
     else if (isPermanent(e) || ctx.lastAttempt) outcome = { state: 'failed', error: message };

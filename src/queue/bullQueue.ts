@@ -15,6 +15,7 @@
  * data) is put back by the reconciler that every worker runs. Scripts build keys from a prefix:
  * one Redis server (or a primary with replicas), not Redis Cluster.
  */
+import { errorLine } from '../util/errors.js';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { EventEmitter } from 'node:events';
@@ -23,7 +24,6 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../util/logger.js';
 import {
   JOB_STATES,
-  jobErrorLine,
   pruneDue,
   SUPERSEDED,
   type EnqueueResult,
@@ -173,8 +173,8 @@ export class BullJobQueue implements JobQueue {
     await this.#subscriber.subscribe(`${this.#p}:cancel`);
     for (const kind of this.#kinds.keys()) this.#startWorker(kind);
     const housekeeping = async (prune: boolean) => {
-      await this.reconcile().catch((e) => this.#opts.logger?.warn({ err: jobErrorLine(e) }, 'reconciling the queue failed'));
-      if (prune) await this.prune().catch((e) => this.#opts.logger?.warn({ err: jobErrorLine(e) }, 'dropping old finished jobs failed'));
+      await this.reconcile().catch((e) => this.#opts.logger?.warn({ err: errorLine(e, 1000) }, 'reconciling the queue failed'));
+      if (prune) await this.prune().catch((e) => this.#opts.logger?.warn({ err: errorLine(e, 1000) }, 'dropping old finished jobs failed'));
     };
     await housekeeping(true);
     const due = pruneDue();

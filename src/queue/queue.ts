@@ -12,7 +12,6 @@
  *   (one noisy repository cannot take all workers).
  */
 import { isSwtError } from '../util/errors.js';
-import { redact } from '../util/secrets.js';
 
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
@@ -130,10 +129,6 @@ export function backoffMs(attempt: number, opts: { baseMs?: number; maxMs?: numb
 }
 
 /** What a failed attempt leaves in the job: its first line, at most 1000 characters, secrets removed. */
-export function jobErrorLine(e: unknown): string {
-  return redact(((e as Error)?.message ?? String(e)).split('\n')[0]!.slice(0, 1000));
-}
-
 export const SUPERSEDED = 'superseded by a newer job';
 
 /** How often a queue that takes work drops its old finished jobs. */

@@ -3,6 +3,7 @@
  * renewed while a job runs. A job whose owner process is gone (or whose lease ran out) goes back
  * to the queue at the next start, so a killed App resumes its work.
  */
+import { errorLine } from '../util/errors.js';
 import { pidAlive } from '../util/processes.js';
 import type { Database } from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
@@ -10,7 +11,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../util/logger.js';
 import { runAttempt, type AttemptOutcome } from './attempt.js';
-import { JOB_STATES, jobErrorLine, pruneDue, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
+import { JOB_STATES, pruneDue, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
 
 export interface SqliteQueueOptions {
   /** How long a claim lasts without renewal; renewed every third of it. */
@@ -182,7 +183,7 @@ export class SqliteJobQueue implements JobQueue {
     this.#timer = setInterval(() => {
       this.#recover();
       this.#kick();
-      if (due()) void this.prune().catch((e) => this.#opts.logger?.warn({ err: jobErrorLine(e) }, 'dropping old finished jobs failed'));
+      if (due()) void this.prune().catch((e) => this.#opts.logger?.warn({ err: errorLine(e, 1000) }, 'dropping old finished jobs failed'));
     }, this.#opts.pollMs);
     this.#timer.unref();
     this.#kick();
