@@ -137,7 +137,21 @@ describe('snippet strategy through swt eval (real containers)', () => {
       'rust-lang__glob-4054779': { reproduced: false, S: false, falseReproduction: false },
       'stleary__JSON-java-b2943b8': { reproduced: false, S: false, falseReproduction: false },
       'semver4j__semver4j-94528d5': { reproduced: false, S: false, falseReproduction: false },
+      // The JavaScript reach instances (ava, jasmine, file-level, pinned pnpm/yarn, monorepos, workflow env): refused, none falsely reproduced.
+      'sindresorhus__camelcase-79b9a64': { reproduced: false, S: false, falseReproduction: false },
+      'jasmine__jasmine-npm-2088418': { reproduced: false, S: false, falseReproduction: false },
+      'holepunchto__compact-encoding-9d2fd7e': { reproduced: false, S: false, falseReproduction: false },
+      'unjs__ufo-3910926': { reproduced: false, S: false, falseReproduction: false },
+      'unjs__ufo-62199a0': { reproduced: false, S: false, falseReproduction: false },
+      'unjs__ufo-4d024df': { reproduced: false, S: false, falseReproduction: false },
+      'arcanis__typanion-c7a0080': { reproduced: false, S: false, falseReproduction: false },
+      'eslint__rewrite-811c3d7': { reproduced: false, S: false, falseReproduction: false },
+      'changesets__changesets-1772598': { reproduced: false, S: false, falseReproduction: false },
+      'TanStack__store-84dc3eb': { reproduced: false, S: false, falseReproduction: false },
+      'moment__luxon-4cc03e5': { reproduced: false, S: false, falseReproduction: false },
     });
+    // Refused with a reason, not lost to an error on the way (an install or a runner that failed).
+    for (const r of rows.filter((x) => x.reproduction?.status !== 'reproduced')) expect(r.reproduction?.reason).toMatch(/^no reproduction: /);
     for (const r of rows.filter((x) => /^(Masterminds|rapidfuzz|rust-lang|stleary|semver4j)__/.test(x.instance_id))) {
       expect(r.reproduction?.reason).toMatch(/^no reproduction: the snippet strategy has no test writer for (go|rust|java)\b/);
     }
