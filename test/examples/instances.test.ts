@@ -27,7 +27,7 @@ import { containersOfOurs } from '../helpers/docker.js';
 
 const DIR = join(process.cwd(), 'fixtures', 'instances');
 /** Instances run with no configuration at all: their image, install and test command (what a user would name) are dropped, so the ecosystem modules choose them. */
-const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j|sindresorhus__camelcase)-/;
+const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j|sindresorhus__camelcase|holepunchto__compact-encoding)-/;
 /** SWT_INSTANCES=<regex> runs only the matching instances (all by default). */
 const ONLY = process.env.SWT_INSTANCES ? new RegExp(process.env.SWT_INSTANCES) : undefined;
 const instances = parseInstances(readFileSync(join(DIR, 'instances.jsonl'), 'utf8'), 'fixtures/instances/instances.jsonl')

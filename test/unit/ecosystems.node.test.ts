@@ -173,3 +173,23 @@ it('bun test: detected from the test script, junit reporter options before the f
   expect(buildTestCommand(spec, ['test/a.test.ts'], '/swt-out')).toBe('mkdir -p /swt-out 2>/dev/null; bun test --reporter=junit --reporter-outfile=/swt-out/junit.xml test/a.test.ts');
   expect(buildRerunCommand(spec, [{ file: 'test/a.test.ts', ids: ['test/a.test.ts > outer > same'] }], 1, '/swt-out')).toContain("bun test --reporter=junit --reporter-outfile=/swt-out/c0-0/junit.xml -t same test/a.test.ts");
 });
+
+describe("a test script whose tool no runner reads: file-level, from the script's own tool", () => {
+  const runnerFor = (test: string, deps: Record<string, string> = {}) => node.defaultRunner({ files: ['package.json', 'test.js'], packageJson: { devDependencies: deps, scripts: { test } } });
+
+  it('takes the tool after the linters and wrappers, with its flags and their values but not its files (compact-encoding: `standard && brittle test.js`)', () => {
+    expect(runnerFor('standard && brittle test.js', { brittle: '^3', standard: '^17' })).toEqual({ kind: 'file-level', template: 'npx brittle {files}', ecosystem: 'node' });
+    expect(runnerFor('eslint . && c8 --reporter=lcov uvu -r tsm test --bail')).toEqual({ kind: 'file-level', template: 'npx uvu -r tsm --bail {files}', ecosystem: 'node' });
+    expect(runnerFor('NODE_ENV=test zora test/*.js')).toEqual({ kind: 'file-level', template: 'npx zora {files}', ecosystem: 'node' });
+  });
+
+  it('keeps node --test where the script runs node itself, a task runner, or nothing (as before)', () => {
+    for (const script of ['node test.js', 'npm run build && node test/index.js', 'gulp test', 'make test', 'echo "Error: no test specified" && exit 1', 'xo']) {
+      expect(runnerFor(script)).toEqual({ kind: 'node-test', template: 'node --test {files}' });
+    }
+  });
+
+  it('leaves a runner swt reads to its own parser', () => {
+    expect(runnerFor('standard && tape test.js', { tape: '^5' })).toEqual({ kind: 'tap', template: 'npx tape {files}' });
+  });
+});

@@ -3,6 +3,7 @@ import type { PackageRunner, RunnerSpec } from '../../results/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
 import { installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
+import { ownScriptRunner } from './ownScript.js';
 import { NODE_RUNNERS } from './runners.js';
 import { isNodeTestStep, WORKFLOW_FILE, workflowTestEnv } from './workflowEnv.js';
 import { nestedManifests, owningPackage, WORKSPACE_FILES, workspaceGlobs, workspacePackages } from './workspaces.js';
@@ -131,7 +132,7 @@ function defaultRunnerOf(facts: RepoFacts): RunnerSpec {
   // Under Yarn Plug'n'Play the tools run through yarn: there is no node_modules/.bin.
   const pm = packageManagerOf(facts, pkg);
   const viaPm = (spec: RunnerSpec): RunnerSpec => ({ ...spec, template: underPackageManager(pm, spec.template) });
-  const root = viaPm(namedRunner(facts) ?? { kind: 'node-test', template: 'node --test {files}' });
+  const root = viaPm(namedRunner(facts) ?? ownScriptRunner(pkg) ?? { kind: 'node-test', template: 'node --test {files}' });
   const packages = packageRunners(facts, pkg).map((p) => ({ dir: p.dir, runner: viaPm(p.runner) }));
   return { ...root, ...(packages.length ? { packages } : {}) };
 }
