@@ -102,7 +102,11 @@ class LibtestReader {
   compilerLines: string[] = [];
   crashed: string | undefined;
 
-  constructor(readonly requested: readonly string[]) {}
+  readonly requested: readonly string[];
+
+  constructor(requested: readonly string[]) {
+    this.requested = requested;
+  }
 
   line(line: string): void {
     if (line.startsWith(PACKAGE_MARKER)) {

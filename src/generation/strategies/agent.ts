@@ -53,10 +53,13 @@ class AgentRun {
   malformed = 0;
   idleTurns = 0;
 
-  constructor(
-    readonly ctx: StrategyContext,
-    readonly history: History,
-  ) {
+  // Plain fields, not parameter properties: the App's child processes run this file with Node's type stripping, which has none.
+  readonly ctx: StrategyContext;
+  readonly history: History;
+
+  constructor(ctx: StrategyContext, history: History) {
+    this.ctx = ctx;
+    this.history = history;
     this.maxSubmits = ctx.options.agent?.maxSubmits ?? 2;
   }
 
