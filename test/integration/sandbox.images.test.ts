@@ -103,8 +103,8 @@ describe('base images', () => {
 `);
     writeFileSync(join(work, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(work, 'loader.mjs')).href)});\n`);
     writeFileSync(join(work, 'child.mjs'), `
-import { ensureBaseImage } from '${pathToFileURL(resolve('src/sandbox/baseImages.ts')).href}';
-import { bundleFromPem } from '${pathToFileURL(resolve('src/sandbox/caCertificates.ts')).href}';
+import { ensureBaseImage } from '${pathToFileURL(resolve('src/sandbox/images/baseImages.ts')).href}';
+import { bundleFromPem } from '${pathToFileURL(resolve('src/sandbox/images/caCertificates.ts')).href}';
 import { connectDocker } from '${pathToFileURL(resolve('src/sandbox/docker.ts')).href}';
 const name = await ensureBaseImage('debian:bookworm', {
   docker: connectDocker(),
