@@ -1,7 +1,7 @@
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
-import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 
 // A small real npm-workspaces monorepo with no configuration at all: two packages, each testing
 // itself with `node --test` from its own directory (its package.json's `test` script), installed
@@ -89,13 +89,7 @@ beforeAll(() => {
   head = repo.commit({ 'packages/dates/index.js': FIXED }, 'localDay: the local day, not the UTC one');
 });
 
-afterAll(async () => {
-  await removeEnvImagesBuiltFrom(commitsMade());
-  cleanupGitRepos();
-  await removePackageCachesOfGoneRepos();
-  expectNothingLeftBehind();
-  expect(networksOfOurs()).toBe('');
-});
+afterAll(cleanUpEcosystemRuns);
 
 describe('npm workspaces monorepo with its workflow\'s TZ, no configuration (real containers)', () => {
   it('runs each package\'s tests from the package, under the workflow\'s literal env, ids repository-relative', async () => {

@@ -13,8 +13,8 @@ import { validate } from '../../src/pipeline/validate.js';
 import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egress/egressConfig.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
-import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
-import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 
 const PNPM8_LOCK = `lockfileVersion: '6.0'
 
@@ -109,13 +109,7 @@ const online = createDockerSandbox();
 const npmRefused = new Set<string>(REGISTRIES.node);
 const airGapped = createDockerSandbox({ egress: { hosts: DEFAULT_EGRESS_HOSTS.filter((h) => !npmRefused.has(h)) } });
 
-afterAll(async () => {
-  await removeEnvImagesBuiltFrom(commitsMade());
-  cleanupGitRepos();
-  await removePackageCachesOfGoneRepos();
-  expectNothingLeftBehind();
-  expect(networksOfOurs()).toBe('');
-});
+afterAll(cleanUpEcosystemRuns);
 
 async function validateAt(sandbox: Sandbox, repo: TempRepo, base: string) {
   const head = repo.commit({ 'index.js': FIXED }, 'fix');

@@ -3,8 +3,8 @@ import { renderNotesText } from '../../src/pipeline/notes.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
-import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
-import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 
 // A PR that bumps a dependency its fix needs: semver 5.4.1 has no coerce(), 5.5.0 does. Both
 // versions come from registry.npmjs.org through the egress proxy. With head's own environment the
@@ -41,13 +41,7 @@ beforeAll(() => {
   head = repo.commit({ 'package.json': pkg('5.5.0'), 'lib.js': FIXED_LIB }, 'coerce loose versions (needs semver 5.5)');
 });
 
-afterAll(async () => {
-  await removeEnvImagesBuiltFrom(commitsMade());
-  cleanupGitRepos();
-  await removePackageCachesOfGoneRepos();
-  expectNothingLeftBehind();
-  expect(networksOfOurs()).toBe('');
-});
+afterAll(cleanUpEcosystemRuns);
 
 describe("head's own dependencies (real containers, real packages from the registry)", () => {
   it('a PR head that bumps a dependency gets its own environment: F→P there, where base’s environment gives a wrong answer', async () => {
