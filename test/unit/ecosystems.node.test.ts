@@ -179,7 +179,7 @@ describe("a test script whose tool no runner reads: file-level, from the script'
 
   it('takes the tool after the linters and wrappers, with its flags and their values but not its files (compact-encoding: `standard && brittle test.js`)', () => {
     expect(runnerFor('standard && brittle test.js', { brittle: '^3', standard: '^17' })).toEqual({ kind: 'file-level', template: 'npx brittle {files}', ecosystem: 'node' });
-    expect(runnerFor('eslint . && c8 --reporter=lcov uvu -r tsm test --bail')).toEqual({ kind: 'file-level', template: 'npx uvu -r tsm --bail {files}', ecosystem: 'node' });
+    expect(runnerFor('eslint . && c8 --reporter=lcov pta -r tsm test --bail')).toEqual({ kind: 'file-level', template: 'npx pta -r tsm --bail {files}', ecosystem: 'node' });
     expect(runnerFor('NODE_ENV=test zora test/*.js')).toEqual({ kind: 'file-level', template: 'npx zora {files}', ecosystem: 'node' });
   });
 
@@ -191,5 +191,6 @@ describe("a test script whose tool no runner reads: file-level, from the script'
 
   it('leaves a runner swt reads to its own parser', () => {
     expect(runnerFor('standard && tape test.js', { tape: '^5' })).toEqual({ kind: 'tap', template: 'npx tape {files}' });
+    expect(runnerFor('eslint . && c8 --reporter=lcov uvu -r tsm test --bail')).toEqual({ kind: 'uvu', template: 'npx uvu -r tsm {files}' });
   });
 });

@@ -58,6 +58,7 @@ function runnerOfPackage(pkg: any, files: readonly string[]): RunnerSpec | undef
   if (has('ava') || inScripts(/(^|[\s;&|])ava(\s|$)/)) return { kind: 'ava', template: 'npx ava {files}' };
   if (inScripts(/(^|[\s;&|])bun\s+test(\s|$)/)) return { kind: 'bun-test', template: has('bun') ? 'npx bun test {files}' : 'bun test {files}' };
   if (has('jasmine') || inScripts(/(^|[\s;&|])jasmine(\s|$)/)) return { kind: 'jasmine', template: 'npx jasmine {files}' };
+  if (has('uvu') || inScripts(/(^|[\s;&|/])uvu(\s|$)/)) return { kind: 'uvu', template: `npx uvu ${uvuRequires(pkg.scripts)}{files}` };
   if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: `${mochaLoaders(pkg.scripts)}npx mocha --exit ${mochaOptions(pkg.scripts)}{files}` };
   if (has('tape') || inScripts(/\btape\b/)) return { kind: 'tap', template: 'npx tape {files}' };
   if (has('tap') || inScripts(/(^|[\s;&|])tap(\s|$)/)) return { kind: 'tap', template: 'npx tap {files}' };
@@ -90,6 +91,22 @@ function mochaOptions(scripts: unknown): string {
     if (m[2] === undefined) i++;
   }
   return kept.map((k) => `${k} `).join('');
+}
+
+/** The `-r`/`--require` modules of the script that runs uvu (`uvu -r tsm test` → `-r tsm `): its files may not load without them. */
+function uvuRequires(scripts: unknown): string {
+  if (!scripts || typeof scripts !== 'object') return '';
+  const run = Object.values(scripts).filter((v): v is string => typeof v === 'string').flatMap((v) => v.split(/&&|\|\||;/)).find((r) => /(^|[\s/])uvu(\s|$)/.test(r)) ?? '';
+  const words = run.trim().split(/\s+/);
+  const kept: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const m = /^(-r|--require)(?:=(.+))?$/.exec(words[i]!);
+    const value = m && (m[2] ?? words[i + 1]);
+    if (!m || !value || !SAFE_WORD.test(value)) continue;
+    kept.push(`-r ${value} `);
+    if (m[2] === undefined) i++;
+  }
+  return kept.join('');
 }
 
 /** Variables the mocha script sets for itself (`TS_NODE_TRANSPILE_ONLY=true mocha …`), as a command prefix. */
@@ -161,7 +178,7 @@ export const node: Ecosystem = {
   manifests: [...PM_MANIFESTS],
   // A monorepo's workspace files and package manifests, and the CI workflows (the test environment).
   readsFiles: (files) => [...WORKSPACE_FILES, ...nestedManifests(files), ...files.filter((f) => WORKFLOW_FILE.test(f))],
-  runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'bun test', 'mocha', 'node --test', 'tap (node-tap)', 'tape'],
+  runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'bun test', 'mocha', 'uvu', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {
     if (!packageJsonOf(facts)) return 0;

@@ -1,4 +1,4 @@
-/** Node's runners: vitest, jest, ava, jasmine, bun test, mocha, node --test, node-tap and tape. Pure. */
+/** Node's runners: vitest, jest, ava, jasmine, bun test, mocha, uvu, node --test, node-tap and tape. Pure. */
 import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../results/formats/mochaReporter.js';
 import { parseJestJson } from '../../results/formats/jest.js';
 import { parseJUnit } from '../../results/formats/junit.js';
@@ -8,6 +8,8 @@ import type { RunnerSpec } from '../../results/types.js';
 import { shellQuote } from '../../util/shell.js';
 import { parseAvaTap } from './ava.js';
 import { parseBunJUnit } from './bun.js';
+import { parseUvuJsonl, uvuCommand } from './uvu.js';
+import { uvuHookWrite } from './uvuHook.js';
 import { JASMINE_OUT_ENV, JASMINE_REPORTER_FILE, jasmineReporterWrite, parseJasmineJsonl } from './jasmine.js';
 import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import type { OneReport, ReportContext, RunnerDef } from '../types.js';
@@ -169,6 +171,22 @@ export const jasmine: RunnerDef = {
   parse: (content, ctx) => parseJasmineJsonl(content, ctx),
 };
 
+/**
+ * uvu: swt's hook preloaded (see uvuHook.ts), one file per invocation (uvu takes a directory and
+ * a pattern, and a file that fails to load stops the whole run). uvu selects no test by name:
+ * reruns run the whole file.
+ */
+export const uvu: RunnerDef = {
+  kind: 'uvu',
+  recognise: /(^|[\s/;&|(])uvu(\.js)?(\s|$|;|&|\|)/,
+  reportFile: 'uvu.jsonl',
+  runsPerFile: () => true,
+  notFound: NOT_FOUND,
+  command: (spec, files, out, report) => uvuCommand(spec.template, files[0] ?? '', out, report),
+  prepare: (_spec, out) => uvuHookWrite(out),
+  parse: (content, ctx) => parseUvuJsonl(content, ctx),
+};
+
 function bunOptions(out: string, report: string): string[] {
   return ['--reporter=junit', `--reporter-outfile=${reportPath(out, report)}`];
 }
@@ -200,4 +218,4 @@ export const tap: RunnerDef = {
 };
 
 /** Most specific first: vitest before jest, tape/tap last. */
-export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, bunTest, mocha, nodeTest, tap];
+export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, bunTest, mocha, uvu, nodeTest, tap];
