@@ -13,7 +13,8 @@
  * a jest project run with the TZ, LANG and LIMIT_JEST its CI workflow sets (luxon: from
  * .github/workflows/test.yml); workspaces monorepos whose test files run from the package that owns
  * them (eslint/rewrite: npm workspaces, mocha in packages/compat; changesets: yarn 1 workspaces pinned by
- * packageManager, the root's jest; TanStack/store: pnpm 10 workspaces, vitest in packages/store).
+ * packageManager, the root's jest; TanStack/store: pnpm 10 workspaces, vitest in packages/store);
+ * uvu through swt's hook (devalue: pnpm 8, suites and top-level tests in one file, repeated names).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -66,6 +67,7 @@ const FILES_RUN: Record<string, string[]> = {
   'eslint__rewrite-811c3d7': ['packages/compat/tests/ignore-file.js'],
   'changesets__changesets-1772598': ['packages/apply-release-plan/src/index.test.ts'],
   'TanStack__store-84dc3eb': ['packages/store/tests/store.test.ts'],
+  'sveltejs__devalue-127d655': ['test/test.js'],
 };
 
 /** Instances whose test command no runner of swt reads: their verdicts are per file, from exit statuses. */
