@@ -137,7 +137,7 @@ describe('snippet strategy through swt eval (real containers)', () => {
       'rust-lang__glob-4054779': { reproduced: false, S: false, falseReproduction: false },
       'stleary__JSON-java-b2943b8': { reproduced: false, S: false, falseReproduction: false },
       'semver4j__semver4j-94528d5': { reproduced: false, S: false, falseReproduction: false },
-      // The JavaScript reach instances (ava, jasmine, file-level, pinned pnpm/yarn, monorepos, workflow env): refused, none falsely reproduced.
+      // The JavaScript reach instances (ava, jasmine, uvu, file-level, pinned pnpm/yarn, monorepos, workflow env): refused, none falsely reproduced.
       'sindresorhus__camelcase-79b9a64': { reproduced: false, S: false, falseReproduction: false },
       'jasmine__jasmine-npm-2088418': { reproduced: false, S: false, falseReproduction: false },
       'holepunchto__compact-encoding-9d2fd7e': { reproduced: false, S: false, falseReproduction: false },
@@ -149,6 +149,7 @@ describe('snippet strategy through swt eval (real containers)', () => {
       'changesets__changesets-1772598': { reproduced: false, S: false, falseReproduction: false },
       'TanStack__store-84dc3eb': { reproduced: false, S: false, falseReproduction: false },
       'moment__luxon-4cc03e5': { reproduced: false, S: false, falseReproduction: false },
+      'sveltejs__devalue-127d655': { reproduced: false, S: false, falseReproduction: false },
     });
     // Refused with a reason, not lost to an error on the way (an install or a runner that failed).
     for (const r of rows.filter((x) => x.reproduction?.status !== 'reproduced')) {
