@@ -4,6 +4,7 @@
  * (src/ecosystems/index.ts) and never test for a language by name. Pure: no I/O.
  */
 import type { BuildFailure, FileError, RunnerSpec, TestResult } from '../results/types.js';
+import type { Node as SyntaxNode } from 'web-tree-sitter';
 
 /** What detection and environment defaults read of a repository at a revision. */
 export interface RepoFacts {
@@ -13,6 +14,20 @@ export interface RepoFacts {
   manifests?: Readonly<Record<string, string>>;
   /** Parsed package.json at the root (older callers give it parsed; the Node module reads it from `manifests` otherwise). */
   packageJson?: any;
+}
+
+/**
+ * Test files as a project's runner config names them (ava's `files`, jest's `testMatch`/`testRegex`,
+ * vitest's `include`, mocha's `spec`): repository-relative globs, regular expressions on `/<path>`,
+ * and where they were read. A file they name is a test file besides the conventions.
+ */
+export interface TestFileRules {
+  globs: string[];
+  /** Globs that take files back out (ava's `!…`, vitest's `exclude`). */
+  excludes: string[];
+  regexes: string[];
+  /** `package.json "ava".files`, `vitest.config.ts test.include`, … */
+  sources: string[];
 }
 
 /** A path split the way the test-file conventions look at it. */
@@ -121,8 +136,20 @@ export interface Ecosystem {
   ownsPath(p: PathInfo): boolean;
   /** How strongly the repository's files say it is this ecosystem: 0 = not at all, higher wins. */
   detect(facts: RepoFacts): number;
-  /** Test-file convention: a runner of this ecosystem would be given this file (only asked for owned paths). */
-  isTestFile(p: PathInfo): boolean;
+  /**
+   * Test-file convention: a runner of this ecosystem would be given this file (only asked for owned
+   * paths); `rules`, when given, are the project's own runner config (see `testFileRules`).
+   */
+  isTestFile(p: PathInfo, rules?: TestFileRules): boolean;
+  /**
+   * The project's runner config that names its test files: `reads(files)` the config files to read
+   * (root only), `rules(texts, parse)` what they name (literal values only; `parse` gives a JS/TS
+   * file's syntax tree when its grammar is loaded, so no config code runs). Undefined: conventions only.
+   */
+  testFileRules?: {
+    reads(files: readonly string[]): string[];
+    rules(texts: Readonly<Record<string, string>>, parse: (path: string, text: string) => SyntaxNode | undefined): TestFileRules | undefined;
+  };
   /** Support code or data belonging to the tests beyond test directories (conftest.py, testdata/…). */
   isTestSupport?(p: PathInfo): boolean;
   /** The language its tests are written in, as generation names it (`python`, `typescript`, `go`), from the repository's test files and all its files. */

@@ -9,10 +9,18 @@
  *   `__tests__/` directory that is not support code.
  * - Support code never runs by itself: fixtures, snapshots, mocks, helpers, setup and config files,
  *   type declarations, `conftest.py`, `__init__.py`.
+ * - The project's runner config (ava's `files`, jest's `testMatch`, vitest's `include`, mocha's
+ *   `spec`) adds the files it names, when the caller read it (`configRules`; the pipeline's test
+ *   targets do).
  * - A test path is anything that belongs to the tests (test files and their support), e.g. where a
  *   model may write.
  */
+import type { Node as SyntaxNode } from 'web-tree-sitter';
 import { ECOSYSTEMS, ecosystemOfPath, pathInfo } from '../ecosystems/index.js';
+import type { TestFileRules } from '../ecosystems/types.js';
+
+/** Each ecosystem's test-file rules from the project's runner config, by ecosystem id. */
+export type ConfigRules = Readonly<Record<string, TestFileRules>>;
 
 const TEST_DIR = /^(tests?|specs?|__tests__|testing)$/i;
 
@@ -20,17 +28,34 @@ const TEST_DIR = /^(tests?|specs?|__tests__|testing)$/i;
 const NEVER_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', '.venv', 'venv', '.tox', '__pycache__']);
 
 /** Whether a runner would be given this file directly: the convention of the ecosystem whose language it is in. */
-export function isTestFile(path: string): boolean {
+export function isTestFile(path: string, config?: ConfigRules): boolean {
   const p = pathInfo(path);
   if (!p.base || p.dirs.some((d) => NEVER_DIRS.has(d))) return false;
-  return ecosystemOfPath(p)?.isTestFile(p) ?? false;
+  const eco = ecosystemOfPath(p);
+  return eco?.isTestFile(p, config?.[eco.id]) ?? false;
+}
+
+/** The config files whose text names test files (ava's, jest's, vitest's, mocha's at the root): what `configRules` reads. */
+export function testConfigFiles(files: readonly string[]): string[] {
+  return [...new Set(ECOSYSTEMS.flatMap((e) => e.testFileRules?.reads(files) ?? []))];
+}
+
+/** Every ecosystem's rules from the config texts (`parse` gives a JS/TS file's tree, or undefined). */
+export function configRules(texts: Readonly<Record<string, string>>, parse: (path: string, text: string) => SyntaxNode | undefined): ConfigRules {
+  const out: Record<string, TestFileRules> = {};
+  for (const e of ECOSYSTEMS) {
+    const own = Object.fromEntries(Object.entries(texts).filter(([f]) => e.testFileRules?.reads([f]).length));
+    const r = e.testFileRules?.rules(own, parse);
+    if (r) out[e.id] = r;
+  }
+  return out;
 }
 
 /** Whether a path belongs to the tests: a test file, or support code and data under a test directory. */
-export function isTestPath(path: string): boolean {
+export function isTestPath(path: string, config?: ConfigRules): boolean {
   const p = pathInfo(path);
   if (p.dirs.some((d) => d === 'node_modules' || d === '.git')) return false;
-  if (isTestFile(path)) return true;
+  if (isTestFile(path, config)) return true;
   if (ECOSYSTEMS.some((e) => e.isTestSupport?.(p))) return true;
   return p.dirs.some((d) => TEST_DIR.test(d));
 }

@@ -16,7 +16,7 @@
  *   searched (at most MAX_SEARCHED of them, at most MAX_OWNERS owners each), in a fixed order.
  */
 import { posix } from 'node:path';
-import { isTestFile, isTestPath } from './testFiles.js';
+import { isTestFile, isTestPath, type ConfigRules } from './testFiles.js';
 
 export const MAX_OWNERS = 10;
 export const MAX_SEARCHED = 2000;
@@ -37,6 +37,8 @@ export interface TargetInput {
   files: readonly string[];
   /** The text of a test file (from `filesToSearch`); undefined when unknown. */
   read?: (path: string) => string | undefined;
+  /** The project's runner config rules (see testFiles.ts `configRules`): the files it names are test files too. */
+  config?: ConfigRules;
 }
 
 const SCRIPT = /\.([cm]?[jt]sx?|py)$/;
@@ -49,8 +51,8 @@ function norm(p: string): string {
   return posix.normalize(p.replace(/\\/g, '/')).replace(/^(\.\/)+/, '');
 }
 
-function testFilesOf(files: readonly string[]): string[] {
-  return files.map(norm).filter(isTestFile);
+function testFilesOf(files: readonly string[], config?: ConfigRules): string[] {
+  return files.map(norm).filter((f) => isTestFile(f, config));
 }
 
 /** Test files that own a snapshot by its name; undefined when the path is not a snapshot file. */
@@ -128,19 +130,19 @@ function byNearness(path: string, tests: string[]): string[] {
 }
 
 /** Whether a touched path runs no test by itself and is owned by tests (snapshot, fixture, support code). */
-function ownable(path: string): boolean {
-  return !isTestFile(path) && (isTestPath(path) || snapshotOwners(path, []) !== undefined || /(^|\/)(fixtures?|__fixtures__|testdata|test-data)\//.test(norm(path)));
+function ownable(path: string, config?: ConfigRules): boolean {
+  return !isTestFile(path, config) && (isTestPath(path, config) || snapshotOwners(path, []) !== undefined || /(^|\/)(fixtures?|__fixtures__|testdata|test-data)\//.test(norm(path)));
 }
 
 /** The test files whose texts `testTargets` needs for `touched` (none when every touched file is a test or a named snapshot). */
-export function filesToSearch(touched: readonly string[], files: readonly string[]): string[] {
-  const tests = testFilesOf(files);
+export function filesToSearch(touched: readonly string[], files: readonly string[], config?: ConfigRules): string[] {
+  const tests = testFilesOf(files, config);
   const want = new Set<string>();
   for (const t of touched.map(norm)) {
-    if (!ownable(t)) continue;
+    if (!ownable(t, config)) continue;
     const named = snapshotOwners(t, files);
     if (named && named.length) continue;
-    for (const f of touched.map(norm).filter(isTestFile)) want.add(f);
+    for (const f of touched.map(norm).filter((x) => isTestFile(x, config))) want.add(f);
     for (const f of byNearness(t, tests).slice(0, MAX_SEARCHED)) want.add(f);
   }
   return [...want];
@@ -173,13 +175,14 @@ function referrers(path: string, candidates: string[], read: (p: string) => stri
 export function testTargets(input: TargetInput): TestTargets {
   const touched = [...new Set(input.touched.map(norm))];
   const read = input.read ?? (() => undefined);
-  const tests = testFilesOf(input.files);
-  const direct = touched.filter(isTestFile);
+  const config = input.config;
+  const tests = testFilesOf(input.files, config);
+  const direct = touched.filter((t) => isTestFile(t, config));
   const run: string[] = [...direct];
   const ownedBy: Record<string, string[]> = {};
   const unowned: string[] = [];
   for (const t of touched) {
-    if (isTestFile(t) || !ownable(t)) continue;
+    if (isTestFile(t, config) || !ownable(t, config)) continue;
     let owners = snapshotOwners(t, input.files) ?? [];
     if (!owners.length) owners = referrers(t, direct, read);
     if (!owners.length) owners = referrers(t, byNearness(t, tests).slice(0, MAX_SEARCHED), read);

@@ -80,6 +80,13 @@ export function isLoaded(lang: Lang): boolean {
   return parsers.has(lang);
 }
 
+/** The syntax tree of `text` by `path`'s language when its grammar is loaded (see loadLanguage), else undefined. */
+export function parseIfLoaded(path: string, text: string): Node | undefined {
+  const lang = languageForPath(path);
+  const parser = lang ? parsers.get(lang) : undefined;
+  return parser?.parse(text)?.rootNode ?? undefined;
+}
+
 export type UnitKind = 'function' | 'class' | 'method' | 'describe' | 'test' | 'hook' | 'import' | 'statement';
 
 /** Kinds a rewrite can address. */

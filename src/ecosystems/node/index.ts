@@ -5,6 +5,7 @@ import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
 import { installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
 import { ownScriptRunner } from './ownScript.js';
 import { NODE_RUNNERS } from './runners.js';
+import { namedByConfig, nodeTestFileRules, testConfigFiles } from './testConfig.js';
 import { isNodeTestStep, WORKFLOW_FILE, workflowTestEnv } from './workflowEnv.js';
 import { nestedManifests, owningPackage, WORKSPACE_FILES, workspaceGlobs, workspacePackages } from './workspaces.js';
 
@@ -185,14 +186,17 @@ export const node: Ecosystem = {
     // A package without a named runner still runs under node --test, but a Python project's markers outrank it.
     return namedRunner(facts) ? 30 : 5;
   },
-  isTestFile(p) {
+  isTestFile(p, rules) {
     if (!SCRIPT.test(p.base)) return false;
     if (SUPPORT_FILE.test(p.base) || p.dirs.some((d) => SUPPORT_DIRS.has(d))) return false;
+    // The runner's own config adds the files it names; the conventions hold for the rest.
+    if (rules && namedByConfig(p.path, rules)) return true;
     if (JS_TEST_NAME.test(p.base) || p.dirs.some((d) => TEST_DIR.test(d))) return true;
     if (!AVA_TEST_NAME.test(p.base)) return false;
     return p.base.startsWith('test-') || p.dirs.length === 0 || (p.dirs.length === 1 && AVA_TEST_HOME.has(p.dirs[0]));
   },
   isTestSupport: (p) => p.dirs.some((d) => d === '__snapshots__' || d === 'tap-snapshots'),
+  testFileRules: { reads: testConfigFiles, rules: nodeTestFileRules },
   languageOf(testFiles, files) {
     const tests = testFiles.filter((f) => SCRIPT.test(f) && !/\.d\.[cm]?ts$/.test(f));
     const tsTests = tests.filter((f) => /\.[cm]?tsx?$/.test(f)).length;
