@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { configRules, isTestFile, testConfigFiles } from '../../src/harness/testFiles.js';
 import { loadLanguage, parseIfLoaded } from '../../src/patch/structure.js';
 import { testTargets } from '../../src/harness/testOwners.js';
+import { testTargetsOfPatch } from '../../src/pipeline/testTargets.js';
+import { cleanupGitRepos, createGitRepo, leftoverGitRepos } from '../helpers/gitRepo.js';
 
 const read = (name: string) => readFileSync(join(process.cwd(), 'test', 'unit', 'fixtures', 'node', 'configs', name), 'utf8');
 /** The rules of one real config file, put at the root under its own name. */
@@ -79,4 +81,26 @@ it('the test targets of a patch take the config: a file only the config names ru
   const config = configRules({ 'package.json': JSON.stringify({ ava: { files: ['test_*.js'] } }) }, parseIfLoaded);
   expect(testTargets({ touched: ['test_sleeps.js', 'wrapper.js'], files: ['package.json', 'test_sleeps.js', 'wrapper.js'], config }).files).toEqual(['test_sleeps.js']);
   expect(testTargets({ touched: ['test_sleeps.js'], files: ['package.json', 'test_sleeps.js'] }).files).toEqual([]);
+});
+
+describe('the pipeline reads the root configs of a real git repository', () => {
+  afterAll(() => {
+    cleanupGitRepos();
+    expect(leftoverGitRepos()).toEqual([]);
+  });
+
+  it("a test patch adding a file only ava's files and vitest's include name: those files run, nothing of the config runs", async () => {
+    const repo = createGitRepo({
+      'package.json': JSON.stringify({ name: 'x', ava: { files: ['test_*.js'] } }),
+      // a config that would write a file if it ran: it is only parsed
+      'vitest.config.ts': "import { writeFileSync } from 'node:fs';\nwriteFileSync('ran', '1');\nexport default { test: { include: ['checks/**/*.ts'] } };\n",
+      'wrapper.js': 'module.exports = 1;\n',
+    });
+    const base = repo.sha;
+    repo.commit({ 'test_sleeps.js': "require('./wrapper');\n", 'checks/parse.ts': 'export {};\n' });
+    const patch = repo.git('diff', base, repo.sha);
+    const targets = await testTargetsOfPatch(repo.path, base, patch);
+    expect(targets.files.sort()).toEqual(['checks/parse.ts', 'test_sleeps.js']);
+    expect(repo.git('ls-files', '--others')).toBe('');
+  });
 });
