@@ -5,7 +5,7 @@
  * names, test.skip, an async throw and a failing after.each; test.only; a file that throws while
  * loading; a before hook that throws (uvu itself then runs nothing and exits 0); an ES module file
  * (0.3/0.4's CLI cannot load one); and a `-r esm` package whose test imports `../src`, run with
- * esm dropped. Plus the command built from a user's template and detection from package.json.
+ * esm dropped (0.5.6 and 0.3.5). Plus the command built from a user's template and detection from package.json.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,12 +82,13 @@ describe.each(['0.5.6', '0.4.1', '0.3.5'])('uvu %s with swt’s hook', (v) => {
   });
 });
 
-it('uvu -r esm on Node 22: esm dropped, the test’s `../src` directory import resolved, its test passes (real run)', () => {
+it.each(['0.5.6', '0.3.5'])('uvu %s -r esm on Node 22: esm dropped, the test’s `../src` directory import resolved, `uvu` imported as its CommonJS build (which 0.3’s CLI fills), its test passes (real run)', (v) => {
   expect(read('esm-loader-test-index.js.txt')).toContain("import add from '../src';");
-  const out = read('uvu-0.5.6-esm-loader-dropped.out.txt');
+  const out = read(`uvu-${v}-esm-loader-dropped.out.txt`);
   expect(out).toContain('swt: dropped -r esm');
-  const r = uvu.parse(read('uvu-0.5.6-esm-loader-dropped.jsonl'), { files: ['test/index.js'], file: 'test/index.js', output: out });
+  const r = uvu.parse(read(`uvu-${v}-esm-loader-dropped.jsonl`), { files: ['test/index.js'], file: 'test/index.js', output: out });
   expect(r.tests).toEqual([{ id: 'test/index.js > adds', file: 'test/index.js', outcome: 'passed' }]);
+  expect(r.fileErrors).toEqual([]);
 });
 
 it('the command: the template’s dir, pattern and -C dropped, each file as its dir and an anchored pattern, the hook preloaded', () => {

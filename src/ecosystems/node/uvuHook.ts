@@ -19,7 +19,11 @@ import { shellQuote } from '../../util/shell.js';
 
 export const UVU_HOOK_FILE = 'swt-uvu-hook.cjs';
 export const UVU_OUT_ENV = 'SWT_UVU_OUT';
-/** Set when the command's `-r esm` was dropped: ES module imports then resolve as esm did (`../src` → `../src/index.js`, no extension → `.js`). */
+/**
+ * Set when the command's `-r esm` was dropped: ES module imports then resolve as esm did (`../src` →
+ * `../src/index.js`, no extension → `.js`, and `uvu` to its CommonJS build, the one uvu's CLI before
+ * 0.5 fills).
+ */
 export const UVU_ESM_ENV = 'SWT_UVU_ESM';
 
 const HOOK_SOURCE = String.raw`'use strict';
@@ -33,6 +37,7 @@ var active = !!OUT && CLI.test(process.argv[1] || '');
 var compat = process.env.${UVU_ESM_ENV} === '1';
 var execState = 'none';
 var wrapped = new WeakMap();
+var wrappers = new WeakSet();
 function write(rec) {
   try { fs.appendFileSync(OUT, JSON.stringify(rec) + '\n'); } catch (e) { }
 }
@@ -121,7 +126,7 @@ function wrapTest(real, rt, suite) {
   return t;
 }
 function wrapModule(real) {
-  if (!real || typeof real.suite !== 'function') return real;
+  if (!real || typeof real.suite !== 'function' || wrappers.has(real)) return real;
   var w = wrapped.get(real);
   if (w) return w;
   w = Object.assign({}, real);
@@ -132,6 +137,7 @@ function wrapModule(real) {
     return Promise.resolve(real.exec.apply(this, arguments)).then(function (v) { execState = 'done'; return v; });
   };
   wrapped.set(real, w);
+  wrappers.add(w);
   return w;
 }
 exports.wrapModule = wrapModule;
@@ -148,10 +154,11 @@ if (active) {
     return MAIN.test(file) ? wrapModule(exp) : exp;
   };
   if (typeof Module.register === 'function') {
-    var tail = 'import { createRequire } from "node:module";'
-      + ' var w = createRequire(' + JSON.stringify(url.pathToFileURL(__filename).href) + ')(' + JSON.stringify(__filename) + ').wrapModule(real);'
-      + ' export var suite = w.suite, test = w.test, exec = w.exec;';
-    var loader = 'var W = "swt-uvu-wrap:"; var COMPAT = ' + compat + '; var TAIL = ' + JSON.stringify(tail) + ';'
+    var req = 'import { createRequire } from "node:module"; var req = createRequire(' + JSON.stringify(url.pathToFileURL(__filename).href) + ');'
+      + ' var hook = req(' + JSON.stringify(__filename) + ');';
+    var exp = ' export var suite = w.suite, test = w.test, exec = w.exec;';
+    var loader = 'import { fileURLToPath } from "node:url"; var W = "swt-uvu-wrap:"; var COMPAT = ' + compat + ';'
+      + ' var REQ = ' + JSON.stringify(req) + '; var EXP = ' + JSON.stringify(exp) + ';'
       + ' export async function resolve(s, c, next) {'
       + ' if (s.startsWith(W)) return { url: s, shortCircuit: true };'
       + ' var r; try { r = await next(s, c); } catch (e) {'
@@ -162,7 +169,11 @@ if (active) {
       + ' return r; }'
       + ' export async function load(u, c, next) {'
       + ' if (!u.startsWith(W)) return next(u, c);'
-      + ' return { format: "module", source: "import * as real from " + JSON.stringify(u.slice(W.length)) + "; " + TAIL, shortCircuit: true }; }';
+      + ' var real = u.slice(W.length);'
+      + ' var src = COMPAT'
+      + '  ? REQ + " var w = hook.wrapModule(req(" + JSON.stringify(fileURLToPath(real).replace(/[.]mjs$/, ".js")) + "));" + EXP'
+      + '  : "import * as real from " + JSON.stringify(real) + "; " + REQ + " var w = hook.wrapModule(real);" + EXP;'
+      + ' return { format: "module", source: src, shortCircuit: true }; }';
     try { Module.register('data:text/javascript,' + encodeURIComponent(loader)); } catch (e) { }
   }
   process.on('exit', function (code) { write({ e: 'exit', code: code, exec: execState }); });
