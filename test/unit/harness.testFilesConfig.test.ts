@@ -52,6 +52,9 @@ it('mocha: spec in a .mocharc.cjs read from its syntax tree; a spec built by cod
   const dir = configRules({ '.mocharc.yml': 'spec: checks\nrecursive: true\n' }, parseIfLoaded);
   expect(dir.node!.globs).toEqual(['checks/**/*.{js,cjs,mjs,ts}']);
   expect(isTestFile('checks/deep/a.js', dir)).toBe(true);
+  const pkg = configRules({ 'package.json': JSON.stringify({ mocha: { spec: ['lib/**/*.check.js'] } }) }, parseIfLoaded);
+  expect(isTestFile('lib/x/parse.check.js', pkg)).toBe(true);
+  expect(pkg.node!.sources).toEqual(['package.json "mocha".spec']);
 });
 
 it('jest: testMatch in jest.config.js (stats-frontend), testRegex in package.json; roots alone (luxon) add nothing', () => {

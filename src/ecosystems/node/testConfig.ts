@@ -2,8 +2,8 @@
  * The test files a Node project's own runner config names, at the root: ava's `files` (package.json
  * `"ava"`, `ava.config.*`), jest's `testMatch`/`testRegex` (package.json `"jest"`,
  * `jest.config.json`, `jest.config.*`), vitest's `test.include`/`test.exclude` (`vitest.config.*`,
- * `vite.config.*`, inline projects' too; only the root's `exclude`) and mocha's `spec` (`.mocharc.{json,yml,yaml,js,cjs}`). JSON and YAML are
- * parsed; JS/TS configs are read from their syntax tree, literal strings and arrays of strings
+ * `vite.config.*`, inline projects' too; only the root's `exclude`) and mocha's `spec`
+ * (package.json `"mocha"`, `.mocharc.{json,yml,yaml,js,cjs}`). JSON and YAML are parsed; JS/TS configs are read from their syntax tree, literal strings and arrays of strings
  * only (nothing of them runs: a value built by code is not read, and the conventions stay). jest's
  * `roots` only narrow where its default patterns look, which the conventions already cover. Pure.
  */
@@ -76,7 +76,13 @@ function configOf(path: string, text: string, parse: (path: string, text: string
   const data = parseData(path, text);
   if (!data || typeof data !== 'object') return {};
   if (path === 'package.json') {
-    return { 'ava.files': strings(data.ava?.files), 'jest.testMatch': strings(data.jest?.testMatch), 'jest.testRegex': strings(data.jest?.testRegex) };
+    return {
+      'ava.files': strings(data.ava?.files),
+      'jest.testMatch': strings(data.jest?.testMatch),
+      'jest.testRegex': strings(data.jest?.testRegex),
+      'mocha.spec': strings(data.mocha?.spec),
+      'mocha.recursive': data.mocha?.recursive === true ? ['true'] : [],
+    };
   }
   if (path === 'jest.config.json') return { testMatch: strings(data.testMatch), testRegex: strings(data.testRegex) };
   return { spec: strings(data.spec), recursive: data.recursive === true ? ['true'] : [] };
@@ -108,6 +114,7 @@ export function nodeTestFileRules(texts: Readonly<Record<string, string>>, parse
       take('package.json "ava".files', c['ava.files'], 'globs');
       take('package.json "jest".testMatch', c['jest.testMatch'], 'globs');
       take('package.json "jest".testRegex', c['jest.testRegex'], 'regexes');
+      take('package.json "mocha".spec', c['mocha.spec']?.map((x) => mochaSpec(clean(x), (c['mocha.recursive'] ?? []).includes('true'))), 'globs');
     } else if (/^ava\./.test(path)) take(`${path} files`, c.files, 'globs');
     else if (/^jest\./.test(path)) {
       take(`${path} testMatch`, c.testMatch, 'globs');
