@@ -3,9 +3,10 @@
  * `"ava"`, `ava.config.*`), jest's `testMatch`/`testRegex` (package.json `"jest"`,
  * `jest.config.json`, `jest.config.*`), vitest's `test.include`/`test.exclude` (`vitest.config.*`,
  * `vite.config.*`, inline projects' too; only the root's `exclude`) and mocha's `spec`
- * (package.json `"mocha"`, `.mocharc.{json,yml,yaml,js,cjs}`). JSON and YAML are parsed; JS/TS configs are read from their syntax tree, literal strings and arrays of strings
- * only (nothing of them runs: a value built by code is not read, and the conventions stay). jest's
- * `roots` only narrow where its default patterns look, which the conventions already cover. Pure.
+ * (package.json `"mocha"`, `.mocharc.{json,yml,yaml,js,cjs}`). JSON and YAML are parsed; JS/TS
+ * configs are read from their syntax tree, literal strings and arrays of strings only (nothing of
+ * them runs: a value built by code is not read, and the conventions stay). jest's `roots` only
+ * narrow where its default patterns look, which the conventions already cover. Pure.
  */
 import type { Node as SyntaxNode } from 'web-tree-sitter';
 import picomatch from 'picomatch';
