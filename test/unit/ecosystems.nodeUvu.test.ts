@@ -45,6 +45,14 @@ describe.each(['0.5.6', '0.4.1', '0.3.5'])('uvu %s with swt’s hook', (v) => {
     }
   });
 
+  it('a run killed midway (a timeout: no exit record, a line cut short) is incomplete and keeps what it reported', () => {
+    const lines = read(`uvu-${v}-mixed.jsonl`).trim().split('\n');
+    const cut = [...lines.slice(0, 6), lines[6]!.slice(0, 20)].join('\n');
+    const r = uvu.parse(cut, ctx(v, 'mixed', 'test/mixed.js'));
+    expect(r.complete).toBe(false);
+    expect(r.tests.map((t) => t.id)).toEqual(['test/mixed.js > math > later', 'test/mixed.js > math > adds', 'test/mixed.js > math > subtracts wrongly']);
+  });
+
   it('test.only: the other tests of the suite are skipped', () => {
     const r = uvu.parse(read(`uvu-${v}-only.jsonl`), ctx(v, 'only', 'test/only.js'));
     expect(r.tests).toEqual([
