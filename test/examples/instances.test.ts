@@ -11,7 +11,7 @@
  * tests in the root test.js (no configuration), jasmine-npm's own suite through swt's jasmine reporter,
  * and brittle, which no runner of swt reads (file-level verdicts);
  * a jest project run with the TZ, LANG and LIMIT_JEST its CI workflow sets (luxon: from
- * .github/workflows/test.yml); workspaces monorepos whose test files run from the package that owns
+ * .github/workflows/test.yml; 765f90b's F→P holds only in that zone); workspaces monorepos whose test files run from the package that owns
  * them (eslint/rewrite: npm workspaces, mocha in packages/compat; changesets: yarn 1 workspaces pinned by
  * packageManager, the root's jest; TanStack/store: pnpm 10 workspaces, vitest in packages/store).
  */
@@ -20,7 +20,10 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInstances } from '../../src/eval/instances.js';
+import { resolveRepoPath } from '../../src/eval/repos.js';
 import { runEval } from '../../src/eval/runEval.js';
+import { renderNotesMarkdown } from '../../src/pipeline/notes.js';
+import { validate } from '../../src/pipeline/validate.js';
 import { fileOfId } from '../../src/harness/classify.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { containersOfOurs } from '../helpers/docker.js';
@@ -63,9 +66,18 @@ const FILES_RUN: Record<string, string[]> = {
   'sindresorhus__camelcase-79b9a64': ['test.js'],
   'jasmine__jasmine-npm-2088418': ['spec/filters/regex_spec_filter_spec.js', 'spec/jasmine_spec.js'],
   'moment__luxon-4cc03e5': ['test/datetime/format.test.js'],
+  'moment__luxon-765f90b': ['test/datetime/dst.test.js'],
   'eslint__rewrite-811c3d7': ['packages/compat/tests/ignore-file.js'],
   'changesets__changesets-1772598': ['packages/apply-release-plan/src/index.test.ts'],
   'TanStack__store-84dc3eb': ['packages/store/tests/store.test.ts'],
+};
+
+/**
+ * Instances whose F→P holds only with the environment their CI workflow gives the tests (without
+ * it the ground truth differs): swt must take it from the workflow and say where it came from.
+ */
+const WORKFLOW_ENV: Record<string, { env: Record<string, string>; source: RegExp }> = {
+  'moment__luxon-765f90b': { env: { LANG: 'en_US.utf8', LIMIT_JEST: 'yes', TZ: 'America/New_York' }, source: /^\.github\/workflows\/test\.yml, job build-and-test, step `npm run test`$/ },
 };
 
 /** Instances whose test command no runner of swt reads: their verdicts are per file, from exit statuses. */
@@ -105,6 +117,19 @@ describe('swt eval on the bundled real instances (mocha, tap, node --test, RSpec
     }
     expect(report).toMatchObject({ instances: instances.length, errors: 0, W: 100, S: 100, F2X: 100, F2P: 100 });
   }, 3_600_000);
+
+  it("the workflow's test environment: taken from the workflow, said in the result and the comment, and the F→P needs it", async () => {
+    for (const inst of instances.filter((i) => WORKFLOW_ENV[i.instance_id])) {
+      const want = WORKFLOW_ENV[inst.instance_id]!;
+      const sandbox = await createDockerSandbox();
+      const repo = await resolveRepoPath(join(DIR, 'repos'), inst.repo);
+      const v = await validate(sandbox, { repo, base: inst.base_commit, testPatch: inst.test_patch, fixPatch: inst.patch, image: inst.image, install: inst.install, testCmd: inst.test_cmd });
+      expect(v.testEnvironment?.env).toEqual(want.env);
+      expect(v.testEnvironment?.source).toMatch(want.source);
+      expect(renderNotesMarkdown(v)).toContain(`- Tests ran with ${Object.entries(want.env).map(([k, val]) => `\`${k}=${val}\``).join(' ')}, from .github/workflows/test.yml`);
+      expect(v.tests.filter((t) => t.transition === 'F2P' && !t.preexisting).map((t) => t.id).sort()).toEqual([...inst.FAIL_TO_PASS].sort());
+    }
+  }, 1_800_000);
 
   it('empty predictions: S = 0', async () => {
     const sandbox = await createDockerSandbox();

@@ -149,6 +149,7 @@ describe('snippet strategy through swt eval (real containers)', () => {
       'changesets__changesets-1772598': { reproduced: false, S: false, falseReproduction: false },
       'TanStack__store-84dc3eb': { reproduced: false, S: false, falseReproduction: false },
       'moment__luxon-4cc03e5': { reproduced: false, S: false, falseReproduction: false },
+      'moment__luxon-765f90b': { reproduced: false, S: false, falseReproduction: false },
     });
     // Refused with a reason, not lost to an error on the way (an install or a runner that failed).
     for (const r of rows.filter((x) => x.reproduction?.status !== 'reproduced')) {
