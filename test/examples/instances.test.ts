@@ -9,7 +9,7 @@
  * Surefire on JUnit 4 and 5); vitest projects pinned to pnpm 8, 9 and 10 by `packageManager`,
  * a Yarn 4 Plug'n'Play project (yarnPath) whose mocha runs TypeScript through ts-node; ava with its
  * tests in the root test.js (no configuration), jasmine-npm's own suite through swt's jasmine reporter,
- * and brittle, which no runner of swt reads (file-level verdicts);
+ * and brittle, which no runner of swt reads (file-level verdicts); bun test with bun's lockfile, bun fetched from the npm registry (muninn);
  * a jest project run with the TZ, LANG and LIMIT_JEST its CI workflow sets (luxon: from
  * .github/workflows/test.yml; 765f90b's F→P holds only in that zone); workspaces monorepos whose test files run from the package that owns
  * them (eslint/rewrite: npm workspaces, mocha in packages/compat; changesets: yarn 1 workspaces pinned by
@@ -67,6 +67,7 @@ const FILES_RUN: Record<string, string[]> = {
   'jasmine__jasmine-npm-2088418': ['spec/filters/regex_spec_filter_spec.js', 'spec/jasmine_spec.js'],
   'moment__luxon-4cc03e5': ['test/datetime/format.test.js'],
   'moment__luxon-765f90b': ['test/datetime/dst.test.js'],
+  'wopehq__muninn-f13f711': ['tests/url.spec.ts'],
   'eslint__rewrite-811c3d7': ['packages/compat/tests/ignore-file.js'],
   'changesets__changesets-1772598': ['packages/apply-release-plan/src/index.test.ts'],
   'TanStack__store-84dc3eb': ['packages/store/tests/store.test.ts'],
