@@ -132,6 +132,19 @@ describe('swt eval on the bundled real instances (mocha, tap, node --test, RSpec
     }
   }, 1_800_000);
 
+  it("incorrect patches: with each instance's incorrect_patch as the fix, its gold tests are not all F→P (S = 0)", async () => {
+    const wrong = instances.filter((i) => i.incorrect_patch).map((i) => ({ ...i, patch: i.incorrect_patch! }));
+    const sandbox = await createDockerSandbox();
+    const { results, report } = await runEval(sandbox, { instances: wrong, source: { kind: 'gold' }, repos: join(DIR, 'repos'), out: join(out, 'incorrect'), concurrency: 2 });
+    for (const r of results) {
+      expect({ id: r.instance_id, error: r.error, success: r.success }).toEqual({ id: r.instance_id, error: undefined, success: false });
+      // Some gold F→P test is left failing (or, file-level, its file).
+      const f2p = new Set(r.tests.filter((t) => t.transition === 'F2P').map((t) => t.id));
+      expect(wrong.find((i) => i.instance_id === r.instance_id)!.FAIL_TO_PASS.every((id) => f2p.has(id))).toBe(false);
+    }
+    expect(report).toMatchObject({ instances: wrong.length, errors: 0, S: 0 });
+  }, 3_600_000);
+
   it('empty predictions: S = 0', async () => {
     const sandbox = await createDockerSandbox();
     const { report } = await runEval(sandbox, { instances, source: { kind: 'empty' }, repos: join(DIR, 'repos'), out: join(out, 'empty') });
