@@ -14,6 +14,7 @@
  * .github/workflows/test.yml; 765f90b's F→P holds only in that zone); workspaces monorepos whose test files run from the package that owns
  * them (eslint/rewrite: npm workspaces, mocha in packages/compat; changesets: yarn 1 workspaces pinned by
  * packageManager, the root's jest; TanStack/store: pnpm 10 workspaces, vitest in packages/store).
+ * Each instance's incorrect_patch, taken as the fix, must leave S = 0.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
