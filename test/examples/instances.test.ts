@@ -9,19 +9,23 @@
  * Surefire on JUnit 4 and 5); vitest projects pinned to pnpm 8, 9 and 10 by `packageManager`,
  * a Yarn 4 Plug'n'Play project (yarnPath) whose mocha runs TypeScript through ts-node; ava with its
  * tests in the root test.js (no configuration), jasmine-npm's own suite through swt's jasmine reporter,
- * and brittle, which no runner of swt reads (file-level verdicts);
+ * and brittle, which no runner of swt reads (file-level verdicts); bun test with bun's lockfile, bun fetched from the npm registry (muninn);
  * a jest project run with the TZ, LANG and LIMIT_JEST its CI workflow sets (luxon: from
- * .github/workflows/test.yml); workspaces monorepos whose test files run from the package that owns
+ * .github/workflows/test.yml; 765f90b's F→P holds only in that zone); workspaces monorepos whose test files run from the package that owns
  * them (eslint/rewrite: npm workspaces, mocha in packages/compat; changesets: yarn 1 workspaces pinned by
  * packageManager, the root's jest; TanStack/store: pnpm 10 workspaces, vitest in packages/store);
  * uvu through swt's hook (devalue: pnpm 8, suites and top-level tests in one file, repeated names).
+ * Each instance's incorrect_patch, taken as the fix, must leave S = 0.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInstances } from '../../src/eval/instances.js';
+import { resolveRepoPath } from '../../src/eval/repos.js';
 import { runEval } from '../../src/eval/runEval.js';
+import { renderNotesMarkdown } from '../../src/pipeline/notes.js';
+import { validate } from '../../src/pipeline/validate.js';
 import { fileOfId } from '../../src/harness/classify.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { containersOfOurs } from '../helpers/docker.js';
@@ -64,10 +68,20 @@ const FILES_RUN: Record<string, string[]> = {
   'sindresorhus__camelcase-79b9a64': ['test.js'],
   'jasmine__jasmine-npm-2088418': ['spec/filters/regex_spec_filter_spec.js', 'spec/jasmine_spec.js'],
   'moment__luxon-4cc03e5': ['test/datetime/format.test.js'],
+  'moment__luxon-765f90b': ['test/datetime/dst.test.js'],
+  'wopehq__muninn-f13f711': ['tests/url.spec.ts'],
   'eslint__rewrite-811c3d7': ['packages/compat/tests/ignore-file.js'],
   'changesets__changesets-1772598': ['packages/apply-release-plan/src/index.test.ts'],
   'TanStack__store-84dc3eb': ['packages/store/tests/store.test.ts'],
   'sveltejs__devalue-127d655': ['test/test.js'],
+};
+
+/**
+ * Instances whose F→P holds only with the environment their CI workflow gives the tests (without
+ * it the ground truth differs): swt must take it from the workflow and say where it came from.
+ */
+const WORKFLOW_ENV: Record<string, { env: Record<string, string>; source: RegExp }> = {
+  'moment__luxon-765f90b': { env: { LANG: 'en_US.utf8', LIMIT_JEST: 'yes', TZ: 'America/New_York' }, source: /^\.github\/workflows\/test\.yml, job build-and-test, step `npm run test`$/ },
 };
 
 /** Instances whose test command no runner of swt reads: their verdicts are per file, from exit statuses. */
@@ -106,6 +120,32 @@ describe('swt eval on the bundled real instances (mocha, tap, node --test, RSpec
       expect(r.tests.every((t) => !!t.fileLevel === FILE_LEVEL.has(r.instance_id))).toBe(true);
     }
     expect(report).toMatchObject({ instances: instances.length, errors: 0, W: 100, S: 100, F2X: 100, F2P: 100 });
+  }, 3_600_000);
+
+  it("the workflow's test environment: taken from the workflow, said in the result and the comment, and the F→P needs it", async () => {
+    for (const inst of instances.filter((i) => WORKFLOW_ENV[i.instance_id])) {
+      const want = WORKFLOW_ENV[inst.instance_id]!;
+      const sandbox = await createDockerSandbox();
+      const repo = await resolveRepoPath(join(DIR, 'repos'), inst.repo);
+      const v = await validate(sandbox, { repo, base: inst.base_commit, testPatch: inst.test_patch, fixPatch: inst.patch, image: inst.image, install: inst.install, testCmd: inst.test_cmd });
+      expect(v.testEnvironment?.env).toEqual(want.env);
+      expect(v.testEnvironment?.source).toMatch(want.source);
+      expect(renderNotesMarkdown(v)).toContain(`- Tests ran with ${Object.entries(want.env).map(([k, val]) => `\`${k}=${val}\``).join(' ')}, from .github/workflows/test.yml`);
+      expect(v.tests.filter((t) => t.transition === 'F2P' && !t.preexisting).map((t) => t.id).sort()).toEqual([...inst.FAIL_TO_PASS].sort());
+    }
+  }, 1_800_000);
+
+  it("incorrect patches: with each instance's incorrect_patch as the fix, its gold tests are not all F→P (S = 0)", async () => {
+    const wrong = instances.filter((i) => i.incorrect_patch).map((i) => ({ ...i, patch: i.incorrect_patch! }));
+    const sandbox = await createDockerSandbox();
+    const { results, report } = await runEval(sandbox, { instances: wrong, source: { kind: 'gold' }, repos: join(DIR, 'repos'), out: join(out, 'incorrect'), concurrency: 2 });
+    for (const r of results) {
+      expect({ id: r.instance_id, error: r.error, success: r.success }).toEqual({ id: r.instance_id, error: undefined, success: false });
+      // Some gold F→P test is left failing (or, file-level, its file).
+      const f2p = new Set(r.tests.filter((t) => t.transition === 'F2P').map((t) => t.id));
+      expect(wrong.find((i) => i.instance_id === r.instance_id)!.FAIL_TO_PASS.every((id) => f2p.has(id))).toBe(false);
+    }
+    expect(report).toMatchObject({ instances: wrong.length, errors: 0, S: 0 });
   }, 3_600_000);
 
   it('empty predictions: S = 0', async () => {

@@ -150,6 +150,8 @@ describe('snippet strategy through swt eval (real containers)', () => {
       'TanStack__store-84dc3eb': { reproduced: false, S: false, falseReproduction: false },
       'moment__luxon-4cc03e5': { reproduced: false, S: false, falseReproduction: false },
       'sveltejs__devalue-127d655': { reproduced: false, S: false, falseReproduction: false },
+      'moment__luxon-765f90b': { reproduced: false, S: false, falseReproduction: false },
+      'wopehq__muninn-f13f711': { reproduced: false, S: false, falseReproduction: false },
     });
     // Refused with a reason, not lost to an error on the way (an install or a runner that failed).
     for (const r of rows.filter((x) => x.reproduction?.status !== 'reproduced')) {

@@ -166,7 +166,7 @@ describe.each(['1.1.38', '1.2.23'])('bun %s', (v) => {
 });
 
 it('bun test: detected from the test script, junit reporter options before the files, -t for reruns', () => {
-  expect(node.defaultRunner({ files: ['package.json', 'bun.lockb'], packageJson: { scripts: { test: 'bun test' } } })).toEqual({ kind: 'bun-test', template: 'bun test {files}' });
+  expect(node.defaultRunner({ files: ['package.json', 'bun.lockb'], packageJson: { scripts: { test: 'bun test' } } })).toEqual({ kind: 'bun-test', template: '"$HOME"/.swt-pm/bin/bun test {files}' });
   expect(node.defaultRunner({ files: ['package.json'], packageJson: { devDependencies: { bun: '^1.2' }, scripts: { test: 'bun test' } } })).toEqual({ kind: 'bun-test', template: 'npx bun test {files}' });
   const spec = runnerFromCommand('bun test {files}');
   expect(spec.kind).toBe('bun-test');

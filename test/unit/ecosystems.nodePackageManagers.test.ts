@@ -79,6 +79,23 @@ describe('Node package managers: which one, at which version', () => {
     expect(pmOf(facts({ packageManager: 'npm@10.2.0' }))).toEqual({ name: 'npm', lockfile: false });
     expect(pmOf(facts({}, { 'bun.lockb': null }))).toEqual({ name: 'bun', version: '1', from: 'default', lockfile: true });
     expect(pmOf(facts({ packageManager: 'bun@1.1.3' }, { 'bun.lock': null }))).toEqual({ name: 'bun', version: '1.1.3', from: 'packageManager', lockfile: true });
+    // bun's lockfile beside a stale yarn.lock (wopehq/muninn): the scripts run bun, so bun installs; without them yarn.lock wins as before.
+    expect(pmOf(facts({ scripts: { test: 'bun test' } }, { 'yarn.lock': CLASSIC_LOCK, 'bun.lock': null }))).toEqual({ name: 'bun', version: '1', from: 'default', lockfile: true });
+    expect(pmOf(facts({ scripts: { test: 'jest' } }, { 'yarn.lock': CLASSIC_LOCK, 'bun.lock': null }))).toMatchObject({ name: 'yarn' });
+    expect(pmOf(facts({ scripts: { test: 'bun test' } }, { 'yarn.lock': CLASSIC_LOCK }))).toMatchObject({ name: 'yarn' });
+  });
+
+  it('`bun test` with no bun dependency: the install fetches the bun binary the runner command calls (bun is not in the image)', () => {
+    const env = (files: Record<string, string | null>, pkg: object) => node.environment!(facts(pkg, files));
+    expect(node.defaultRunner(facts({ scripts: { test: 'bun test' } }, { 'bun.lock': null }))).toEqual({ kind: 'bun-test', template: '"$HOME"/.swt-pm/bin/bun test {files}' });
+    // bun installs: it is fetched once, by the install itself.
+    expect(env({ 'bun.lock': null }, { scripts: { test: 'bun test' } }).install.match(/npm install -g/g)).toHaveLength(1);
+    // npm installs: bun is fetched after it, at the default major.
+    const npm = env({ 'package-lock.json': '{}' }, { scripts: { test: 'bun test' } }).install;
+    expect(npm).toMatch(/^npm ci --no-audit --no-fund; if npm install -g --prefix "\$HOME"\/\.swt-pm\/bun@1 .* bun@1 >\/dev\/null/);
+    expect(npm).toContain('ln -sf "$HOME"/.swt-pm/bun@1/bin/bun "$HOME"/.swt-pm/bin/bun');
+    // bun as a dependency: npx runs it from node_modules, nothing more is fetched.
+    expect(env({ 'package-lock.json': '{}' }, { devDependencies: { bun: '^1.2' }, scripts: { test: 'bun test' } }).install).toBe('npm ci --no-audit --no-fund');
   });
 
   it('names the npm package holding each CLI (berry is @yarnpkg/cli-dist)', () => {

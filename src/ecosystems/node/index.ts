@@ -2,7 +2,7 @@
 import type { PackageRunner, RunnerSpec } from '../../results/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
-import { installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
+import { BUN_CLI, bunCliInstall, installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
 import { ownScriptRunner } from './ownScript.js';
 import { NODE_RUNNERS } from './runners.js';
 import { namedByConfig, nodeTestFileRules, testConfigFiles } from './testConfig.js';
@@ -57,7 +57,7 @@ function runnerOfPackage(pkg: any, files: readonly string[]): RunnerSpec | undef
     return { kind: 'jest', template: tsJest ? 'npx jest --preset ts-jest {files}' : 'npx jest {files}' };
   }
   if (has('ava') || inScripts(/(^|[\s;&|])ava(\s|$)/)) return { kind: 'ava', template: 'npx ava {files}' };
-  if (inScripts(/(^|[\s;&|])bun\s+test(\s|$)/)) return { kind: 'bun-test', template: has('bun') ? 'npx bun test {files}' : 'bun test {files}' };
+  if (inScripts(/(^|[\s;&|])bun\s+test(\s|$)/)) return { kind: 'bun-test', template: has('bun') ? 'npx bun test {files}' : `${BUN_CLI} test {files}` };
   if (has('jasmine') || inScripts(/(^|[\s;&|])jasmine(\s|$)/)) return { kind: 'jasmine', template: 'npx jasmine {files}' };
   if (has('uvu') || inScripts(/(^|[\s;&|/])uvu(\s|$)/)) return { kind: 'uvu', template: `npx uvu ${uvuRequires(pkg.scripts)}{files}` };
   if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: `${mochaLoaders(pkg.scripts)}npx mocha --exit ${mochaOptions(pkg.scripts)}{files}` };
@@ -208,7 +208,11 @@ export const node: Ecosystem = {
   environment(facts) {
     const pkg = packageJsonOf(facts);
     const image = `node:${nodeMajorFor(typeof pkg?.engines?.node === 'string' ? pkg.engines.node : undefined)}`;
-    return { image, install: installCommand(packageManagerOf(facts, pkg)) };
+    const pm = packageManagerOf(facts, pkg);
+    // `bun test` with no bun dependency runs the bun binary the install fetches (bun installs fetch it anyway).
+    const runners = [namedRunner(facts), ...packageRunners(facts, pkg).map((p) => p.runner)];
+    const needsBun = pm.name !== 'bun' && runners.some((r) => r?.template.startsWith(BUN_CLI));
+    return { image, install: installCommand(pm) + (needsBun ? `; ${bunCliInstall()}` : '') };
   },
   defaultRunner: defaultRunnerOf,
   testEnvironment(facts) {

@@ -31,6 +31,8 @@ const DEFAULT_VERSIONS = { pnpm: '10', yarn: '1', berry: '4', bun: '1' } as cons
 export const PM_HOME = '"$HOME"/.swt-pm';
 /** The project's yarn, linked at install time: what runner commands call under Plug'n'Play. */
 export const YARN_SHIM = `${PM_HOME}/bin/yarn`;
+/** The bun binary fetched at install time: what `bun test` runs as when bun is no dependency (bun is not in the image). */
+export const BUN_CLI = `${PM_HOME}/bin/bun`;
 
 const VERSION = /^\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?$/;
 
@@ -115,6 +117,8 @@ export function packageManagerOf(facts: RepoFacts, pkg: any): PackageManager {
     if (yarnPath) return yarn(versionOfYarnPath(yarnPath) ?? field.version, 'yarnPath');
     return yarn(field.version, 'packageManager');
   }
+  // bun's lockfile beside another one, in a project whose scripts run bun (`bun test`): bun installs it.
+  if (bunLock && runsBun(pkg)) return bun(DEFAULT_VERSIONS.bun, 'default');
   if (field?.name === 'npm' || has('package-lock.json') || has('npm-shrinkwrap.json')) return { name: 'npm', lockfile: has('package-lock.json') || has('npm-shrinkwrap.json') };
   if (has('pnpm-lock.yaml')) return pnpm(pnpmMajorOfLockfile(facts.manifests?.['pnpm-lock.yaml']) ?? DEFAULT_VERSIONS.pnpm, pnpmMajorOfLockfile(facts.manifests?.['pnpm-lock.yaml']) ? 'lockfile' : 'default');
   if (yarnPath) return yarn(versionOfYarnPath(yarnPath) ?? yarnLock?.major ?? DEFAULT_VERSIONS.berry, 'yarnPath');
@@ -122,6 +126,12 @@ export function packageManagerOf(facts: RepoFacts, pkg: any): PackageManager {
   if (yarnrc) return yarn(DEFAULT_VERSIONS.berry, 'default');
   if (bunLock) return bun(DEFAULT_VERSIONS.bun, 'default');
   return { name: 'npm', lockfile: false };
+}
+
+/** Whether a package.json script runs bun or bunx. */
+function runsBun(pkg: any): boolean {
+  const scripts = pkg?.scripts && typeof pkg.scripts === 'object' ? Object.values(pkg.scripts) : [];
+  return scripts.some((v) => typeof v === 'string' && /(^|[\s;&|(])bunx?\s/.test(v));
 }
 
 /** `.yarn/releases/yarn-3.6.4.cjs` → `3.6.4`. */
@@ -205,6 +215,11 @@ export function installCommand(pm: PackageManager): string {
       return fetchCli(pm) + `BUN_INSTALL_CACHE_DIR=${cache('bun')} "$pm" install${frozen} || { ${installNote('bun install failed (no registry answered?) and the package cache lacks some packages')} >&2; exit 1; }`;
     }
   }
+}
+
+/** The bun CLI at `BUN_CLI`, for a project installed by another package manager whose tests run with `bun test`. */
+export function bunCliInstall(): string {
+  return fetchCli({ name: 'bun', version: DEFAULT_VERSIONS.bun, from: 'default', lockfile: false });
 }
 
 /**
