@@ -222,10 +222,11 @@ async function main() {
   }
   if (!envOnly) {
     out.push('', '## Validation (real containers, warm page cache)', '');
-    out.push('| instance | validation (base+head) | floor (exec base + exec head) | ratio | target ≤ 1.2×floor |', '|---|---|---|---|---|');
+    // The floor runs each side once: it is set against the validation that does too (confirmation off).
+    out.push('| instance | validation (base+head, confirm 0) | floor (exec base + exec head) | ratio | target ≤ 1.2×floor |', '|---|---|---|---|---|');
     for (const r of rows) {
-      const ok = r.validateMs <= 1.2 * r.floorMs;
-      out.push(`| ${r.name} | ${ms(r.validateMs)} | ${ms(r.floorMs)} | ${(r.validateMs / r.floorMs).toFixed(2)} | ${ok ? 'met' : 'MISSED'} |`);
+      const ok = r.validateNoConfirmMs <= 1.2 * r.floorMs;
+      out.push(`| ${r.name} | ${ms(r.validateNoConfirmMs)} | ${ms(r.floorMs)} | ${(r.validateNoConfirmMs / r.floorMs).toFixed(2)} | ${ok ? 'met' : 'MISSED'} |`);
     }
     out.push('', `## Confirmation of the tests that move (best of ${rounds}, interleaved)`, '');
     out.push('| instance | validation, confirmation on (default) | off (confirm 0) | on ÷ off | target ≤ 1.1 |', '|---|---|---|---|---|');
@@ -264,7 +265,7 @@ async function main() {
       validateNoConfirmMs: round(r.validateNoConfirmMs),
       confirmOverOff: ratio(r.validateMs, r.validateNoConfirmMs),
       floorMs: round(r.floorMs),
-      validateOverFloor: ratio(r.validateMs, r.floorMs),
+      validateOverFloor: ratio(r.validateNoConfirmMs, r.floorMs),
     })),
     scaling: scaled.map((s) => ({ ...s, envMs: round(s.envMs), validateMs: round(s.validateMs) })),
     dependencyTree: deps.map((d) => ({
