@@ -111,7 +111,8 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
     validateNoConfirmMs = Math.min(validateNoConfirmMs, off);
   }
   log(`${inst.name}: floor`);
-  const floorMs = await floor(sandbox, ctx, [baseState, headState], files);
+  // The environment again (cached): another process's cold builds of the same project may have removed the image meanwhile.
+  const floorMs = await floor(sandbox, await prepareContext(sandbox, input), [baseState, headState], files);
   return { name: inst.name, coldEmptyMs, coldWarmMs, warmMs, validateMs, validateNoConfirmMs, floorMs };
 }
 

@@ -141,11 +141,16 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     releases.push(prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: decided.limits, keep: kept }));
   warm(ctx.env, baseState, files, keep);
   warm(ctx.env, { rev: ctx.base, patches: [] }, files.filter((f) => ctx.files.includes(f)));
-  const headEnv = await fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress);
-  warm(headEnv.env, { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] }, files, keep);
-  const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
+  // Three independent looks at the fixed code, side by side: each is git work the first runs wait for.
+  const [headEnv, headTests, existing] = await Promise.all([
+    fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress).then((h) => {
+      warm(h.env, { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] }, files, keep);
+      return h;
+    }),
+    rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings),
+    touchedFilesThatExist(ctx, fixedCode, files),
+  ]);
   const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
-  const existing = await touchedFilesThatExist(ctx, fixedCode, files);
   if (headTests.contained) {
     const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => diffPath(p.newFileName)));
     existing.head = existing.head.filter((f) => !created.has(f));
