@@ -25,6 +25,7 @@ import { validate } from '../src/pipeline/validate.js';
 import { packageCacheVolume } from '../src/sandbox/environments/environment.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
 import { git as runGit } from '../src/repo/gitExec.js';
+import { isSwtError } from '../src/util/errors.js';
 import type { RepoState, Sandbox } from '../src/sandbox/types.js';
 
 const ms = (n: number) => `${(n / 1000).toFixed(2)}s`;
@@ -99,19 +100,33 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
   const baseState = { rev: ctx.base, patches: [inst.testPatch] };
   const headState = { rev: ctx.base, patches: [inst.patch, inst.testPatch] };
   log(`${inst.name}: validation`);
-  await validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch }); // first run warms the page cache
+  // Timed on a cached environment: another process's cold builds of the same project may remove
+  // the image meanwhile; then it is built again, untimed, and the validation run again.
+  const validated = async (confirm?: number) => {
+    for (let attempt = 0; ; attempt++) {
+      await prepareContext(sandbox, input);
+      try {
+        return (await timed(() => validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch, ...(confirm === undefined ? {} : { confirm }) })))[1];
+      } catch (e) {
+        if (attempt >= 2 || !isSwtError(e, 'IMAGE_UNAVAILABLE')) throw e;
+        log(`${inst.name}: the environment image went away (${(e as Error).message}); again`);
+      }
+    }
+  };
+  await validated(); // first run warms the page cache
   // With and without confirmation, interleaved, the best of `rounds` each.
   let validateMs = Infinity;
   let validateNoConfirmMs = Infinity;
   for (let i = 0; i < opts.rounds; i++) {
-    const [, on] = await timed(() => validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch }));
+    const on = await validated();
     log(`${inst.name}: validation without confirmation (${i + 1}/${opts.rounds})`);
-    const [, off] = await timed(() => validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch, confirm: 0 }));
+    const off = await validated(0);
     validateMs = Math.min(validateMs, on);
     validateNoConfirmMs = Math.min(validateNoConfirmMs, off);
   }
   log(`${inst.name}: floor`);
-  const floorMs = await floor(sandbox, ctx, [baseState, headState], files);
+  // The environment again (cached): another process's cold builds of the same project may have removed the image meanwhile.
+  const floorMs = await floor(sandbox, await prepareContext(sandbox, input), [baseState, headState], files);
   return { name: inst.name, coldEmptyMs, coldWarmMs, warmMs, validateMs, validateNoConfirmMs, floorMs };
 }
 
@@ -222,10 +237,11 @@ async function main() {
   }
   if (!envOnly) {
     out.push('', '## Validation (real containers, warm page cache)', '');
-    out.push('| instance | validation (base+head) | floor (exec base + exec head) | ratio | target ≤ 1.2×floor |', '|---|---|---|---|---|');
+    // The floor runs each side once: it is set against the validation that does too (confirmation off).
+    out.push('| instance | validation (base+head, confirm 0) | floor (exec base + exec head) | ratio | target ≤ 1.2×floor |', '|---|---|---|---|---|');
     for (const r of rows) {
-      const ok = r.validateMs <= 1.2 * r.floorMs;
-      out.push(`| ${r.name} | ${ms(r.validateMs)} | ${ms(r.floorMs)} | ${(r.validateMs / r.floorMs).toFixed(2)} | ${ok ? 'met' : 'MISSED'} |`);
+      const ok = r.validateNoConfirmMs <= 1.2 * r.floorMs;
+      out.push(`| ${r.name} | ${ms(r.validateNoConfirmMs)} | ${ms(r.floorMs)} | ${(r.validateNoConfirmMs / r.floorMs).toFixed(2)} | ${ok ? 'met' : 'MISSED'} |`);
     }
     out.push('', `## Confirmation of the tests that move (best of ${rounds}, interleaved)`, '');
     out.push('| instance | validation, confirmation on (default) | off (confirm 0) | on ÷ off | target ≤ 1.1 |', '|---|---|---|---|---|');
@@ -264,7 +280,7 @@ async function main() {
       validateNoConfirmMs: round(r.validateNoConfirmMs),
       confirmOverOff: ratio(r.validateMs, r.validateNoConfirmMs),
       floorMs: round(r.floorMs),
-      validateOverFloor: ratio(r.validateMs, r.floorMs),
+      validateOverFloor: ratio(r.validateNoConfirmMs, r.floorMs),
     })),
     scaling: scaled.map((s) => ({ ...s, envMs: round(s.envMs), validateMs: round(s.validateMs) })),
     dependencyTree: deps.map((d) => ({

@@ -1,6 +1,6 @@
 /** Run test files in the sandbox on one repository state and normalise the results. */
 import { parsePatch } from 'diff';
-import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
+import type { Environment, KeptContainer, RepoState, ResourceLimits, RunOutcome, Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { parseRunReports } from './parsers/index.js';
 import { tail } from '../results/formats/common.js';
@@ -31,9 +31,26 @@ export interface RunTestsOptions {
  * when the run wrote no report because the test command itself does not exist.
  */
 export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOptions): Promise<RunResult> {
+  return (await runTestsKept(sandbox, opts, false)).result;
+}
+
+/**
+ * runTests whose container stays up after the run (`kept`, when it survived it) for the
+ * confirmation reruns of the same side (rerunTests' `kept`); the caller releases it.
+ */
+export async function runTestsKept(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOptions, keep = true): Promise<{ result: RunResult; kept?: KeptContainer }> {
   if (opts.files.length === 0) throw new SwtError('NO_TEST_FILES', 'There are no test files to run');
   const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR);
-  const outcome = await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const outcome = await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}), ...(keep ? { keep } : {}) });
+  try {
+    return { result: resultOf(opts, outcome), ...(outcome.kept ? { kept: outcome.kept } : {}) };
+  } catch (e) {
+    await outcome.kept?.release();
+    throw e;
+  }
+}
+
+function resultOf(opts: RunTestsOptions, outcome: RunOutcome): RunResult {
   const parsed = parseRunReports(opts.runner, {
     files: opts.files,
     reports: outcome.files ?? {},
@@ -69,15 +86,17 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
  * run then costs the test command and little more. Returns its release (no-op when the sandbox
  * cannot pre-warm, or nothing would run).
  */
-export function prewarmTests(sandbox: Pick<Sandbox, 'prewarm'>, opts: Omit<RunTestsOptions, 'signal'>): () => Promise<void> {
+export function prewarmTests(sandbox: Pick<Sandbox, 'prewarm'>, opts: Omit<RunTestsOptions, 'signal'> & { keep?: boolean }): () => Promise<void> {
   if (!sandbox.prewarm || opts.files.length === 0) return async () => undefined;
   const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR);
-  return sandbox.prewarm({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits });
+  return sandbox.prewarm({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.keep ? { keep: true } : {}) });
 }
 
 export interface RerunOptions extends Omit<RunTestsOptions, 'files'> {
   targets: readonly RerunTarget[];
   rounds: number;
+  /** The same side's first-run container (runTestsKept): the reruns go there, else to a new container. */
+  kept?: KeptContainer;
 }
 
 /**
@@ -89,7 +108,9 @@ export interface RerunOptions extends Omit<RunTestsOptions, 'files'> {
 export async function rerunTests(sandbox: Pick<Sandbox, 'run'>, opts: RerunOptions): Promise<RunResult[]> {
   if (opts.targets.length === 0 || opts.rounds <= 0) return [];
   const command = buildRerunCommand(opts.runner, opts.targets, opts.rounds, DEFAULT_OUT_DIR);
-  const outcome = await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const outcome = opts.kept
+    ? await opts.kept.rerun(command, opts.signal)
+    : await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
   const out = DEFAULT_OUT_DIR.replace(/^\//, '');
   const rounds: RunResult[] = [];
   for (let r = 0; r < opts.rounds; r++) {

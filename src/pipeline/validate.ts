@@ -3,13 +3,13 @@ import type { ChangeCoverage } from '../coverage/measure.js';
 import { ecosystemOfRunner } from '../ecosystems/index.js';
 import { compareRuns, fileOfId, movingTests, relativeTo, type TargetedRuns } from '../harness/classify.js';
 import { selectsTests, type RerunTarget } from '../harness/runners.js';
-import { filesTouchedByPatch, prewarmTests, rerunTests, runTests } from '../harness/runTests.js';
+import { filesTouchedByPatch, prewarmTests, rerunTests, runTests, runTestsKept } from '../harness/runTests.js';
 import type { RunResult, Verdict } from '../results/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
 import { changedManifests } from '../sandbox/images/envKey.js';
 import { changedPathsSince, listFiles, materialize, resolveRev, withState } from '../repo/git.js';
-import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
+import type { Environment, KeptContainer, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import type { GitRepo } from '../repo/git.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import { decideLimits, prepareContext, type CappedNote, type ContextInput, type RepoContext } from './context.js';
@@ -135,15 +135,22 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     ...(input.signal ? { signal: input.signal } : {}),
   };
   // The first runs' containers start while the steps before them work (head's with the test patch as given).
-  const warm = (env: Environment, state: RepoState, runFiles: string[]) =>
-    releases.push(prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: decided.limits }));
-  warm(ctx.env, baseState, files);
+  // The sides' containers with the tests are kept for their confirmation reruns (runSides).
+  const keep = opts.confirm > 0 && Math.max(0, opts.reruns ?? 0) === 0;
+  const warm = (env: Environment, state: RepoState, runFiles: string[], kept = false) =>
+    releases.push(prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: decided.limits, keep: kept }));
+  warm(ctx.env, baseState, files, keep);
   warm(ctx.env, { rev: ctx.base, patches: [] }, files.filter((f) => ctx.files.includes(f)));
-  const headEnv = await fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress);
-  warm(headEnv.env, { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] }, files);
-  const headTests = await rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings);
+  // Three independent looks at the fixed code, side by side: each is git work the first runs wait for.
+  const [headEnv, headTests, existing] = await Promise.all([
+    fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress).then((h) => {
+      warm(h.env, { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] }, files, keep);
+      return h;
+    }),
+    rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings),
+    touchedFilesThatExist(ctx, fixedCode, files),
+  ]);
   const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
-  const existing = await touchedFilesThatExist(ctx, fixedCode, files);
   if (headTests.contained) {
     const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => diffPath(p.newFileName)));
     existing.head = existing.head.filter((f) => !created.has(f));
@@ -276,16 +283,42 @@ export async function runSides(
   opts: { reruns?: number; confirm?: number; knownFlaky?: readonly string[]; limits?: Partial<ResourceLimits>; signal?: AbortSignal },
   progress: Progress,
 ): Promise<{ base: RunResult[]; head: RunResult[]; baseline?: { base: RunResult; head: RunResult }; confirm?: TargetedRuns }> {
+  // Each side's kept container (its first run with the tests), released whatever happens.
+  const kept: Partial<Record<'base' | 'head', KeptContainer>> = {};
+  try {
+    return await runSidesKept(sandbox, ctx, withTests, existing, opts, progress, kept);
+  } finally {
+    await Promise.all([kept.base?.release(), kept.head?.release()]);
+  }
+}
+
+async function runSidesKept(
+  sandbox: Sandbox,
+  ctx: RepoContext,
+  withTests: Parameters<typeof runSides>[2],
+  existing: { base: string[]; head: string[] },
+  opts: Parameters<typeof runSides>[4],
+  progress: Progress,
+  kept: Partial<Record<'base' | 'head', KeptContainer>>,
+): ReturnType<typeof runSides> {
   const rounds = 1 + Math.max(0, opts.reruns ?? 0);
   // Each side runs in its own environment: head's when its manifests changed (baselines too).
   const envOf = { base: withTests.envs?.base ?? ctx.env, head: withTests.envs?.head ?? ctx.env };
-  const run = (name: 'base' | 'head', state: RepoState, files: string[]) =>
-    files.length ? runTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) }) : Promise.resolve(NO_RUN);
+  const runOpts = (name: 'base' | 'head', state: RepoState, files: string[]) => ({ env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const run = (name: 'base' | 'head', state: RepoState, files: string[]) => (files.length ? runTests(sandbox, runOpts(name, state, files)) : Promise.resolve(NO_RUN));
+  // A side's container is kept for its own confirmation reruns only: the same state and trust (the
+  // untrusted head's container never runs base's tests, nor anything else).
+  const keep = (opts.confirm ?? 0) > 0 && rounds === 1;
   const side = async (name: 'base' | 'head', state: RepoState) => {
     const results: RunResult[] = [];
     for (let i = 0; i < rounds; i++) {
       progress.step(`running ${withTests.files.length} test file(s) on ${name}${rounds > 1 ? ` (${i + 1}/${rounds})` : ''}`);
-      results.push(await run(name, state, withTests.files));
+      if (!keep) results.push(await run(name, state, withTests.files));
+      else {
+        const first = await runTestsKept(sandbox, runOpts(name, state, withTests.files));
+        if (first.kept) kept[name] = first.kept;
+        results.push(first.result);
+      }
     }
     return results;
   };
@@ -305,9 +338,17 @@ export async function runSides(
   const alone = selectsTests(ctx.runner);
   const confirmSide = async (name: 'base' | 'head', state: RepoState, runs: RunResult[]) => {
     const targets = rerunTargets(moving, runs, withTests.files, alone, name);
-    if (targets.length === 0) return [];
+    if (targets.length === 0) {
+      await kept[name]?.release();
+      return [];
+    }
     progress.step(`confirming ${moving.length} test(s) that moved on ${name} (${confirmRounds} more run${confirmRounds > 1 ? 's' : ''})`);
-    return rerunTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, targets, rounds: confirmRounds, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const own = kept[name];
+    try {
+      return await rerunTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, targets, rounds: confirmRounds, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}), ...(own ? { kept: own } : {}) });
+    } finally {
+      await own?.release();
+    }
   };
 
   let needHead = false;

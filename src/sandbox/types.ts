@@ -74,6 +74,23 @@ export interface RunRequest {
   limits?: Partial<ResourceLimits>;
   /** Aborting it stops the run's container at once: SwtError('CANCELLED'). */
   signal?: AbortSignal;
+  /**
+   * Keep the container up after the command (RunOutcome.kept) for more commands of the same run:
+   * the same state and the same trust only (a side's confirmation reruns); the caller releases it.
+   */
+  keep?: boolean;
+}
+
+/**
+ * A run's container kept up after its command (RunRequest.keep): its writes and its /tmp (the
+ * runners' caches) stay. It belongs to that run's state and trust: never give it another side's
+ * or another request's commands.
+ */
+export interface KeptContainer {
+  /** Runs another command there; its reports come from an emptied /swt-out. Not concurrent. */
+  rerun(command: string, signal?: AbortSignal): Promise<RunOutcome>;
+  /** Removes the container (idempotent). */
+  release(): Promise<void>;
 }
 
 export interface RunOutcome {
@@ -87,6 +104,8 @@ export interface RunOutcome {
   /** Files the command wrote under /swt-out (e.g. JUnit XML), by path relative to it. */
   files: Record<string, string>;
   durationMs: number;
+  /** With RunRequest.keep, when the container survived the command (not killed for time, memory or disk). */
+  kept?: KeptContainer;
 }
 
 /** The start of a file: `cut` when the file (of `bytes` bytes) holds more than `text`. */

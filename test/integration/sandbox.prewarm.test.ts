@@ -61,6 +61,58 @@ describe('pre-warmed runs', () => {
   }, 300_000);
 });
 
+describe('kept runs (a side\'s container kept for its own confirmation reruns)', () => {
+  it('a rerun execs in the same container: the first command\'s /tmp and /testbed writes are there, its reports are not; release removes it', async () => {
+    const state = { rev: repo.sha, patches: [] };
+    const command = 'echo one > /tmp/cache.txt; echo first > /testbed/made.txt; echo r1 > /swt-out/report.txt; echo "ran $(id -u)"; exit 4';
+    const release = sandbox.prewarm!({ env, repo: repo.path, state, command, keep: true });
+    const r = await sandbox.run({ env, repo: repo.path, state, command, keep: true });
+    await release();
+    expect(r.exitCode).toBe(4);
+    expect(r.output.trim()).toBe('ran 1000');
+    expect(r.files['report.txt']).toBe('r1\n');
+    expect(r.kept).toBeDefined();
+    expect(containersOfEnv().length).toBe(1);
+    const again = await r.kept!.rerun('cat /tmp/cache.txt /testbed/made.txt; ls /swt-out; echo r2 > /swt-out/other.txt');
+    expect(again.exitCode).toBe(0);
+    expect(again.output.trim()).toBe('one\nfirst');
+    expect(again.files).toEqual({ 'other.txt': 'r2\n' });
+    await r.kept!.release();
+    await r.kept!.release();
+    expect(containersOfEnv()).toEqual([]);
+    await expect(r.kept!.rerun('true')).rejects.toThrow(/released/);
+  }, 300_000);
+
+  it('a command killed at its time limit ends the container: nothing is kept', async () => {
+    const state = { rev: repo.sha, patches: [] };
+    const r = await sandbox.run({ env, repo: repo.path, state, command: 'echo started; sleep 60', keep: true, limits: { timeoutMs: 3_000 } });
+    expect(r.timedOut).toBe(true);
+    expect(r.exitCode).toBeNull();
+    expect(r.output).toContain('started');
+    expect(r.kept).toBeUndefined();
+    expect(containersOfEnv()).toEqual([]);
+  }, 300_000);
+
+  it('a command killed for its memory is reported out of memory, and nothing is kept', async () => {
+    const state = { rev: repo.sha, patches: [] };
+    const r = await sandbox.run({ env, repo: repo.path, state, command: 'python3 -c "a = [bytearray(10**6) for _ in range(2000)]"', keep: true, limits: { memoryBytes: 256 * 1024 ** 2 } });
+    expect(r.oomKilled).toBe(true);
+    expect(r.kept).toBeUndefined();
+    expect(containersOfEnv()).toEqual([]);
+  }, 300_000);
+
+  it('a background child that keeps the output open does not hold the run past its command', async () => {
+    const state = { rev: repo.sha, patches: [] };
+    const started = Date.now();
+    const r = await sandbox.run({ env, repo: repo.path, state, command: '(sleep 120 &) ; echo done', keep: true });
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toContain('done');
+    expect(Date.now() - started).toBeLessThan(60_000);
+    await r.kept?.release();
+    expect(containersOfEnv()).toEqual([]);
+  }, 300_000);
+});
+
 describe('the ecosystem warm-up', () => {
   it('puts bytecode in the image, and a changed file of the same size still runs as changed', async () => {
     const state = { rev: repo.sha, patches: [] };

@@ -1,4 +1,7 @@
-import { rerunTargets } from '../../src/pipeline/validate.js';
+import { rerunTargets, runSides } from '../../src/pipeline/validate.js';
+import { runnerFromCommand } from '../../src/harness/runners.js';
+import { silentProgress } from '../../src/pipeline/progress.js';
+import type { KeptContainer, RunOutcome, Sandbox } from '../../src/sandbox/types.js';
 import type { RunResult } from '../../src/results/types.js';
 
 const run = (tests: Array<[string, 'passed' | 'failed']>, fileErrors: RunResult['fileErrors'] = []): RunResult => ({
@@ -58,5 +61,65 @@ describe('rerunTargets: ids that do not start with their file (Go, Rust unit tes
       { file: 'pkg/a_test.go', ids: ['example.com/m/pkg.TestA'] },
       { file: 'src/test/java/com/example/CalcTest.java', ids: ['com.example.CalcTest.adds'] },
     ]);
+  });
+});
+
+describe('runSides: each side confirms in its own kept container, never the other side\'s', () => {
+  const env = { image: 'swt-env:abc', key: 'abc', baseImage: 'python:3.11', snapshotRev: 'base', cached: true, buildMs: 0 };
+  const ctx = { repo: '/repos/x', base: 'base', env, runner: runnerFromCommand('python3 -m pytest {files}'), config: {}, files: [], baseImage: 'python:3.11', install: '', installNotes: [] };
+  const junit = (failed: boolean) =>
+    `<testsuites><testsuite name="pytest" tests="1"><testcase classname="t.test_a" name="test_x" file="t/test_a.py">${failed ? '<failure message="boom">boom</failure>' : ''}</testcase></testsuite></testsuites>`;
+  const outcome = (files: Record<string, string>): RunOutcome => ({ exitCode: 0, timedOut: false, oomKilled: false, output: '', files, durationMs: 1 });
+  const states = { base: { rev: 'base', patches: ['tests'] }, head: { rev: 'head', patches: ['tests'] } };
+
+  /** A sandbox whose first runs keep their container (unless `lost`), recording where every command went. */
+  function fake(lost: 'head' | null) {
+    const calls: string[] = [];
+    const sandbox: Pick<Sandbox, 'run'> = {
+      async run(req) {
+        const side = req.state.rev as 'base' | 'head';
+        const failed = side === 'base';
+        calls.push(`run ${side}${req.keep ? ' keep' : ''}`);
+        if (!req.keep) return outcome({ 'c0-0/junit.xml': junit(failed), 'c1-0/junit.xml': junit(failed) });
+        const kept: KeptContainer = {
+          async rerun() {
+            calls.push(`rerun in ${side}'s container`);
+            return outcome({ 'c0-0/junit.xml': junit(failed), 'c1-0/junit.xml': junit(failed) });
+          },
+          async release() {
+            calls.push(`release ${side}`);
+          },
+        };
+        return { ...outcome({ 'junit.xml': junit(failed) }), ...(side === lost ? {} : { kept }) };
+      },
+    };
+    return { sandbox: sandbox as Sandbox, calls };
+  }
+  const sides = { ...states, files: ['t/test_a.py'], headBaseline: { rev: 'head', patches: [] }, headHoldsTests: false };
+
+  it('the F→P test reruns twice on each side, each in the container of that side\'s first run, and both are released', async () => {
+    const { sandbox, calls } = fake(null);
+    const r = await runSides(sandbox, ctx, sides, { base: [], head: [] }, { confirm: 2 }, silentProgress);
+    expect(r.confirm?.ids).toEqual(['t/test_a.py::test_x']);
+    expect(r.confirm?.base.map((x) => x.tests.map((t) => t.outcome))).toEqual([['failed'], ['failed']]);
+    expect(r.confirm?.head.map((x) => x.tests.map((t) => t.outcome))).toEqual([['passed'], ['passed']]);
+    expect(calls.filter((c) => c.startsWith('run')).sort()).toEqual(['run base keep', 'run head keep']);
+    expect(calls.filter((c) => c.startsWith('rerun')).sort()).toEqual(["rerun in base's container", "rerun in head's container"]);
+    expect(calls.filter((c) => c.startsWith('release')).sort()).toEqual(['release base', 'release base', 'release head', 'release head']);
+  });
+
+  it('a side whose container was not kept reruns in a new one of its own: the head never borrows base\'s', async () => {
+    const { sandbox, calls } = fake('head');
+    const r = await runSides(sandbox, ctx, sides, { base: [], head: [] }, { confirm: 2 }, silentProgress);
+    expect(r.confirm?.head).toHaveLength(2);
+    expect(calls).not.toContain("rerun in head's container");
+    expect(calls.filter((c) => c === "rerun in base's container")).toHaveLength(1);
+    expect(calls).toContain('run head');
+  });
+
+  it('with confirmation off nothing is kept', async () => {
+    const { sandbox, calls } = fake(null);
+    await runSides(sandbox, ctx, sides, { base: [], head: [] }, { confirm: 0 }, silentProgress);
+    expect(calls.sort()).toEqual(['run base', 'run head']);
   });
 });

@@ -9,6 +9,7 @@ import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } fro
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type ContainerRole } from './limits.js';
 import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { deletionScript, type OverlayPlan } from '../../repo/overlay.js';
+import { runKept, startKept } from './keptRun.js';
 import type { Environment, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
 /**
@@ -107,9 +108,9 @@ export async function prepareContainer(
 }
 
 /** Where the run's wrapper writes the command's exit status, under /swt-out; not a report. */
-const EXIT_STATUS_FILE = '.swt-exit-status';
+export const EXIT_STATUS_FILE = '.swt-exit-status';
 
-async function collectOutFiles(container: Docker.Container): Promise<Record<string, string>> {
+export async function collectOutFiles(container: Docker.Container): Promise<Record<string, string>> {
   try {
     const archive = await container.getArchive({ path: '/swt-out' });
     const files = await readTarFiles(archive, { strip: 1, maxFileBytes: 16 * 1024 ** 2, maxTotalBytes: 64 * 1024 ** 2 });
@@ -122,7 +123,7 @@ async function collectOutFiles(container: Docker.Container): Promise<Record<stri
   }
 }
 
-function cancelled(): SwtError {
+export function cancelled(): SwtError {
   return new SwtError('CANCELLED', 'the test run was cancelled: a newer request supersedes it');
 }
 
@@ -173,21 +174,24 @@ async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, li
 
 /** The key a pre-warmed run is found by: the same image, repository, state, command and limits. */
 export function warmKey(req: RunRequest, limits: ResourceLimits): string {
-  return JSON.stringify([req.env.image, req.repo, req.state.rev, req.state.patches ?? [], req.command, limits]);
+  return JSON.stringify([req.env.image, req.repo, req.state.rev, req.state.patches ?? [], req.command, limits, !!req.keep]);
 }
 
 export interface PrewarmedRun {
   key: string;
-  warm: Promise<WarmRun>;
+  /** A one-shot run's container waiting for its go line, or a kept run's started container (startKept). */
+  warm: Promise<WarmRun | PreparedContainer>;
   state: Promise<StateTree>;
 }
+
+const preparedOf = (w: WarmRun | PreparedContainer): PreparedContainer => ('prepared' in w ? w.prepared : w);
 
 /** Creates and starts a run's container ahead of the run; `discardWarm` or the run removes it. */
 export function prewarmRun(deps: SandboxDeps, req: RunRequest, ready: Promise<unknown> = Promise.resolve()): PrewarmedRun {
   const limits = limitsFor(deps, req.limits);
   const state = ready.then(() => openRepo(req.repo)).then((repo) => openState(repo, req.state));
   state.catch(() => undefined);
-  const warm = state.then((s) => startRun(deps, req, s, limits, true));
+  const warm = state.then((s): Promise<WarmRun | PreparedContainer> => (req.keep ? startKept(deps, req, s, limits) : startRun(deps, req, s, limits, true)));
   // Nobody may await it (a run that never comes): its failure is the run's to report, not unhandled.
   warm.catch(() => undefined);
   return { key: warmKey(req, limits), warm, state };
@@ -196,7 +200,7 @@ export function prewarmRun(deps: SandboxDeps, req: RunRequest, ready: Promise<un
 /** Removes a pre-warmed run's container that no run took. */
 export async function discardWarm(deps: SandboxDeps, p: PrewarmedRun): Promise<void> {
   const w = await p.warm.catch(() => undefined);
-  if (w) await removeContainer(deps.docker, w.prepared.id).catch(() => undefined);
+  if (w) await removeContainer(deps.docker, preparedOf(w).id).catch(() => undefined);
   await (await p.state.catch(() => undefined))?.dispose();
 }
 
@@ -223,6 +227,7 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed
     throw cancelled();
   }
   const limits = limitsFor(deps, req.limits);
+  if (req.keep) return keptRunInSandbox(deps, req, limits, prewarmed);
   let state: StateTree | undefined;
   let prepared: PreparedContainer | undefined;
   let disk: ReturnType<typeof watchDisk> | undefined;
@@ -230,7 +235,7 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed
     // A pre-warmed container whose start failed leaves the run to a cold start.
     let w: WarmRun | undefined;
     if (prewarmed) {
-      w = await prewarmed.warm.catch(() => undefined);
+      w = (await prewarmed.warm.catch(() => undefined)) as WarmRun | undefined;
       if (w) state = await prewarmed.state;
       else await discardWarm(deps, prewarmed);
     }
@@ -289,6 +294,23 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed
     if (prepared) await removeContainer(docker, prepared.id).catch(() => undefined);
     await state?.dispose();
   }
+}
+
+/** A kept run (RunRequest.keep): its pre-warmed container when one started, else a new one; exec'd into (keptRun.ts). */
+async function keptRunInSandbox(deps: SandboxDeps, req: RunRequest, limits: ResourceLimits, prewarmed?: PrewarmedRun): Promise<RunOutcome> {
+  const w = prewarmed ? ((await prewarmed.warm.catch(() => undefined)) as PreparedContainer | undefined) : undefined;
+  if (prewarmed && !w) await discardWarm(deps, prewarmed);
+  const state = w ? await prewarmed!.state : await openState(await openRepo(req.repo), req.state);
+  let prepared = w;
+  try {
+    prepared ??= await startKept(deps, req, state, limits);
+  } catch (e) {
+    await state.dispose();
+    await haltIfInterrupted();
+    throw e;
+  }
+  // runKept owns the container and the state from here: it removes both when the container cannot go on.
+  return runKept(deps, prepared, state, req.command, limits, req.signal);
 }
 
 /**

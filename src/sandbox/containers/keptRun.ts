@@ -1,0 +1,176 @@
+import { SwtError } from '../../util/errors.js';
+import { demux, TailBuffer, withinMs } from './containerIo.js';
+import { watchDisk } from './diskWatch.js';
+import type { Docker } from '../docker.js';
+import { diskLimitText, inodeLimit } from './limits.js';
+import { removeContainer, haltIfInterrupted } from './liveContainers.js';
+import { cancelled, collectOutFiles, EXIT_STATUS_FILE, overlayPrelude, prepareContainer, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
+import type { StateTree } from '../../repo/git.js';
+import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
+
+/**
+ * Kept runs (RunRequest.keep): the container's own process only waits, and each command is an
+ * exec in it, so a second command of the same run (a side's confirmation reruns) pays neither a
+ * container start nor a cold /tmp, where jest and ts-jest keep their caches. Same limits, user, no
+ * network; killed for time or disk as a one-shot run is; a command killed by a signal ends the
+ * container, whose memory flag then says whether it was out of memory.
+ */
+
+/** Creates and starts a kept run's container: the overlay is in, its process waits. */
+export async function startKept(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits): Promise<PreparedContainer> {
+  const prepared = await prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits });
+  try {
+    await prepared.container.start();
+  } catch (e) {
+    await removeContainer(deps.docker, prepared.id).catch(() => undefined);
+    throw e;
+  }
+  return prepared;
+}
+
+/** Runs `command` in a started kept container (prepared) and hands the container on when it is still usable. */
+export async function runKept(deps: SandboxDeps, prepared: PreparedContainer, state: StateTree, command: string, limits: ResourceLimits, signal?: AbortSignal): Promise<RunOutcome> {
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    try {
+      await removeContainer(deps.docker, prepared.id).catch(() => undefined);
+    } finally {
+      await state.dispose();
+    }
+  };
+  let busy = false;
+  const once = async (cmd: string, sig: AbortSignal | undefined, first: boolean): Promise<RunOutcome> => {
+    if (released) throw new SwtError('BAD_INPUT', 'the kept container was released');
+    if (busy) throw new SwtError('BAD_INPUT', 'a kept container runs one command at a time');
+    busy = true;
+    try {
+      const { outcome, alive } = await execCommand(deps, prepared, cmd, limits, sig, first);
+      if (!alive) await release();
+      return alive ? { ...outcome, kept } : outcome;
+    } catch (e) {
+      await release();
+      throw e;
+    } finally {
+      busy = false;
+    }
+  };
+  const kept: KeptContainer = { rerun: (cmd, sig) => once(cmd, sig, false), release };
+  return once(command, signal, true);
+}
+
+/** The shell an exec runs: the overlay's deletions, the command (stdin /dev/null) and its own exit status written down. */
+function execScript(prepared: PreparedContainer, first: boolean): string {
+  // A later command's reports must be its own: /swt-out is emptied first.
+  const clear = first ? '' : 'find /swt-out -mindepth 1 -delete 2>/dev/null\n';
+  return `${clear}${overlayPrelude(prepared.plan)}\nsh -c "$1" </dev/null\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`;
+}
+
+async function execCommand(
+  deps: SandboxDeps,
+  prepared: PreparedContainer,
+  command: string,
+  limits: ResourceLimits,
+  signal: AbortSignal | undefined,
+  first: boolean,
+): Promise<{ outcome: RunOutcome; alive: boolean }> {
+  const { docker } = deps;
+  const { container } = prepared;
+  if (signal?.aborted) throw cancelled();
+  const exec = await container.exec({ Cmd: ['sh', '-c', execScript(prepared, first), 'swt-run', command], AttachStdout: true, AttachStderr: true, User: SANDBOX_USER, WorkingDir: '/testbed' });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const tail = new TailBuffer(limits.outputBytes);
+  const ended = demux(docker, stream, (b) => tail.push(b), (b) => tail.push(b));
+  const started = Date.now();
+  let killed = false;
+  const kill = () => {
+    killed = true;
+    return container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+  };
+  const disk = watchDisk(docker, prepared.id, { limitBytes: limits.diskBytes, limitInodes: inodeLimit(limits), onExceeded: kill });
+  let ending: 'timeout' | 'aborted' | undefined;
+  try {
+    // A background child may hold the output open after the command: its exec's end counts too.
+    ending = await endOrKill(Promise.race([ended, execEnded(exec, ended).then(() => withinMs(ended, 2_000))]), limits.timeoutMs, signal);
+    if (ending) {
+      await kill();
+      await withinMs(ended, 15_000);
+    }
+  } finally {
+    if (ending === 'aborted') await disk.stop(false);
+  }
+  if (ending === 'aborted') throw cancelled();
+  const durationMs = Date.now() - started;
+  const [{ exceeded: diskLimit, reason }, files, info, state] = await Promise.all([disk.stop(), collectOutFiles(container), execExit(exec), container.inspect().then((i) => i.State)]);
+  await haltIfInterrupted();
+  (stream as unknown as { destroy?: () => void }).destroy?.();
+  const timedOut = ending === 'timeout' && !diskLimit;
+  const ownStatus = files[EXIT_STATUS_FILE]?.trim();
+  delete files[EXIT_STATUS_FILE];
+  let code = info;
+  let oomKilled = !!state.OOMKilled;
+  if (!killed && !state.Running && !oomKilled) {
+    throw new SwtError('INTERRUPTED', 'the test container was stopped from outside the run (the Docker engine restarting, or someone stopping it)');
+  }
+  // Killed by a signal: the container's memory flag is set only once it ends, so it ends here.
+  if (!killed && state.Running && (code === 137 || code === 143 || code === null)) {
+    await kill();
+    oomKilled = !!(await container.inspect()).State.OOMKilled;
+    if (!oomKilled && ownStatus !== String(code)) throw new SwtError('INTERRUPTED', `the test command was killed from outside the run (exit ${code})`);
+  }
+  if (ownStatus !== undefined && code === null) code = Number(ownStatus);
+  const outcome: RunOutcome = {
+    exitCode: timedOut || diskLimit ? null : code,
+    timedOut,
+    oomKilled,
+    ...(diskLimit ? { diskLimit } : {}),
+    output: diskLimit ? `${tail.toString()}\n[swt: killed: ${diskLimitText(limits, reason)}]` : tail.toString(),
+    files,
+    durationMs,
+  };
+  deps.log.debug({ exitCode: outcome.exitCode, timedOut, oomKilled, diskLimit, durationMs, kept: true }, 'sandbox run');
+  return { outcome, alive: !killed };
+}
+
+/** The exec's exit code (null while it still runs: the stream can end a moment before the engine marks it exited). */
+async function execExit(exec: Docker.Exec): Promise<number | null> {
+  let info = await exec.inspect();
+  for (let i = 0; info.Running && i < 40; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    info = await exec.inspect();
+  }
+  return info.Running ? null : info.ExitCode;
+}
+
+/** Resolves once the engine says the exec ended (looked at every half second). */
+async function execEnded(exec: Docker.Exec, ended: Promise<void>): Promise<void> {
+  let done = false;
+  void ended.then(() => (done = true));
+  while (!done) {
+    await new Promise((r) => setTimeout(r, 500));
+    if (done) return;
+    const info = await exec.inspect().catch(() => ({ Running: false }));
+    if (!info.Running) return;
+  }
+}
+
+/** Waits for the command's output to end; 'timeout' or 'aborted' when it must be killed first. */
+async function endOrKill(ended: Promise<void>, timeoutMs: number, signal?: AbortSignal): Promise<'timeout' | 'aborted' | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      ended.then(() => undefined),
+      new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs))),
+      new Promise<'aborted'>((r) => {
+        onAbort = () => r('aborted');
+        if (signal?.aborted) r('aborted');
+        else signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}
