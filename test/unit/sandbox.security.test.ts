@@ -143,6 +143,15 @@ describe('install script', () => {
       "sh -c 'pip install -r requirements.txt' || exit $?",
     ]);
   });
+  it('runs the ecosystem\'s step before the install (only when there is one) and its warm-up after, both quiet', () => {
+    expect(installScript('cargo fetch', undefined, { before: 'seed', after: 'save' }).split('\n')).toEqual([
+      'cd /testbed',
+      "sh -c seed > /dev/null 2>&1 </dev/null || true",
+      "sh -c 'cargo fetch' || exit $?",
+      "sh -c save > /dev/null 2>&1 </dev/null || true",
+    ]);
+    expect(installScript('', undefined, { before: 'seed', after: 'save' }).split('\n')).toEqual(['cd /testbed', "sh -c '' || exit $?", "sh -c save > /dev/null 2>&1 </dev/null || true"]);
+  });
 });
 
 describe('environment cache settings', () => {

@@ -18,7 +18,7 @@ import { haltIfInterrupted, registerContainer, removeContainer } from '../contai
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
 import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches, withThrowawayCache } from './packageCache.js';
-import type { Environment, EnvironmentSpec, ResourceLimits } from '../types.js';
+import type { Environment, EnvironmentSpec, ResourceLimits, WarmUp } from '../types.js';
 
 /**
  * Environment images: base image + the repository's files at `rev` in /testbed (owned by the
@@ -84,20 +84,23 @@ function lastLines(text: string, n: number): string {
 }
 
 /**
- * The install script: the command, then (for a patched state) the tracked files put back to
- * `rev`'s, then the warm-up on the files the image keeps (quiet; its failure changes nothing).
+ * The install script: the ecosystem's step before it (quiet), the command, then (for a patched
+ * state) the tracked files put back to `rev`'s, then the warm-up on the files the image keeps
+ * (quiet; neither's failure changes anything).
  */
-export function installScript(install: string, restore?: OverlayPlan, warm?: string, remove: string[] = []): string {
+export function installScript(install: string, restore?: OverlayPlan, warm?: WarmUp, remove: string[] = []): string {
   // Files the nearest layer holds that the revision no longer has go first.
   const gone = deletionScript(remove);
-  const lines = ['cd /testbed', ...(gone ? [gone] : []), `sh -c ${shellQuote(install)} || exit $?`];
+  const quiet = (step: string) => `sh -c ${shellQuote(step.trim())} > /dev/null 2>&1 </dev/null || true`;
+  const before = install.trim() && warm?.before?.trim() ? [quiet(warm.before)] : [];
+  const lines = ['cd /testbed', ...(gone ? [gone] : []), ...before, `sh -c ${shellQuote(install)} || exit $?`];
   if (restore) {
     if (restore.write.length) lines.push(`cp -a ${RESTORE_DIR}/. /testbed/ || exit 70`);
     lines.push(`rm -rf ${RESTORE_DIR}`);
     const del = deletionScript(restore.delete);
     if (del) lines.push(del);
   }
-  if (warm?.trim()) lines.push(`sh -c ${shellQuote(warm.trim())} > /dev/null 2>&1 </dev/null || true`);
+  if (warm?.after?.trim()) lines.push(quiet(warm.after));
   return lines.join('\n');
 }
 
@@ -125,7 +128,7 @@ interface BuildInput {
   key: string;
   tag: string;
   install: string;
-  warm?: string;
+  warm?: WarmUp;
   scope: string;
   /** false: the install gets a throwaway copy of the package cache (EnvironmentSpec.cacheWrite). */
   cacheWrite: boolean;
@@ -191,7 +194,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
   const install = o.install.trim();
   // Something to run: the install, or the warm-up alone (offline either way when there is no install).
-  const script = install || o.warm?.trim() ? installScript(install, restore, o.warm, plan.delete) : '';
+  const script = install || o.warm?.after?.trim() ? installScript(install, restore, o.warm, plan.delete) : '';
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
   const vars = net === 'none' ? [] : [...net.env, ...cacheEnv()];
@@ -253,7 +256,7 @@ async function runInstallScript(
 ): Promise<void> {
   const { docker, log } = deps;
   const { limits, install, volume, restore } = run;
-  o.onProgress?.(install ? `installing dependencies: ${install}` : `warming up: ${o.warm}`);
+  o.onProgress?.(install ? `installing dependencies: ${install}` : `warming up: ${o.warm?.after}`);
   const streamedTail = new TailBuffer(limits.outputBytes);
   const attach = await container.attach({ stream: true, stdout: true, stderr: true });
   let partial = '';
