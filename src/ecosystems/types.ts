@@ -146,6 +146,12 @@ export interface Ecosystem {
    */
   beforeInstall?: string;
   /**
+   * Its installs (the default and the usual named ones) write only under /testbed and the sandbox
+   * user's home: what one made there can be saved into the package cache and stand for the same
+   * install (same environment key) when its image is gone (sandbox/environments/savedInstall.ts).
+   */
+  savesInstall?: boolean;
+  /**
    * Compiled languages: which tests a test patch adds or changes, as a predicate on test results.
    * With it, tests of a unit that did not build at base and that the patch did not touch are
    * reported as not judged (classification's changedTest).

@@ -65,7 +65,8 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
   const cacheScope = input.cacheScope;
   const eco = ecosystemOfRunner(runner);
-  const warm: WarmUp | undefined = eco?.warm || eco?.beforeInstall ? { ...(eco.beforeInstall ? { before: eco.beforeInstall } : {}), ...(eco.warm ? { after: eco.warm } : {}) } : undefined;
+  const steps: WarmUp = { ...(eco?.beforeInstall ? { before: eco.beforeInstall } : {}), ...(eco?.warm ? { after: eco.warm } : {}), ...(eco?.savesInstall ? { saveInstall: true } : {}) };
+  const warm = Object.keys(steps).length ? steps : undefined;
   const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
   const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
   for (const n of installNotes) progress.step(n);

@@ -59,6 +59,8 @@ export interface EnvironmentSpec {
 export interface WarmUp {
   before?: string;
   after?: string;
+  /** Its installs write only under /testbed and home: what one made is saved in the package cache, by environment key, and extracted in place of the same install (Ecosystem.savesInstall). */
+  saveInstall?: boolean;
 }
 
 /** An environment image: base image + repository snapshot + installed dependencies. */

@@ -4,7 +4,7 @@ import type { Logger } from '../../util/logger.js';
 import { shellQuote } from '../../util/shell.js';
 import { ensureBaseImage } from '../images/baseImages.js';
 import type { CaBundle } from '../images/caCertificates.js';
-import { demux, outputAfterExit, TailBuffer } from '../containers/containerIo.js';
+import { demux, outputAfterExit, singleFileTar, TailBuffer } from '../containers/containerIo.js';
 import { storageOptSupported, watchDisk } from '../containers/diskWatch.js';
 import { engineCpus, inspectImage, type Docker } from '../docker.js';
 import { withInstallNetwork, type InstallNetwork } from '../egress/egress.js';
@@ -17,6 +17,7 @@ import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimit
 import { haltIfInterrupted, registerContainer, removeContainer } from '../containers/liveContainers.js';
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
+import { installOrRestore, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
 import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches, withThrowawayCache } from './packageCache.js';
 import type { Environment, EnvironmentSpec, ResourceLimits, WarmUp } from '../types.js';
 
@@ -88,12 +89,13 @@ function lastLines(text: string, n: number): string {
  * state) the tracked files put back to `rev`'s, then the warm-up on the files the image keeps
  * (quiet; neither's failure changes anything).
  */
-export function installScript(install: string, restore?: OverlayPlan, warm?: WarmUp, remove: string[] = []): string {
+export function installScript(install: string, restore?: OverlayPlan, warm?: WarmUp, remove: string[] = [], saved?: { key: string; extract: boolean }): string {
   // Files the nearest layer holds that the revision no longer has go first.
   const gone = deletionScript(remove);
   const quiet = (step: string) => `sh -c ${shellQuote(step.trim())} > /dev/null 2>&1 </dev/null || true`;
   const before = install.trim() && warm?.before?.trim() ? [quiet(warm.before)] : [];
-  const lines = ['cd /testbed', ...(gone ? [gone] : []), ...before, `sh -c ${shellQuote(install)} || exit $?`];
+  const run = saved?.extract ? installOrRestore(install, saved.key) : `sh -c ${shellQuote(install)} || exit $?`;
+  const lines = ['cd /testbed', ...(gone ? [gone] : []), ...before, run];
   if (restore) {
     if (restore.write.length) lines.push(`cp -a ${RESTORE_DIR}/. /testbed/ || exit 70`);
     lines.push(`rm -rf ${RESTORE_DIR}`);
@@ -101,6 +103,8 @@ export function installScript(install: string, restore?: OverlayPlan, warm?: War
     if (del) lines.push(del);
   }
   if (warm?.after?.trim()) lines.push(quiet(warm.after));
+  // Not quiet's `sh -c`: it reads whether this shell extracted a saved install.
+  if (saved) lines.push(`{ ${saveInstall(saved.key)}; } > /dev/null 2>&1 </dev/null || true`);
   return lines.join('\n');
 }
 
@@ -194,7 +198,9 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
   const install = o.install.trim();
   // Something to run: the install, or the warm-up alone (offline either way when there is no install).
-  const script = install || o.warm?.after?.trim() ? installScript(install, restore, o.warm, plan.delete) : '';
+  // A saved install stands for this key's only on a fresh tree (a nearest layer's would mix with it).
+  const saved = install && volume && o.warm?.saveInstall ? { key: o.key, extract: !o.from } : undefined;
+  const script = install || o.warm?.after?.trim() ? installScript(install, restore, o.warm, plan.delete, saved) : '';
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
   const vars = net === 'none' ? [] : [...net.env, ...cacheEnv()];
@@ -227,6 +233,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')),
       });
     }
+    if (saved) await putTrackedList(o, container, patched);
     if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore });
     const [repoName, tag] = o.tag.split(':') as [string, string];
     await container.commit({
@@ -245,6 +252,14 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   } finally {
     await removeContainer(docker, container.id).catch((e) => log.warn({ err: (e as Error).message }, 'removing the install container failed'));
   }
+}
+
+/** The paths the repository tracks at the state and at its revision, which a saved install leaves out. */
+async function putTrackedList(o: BuildInput, container: Docker.Container, patched: boolean): Promise<void> {
+  const paths = (await listTreeBlobs(o.repo, o.state.tree, o.state.env)).map((f) => f.path);
+  if (patched) paths.push(...(await listTreeBlobs(o.repo, `${o.commit}^{tree}`, o.state.env)).map((f) => f.path));
+  const name = TRACKED_LIST.slice(TRACKED_LIST.lastIndexOf('/') + 1);
+  await container.putArchive(singleFileTar(name, trackedList([...new Set(paths)]), { uid: 1000, gid: 1000 }) as unknown as NodeJS.ReadableStream, { path: TRACKED_LIST.slice(0, TRACKED_LIST.lastIndexOf('/')) });
 }
 
 /** The install (or warm-up) in the started container: its output streamed to the log, its disk and time watched; a failure says why. */
