@@ -210,8 +210,8 @@ describe('environment images', () => {
     const second = await refused.ensureEnvironment({ ...spec, rev: rev2 });
     expect(second.cached).toBe(false);
     expect(second.key).toBe(first.key);
-    const r2 = await refused.run({ env: second, repo: repo.path, state: { rev: rev2, patches: [] }, command: `${look}; ls /tmp/.swt-tracked 2>&1 | grep -c 'No such'` });
-    // The same install's stamp and node_modules; index.js as the revision has it (a saved install holds no tracked file); nothing of the build left in /tmp.
+    const r2 = await refused.run({ env: second, repo: repo.path, state: { rev: rev2, patches: [] }, command: `${look}; ls $HOME/.swt-tracked 2>&1 | grep -c 'No such'` });
+    // The same install's stamp and node_modules; index.js as the revision has it (a saved install holds no tracked file); the build's list of tracked files gone.
     expect(r2.output.trim().split('\n')).toEqual([stamp, 'node_modules/is-number/package.json', "module.exports = (x) => require('is-number')(x) && x > 0;", '1']);
   }, 900_000);
 });

@@ -157,11 +157,11 @@ describe('install script', () => {
     const key = 'k'.repeat(64);
     const lines = installScript('npm ci', undefined, undefined, [], { key, extract: true }).split('\n');
     expect(lines[1]).toBe(`if [ -n "$SWT_PKG_CACHE" ] && [ -f "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar" ] && tar -C / --skip-old-files -xf "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar"; then swt_restored=1; else sh -c 'npm ci' || exit $?; fi`);
-    expect(lines[2]).toMatch(/^\{ \[ -z "\$\{swt_restored:-\}" \] && .*find testbed "\$\{HOME#\/\}" .* \| grep -vxF -f \/tmp\/\.swt-tracked > .*tar -cf .* -T .*; \} > \/dev\/null 2>&1 <\/dev\/null \|\| true$/);
+    expect(lines[2]).toMatch(/^\{ \[ -z "\$\{swt_restored:-\}" \] && .*find testbed "\$\{HOME#\/\}" .* \| grep -vxF -f \/home\/swt\/\.swt-tracked > .*tar -cf .* -T .*; \} > \/dev\/null 2>&1 <\/dev\/null \|\| true$/);
     expect(lines[2]).toContain(`tail -n +${SAVED_INSTALLS_KEPT + 1} | xargs -r rm -f`);
     // From a nearest layer: never extracted over another key's tree, still saved.
     expect(installScript('npm ci', undefined, undefined, [], { key, extract: false }).split('\n')[1]).toBe("sh -c 'npm ci' || exit $?");
-    expect(trackedList(['a.js', 'dir/b c.js', 'bad\nname']).toString()).toBe('testbed/a.js\ntestbed/dir/b c.js\n');
+    expect(trackedList(['a.js', 'dir/b c.js', 'bad\nname']).toString()).toBe('testbed/a.js\ntestbed/dir/b c.js\nhome/swt/.swt-tracked\n');
   });
 });
 

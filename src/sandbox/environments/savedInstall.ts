@@ -13,8 +13,8 @@ import { shellQuote } from '../../util/shell.js';
 /** How many saved installs a volume keeps (the newest); each is the size of an installed tree. */
 export const SAVED_INSTALLS_KEPT = 3;
 
-/** Where the build puts the list of tracked paths (`testbed/<path>`) the save leaves out. */
-export const TRACKED_LIST = '/tmp/.swt-tracked';
+/** Where the build puts the list of tracked paths (`testbed/<path>`) the save leaves out (not /tmp: a tmpfs mounted over what was put there). */
+export const TRACKED_LIST = '/home/swt/.swt-tracked';
 
 function savedPath(key: string): string {
   return `"$SWT_PKG_CACHE/installs/${key.slice(0, 32)}.tar"`;
@@ -47,5 +47,6 @@ export function saveInstall(key: string): string {
 
 /** The tracked-paths list's content, one `testbed/<path>` a line (paths with a newline cannot be listed, nor tracked by most tools). */
 export function trackedList(paths: readonly string[]): Buffer {
-  return Buffer.from(paths.filter((p) => !p.includes('\n')).map((p) => `testbed/${p}\n`).join(''));
+  // The list itself is left out too.
+  return Buffer.from([...paths.filter((p) => !p.includes('\n')).map((p) => `testbed/${p}`), TRACKED_LIST.slice(1)].map((l) => `${l}\n`).join(''));
 }
