@@ -7,6 +7,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { git as runGit } from '../src/repo/gitExec.js';
 import * as goClampx from '../test/helpers/goClampx.js';
+import * as mavenGreeter from '../test/helpers/mavenGreeter.js';
+import * as rustDescribe from '../test/helpers/rustDescribe.js';
 
 export interface BenchProject {
   name: string;
@@ -80,6 +82,34 @@ async function pythonProject(root: string): Promise<BenchProject> {
   return { name: 'python: points (attrs)', repo: dir, base, patch, testPatch };
 }
 
-export async function ecosystemProjects(root: string): Promise<BenchProject[]> {
-  return [await pythonProject(root), await goProject(root)];
+/** The diff from the committed files to `files`, as git writes it (the worktree put back after). */
+async function diffTo(dir: string, files: Record<string, string>): Promise<string> {
+  for (const [path, text] of Object.entries(files)) await writeFile(join(dir, path), text);
+  const diff = await runGit(dir, ['diff']);
+  await runGit(dir, ['checkout', '--', '.']);
+  return diff;
+}
+
+/** Rust: the Rust integration test's crate, needing itoa from crates.io; its new integration test goes F→P. */
+async function rustProject(root: string): Promise<BenchProject> {
+  const dir = join(root, 'rust-describe');
+  const base = await commitRepo(dir, rustDescribe.BASE_FILES);
+  const patch = await diffTo(dir, { 'src/lib.rs': rustDescribe.LIB(true) });
+  return { name: 'rust: describe (itoa)', repo: dir, base, patch, testPatch: rustDescribe.INTEGRATION_PATCH };
+}
+
+/** Java: the Maven integration test's project, needing commons-lang3 from Maven Central, JUnit 4. */
+async function mavenProject(root: string): Promise<BenchProject> {
+  const dir = join(root, 'maven-greeter');
+  const base = await commitRepo(dir, mavenGreeter.BASE_FILES);
+  const patch = await diffTo(dir, { 'src/main/java/com/example/Greeter.java': mavenGreeter.GREETER(true) });
+  return { name: 'java: greeter (commons-lang3, JUnit)', repo: dir, base, patch, testPatch: mavenGreeter.TEST_PATCH };
+}
+
+/** Every project, or those whose name contains one of `only` (bench:harness `--project rust`). */
+export async function ecosystemProjects(root: string, only: readonly string[] = []): Promise<BenchProject[]> {
+  const all: [string, (root: string) => Promise<BenchProject>][] = [['python', pythonProject], ['go', goProject], ['rust', rustProject], ['java', mavenProject]];
+  const out: BenchProject[] = [];
+  for (const [id, make] of all) if (only.length === 0 || only.includes(id)) out.push(await make(root));
+  return out;
 }

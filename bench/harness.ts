@@ -7,7 +7,8 @@
  *   (synthetic repos). Validation is timed with confirmation of the tests that move (the
  *   default) and without it (confirm 0), interleaved. A JSON object with every figure is the last
  *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
- * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree.
+ * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree;
+ * `--project=<python|go|rust|java>` (repeatable): only those ecosystem projects; `--no-deps`: no dependency tree.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -218,13 +219,13 @@ async function main() {
     for (const i of instances) {
       projects.push({ name: i.instance_id, repo: await resolveRepoPath(join(examples, 'repos'), i.repo), base: i.base_commit, image: i.image, install: i.install, testCmd: i.test_cmd, patch: i.patch, testPatch: i.test_patch });
     }
-    if (!args.includes('--examples-only')) projects.push(...(await ecosystemProjects(root)));
+    if (!args.includes('--examples-only')) projects.push(...(await ecosystemProjects(root, args.filter((a) => a.startsWith('--project=')).map((a) => a.slice('--project='.length)))));
     // `--deps-only`: the dependency tree alone.
     for (const p of args.includes('--deps-only') ? [] : projects) {
       rows.push(await benchInstance(sandbox, docker, p, { rounds, envOnly, validationOnly }));
       log(`row ${JSON.stringify(rows[rows.length - 1])}`);
     }
-    if (!args.includes('--examples-only') && !validationOnly) deps = await depTreeScaling(sandbox, docker, root, (process.env.SWT_BENCH_DEP_SIZES ?? '10,100,1000').split(',').map(Number), log);
+    if (!args.includes('--examples-only') && !args.includes('--no-deps') && !validationOnly) deps = await depTreeScaling(sandbox, docker, root, (process.env.SWT_BENCH_DEP_SIZES ?? '10,100,1000').split(',').map(Number), log);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

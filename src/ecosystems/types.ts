@@ -166,6 +166,19 @@ export interface Ecosystem {
    */
   warm?: string;
   /**
+   * Run before every install of its projects (the default or one a repository names), with the
+   * install's variables, never in a test run (output discarded, failure ignored): seeds the tools'
+   * own caches from the package cache (`$SWT_PKG_CACHE`, when mounted) and hands them the egress
+   * proxy where no variable reaches (Maven's settings). `warm` saves what the install fetched back.
+   */
+  beforeInstall?: string;
+  /**
+   * Its installs (the default and the usual named ones) write only under /testbed and the sandbox
+   * user's home: what one made there can be saved into the package cache and stand for the same
+   * install (same environment key) when its image is gone (sandbox/environments/savedInstall.ts).
+   */
+  savesInstall?: boolean;
+  /**
    * Compiled languages: which tests a test patch adds or changes, as a predicate on test results.
    * With it, tests of a unit that did not build at base and that the patch did not touch are
    * reported as not judged (classification's changedTest).

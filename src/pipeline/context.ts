@@ -6,7 +6,7 @@ import { detectRunner, isFileLevel, runnerFromCommand } from '../harness/runners
 import type { RunnerSpec } from '../results/types.js';
 import { listFiles, openRepo, readFileAt, readTreeFiles, resolveRev } from '../repo/git.js';
 import { capLimits, ceilingsFromEnv, type CappedLimit } from '../sandbox/containers/ceilings.js';
-import type { Environment, ResourceLimits, Sandbox } from '../sandbox/types.js';
+import type { Environment, ResourceLimits, Sandbox, WarmUp } from '../sandbox/types.js';
 import { CONFIG_PATH, parseRepoConfig, type RepoConfig } from '../config/repoConfig.js';
 
 /** Where and how a repository's tests run: resolved once, shared by validate, reproduce and eval. */
@@ -22,8 +22,8 @@ export interface RepoContext {
   /** What env was built from, to build another side's environment the same way. */
   baseImage: string;
   install: string;
-  /** The runner's ecosystem's warm-up (EnvironmentSpec.warm). */
-  warm?: string;
+  /** The runner's ecosystem's steps around the install (EnvironmentSpec.warm). */
+  warm?: WarmUp;
   /** Whose package cache installs share (see EnvironmentSpec.cacheScope). */
   cacheScope?: string;
   /** What the install's fallback did, when it had to (no registry answered). */
@@ -64,7 +64,9 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const installCmd = install ?? defaults!.install;
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
   const cacheScope = input.cacheScope;
-  const warm = ecosystemOfRunner(runner)?.warm;
+  const eco = ecosystemOfRunner(runner);
+  const steps: WarmUp = { ...(eco?.beforeInstall ? { before: eco.beforeInstall } : {}), ...(eco?.warm ? { after: eco.warm } : {}), ...(eco?.savesInstall ? { saveInstall: true } : {}) };
+  const warm = Object.keys(steps).length ? steps : undefined;
   const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
   const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
   for (const n of installNotes) progress.step(n);

@@ -45,10 +45,22 @@ export interface EnvironmentSpec {
    * shared between repositories: it is part of the environment key and labels.
    */
   cacheScope?: string;
-  /** Run offline after the install (Ecosystem.warm); its failure is ignored. */
-  warm?: string;
+  /** The runner's ecosystem's steps around the install (failures ignored). */
+  warm?: WarmUp;
   /** false for an install of an untrusted head (a fork's, or a non-writer's): it must not write into the repository's package cache. */
   cacheWrite?: boolean;
+}
+
+/**
+ * What an ecosystem runs around an install: `before` (Ecosystem.beforeInstall: its caches seeded
+ * from the package cache, the proxy where no variable reaches), `after` (Ecosystem.warm: offline,
+ * into the image).
+ */
+export interface WarmUp {
+  before?: string;
+  after?: string;
+  /** Its installs write only under /testbed and home: what one made is saved in the package cache, by environment key, and extracted in place of the same install (Ecosystem.savesInstall). */
+  saveInstall?: boolean;
 }
 
 /** An environment image: base image + repository snapshot + installed dependencies. */

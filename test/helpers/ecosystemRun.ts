@@ -2,6 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from '@jest/globals';
+import Docker from 'dockerode';
+import { validate, type ValidationResult } from '../../src/pipeline/validate.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { swt } from './cli.js';
 import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from './docker.js';
 import { cleanupGitRepos, commitsMade } from './gitRepo.js';
@@ -38,3 +41,16 @@ export async function cleanUpEcosystemRuns(): Promise<void> {
 
 /** `[id, transition]` pairs, the shape the ecosystem tests compare. */
 export const transitions = (out: ValidateJson): [string, string][] => out.tests.map((t) => [t.id, t.transition]);
+
+/**
+ * The package cache at work: a validation through the API builds the repository's environment
+ * online (filling its package cache); its image is removed, and the same validation runs again
+ * with the egress proxy refusing every registry, so its install finds everything in the cache or
+ * fails. Returns both results.
+ */
+export async function validateOnlineThenFromCacheOnly(repo: string, base: string, head: string, testPatch: string): Promise<[ValidationResult, ValidationResult]> {
+  const online = await validate(createDockerSandbox(), { repo, base, head, testPatch });
+  await new Docker().getImage(online.environment.image).remove({ force: true });
+  const offline = await validate(createDockerSandbox({ egress: { hosts: ['deb.debian.org'] } }), { repo, base, head, testPatch });
+  return [online, offline];
+}

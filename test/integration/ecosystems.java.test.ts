@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import { createGitRepo } from '../helpers/gitRepo.js';
-import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
+import { prepareContext } from '../../src/pipeline/context.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { cleanUpEcosystemRuns, validateJson, validateOnlineThenFromCacheOnly } from '../helpers/ecosystemRun.js';
+import { BASE_FILES, GREETER, TEST_PATCH } from '../helpers/mavenGreeter.js';
 
 // A small Maven project with a real Maven Central dependency (commons-lang3) and JUnit 4, with no
 // configuration at all: detection from pom.xml, the maven image (built offline from Debian
@@ -8,73 +11,11 @@ import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
 // dependencies, Surefire's JUnit provider), `mvn test -Dtest=GreeterTest` read from Surefire's
 // XML, in real containers.
 
-const POM = `<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>com.example</groupId>
-  <artifactId>greeter</artifactId>
-  <version>1.0</version>
-  <properties>
-    <maven.compiler.release>17</maven.compiler.release>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencies>
-    <dependency><groupId>org.apache.commons</groupId><artifactId>commons-lang3</artifactId><version>3.14.0</version></dependency>
-    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.11.0</version></plugin>
-      <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.2.5</version></plugin>
-    </plugins>
-  </build>
-</project>
-`;
-const GREETER = (fixed: boolean) => `package com.example;
-
-import org.apache.commons.lang3.StringUtils;
-
-public class Greeter {
-    public static String greet(String name) {
-        ${fixed ? 'if (StringUtils.isBlank(name)) {\n            return "Hello!";\n        }\n        ' : ''}return "Hello, " + StringUtils.capitalize(name.trim()) + "!";
-    }
-}
-`;
-const OLD_TEST = `package com.example;
-
-import static org.junit.Assert.assertEquals;
-
-import org.junit.Test;
-
-public class GreeterTest {
-    @Test
-    public void greetsByName() {
-        assertEquals("Hello, Ada!", Greeter.greet("ada"));
-    }
-}
-`;
-const TEST_PATCH = [
-  'diff --git a/src/test/java/com/example/GreeterTest.java b/src/test/java/com/example/GreeterTest.java',
-  '--- a/src/test/java/com/example/GreeterTest.java',
-  '+++ b/src/test/java/com/example/GreeterTest.java',
-  '@@ -9,4 +9,9 @@ public class GreeterTest {',
-  '     public void greetsByName() {',
-  '         assertEquals("Hello, Ada!", Greeter.greet("ada"));',
-  '     }',
-  '+',
-  '+    @Test',
-  '+    public void greetsNobody() {',
-  '+        assertEquals("Hello!", Greeter.greet(null));',
-  '+    }',
-  ' }',
-  '',
-].join('\n');
-
 afterAll(cleanUpEcosystemRuns);
 
 describe('Maven projects, no configuration (real containers, a Maven Central dependency)', () => {
   it('swt validate runs the touched test class and reports exactly the new test as F→P and S', async () => {
-    const repo = createGitRepo({ 'pom.xml': POM, 'src/main/java/com/example/Greeter.java': GREETER(false), 'src/test/java/com/example/GreeterTest.java': OLD_TEST });
+    const repo = createGitRepo(BASE_FILES);
     const base = repo.sha;
     const head = repo.commit({ 'src/main/java/com/example/Greeter.java': GREETER(true) }, 'greet nobody');
     const out = await validateJson(repo.path, base, head, TEST_PATCH);
@@ -83,5 +24,31 @@ describe('Maven projects, no configuration (real containers, a Maven Central dep
       ['com.example.GreeterTest.greetsNobody', 'F2P'],
     ]);
     expect(out.success).toBe(true);
+  }, 1_500_000);
+
+  it('keeps the local repository in the repository\'s package cache: a cold build with no registry reachable installs from it offline', async () => {
+    const repo = createGitRepo(BASE_FILES);
+    const base = repo.sha;
+    const head = repo.commit({ 'src/main/java/com/example/Greeter.java': GREETER(true) }, 'greet nobody');
+    const [online, offline] = await validateOnlineThenFromCacheOnly(repo.path, base, head, TEST_PATCH);
+    for (const v of [online, offline]) {
+      expect(v.tests.map((t) => [t.id, t.transition])).toEqual([
+        ['com.example.GreeterTest.greetsByName', 'P2P'],
+        ['com.example.GreeterTest.greetsNobody', 'F2P'],
+      ]);
+      // No "Maven could not resolve": plugins, commons-lang3 and JUnit came from Maven Central, then from the package cache.
+      expect(v.warnings).toEqual([]);
+    }
+    expect(offline.environment.cached).toBe(false);
+  }, 1_500_000);
+
+  it('a named install (`mvn dependency:go-offline`) reaches Maven Central through the egress proxy, and no proxy stays in the image', async () => {
+    // Before ~/.m2/settings.xml named the proxy, this install failed: Maven reads no HTTPS_PROXY.
+    const repo = createGitRepo({ ...BASE_FILES, '.github/swt.yml': 'install: mvn -B -q dependency:go-offline\n' });
+    const sandbox = createDockerSandbox();
+    const ctx = await prepareContext(sandbox, { repo: repo.path, base: repo.sha });
+    expect(ctx.install).toBe('mvn -B -q dependency:go-offline');
+    const seen = await sandbox.run({ env: ctx.env, repo: repo.path, state: { rev: repo.sha, patches: [] }, command: 'ls -A "$HOME/.m2"; ls "$HOME/.m2/repository/org/apache/commons/commons-lang3"; cat "$HOME/.m2/settings.xml" 2>/dev/null; true' });
+    expect(seen.output.trim().split('\n')).toEqual(['repository', '3.14.0']);
   }, 1_500_000);
 });

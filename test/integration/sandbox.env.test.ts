@@ -189,4 +189,29 @@ describe('environment images', () => {
     expect(r.output).toMatch(/^7\.0\.0$/m);
     expect(r.output).toMatch(/^1000$/m);
   });
+
+  it('saves a Node install into the package cache and, its image gone, extracts it in place of the same install: no registry asked, the revision\'s tracked files kept', async () => {
+    const repo = createGitRepo({
+      'package.json': JSON.stringify({ name: 'tiny', version: '1.0.0', private: true, dependencies: { 'is-number': '7.0.0' } }, null, 2) + '\n',
+      'index.js': "module.exports = (x) => require('is-number')(x);\n",
+    });
+    // The stamp tells one run of the install from another; the install also rewrites a tracked file.
+    const install = 'npm install --no-audit --no-fund && cat /proc/sys/kernel/random/uuid > .stamp && echo rewritten >> index.js';
+    const spec = { repo: repo.path, baseImage: 'node:18', install, warm: { saveInstall: true } };
+    const look = 'cat .stamp; ls node_modules/is-number/package.json; cat index.js';
+    const first = await sandbox.ensureEnvironment({ ...spec, rev: repo.sha });
+    const r1 = await sandbox.run({ env: first, repo: repo.path, state: { rev: repo.sha, patches: [] }, command: look });
+    const [stamp, ...rest1] = r1.output.trim().split('\n');
+    expect(rest1).toEqual(['node_modules/is-number/package.json', "module.exports = (x) => require('is-number')(x);", 'rewritten']);
+    // A later revision (same manifests, so the same key) whose image is gone, built where the proxy refuses npm's registry.
+    const rev2 = repo.commit({ 'index.js': "module.exports = (x) => require('is-number')(x) && x > 0;\n" });
+    await docker.getImage(first.image).remove({ force: true });
+    const refused = createDockerSandbox({ egress: { hosts: ['deb.debian.org'] } });
+    const second = await refused.ensureEnvironment({ ...spec, rev: rev2 });
+    expect(second.cached).toBe(false);
+    expect(second.key).toBe(first.key);
+    const r2 = await refused.run({ env: second, repo: repo.path, state: { rev: rev2, patches: [] }, command: `${look}; ls $HOME/.swt-tracked 2>&1 | grep -c 'No such'` });
+    // The same install's stamp and node_modules; index.js as the revision has it (a saved install holds no tracked file); the build's list of tracked files gone.
+    expect(r2.output.trim().split('\n')).toEqual([stamp, 'node_modules/is-number/package.json', "module.exports = (x) => require('is-number')(x) && x > 0;", '1']);
+  }, 900_000);
 });

@@ -19,7 +19,7 @@ const MOD_V2 = 'def value():\n    return 2\n';
 beforeAll(async () => {
   sandbox = createDockerSandbox();
   repo = createGitRepo({ 'mod.py': MOD_V1, 'test_mod.py': 'from mod import value\n\ndef test_value():\n    assert value() == 1\n' });
-  env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: '', warm: 'python3 -m compileall -q -j 0 --invalidation-mode checked-hash .' });
+  env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: '', warm: { after: 'python3 -m compileall -q -j 0 --invalidation-mode checked-hash .' } });
 }, 900_000);
 
 afterAll(async () => {

@@ -90,11 +90,14 @@ describe('environments and package caches stay with their repository', () => {
     const pkg = (deps: Record<string, string>) => JSON.stringify({ name: 'c', version: '1.0.0', private: true, dependencies: deps }) + '\n';
     const repo = createGitRepo({ 'package.json': pkg({ 'is-number': '7.0.0' }) });
     const scope = scopes[2]!;
-    const trusted = await ensure(repo, repo.sha, scope, `npm install --no-audit --no-fund && ${PLANT}`);
+    // Both installs save what they made (as Node's do): the trusted one into the cache, the untrusted one into its copy only.
+    const saves = { warm: { saveInstall: true } };
+    const trusted = await ensure(repo, repo.sha, scope, `npm install --no-audit --no-fund && ${PLANT}`, saves);
     const volume = await packageCacheVolume({ repo: repo.path, cacheScope: scope });
     const before = cacheListing(volume, trusted.baseImage);
     expect(before).toContain('./npm/_cacache');
     expect(before).toContain('./planted/marker-');
+    expect(before).toMatch(/^\.\/installs\/[0-9a-f]{32}\.tar /m);
 
     const head = repo.commit({ 'package.json': pkg({ 'is-number': '7.0.0', 'is-odd': '3.0.1' }) }, 'untrusted head adds a dependency');
     const evil = [
@@ -104,7 +107,7 @@ describe('environments and package caches stay with their repository', () => {
       'for f in $(find /swt-cache/npm -type f | head -n 50); do echo poisoned > "$f"; done',
       'rm -rf /swt-cache/planted && echo evil > /swt-cache/evil',
     ].join(' && ');
-    const untrusted = await ensure(repo, head, scope, evil, { cacheWrite: false });
+    const untrusted = await ensure(repo, head, scope, evil, { cacheWrite: false, ...saves });
     expect(untrusted.cached).toBe(false);
     // It installed (is-odd came from the registry, is-number from the copy of the cache or the registry).
     const r = await sandbox.run({ env: untrusted, repo: repo.path, state: { rev: head, patches: [] }, command: "node -e \"console.log(require('is-odd')(3))\"; cat .saw-planted" });

@@ -135,8 +135,14 @@ describe('the Java ecosystem', () => {
     expect(java.environment({ files: ['build.gradle'] }).image).toBe('gradle:8-jdk17');
     const install = java.environment({ files: ['pom.xml'] }).install;
     expect(install).toContain('swt: Maven could not resolve');
-    // Maven's resolver reads neither HTTPS_PROXY nor the JVM's proxy properties: a settings file names the egress proxy.
-    expect(install).toMatch(/<proxies>.*<protocol>https<\/protocol><host>%s<\/host><port>%s<\/port>.*> \/tmp\/swt-maven-settings\.xml; .*mvn -B -q -s \/tmp\/swt-maven-settings\.xml dependency:go-offline/);
+    // Offline first, from the local repository the package cache seeded; online for what is missing.
+    expect(install).toMatch(/^\{ mvn -B -q -o dependency:go-offline && .*\} >\/dev\/null 2>&1 \|\| \{ mvn -B -q dependency:go-offline && /);
+    // Maven's resolver reads neither HTTPS_PROXY nor the JVM's proxy properties: before any install (a named one too), the user's settings file names the egress proxy.
+    expect(java.beforeInstall).toMatch(/<proxies>.*<protocol>https<\/protocol><host>%s<\/host><port>%s<\/port>.*> "\$HOME\/\.m2\/settings\.xml" && : > "\$HOME\/\.m2\/\.swt-settings"/);
+    expect(java.beforeInstall).toContain('cp -a "$SWT_PKG_CACHE/m2/." "$HOME/.m2/repository"/');
+    // ...and after it, swt's settings file goes (never one the image brought) and the resolved artifacts go to the package cache.
+    expect(java.warm).toMatch(/^\[ ! -e "\$HOME\/\.m2\/\.swt-settings" \] \|\| rm -f "\$HOME\/\.m2\/settings\.xml"/);
+    expect(java.warm).toContain('cp -au "$HOME/.m2/repository"/. "$SWT_PKG_CACHE/m2/"');
     expect(java.environment({ files: ['build.gradle'] }).install).toContain('-Dhttps.proxyHost=$ph -Dhttps.proxyPort=$pp');
   });
 });

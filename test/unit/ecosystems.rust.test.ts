@@ -174,7 +174,16 @@ describe('the Rust ecosystem', () => {
     expect(rustVersionOf({ 'rust-toolchain.toml': '[toolchain]\nchannel = "stable"\n' })).toBeUndefined();
     expect(rust.environment({ files: ['Cargo.toml'], manifests: { 'Cargo.toml': 'rust-version = "1.74"' } }).image).toBe('rust:1.74');
     expect(rust.environment({ files: ['Cargo.toml'], manifests: { 'Cargo.toml': 'rust-version = "1.56"' } }).image).toBe('rust:1.68');
-    expect(rust.environment({ files: ['Cargo.toml'] })).toEqual({ image: 'rust:1.85', install: expect.stringMatching(/^cargo fetch \|\| .*swt: cargo fetch failed/) });
+    // Offline first, from the crates the package cache seeded; crates.io for what is missing.
+    expect(rust.environment({ files: ['Cargo.toml'] })).toEqual({ image: 'rust:1.85', install: expect.stringMatching(/^cargo fetch --offline >\/dev\/null 2>&1 \|\| cargo fetch \|\| .*swt: cargo fetch failed/) });
+  });
+
+  it('keeps cargo\'s registry in the package cache and warms the target directory without trusting a path crate\'s mtimes', () => {
+    expect(rust.beforeInstall).toBe('[ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/cargo" ] || { mkdir -p "${CARGO_HOME:-$HOME/.cargo}" && cp -a "$SWT_PKG_CACHE/cargo/." "${CARGO_HOME:-$HOME/.cargo}"/; }');
+    expect(rust.warm).toContain('for d in registry/index registry/cache git/db;');
+    expect(rust.warm).toContain('cargo test --no-run --offline;');
+    // Cargo would take a run's overlaid file, older than this build, for unchanged: its path crates' dep-info is dated 1970.
+    expect(rust.warm).toMatch(/find \. -path '\*\/\.fingerprint\/\*\/dep-\*' -type f -exec touch -c -d @0 \{\} \+$/);
   });
 });
 

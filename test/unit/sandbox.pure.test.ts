@@ -169,7 +169,10 @@ describe('environment cache key', () => {
     expect(environmentFamily({ scope: 'octo/other', baseImageId: 'sha256:aa', install: 'npm ci' })).not.toBe(f);
     expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:bb', install: 'npm ci' })).not.toBe(f);
     expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: 'npm install' })).not.toBe(f);
-    expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: 'npm ci', warm: 'x' })).not.toBe(f);
+    expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: 'npm ci', warm: { after: 'x' } })).not.toBe(f);
+    expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: 'npm ci', warm: { before: 'x' } })).not.toBe(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: 'npm ci', warm: { after: 'x' } }));
+    // No step at all keys as before.
+    expect(environmentFamily({ scope: 'octo/app', baseImageId: 'sha256:aa', install: 'npm ci', warm: {} })).toBe(f);
     expect(f).not.toBe(environmentKey({ ...who, baseImageId: 'sha256:aa', install: 'npm ci', files: [] }));
   });
   it('ignores the manifests when nothing is installed', () => {

@@ -5,6 +5,7 @@ import { capLimits, ceilingsFromEnv, clampLimits, DEFAULT_CEILINGS, describeCap 
 import { DEFAULT_EGRESS_HOSTS, egressSettings, filterLines, parseEgressHosts, parseUpstream, proxyEnv, squidConf } from '../../src/sandbox/egress/egressConfig.js';
 import { envCacheSettings } from '../../src/sandbox/images/envCache.js';
 import { installScript } from '../../src/sandbox/environments/environment.js';
+import { SAVED_INSTALLS_KEPT, trackedList } from '../../src/sandbox/environments/savedInstall.js';
 import { cacheEnv, cacheVolumeName } from '../../src/sandbox/environments/packageCache.js';
 import { DEFAULT_LIMITS } from '../../src/sandbox/types.js';
 import { isSwtError } from '../../src/util/errors.js';
@@ -142,6 +143,25 @@ describe('install script', () => {
       "rm -f -- /testbed/old.py 2>/dev/null || true",
       "sh -c 'pip install -r requirements.txt' || exit $?",
     ]);
+  });
+  it('runs the ecosystem\'s step before the install (only when there is one) and its warm-up after, both quiet', () => {
+    expect(installScript('cargo fetch', undefined, { before: 'seed', after: 'save' }).split('\n')).toEqual([
+      'cd /testbed',
+      "sh -c seed > /dev/null 2>&1 </dev/null || true",
+      "sh -c 'cargo fetch' || exit $?",
+      "sh -c save > /dev/null 2>&1 </dev/null || true",
+    ]);
+    expect(installScript('', undefined, { before: 'seed', after: 'save' }).split('\n')).toEqual(['cd /testbed', "sh -c '' || exit $?", "sh -c save > /dev/null 2>&1 </dev/null || true"]);
+  });
+  it('extracts a saved install of the key in place of the install, and saves one only after an install that ran', () => {
+    const key = 'k'.repeat(64);
+    const lines = installScript('npm ci', undefined, undefined, [], { key, extract: true }).split('\n');
+    expect(lines[1]).toBe(`if [ -n "$SWT_PKG_CACHE" ] && [ -f "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar" ] && tar -C / --skip-old-files -xf "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar"; then swt_restored=1; else sh -c 'npm ci' || exit $?; fi`);
+    expect(lines[2]).toMatch(/^\{ \[ -z "\$\{swt_restored:-\}" \] && .*find testbed "\$\{HOME#\/\}" .* \| grep -vxF -f \/home\/swt\/\.swt-tracked > .*tar -cf .* -T .*; \} > \/dev\/null 2>&1 <\/dev\/null \|\| true$/);
+    expect(lines[2]).toContain(`tail -n +${SAVED_INSTALLS_KEPT + 1} | xargs -r rm -f`);
+    // From a nearest layer: never extracted over another key's tree, still saved.
+    expect(installScript('npm ci', undefined, undefined, [], { key, extract: false }).split('\n')[1]).toBe("sh -c 'npm ci' || exit $?");
+    expect(trackedList(['a.js', 'dir/b c.js', 'bad\nname']).toString()).toBe('testbed/a.js\ntestbed/dir/b c.js\nhome/swt/.swt-tracked\n');
   });
 });
 

@@ -58,16 +58,32 @@ const SKIPS = ['-Dcheckstyle.skip=true', '-Denforcer.skip=true', '-Drat.skip=tru
 
 /**
  * The JVM ignores HTTPS_PROXY: the install hands the egress proxy to Gradle as system properties
- * and to Maven (whose resolver reads neither) as a settings file with <proxies>.
+ * and to Maven (whose resolver reads neither) as the user's settings file with <proxies>.
  */
 const PROXY_PARTS = 'p=${HTTPS_PROXY#*://}; p=${p%/}; ph=${p%:*}; pp=${p##*:};';
 const JVM_PROXY = `if [ -n "\${HTTPS_PROXY:-}" ]; then ${PROXY_PARTS} export JAVA_TOOL_OPTIONS="-Dhttps.proxyHost=$ph -Dhttps.proxyPort=$pp -Dhttp.proxyHost=$ph -Dhttp.proxyPort=$pp \${JAVA_TOOL_OPTIONS:-}"; fi;`;
-export const MAVEN_SETTINGS = '/tmp/swt-maven-settings.xml';
+export const MAVEN_SETTINGS = '"$HOME/.m2/settings.xml"';
+/** Marks the settings file as swt's, so the warm-up removes it (and never a settings file the image brought). */
+const OWN_SETTINGS = '"$HOME/.m2/.swt-settings"';
 const MAVEN_PROXY =
-  `if [ -n "\${HTTPS_PROXY:-}" ]; then ${PROXY_PARTS} ` +
+  `mkdir -p "$HOME/.m2"; if [ -n "\${HTTPS_PROXY:-}" ] && [ ! -e ${MAVEN_SETTINGS} ]; then ${PROXY_PARTS} ` +
   `printf '<settings><proxies><proxy><id>swt-https</id><active>true</active><protocol>https</protocol><host>%s</host><port>%s</port></proxy>` +
-  `<proxy><id>swt-http</id><active>true</active><protocol>http</protocol><host>%s</host><port>%s</port></proxy></proxies></settings>\\n' "$ph" "$pp" "$ph" "$pp" > ${MAVEN_SETTINGS}; ` +
-  `else printf '<settings/>\\n' > ${MAVEN_SETTINGS}; fi;`;
+  `<proxy><id>swt-http</id><active>true</active><protocol>http</protocol><host>%s</host><port>%s</port></proxy></proxies></settings>\\n' "$ph" "$pp" "$ph" "$pp" > ${MAVEN_SETTINGS} && : > ${OWN_SETTINGS}; fi;`;
+/** Maven's local repository, where the runs (`-o`) read it. */
+const M2_REPO = '"$HOME/.m2/repository"';
+
+/**
+ * Before any install: the egress proxy in the user's settings (so a named `mvn …` install reaches
+ * Maven Central too), and the local repository seeded from the package cache.
+ */
+const MAVEN_BEFORE = `${MAVEN_PROXY} [ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/m2" ] || { mkdir -p ${M2_REPO} && cp -a "$SWT_PKG_CACHE/m2/." ${M2_REPO}/; }`;
+/** After it: swt's settings file goes (no proxy stays in the image), what was resolved goes to the package cache (files already there are not copied again). */
+const MAVEN_AFTER = `[ ! -e ${OWN_SETTINGS} ] || rm -f ${MAVEN_SETTINGS} ${OWN_SETTINGS}; [ -z "$SWT_PKG_CACHE" ] || [ ! -d ${M2_REPO} ] || { mkdir -p "$SWT_PKG_CACHE/m2" && cp -au ${M2_REPO}/. "$SWT_PKG_CACHE/m2/"; }`;
+
+/** Resolves the build's plugins and dependencies: go-offline, and a test run with failures ignored for what only it resolves (Surefire's JUnit provider). */
+function mavenResolve(flags: string): string {
+  return `mvn -B -q ${flags}dependency:go-offline && mvn -B -q ${flags}${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1`;
+}
 
 /** Gathers every XML report under `pattern` and the build's output into one report file. */
 function collect(find: string, out: string, report: string): string {
@@ -201,15 +217,16 @@ export const java: Ecosystem = {
         install: `${JVM_PROXY} ${g} --no-daemon -q dependencies testClasses || ${installNote("Gradle could not resolve the build's dependencies (no repository answered?): the tests build only with what the image holds")}`,
       };
     }
-    const m = 'mvn';
     return {
       image: `maven:3.9-eclipse-temurin-${jdk}`,
-      // go-offline misses what only the test run resolves (Surefire's JUnit provider): a test run with failures ignored fetches it.
+      // Offline first, from the local repository the package cache seeded (beforeInstall); what is missing comes from Maven Central.
       install:
-        `${MAVEN_PROXY} ${m} -B -q -s ${MAVEN_SETTINGS} dependency:go-offline && ${m} -B -q -s ${MAVEN_SETTINGS} ${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1; ` +
-        `${m} -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || ${installNote("Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds")}`,
+        `{ ${mavenResolve('-o ')}; } >/dev/null 2>&1 || { ${mavenResolve('')}; }; ` +
+        `mvn -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || ${installNote("Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds")}`,
     };
   },
+  beforeInstall: MAVEN_BEFORE,
+  warm: MAVEN_AFTER,
   defaultRunner: (facts) => runnerFor(facts),
   runners: [maven, gradle],
   changedTests(testPatch) {

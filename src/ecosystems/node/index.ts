@@ -205,6 +205,8 @@ export const node: Ecosystem = {
     const js = files.filter((f) => /\.[cm]?jsx?$/.test(f)).length;
     return ts > js ? 'typescript' : 'javascript';
   },
+  // node_modules and npm's, yarn's and pnpm's own files: all under /testbed and home.
+  savesInstall: true,
   environment(facts) {
     const pkg = packageJsonOf(facts);
     const image = `node:${nodeMajorFor(typeof pkg?.engines?.node === 'string' ? pkg.engines.node : undefined)}`;

@@ -106,6 +106,23 @@ export const RUST_FUNCTIONS: FunctionSyntax = {
   neutral: /^\s*(\/\/.*|#!?\[.*\]|)$/,
 };
 
+/** Cargo's home: the image's CARGO_HOME (the official images'), else the sandbox user's. */
+const CARGO_HOME = '"${CARGO_HOME:-$HOME/.cargo}"';
+/** What of cargo's home the package cache keeps: the index, the downloaded crates, git dependencies' clones (sources unpack from these). */
+const CARGO_KEPT = 'registry/index registry/cache git/db';
+
+/**
+ * After the install: what it fetched goes to the package cache (files already there are not
+ * copied again); then the dependencies and test binaries compile into the image's target
+ * directory, so a run compiles only the crate's own code. Cargo tells a path crate's changes by
+ * mtime, and a run's overlaid files may look older than this build: the path crates' dep-info
+ * files (registry crates are checked by version, not by these) are dated 1970, so every run
+ * rebuilds the crate's own code and never reuses a stale build of it.
+ */
+const RUST_WARM =
+  `[ -z "$SWT_PKG_CACHE" ] || (cd ${CARGO_HOME} && for d in ${CARGO_KEPT}; do [ ! -d "$d" ] || { mkdir -p "$SWT_PKG_CACHE/cargo/$d" && cp -au "$d/." "$SWT_PKG_CACHE/cargo/$d/"; }; done); ` +
+  "cargo test --no-run --offline; find . -path '*/.fingerprint/*/dep-*' -type f -exec touch -c -d @0 {} +";
+
 export const rust: Ecosystem = {
   id: 'rust',
   language: 'Rust',
@@ -125,10 +142,14 @@ export const rust: Ecosystem = {
     const version = versionAtLeast(rustVersionOf(facts.manifests) ?? DEFAULT_RUST, MIN_RUST);
     return {
       image: `rust:${version}`,
+      // Offline first, from the crates the package cache seeded (beforeInstall); what is missing comes from crates.io.
       // Air-gapped (no registry answers), the tests still build from the crates already in the image's cargo home; say so instead of failing.
-      install: `cargo fetch || { ${installNote('cargo fetch failed (no registry answered?): the tests build offline, with only the crates already in the image')}; cargo generate-lockfile --offline >/dev/null 2>&1; true; }`,
+      install: `cargo fetch --offline >/dev/null 2>&1 || cargo fetch || { ${installNote('cargo fetch failed (no registry answered?): the tests build offline, with only the crates already in the image')}; cargo generate-lockfile --offline >/dev/null 2>&1; true; }`,
     };
   },
+  // The package cache's crates into cargo's home, where the install (named or not) and the runs find them.
+  beforeInstall: `[ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/cargo" ] || { mkdir -p ${CARGO_HOME} && cp -a "$SWT_PKG_CACHE/cargo/." ${CARGO_HOME}/; }`,
+  warm: RUST_WARM,
   defaultRunner: () => ({ kind: 'cargo-test', template: 'cargo test {files}' }),
   runners: [cargoTest],
   changedTests(testPatch) {

@@ -4,7 +4,7 @@ import type { Logger } from '../../util/logger.js';
 import { shellQuote } from '../../util/shell.js';
 import { ensureBaseImage } from '../images/baseImages.js';
 import type { CaBundle } from '../images/caCertificates.js';
-import { demux, outputAfterExit, TailBuffer } from '../containers/containerIo.js';
+import { demux, outputAfterExit, singleFileTar, TailBuffer } from '../containers/containerIo.js';
 import { storageOptSupported, watchDisk } from '../containers/diskWatch.js';
 import { engineCpus, inspectImage, type Docker } from '../docker.js';
 import { withInstallNetwork, type InstallNetwork } from '../egress/egress.js';
@@ -17,8 +17,9 @@ import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimit
 import { haltIfInterrupted, registerContainer, removeContainer } from '../containers/liveContainers.js';
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
+import { installOrRestore, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
 import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches, withThrowawayCache } from './packageCache.js';
-import type { Environment, EnvironmentSpec, ResourceLimits } from '../types.js';
+import type { Environment, EnvironmentSpec, ResourceLimits, WarmUp } from '../types.js';
 
 /**
  * Environment images: base image + the repository's files at `rev` in /testbed (owned by the
@@ -84,20 +85,26 @@ function lastLines(text: string, n: number): string {
 }
 
 /**
- * The install script: the command, then (for a patched state) the tracked files put back to
- * `rev`'s, then the warm-up on the files the image keeps (quiet; its failure changes nothing).
+ * The install script: the ecosystem's step before it (quiet), the command, then (for a patched
+ * state) the tracked files put back to `rev`'s, then the warm-up on the files the image keeps
+ * (quiet; neither's failure changes anything).
  */
-export function installScript(install: string, restore?: OverlayPlan, warm?: string, remove: string[] = []): string {
+export function installScript(install: string, restore?: OverlayPlan, warm?: WarmUp, remove: string[] = [], saved?: { key: string; extract: boolean }): string {
   // Files the nearest layer holds that the revision no longer has go first.
   const gone = deletionScript(remove);
-  const lines = ['cd /testbed', ...(gone ? [gone] : []), `sh -c ${shellQuote(install)} || exit $?`];
+  const quiet = (step: string) => `sh -c ${shellQuote(step.trim())} > /dev/null 2>&1 </dev/null || true`;
+  const before = install.trim() && warm?.before?.trim() ? [quiet(warm.before)] : [];
+  const run = saved?.extract ? installOrRestore(install, saved.key) : `sh -c ${shellQuote(install)} || exit $?`;
+  const lines = ['cd /testbed', ...(gone ? [gone] : []), ...before, run];
   if (restore) {
     if (restore.write.length) lines.push(`cp -a ${RESTORE_DIR}/. /testbed/ || exit 70`);
     lines.push(`rm -rf ${RESTORE_DIR}`);
     const del = deletionScript(restore.delete);
     if (del) lines.push(del);
   }
-  if (warm?.trim()) lines.push(`sh -c ${shellQuote(warm.trim())} > /dev/null 2>&1 </dev/null || true`);
+  if (warm?.after?.trim()) lines.push(quiet(warm.after));
+  // Not quiet's `sh -c`: it reads whether this shell extracted a saved install.
+  if (saved) lines.push(`{ ${saveInstall(saved.key)}; } > /dev/null 2>&1 </dev/null || true`);
   return lines.join('\n');
 }
 
@@ -125,7 +132,7 @@ interface BuildInput {
   key: string;
   tag: string;
   install: string;
-  warm?: string;
+  warm?: WarmUp;
   scope: string;
   /** false: the install gets a throwaway copy of the package cache (EnvironmentSpec.cacheWrite). */
   cacheWrite: boolean;
@@ -191,7 +198,9 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
   const install = o.install.trim();
   // Something to run: the install, or the warm-up alone (offline either way when there is no install).
-  const script = install || o.warm?.trim() ? installScript(install, restore, o.warm, plan.delete) : '';
+  // A saved install stands for this key's only on a fresh tree (a nearest layer's would mix with it).
+  const saved = install && volume && o.warm?.saveInstall ? { key: o.key, extract: !o.from } : undefined;
+  const script = install || o.warm?.after?.trim() ? installScript(install, restore, o.warm, plan.delete, saved) : '';
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
   const vars = net === 'none' ? [] : [...net.env, ...cacheEnv()];
@@ -224,6 +233,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')),
       });
     }
+    if (saved) await putTrackedList(o, container, patched);
     if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore });
     const [repoName, tag] = o.tag.split(':') as [string, string];
     await container.commit({
@@ -244,6 +254,14 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   }
 }
 
+/** The paths the repository tracks at the state and at its revision, which a saved install leaves out. */
+async function putTrackedList(o: BuildInput, container: Docker.Container, patched: boolean): Promise<void> {
+  const paths = (await listTreeBlobs(o.repo, o.state.tree, o.state.env)).map((f) => f.path);
+  if (patched) paths.push(...(await listTreeBlobs(o.repo, `${o.commit}^{tree}`, o.state.env)).map((f) => f.path));
+  const name = TRACKED_LIST.slice(TRACKED_LIST.lastIndexOf('/') + 1);
+  await container.putArchive(singleFileTar(name, trackedList([...new Set(paths)]), { uid: 1000, gid: 1000 }) as unknown as NodeJS.ReadableStream, { path: TRACKED_LIST.slice(0, TRACKED_LIST.lastIndexOf('/')) });
+}
+
 /** The install (or warm-up) in the started container: its output streamed to the log, its disk and time watched; a failure says why. */
 async function runInstallScript(
   deps: EnvironmentDeps,
@@ -253,7 +271,7 @@ async function runInstallScript(
 ): Promise<void> {
   const { docker, log } = deps;
   const { limits, install, volume, restore } = run;
-  o.onProgress?.(install ? `installing dependencies: ${install}` : `warming up: ${o.warm}`);
+  o.onProgress?.(install ? `installing dependencies: ${install}` : `warming up: ${o.warm?.after}`);
   const streamedTail = new TailBuffer(limits.outputBytes);
   const attach = await container.attach({ stream: true, stdout: true, stderr: true });
   let partial = '';

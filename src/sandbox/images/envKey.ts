@@ -36,6 +36,11 @@ const MANIFEST_NAMES = new Set([
   'composer.lock',
 ]);
 
+/** The warm-up's part of a key: absent when it has no step (so keys without one stay as they were). */
+function warmPart(w: EnvKeyInput['warm']): { warm?: string; before?: string } {
+  return { ...(w?.after?.trim() ? { warm: w.after.trim() } : {}), ...(w?.before?.trim() ? { before: w.before.trim() } : {}) };
+}
+
 /** Bump when the key's inputs or the environment build change meaning. */
 export const ENV_KEY_VERSION = 3;
 
@@ -53,8 +58,8 @@ export interface EnvKeyInput {
   trusted: boolean;
   baseImageId: string;
   install: string;
-  /** The warm-up step run after the install (absent: none). */
-  warm?: string;
+  /** The ecosystem's steps around the install (absent: none). */
+  warm?: { before?: string; after?: string };
   /** Paths and content hashes (git blob ids) of the files at the revision; non-manifests are ignored. */
   files: Array<{ path: string; blob: string }>;
 }
@@ -66,7 +71,7 @@ export function environmentKey(input: EnvKeyInput): string {
     .map((f) => `${f.path}\0${f.blob}`)
     .sort();
   return createHash('sha256')
-    .update(JSON.stringify({ v: ENV_KEY_VERSION, scope: input.scope, trusted: input.trusted, base: input.baseImageId, install: input.install.trim(), ...(input.warm?.trim() ? { warm: input.warm.trim() } : {}), manifests }))
+    .update(JSON.stringify({ v: ENV_KEY_VERSION, scope: input.scope, trusted: input.trusted, base: input.baseImageId, install: input.install.trim(), ...warmPart(input.warm), manifests }))
     .digest('hex');
 }
 
@@ -77,7 +82,7 @@ export function environmentKey(input: EnvKeyInput): string {
  */
 export function environmentFamily(input: Omit<EnvKeyInput, 'files' | 'trusted'>): string {
   return createHash('sha256')
-    .update(JSON.stringify({ v: ENV_KEY_VERSION, family: true, scope: input.scope, base: input.baseImageId, install: input.install.trim(), ...(input.warm?.trim() ? { warm: input.warm.trim() } : {}) }))
+    .update(JSON.stringify({ v: ENV_KEY_VERSION, family: true, scope: input.scope, base: input.baseImageId, install: input.install.trim(), ...warmPart(input.warm) }))
     .digest('hex');
 }
 

@@ -1,0 +1,70 @@
+/**
+ * TEST HELPER. A small real Maven project (greeter) needing commons-lang3 from Maven Central, with
+ * JUnit 4: its files at base, the fixed source, and a test patch. One definition for the Java
+ * integration test and bench:harness.
+ */
+
+export const POM = `<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>greeter</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency><groupId>org.apache.commons</groupId><artifactId>commons-lang3</artifactId><version>3.14.0</version></dependency>
+    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.11.0</version></plugin>
+      <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.2.5</version></plugin>
+    </plugins>
+  </build>
+</project>
+`;
+export const GREETER = (fixed: boolean) => `package com.example;
+
+import org.apache.commons.lang3.StringUtils;
+
+public class Greeter {
+    public static String greet(String name) {
+        ${fixed ? 'if (StringUtils.isBlank(name)) {\n            return "Hello!";\n        }\n        ' : ''}return "Hello, " + StringUtils.capitalize(name.trim()) + "!";
+    }
+}
+`;
+export const OLD_TEST = `package com.example;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class GreeterTest {
+    @Test
+    public void greetsByName() {
+        assertEquals("Hello, Ada!", Greeter.greet("ada"));
+    }
+}
+`;
+export const TEST_PATCH = [
+  'diff --git a/src/test/java/com/example/GreeterTest.java b/src/test/java/com/example/GreeterTest.java',
+  '--- a/src/test/java/com/example/GreeterTest.java',
+  '+++ b/src/test/java/com/example/GreeterTest.java',
+  '@@ -9,4 +9,9 @@ public class GreeterTest {',
+  '     public void greetsByName() {',
+  '         assertEquals("Hello, Ada!", Greeter.greet("ada"));',
+  '     }',
+  '+',
+  '+    @Test',
+  '+    public void greetsNobody() {',
+  '+        assertEquals("Hello!", Greeter.greet(null));',
+  '+    }',
+  ' }',
+  '',
+].join('\n');
+
+/** The project at base. */
+export const BASE_FILES: Record<string, string> = { 'pom.xml': POM, 'src/main/java/com/example/Greeter.java': GREETER(false), 'src/test/java/com/example/GreeterTest.java': OLD_TEST };
