@@ -102,6 +102,8 @@ describe('environments and package caches stay with their repository', () => {
     const head = repo.commit({ 'package.json': pkg({ 'is-number': '7.0.0', 'is-odd': '3.0.1' }) }, 'untrusted head adds a dependency');
     const evil = [
       'ls /swt-cache/planted > .saw-planted',
+      // The copy leaves the trusted saved installs behind (never this key's, and each a whole tree).
+      '(ls /swt-cache/installs 2>/dev/null | wc -l > .saw-installs)',
       'npm install --no-audit --no-fund',
       // Overwrite and add to everything cached, as a poisoning install script would.
       'for f in $(find /swt-cache/npm -type f | head -n 50); do echo poisoned > "$f"; done',
@@ -110,10 +112,11 @@ describe('environments and package caches stay with their repository', () => {
     const untrusted = await ensure(repo, head, scope, evil, { cacheWrite: false, ...saves });
     expect(untrusted.cached).toBe(false);
     // It installed (is-odd came from the registry, is-number from the copy of the cache or the registry).
-    const r = await sandbox.run({ env: untrusted, repo: repo.path, state: { rev: head, patches: [] }, command: "node -e \"console.log(require('is-odd')(3))\"; cat .saw-planted" });
+    const r = await sandbox.run({ env: untrusted, repo: repo.path, state: { rev: head, patches: [] }, command: "node -e \"console.log(require('is-odd')(3))\"; cat .saw-planted; echo installs-seen=$(cat .saw-installs)" });
     expect(r.output).toMatch(/^true$/m);
     // It saw a copy of the cache (the trusted install's marker)...
     expect(r.output).toMatch(/^marker-[0-9a-f-]{36}$/m);
+    expect(r.output).toMatch(/^installs-seen=0$/m);
     // ...and the cache itself is as the trusted install left it, file for file.
     expect(cacheListing(volume, trusted.baseImage)).toBe(before);
     // The copy is gone.

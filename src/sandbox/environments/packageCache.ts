@@ -9,6 +9,7 @@ import { containerLabels, LABEL, lockedHostConfig } from '../containers/limits.j
 import { registerContainer, removeContainer } from '../containers/liveContainers.js';
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { ownerGone, OWN_START_TICKS } from '../../util/processes.js';
+import { SAVED_INSTALLS_DIR } from './savedInstall.js';
 
 /**
  * Package caches: one Docker volume per repository holding npm's, pip's, yarn's, pnpm's, Go's, bundler's and composer's download caches,
@@ -121,10 +122,11 @@ export async function withThrowawayCache<T>(docker: Docker, scope: string, image
   });
   try {
     // Our own command (cp), no network, the cache read-only: the copy keeps owners (uid 1000).
+    // Saved installs stay behind: an untrusted build's key never matches a trusted one's, and each is a whole installed tree.
     const c = await docker.createContainer({
       Image: image,
       Entrypoint: [],
-      Cmd: ['sh', '-c', `cp -a /swt-cache-src/. ${CACHE_MOUNT}/ && chown 1000:1000 ${CACHE_MOUNT}`],
+      Cmd: ['sh', '-c', `cd /swt-cache-src && find . -mindepth 1 -maxdepth 1 ! -name ${SAVED_INSTALLS_DIR} -exec cp -a {} ${CACHE_MOUNT}/ \\; && chown 1000:1000 ${CACHE_MOUNT}`],
       User: '0:0',
       NetworkDisabled: true,
       Labels: containerLabels('cache-copy'),

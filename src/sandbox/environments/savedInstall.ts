@@ -10,6 +10,9 @@ import { shellQuote } from '../../util/shell.js';
  * tracks: those always come from the revision being built. Pure: shell text only.
  */
 
+/** The package cache volume's folder of saved installs. */
+export const SAVED_INSTALLS_DIR = 'installs';
+
 /** How many saved installs a volume keeps (the newest); each is the size of an installed tree. */
 export const SAVED_INSTALLS_KEPT = 3;
 
@@ -17,7 +20,7 @@ export const SAVED_INSTALLS_KEPT = 3;
 export const TRACKED_LIST = '/home/swt/.swt-tracked';
 
 function savedPath(key: string): string {
-  return `"$SWT_PKG_CACHE/installs/${key.slice(0, 32)}.tar"`;
+  return `"$SWT_PKG_CACHE/${SAVED_INSTALLS_DIR}/${key.slice(0, 32)}.tar"`;
 }
 
 /**
@@ -36,7 +39,7 @@ export function installOrRestore(install: string, key: string): string {
  */
 export function saveInstall(key: string): string {
   const saved = savedPath(key);
-  const dir = '"$SWT_PKG_CACHE/installs"';
+  const dir = `"$SWT_PKG_CACHE/${SAVED_INSTALLS_DIR}"`;
   return [
     `[ -z "\${swt_restored:-}" ] && [ -n "$SWT_PKG_CACHE" ] && [ -d "$HOME" ] && [ "$HOME" != / ] && mkdir -p ${dir} && cd / &&`,
     `find testbed "\${HOME#/}" \\( -type f -o -type l \\) ! -path 'testbed/.git/*' | grep -vxF -f ${TRACKED_LIST} > ${dir}/.list &&`,
