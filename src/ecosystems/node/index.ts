@@ -2,7 +2,8 @@
 import type { PackageRunner, RunnerSpec } from '../../results/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
-import { BUN_CLI, bunCliInstall, installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
+import { DENO_CONFIGS, DENO_TEST, denoConfigOf, denoTestOptions, denoTestTask } from './deno.js';
+import { BUN_CLI, bunCliInstall, DENO_CLI, denoCliInstall, installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
 import { ownScriptRunner } from './ownScript.js';
 import { NODE_RUNNERS } from './runners.js';
 import { namedByConfig, nodeTestFileRules, testConfigFiles } from './testConfig.js';
@@ -38,9 +39,22 @@ function packageJsonOf(facts: RepoFacts): any {
 
 const JEST_CONFIGS = /^jest\.config\.(js|cjs|mjs|ts|cts|mts|json)$/;
 
-/** The runner package.json names (dependencies, then scripts), or undefined. */
+/** The runner package.json names (dependencies, then scripts), else deno.json's `test` task, or undefined. */
 function namedRunner(facts: RepoFacts): RunnerSpec | undefined {
-  return runnerOfPackage(packageJsonOf(facts), facts.files);
+  return runnerOfPackage(packageJsonOf(facts), facts.files) ?? denoTaskRunner(facts);
+}
+
+/** `deno test` with the project's own options: the `deno` npm package when it is a dependency, else the CLI the install fetches. */
+function denoRunner(command: string, pkg: any): RunnerSpec {
+  const viaNpm = !!(pkg?.dependencies?.deno ?? pkg?.devDependencies?.deno);
+  const options = denoTestOptions(command).map((o) => `${o} `).join('');
+  return { kind: 'deno-test', template: `${viaNpm ? 'npx deno' : DENO_CLI} test ${options}{files}` };
+}
+
+/** A deno.json/deno.jsonc `test` task (whatever it runs: `deno test` is Deno's runner), with the options of its `deno test`. */
+function denoTaskRunner(facts: RepoFacts): RunnerSpec | undefined {
+  const task = denoTestTask(denoConfigOf(facts));
+  return task === undefined ? undefined : denoRunner(task, packageJsonOf(facts));
 }
 
 /** The runner a package.json names, given the files of its package (paths relative to it). */
@@ -58,6 +72,8 @@ function runnerOfPackage(pkg: any, files: readonly string[]): RunnerSpec | undef
   }
   if (has('ava') || inScripts(/(^|[\s;&|])ava(\s|$)/)) return { kind: 'ava', template: 'npx ava {files}' };
   if (inScripts(/(^|[\s;&|])bun\s+test(\s|$)/)) return { kind: 'bun-test', template: has('bun') ? 'npx bun test {files}' : `${BUN_CLI} test {files}` };
+  const denoScript = Object.values(pkg.scripts ?? {}).find((v): v is string => typeof v === 'string' && DENO_TEST.test(v));
+  if (denoScript) return denoRunner(denoScript, pkg);
   if (has('jasmine') || inScripts(/(^|[\s;&|])jasmine(\s|$)/)) return { kind: 'jasmine', template: 'npx jasmine {files}' };
   if (has('uvu') || inScripts(/(^|[\s;&|/])uvu(\s|$)/)) return { kind: 'uvu', template: `npx uvu ${uvuRequires(pkg.scripts)}{files}` };
   if (has('mocha') || inScripts(/\bmocha\b/)) return { kind: 'mocha', template: `${mochaLoaders(pkg.scripts)}npx mocha --exit ${mochaOptions(pkg.scripts)}{files}` };
@@ -176,13 +192,14 @@ const SUPPORT_FILE =
 export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
-  manifests: [...PM_MANIFESTS],
+  manifests: [...PM_MANIFESTS, ...DENO_CONFIGS],
   // A monorepo's workspace files and package manifests, and the CI workflows (the test environment).
   readsFiles: (files) => [...WORKSPACE_FILES, ...nestedManifests(files), ...files.filter((f) => WORKFLOW_FILE.test(f))],
-  runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'bun test', 'mocha', 'uvu', 'node --test', 'tap (node-tap)', 'tape'],
+  runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'bun test', 'deno test', 'mocha', 'uvu', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {
-    if (!packageJsonOf(facts)) return 0;
+    // A Deno project may have no package.json: its deno.json's test task names the runner.
+    if (!packageJsonOf(facts)) return denoTaskRunner(facts) ? 30 : 0;
     // A package without a named runner still runs under node --test, but a Python project's markers outrank it.
     return namedRunner(facts) ? 30 : 5;
   },
@@ -214,7 +231,10 @@ export const node: Ecosystem = {
     // `bun test` with no bun dependency runs the bun binary the install fetches (bun installs fetch it anyway).
     const runners = [namedRunner(facts), ...packageRunners(facts, pkg).map((p) => p.runner)];
     const needsBun = pm.name !== 'bun' && runners.some((r) => r?.template.startsWith(BUN_CLI));
-    return { image, install: installCommand(pm) + (needsBun ? `; ${bunCliInstall()}` : '') };
+    const needsDeno = runners.some((r) => r?.template.startsWith(DENO_CLI));
+    // A Deno project with no package.json has nothing for npm to install: only the Deno CLI.
+    const install = !pkg && needsDeno ? denoCliInstall() : installCommand(pm) + (needsBun ? `; ${bunCliInstall()}` : '') + (needsDeno ? `; ${denoCliInstall()}` : '');
+    return { image, install };
   },
   defaultRunner: defaultRunnerOf,
   testEnvironment(facts) {

@@ -34,6 +34,10 @@ export const YARN_SHIM = `${PM_HOME}/bin/yarn`;
 /** The bun binary fetched at install time: what `bun test` runs as when bun is no dependency (bun is not in the image). */
 export const BUN_CLI = `${PM_HOME}/bin/bun`;
 
+/** The Deno CLI fetched at install time (Deno is not in the image), at the newest release of this major. */
+export const DENO_CLI = `${PM_HOME}/bin/deno`;
+const DENO_DEFAULT_MAJOR = '2';
+
 const VERSION = /^\d+(?:\.\d+){0,2}(?:-[0-9A-Za-z.-]+)?$/;
 
 /** `pnpm@8.15.4+sha512.abc…` → { name: 'pnpm', version: '8.15.4' }; undefined when malformed or not a package manager we know. */
@@ -162,11 +166,16 @@ function fetchCli(pm: Exclude<PackageManager, { name: 'npm' }>): string {
       `mkdir -p ${PM_HOME}/bin && printf '#!/bin/sh\\nexec node "%s" "$@"\\n' "$PWD/"${rel} > ${PM_HOME}/bin/yarn && chmod +x ${PM_HOME}/bin/yarn; pm=${PM_HOME}/bin/yarn; `
     );
   }
+  return fetchNpmBin(pkg, bin, pinSourceText(pm.from)) + `pm=${PM_HOME}/bin/${bin}; `;
+}
+
+/** Shell: `npm install -g` of exactly `pkg` under its own prefix, its `bin` linked at `$PM_HOME/bin/<bin>`. */
+function fetchNpmBin(pkg: string, bin: string, why: string): string {
   const prefix = `${PM_HOME}/${pkg.replace('/', '+')}`;
   return (
-    `if npm install -g --prefix ${prefix} --no-audit --no-fund --loglevel=error ${shellQuote(pkg)} >/dev/null; then echo ${shellQuote(`swt: ${pkg} (${pinSourceText(pm.from)})`)}; ` +
-    `else ${installNote(`${pkg} (${pinSourceText(pm.from)}) could not be fetched from the npm registry (air-gapped?) and is not in the package cache: nothing is installed`)} >&2; exit 1; fi; ` +
-    `mkdir -p ${PM_HOME}/bin && ln -sf ${prefix}/bin/${bin} ${PM_HOME}/bin/${bin}; pm=${PM_HOME}/bin/${bin}; `
+    `if npm install -g --prefix ${prefix} --no-audit --no-fund --loglevel=error ${shellQuote(pkg)} >/dev/null; then echo ${shellQuote(`swt: ${pkg} (${why})`)}; ` +
+    `else ${installNote(`${pkg} (${why}) could not be fetched from the npm registry (air-gapped?) and is not in the package cache: nothing is installed`)} >&2; exit 1; fi; ` +
+    `mkdir -p ${PM_HOME}/bin && ln -sf ${prefix}/bin/${bin} ${PM_HOME}/bin/${bin}; `
   );
 }
 
@@ -220,6 +229,11 @@ export function installCommand(pm: PackageManager): string {
 /** The bun CLI at `BUN_CLI`, for a project installed by another package manager whose tests run with `bun test`. */
 export function bunCliInstall(): string {
   return fetchCli({ name: 'bun', version: DEFAULT_VERSIONS.bun, from: 'default', lockfile: false });
+}
+
+/** The Deno CLI at `DENO_CLI` (the `deno` npm package carries the binary in its platform packages), for `deno test` with no deno dependency. */
+export function denoCliInstall(): string {
+  return fetchNpmBin(`deno@${DENO_DEFAULT_MAJOR}`, 'deno', '`deno test` with no deno dependency');
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Node's runners: vitest, jest, ava, jasmine, bun test, mocha, uvu, node --test, node-tap and tape. Pure. */
+/** Node's runners: vitest, jest, ava, jasmine, bun test, deno test, mocha, uvu, node --test, node-tap and tape. Pure. */
 import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../results/formats/mochaReporter.js';
 import { parseJestJson } from '../../results/formats/jest.js';
 import { parseJUnit } from '../../results/formats/junit.js';
@@ -8,6 +8,7 @@ import type { RunnerSpec } from '../../results/types.js';
 import { shellQuote } from '../../util/shell.js';
 import { parseAvaTap } from './ava.js';
 import { parseBunJUnit } from './bun.js';
+import { DENO_TEST, denoStopped, parseDenoJUnit } from './deno.js';
 import { parseUvuJsonl, uvuCommand } from './uvu.js';
 import { uvuHookWrite } from './uvuHook.js';
 import { JASMINE_OUT_ENV, JASMINE_REPORTER_FILE, jasmineReporterWrite, parseJasmineJsonl } from './jasmine.js';
@@ -203,6 +204,25 @@ export const bunTest: RunnerDef = {
   parse: parseBunJUnit,
 };
 
+/** Deno's `--filter` is on a test's own (top-level) name: `/^(?:a|b)$/` of the tests the ids are or whose steps they are. */
+function denoFilter(ids: readonly string[]): string {
+  const names = [...new Set(ids.map((id) => id.split(' > ')[1] ?? id))];
+  return shellQuote(`/^(?:${names.map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$/`);
+}
+
+/** deno test: JUnit (see deno.ts), one file per invocation (a type error in one file stops the whole run). */
+export const denoTest: RunnerDef = {
+  kind: 'deno-test',
+  recognise: DENO_TEST,
+  reportFile: 'junit.xml',
+  runsPerFile: () => true,
+  notFound: NOT_FOUND,
+  command: (spec, files, out, report) => fillTemplate(spec.template, [`--junit-path=${reportPath(out, report)}`, ...words(files)]),
+  commandForTests: (spec, file, ids, out, report) => fillTemplate(spec.template, [`--junit-path=${reportPath(out, report)}`, `--filter=${denoFilter(ids)}`, ...words([file])]),
+  parse: parseDenoJUnit,
+  fromOutput: denoStopped,
+};
+
 /** node-tap and tape: TAP on stdout, kept in the output and in a file. tape's TAP names no file: one file per invocation. */
 export const tap: RunnerDef = {
   kind: 'tap',
@@ -218,4 +238,4 @@ export const tap: RunnerDef = {
 };
 
 /** Most specific first: vitest before jest, tape/tap last. */
-export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, bunTest, mocha, uvu, nodeTest, tap];
+export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, bunTest, denoTest, mocha, uvu, nodeTest, tap];

@@ -3,18 +3,21 @@
  * `"ava"`, `ava.config.*`), jest's `testMatch`/`testRegex` (package.json `"jest"`,
  * `jest.config.json`, `jest.config.*`), vitest's `test.include`/`test.exclude` (`vitest.config.*`,
  * `vite.config.*`, inline projects' too; only the root's `exclude`) and mocha's `spec`
- * (package.json `"mocha"`, `.mocharc.{json,yml,yaml,js,cjs}`). JSON and YAML are parsed; JS/TS
+ * (package.json `"mocha"`, `.mocharc.{json,yml,yaml,js,cjs}`), and Deno's own globs with deno.json's
+ * `test.include`/`exclude` when Deno runs the tests. JSON, JSONC and YAML are parsed; JS/TS
  * configs are read from their syntax tree, literal strings and arrays of strings only (nothing of
  * them runs: a value built by code is not read, and the conventions stay). jest's `roots` only
  * narrow where its default patterns look, which the conventions already cover. Pure.
  */
 import type { Node as SyntaxNode } from 'web-tree-sitter';
 import picomatch from 'picomatch';
+import JSON5 from 'json5';
 import { parse as parseYaml } from 'yaml';
+import { DENO_TEST, DENO_TEST_GLOBS, denoTestTask } from './deno.js';
 import type { TestFileRules } from '../types.js';
 
 const JS_CONFIG = /^(ava|jest|vitest|vite)\.config\.[cm]?[jt]s$|^\.mocharc\.c?js$/;
-const DATA_CONFIG = /^(package\.json|jest\.config\.json|\.mocharc\.(json|jsonc|ya?ml))$/;
+const DATA_CONFIG = /^(package\.json|jest\.config\.json|\.mocharc\.(json|jsonc|ya?ml)|deno\.jsonc?)$/;
 
 /** The root files whose text names test files. */
 export function testConfigFiles(files: readonly string[]): string[] {
@@ -27,7 +30,7 @@ const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.i
 
 function parseData(path: string, text: string): any {
   try {
-    return /\.ya?ml$/.test(path) ? parseYaml(text) : JSON.parse(text);
+    return /\.ya?ml$/.test(path) ? parseYaml(text) : /^deno\./.test(path) ? JSON5.parse(text) : JSON.parse(text);
   } catch {
     return undefined;
   }
@@ -83,8 +86,11 @@ function configOf(path: string, text: string, parse: (path: string, text: string
       'jest.testRegex': strings(data.jest?.testRegex),
       'mocha.spec': strings(data.mocha?.spec),
       'mocha.recursive': data.mocha?.recursive === true ? ['true'] : [],
+      deno: Object.values(data.scripts ?? {}).some((v) => typeof v === 'string' && DENO_TEST.test(v)) ? DENO_TEST_GLOBS : [],
     };
   }
+  // deno.json: Deno's own globs when its test task runs the tests, and its `test.include`/`exclude`.
+  if (/^deno\./.test(path)) return { deno: denoTestTask(data) !== undefined ? DENO_TEST_GLOBS : [], include: strings(data.test?.include), exclude: strings(data.test?.exclude) };
   if (path === 'jest.config.json') return { testMatch: strings(data.testMatch), testRegex: strings(data.testRegex) };
   return { spec: strings(data.spec), recursive: data.recursive === true ? ['true'] : [] };
 }
@@ -93,6 +99,13 @@ function configOf(path: string, text: string, parse: (path: string, text: string
 function mochaSpec(spec: string, recursive: boolean): string {
   if (/[*?{[]/.test(spec) || /\.[cm]?[jt]sx?$/.test(spec)) return spec;
   return `${spec.replace(/\/+$/, '')}/${recursive ? '**/' : ''}*.{js,cjs,mjs,ts}`;
+}
+
+/** A deno.json include/exclude entry: a glob or a file as it is; a directory's test modules (include) or all its files (exclude). */
+function denoPath(entry: string, include: boolean): string {
+  if (/[*?{[]/.test(entry) || /\.[cm]?[jt]sx?$/.test(entry)) return entry;
+  const dir = entry.replace(/\/+$/, '');
+  return include ? `${dir}/${DENO_TEST_GLOBS[0]}` : `${dir}/**`;
 }
 
 const clean = (g: string) => g.replace(/^<rootDir>\//, '').replace(/^\.\//, '');
@@ -115,7 +128,12 @@ export function nodeTestFileRules(texts: Readonly<Record<string, string>>, parse
       take('package.json "ava".files', c['ava.files'], 'globs');
       take('package.json "jest".testMatch', c['jest.testMatch'], 'globs');
       take('package.json "jest".testRegex', c['jest.testRegex'], 'regexes');
+      take("Deno's test files (package.json runs deno test)", c.deno, 'globs');
       take('package.json "mocha".spec', c['mocha.spec']?.map((x) => mochaSpec(clean(x), (c['mocha.recursive'] ?? []).includes('true'))), 'globs');
+    } else if (/^deno\./.test(path)) {
+      take(`Deno's test files (${path} test task)`, c.deno, 'globs');
+      take(`${path} test.include`, c.include?.map((x) => denoPath(clean(x), true)), 'globs');
+      take(`${path} test.exclude`, c.exclude?.map((x) => denoPath(clean(x), false)), 'excludes');
     } else if (/^ava\./.test(path)) take(`${path} files`, c.files, 'globs');
     else if (/^jest\./.test(path)) {
       take(`${path} testMatch`, c.testMatch, 'globs');

@@ -16,7 +16,7 @@ import {
   type ParsedReport,
 } from './common.js';
 
-export type JUnitFlavor = 'pytest' | 'vitest' | 'mocha' | 'node' | 'surefire' | 'bun' | 'generic';
+export type JUnitFlavor = 'pytest' | 'vitest' | 'mocha' | 'node' | 'surefire' | 'bun' | 'deno' | 'generic';
 
 export interface JUnitContext extends ParseContext {
   flavor: JUnitFlavor;
@@ -177,6 +177,11 @@ function identify(c: RawCase, ctx: JUnitContext): Identity {
       const file = c.file ? resolveFile(c.file, ctx) : c.suites[0] ? resolveFile(c.suites[0], ctx) : ctx.file;
       const describes = c.suites.length > 1 ? c.suites.slice(1) : c.classname ? c.classname.replace(/&gt;/g, '>').split(' > ').reverse() : [];
       return { id: joinJs(file, [...describes, c.name]), file, fileLevel: false };
+    }
+    case 'deno': {
+      // classname is the file (`./test/a_test.ts`); a step's name is already `test > step > …`.
+      const file = c.classname ? resolveFile(c.classname, ctx) : ctx.file;
+      return { id: joinJs(file, [c.name]), file, fileLevel: false };
     }
     case 'surefire': {
       // JVM ids as the ecosystem writes them: `com.example.CalcTest.adds`; the file is the requested source of the (outer) class.
