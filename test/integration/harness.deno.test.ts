@@ -4,7 +4,7 @@
  * deno.json's `test` task giving `--allow-env`, a TypeScript test file with `t.step`s and a test
  * that reads the environment. The new test is F→P, the others P→P (the one reading the
  * environment passes because the task's permission is kept), a broken test F→F, an ignored test
- * skipped on both sides (F→F).
+ * skipped on both sides (F→F). The confirmation reruns select the new test with `--filter`.
  */
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
@@ -79,4 +79,9 @@ it('deno test, no configuration (real containers): the new test F→P, the other
     ['test/calc_test.ts > zero', 'P2P'],
   ]);
   expect(v.success).toBe(true);
+  // the confirmation reruns select the new test by name (--filter): the tests filtered out are not in their reports
+  expect(v.confirmation).toMatchObject({ tests: ['test/calc_test.ts > adds two'], alone: true });
+  const reruns = [...v.confirmation!.runs.base, ...v.confirmation!.runs.head];
+  expect(reruns.length).toBeGreaterThan(0);
+  for (const run of reruns) expect(run.tests.map((t) => t.id)).toEqual(['test/calc_test.ts > adds two']);
 }, 900_000);

@@ -69,6 +69,9 @@ describe.each(['1.46.3', '2.0.6', '2.9.6'])('deno %s --junit-path', (v) => {
       expect(run.tests).toEqual([]);
       expect(run.fileErrors).toEqual([{ file, kind: 'collection', message: expect.stringMatching(text) }]);
     }
+    // a test importing what does not exist is broken itself (a reproduction failing only so is refused); a type error of its own is not that
+    expect(node.ownErrorText!.test(read(`deno-${v}-missing.out.txt`))).toBe(true);
+    expect(node.ownErrorText!.test(read(`deno-${v}-typeerr.out.txt`))).toBe(false);
   });
 
   it('a --filter rerun reports only the tests it ran (Deno lists the others as skipped with no time: left out)', () => {

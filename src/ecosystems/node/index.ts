@@ -242,8 +242,9 @@ export const node: Ecosystem = {
     return ci ? { env: ci.env, source: ci.source } : undefined;
   },
   runners: NODE_RUNNERS,
-  // a module or name the test uses does not exist, or the test does not parse
-  ownErrorText: /Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b/,
+  // a module or name the test uses does not exist, or the test does not parse (Deno: its own
+  // "Module not found" and the type checker's missing module, name, export or property)
+  ownErrorText: /Cannot find module|ERR_MODULE_NOT_FOUND|Failed to (load|resolve) (url|import)|Cannot use import statement outside a module|Unexpected token|is not defined\b|Module not found "|TS(2304|2305|2307|2339|2724) \[ERROR\]/,
   registries: REGISTRIES.node,
   coverage: { counter: 'v8' },
 };
