@@ -1,7 +1,8 @@
 /**
  * Deno's test runner end to end with no configuration, in real containers (the `deno` npm package
  * from the npm registry through the egress proxy): a Deno project with no package.json, its
- * deno.json's `test` task giving `--allow-env`, a TypeScript test file with `t.step`s and a test
+ * deno.json's `test` task giving `--allow-env` and its `imports` an npm: package (fetched into
+ * Deno's cache at install time; the tests run offline), a TypeScript test file with `t.step`s and a test
  * that reads the environment. The new test is F→P, the others P→P (the one reading the
  * environment passes because the task's permission is kept), a broken test F→F, an ignored test
  * skipped on both sides (F→F). The confirmation reruns select the new test with `--filter`.
@@ -11,13 +12,14 @@ import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo } from '../helpers/gitRepo.js';
 import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 
-const DENO_JSON = `${JSON.stringify({ tasks: { test: 'deno test --allow-env' } }, null, 2)}\n`;
+const DENO_JSON = `${JSON.stringify({ tasks: { test: 'deno test --allow-env' }, imports: { 'is-odd': 'npm:is-odd@3.0.1' } }, null, 2)}\n`;
 
 const BUGGY = 'export function add(a: number, b: number): number {\n  return a - b;\n}\n';
 const FIXED = 'export function add(a: number, b: number): number {\n  return a + b;\n}\n';
 
 const OLD_TEST = [
   'import assert from "node:assert";',
+  'import isOdd from "is-odd";',
   'import { add } from "../src/calc.ts";',
   '',
   'Deno.test("zero", () => {',
@@ -26,6 +28,10 @@ const OLD_TEST = [
   '',
   'Deno.test("steps", async (t) => {',
   '  await t.step("same", () => assert.strictEqual(add(2, 2) - add(2, 2), 0));',
+  '});',
+  '',
+  'Deno.test("npm import", () => {',
+  '  assert.ok(isOdd(add(1, 0)));',
   '});',
   '',
   'Deno.test("reads env", () => {',
@@ -44,7 +50,7 @@ const TEST_PATCH = [
   'diff --git a/test/calc_test.ts b/test/calc_test.ts',
   '--- a/test/calc_test.ts',
   '+++ b/test/calc_test.ts',
-  '@@ -5,6 +5,10 @@',
+  '@@ -6,6 +6,10 @@',
   '   assert.strictEqual(add(0, 0), 0);',
   ' });',
   ' ',
@@ -72,6 +78,8 @@ it('deno test, no configuration (real containers): the new test F→P, the other
     ['test/calc_test.ts > broken', 'F2F'],
     // an ignored test counts as failing on its side
     ['test/calc_test.ts > later', 'F2F'],
+    // deno.json's npm: import, fetched at install time, loads offline
+    ['test/calc_test.ts > npm import', 'P2P'],
     ['test/calc_test.ts > reads env', 'P2P'],
     // a test with steps, and its step
     ['test/calc_test.ts > steps > same', 'P2P'],

@@ -109,6 +109,11 @@ describe('deno test: detection, options, install', () => {
     // Deno 2.1's object form of a task
     const obj = { files: ['deno.json'], manifests: { 'deno.json': JSON.stringify({ tasks: { test: { command: 'deno test -A', description: 'tests' } } }) } };
     expect(node.defaultRunner(obj).template).toBe('"$HOME"/.swt-pm/bin/deno test -A {files}');
+    // deno.json's imports fetched into Deno's cache at install time (no deno.lock written), jsr: failing only with a note
+    const withImports = { files: ['deno.json', 'a_test.ts'], manifests: { 'deno.json': JSON.stringify({ tasks: { test: 'deno test' }, imports: { 'is-odd': 'npm:is-odd@3.0.1' } }) } };
+    expect(node.environment(withImports).install).toMatch(/"\$HOME"\/\.swt-pm\/bin\/deno; env \$\{SSL_CERT_FILE:\+DENO_CERT="\$SSL_CERT_FILE"\} "\$HOME"\/\.swt-pm\/bin\/deno install --no-lock \|\| echo 'swt: deno install of the deno\.json imports failed/);
+    expect(node.environment({ ...withImports, files: [...withImports.files, 'deno.lock'] }).install).toContain('/bin/deno install || echo');
+    expect(node.environment(facts).install).not.toContain('bin/deno install');
     // a deno.json with no test task is no runner
     expect(node.detect({ files: ['deno.json'], manifests: { 'deno.json': '{"tasks":{"dev":"deno run main.ts"}}' } })).toBe(0);
   });

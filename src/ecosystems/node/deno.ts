@@ -14,6 +14,8 @@ import JSON5 from 'json5';
 import { excerptForFile, firstLines, normalizeRel, stripAnsi } from '../../results/formats/common.js';
 import { parseJUnit } from '../../results/formats/junit.js';
 import type { FileError } from '../../results/types.js';
+import { installNote } from '../command.js';
+import { DENO_CLI } from './packageManagers.js';
 import type { OneReport, RepoFacts, ReportContext } from '../types.js';
 
 export const DENO_CONFIGS = ['deno.json', 'deno.jsonc'] as const;
@@ -42,6 +44,19 @@ export function denoTestTask(config: Record<string, any> | undefined): string | 
   if (typeof task === 'string') return task;
   if (task && typeof task === 'object' && typeof task.command === 'string') return task.command;
   return undefined;
+}
+
+/**
+ * Shell that fetches deno.json's `imports` into Deno's cache (in the image's home) at install
+ * time, as `; …` or ''; tests run offline. Only the npm registry answers: `jsr:` and `https:`
+ * imports cannot be had, which the install notes, and the tests that need them fail. With no
+ * deno.lock, none is written into the repository. Follows `denoCliInstall()` (which ends in `; `).
+ */
+export function denoImportsInstall(config: Record<string, any> | undefined, hasLock: boolean): string {
+  const imports = config?.imports;
+  if (!imports || typeof imports !== 'object' || !Object.keys(imports).length) return '';
+  const note = installNote('deno install of the deno.json imports failed (only the npm registry answers: jsr: and https: imports cannot be fetched); tests importing them fail');
+  return `env \${SSL_CERT_FILE:+DENO_CERT="$SSL_CERT_FILE"} ${DENO_CLI} install${hasLock ? '' : ' --no-lock'} || ${note}`;
 }
 
 /** Options with a value in the next word. */

@@ -2,7 +2,7 @@
 import type { PackageRunner, RunnerSpec } from '../../results/types.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
-import { DENO_CONFIGS, DENO_TEST, denoConfigOf, denoTestOptions, denoTestTask } from './deno.js';
+import { DENO_CONFIGS, DENO_TEST, denoConfigOf, denoImportsInstall, denoTestOptions, denoTestTask } from './deno.js';
 import { BUN_CLI, bunCliInstall, DENO_CLI, denoCliInstall, installCommand, packageManagerOf, PM_MANIFESTS, underPackageManager } from './packageManagers.js';
 import { ownScriptRunner } from './ownScript.js';
 import { NODE_RUNNERS } from './runners.js';
@@ -192,7 +192,7 @@ const SUPPORT_FILE =
 export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
-  manifests: [...PM_MANIFESTS, ...DENO_CONFIGS],
+  manifests: [...PM_MANIFESTS, ...DENO_CONFIGS, 'deno.lock'],
   // A monorepo's workspace files and package manifests, and the CI workflows (the test environment).
   readsFiles: (files) => [...WORKSPACE_FILES, ...nestedManifests(files), ...files.filter((f) => WORKFLOW_FILE.test(f))],
   runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'bun test', 'deno test', 'mocha', 'uvu', 'node --test', 'tap (node-tap)', 'tape'],
@@ -233,7 +233,8 @@ export const node: Ecosystem = {
     const needsBun = pm.name !== 'bun' && runners.some((r) => r?.template.startsWith(BUN_CLI));
     const needsDeno = runners.some((r) => r?.template.startsWith(DENO_CLI));
     // A Deno project with no package.json has nothing for npm to install: only the Deno CLI.
-    const install = !pkg && needsDeno ? denoCliInstall() : installCommand(pm) + (needsBun ? `; ${bunCliInstall()}` : '') + (needsDeno ? `; ${denoCliInstall()}` : '');
+    const deno = needsDeno ? denoCliInstall() + denoImportsInstall(denoConfigOf(facts), facts.files.includes('deno.lock')) : '';
+    const install = !pkg && needsDeno ? deno : installCommand(pm) + (needsBun ? `; ${bunCliInstall()}` : '') + (needsDeno ? `; ${deno}` : '');
     return { image, install };
   },
   defaultRunner: defaultRunnerOf,
