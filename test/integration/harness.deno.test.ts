@@ -5,7 +5,8 @@
  * Deno's cache at install time; the tests run offline), a TypeScript test file with `t.step`s and a test
  * that reads the environment. The new test is F→P, the others P→P (the one reading the
  * environment passes because the task's permission is kept), a broken test F→F, an ignored test
- * skipped on both sides (F→F). The confirmation reruns select the new test with `--filter`.
+ * skipped on both sides (F→F). The confirmation reruns select the new test with `--filter`. And a
+ * package.json project whose test script runs `deno test --allow-read`: npm's install, then the Deno CLI.
  */
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
@@ -92,4 +93,43 @@ it('deno test, no configuration (real containers): the new test F→P, the other
   const reruns = [...v.confirmation!.runs.base, ...v.confirmation!.runs.head];
   expect(reruns.length).toBeGreaterThan(0);
   for (const run of reruns) expect(run.tests.map((t) => t.id)).toEqual(['test/calc_test.ts > adds two']);
+}, 900_000);
+
+const PKG = `${JSON.stringify({ name: 'deno-pkg', version: '1.0.0', scripts: { test: 'deno test --allow-read' } }, null, 2)}\n`;
+// No node: import here: in a package.json project Deno type-checks it against node_modules' @types/node.
+const READ_TEST = [
+  'import { add } from "../src/calc.ts";',
+  'const assert = { strictEqual: (a: unknown, b: unknown) => { if (a !== b) throw new Error(`${a} !== ${b}`); } };',
+  '',
+  'Deno.test("reads a file", async () => {',
+  '  assert.strictEqual((await Deno.readTextFile("test/data.txt")).trim(), "3");',
+  '});',
+  '',
+].join('\n');
+const READ_PATCH = [
+  'diff --git a/test/calc_test.ts b/test/calc_test.ts',
+  '--- a/test/calc_test.ts',
+  '+++ b/test/calc_test.ts',
+  '@@ -4,3 +4,7 @@',
+  ' Deno.test("reads a file", async () => {',
+  '   assert.strictEqual((await Deno.readTextFile("test/data.txt")).trim(), "3");',
+  ' });',
+  '+',
+  '+Deno.test("adds from the file", async () => {',
+  '+  assert.strictEqual(add(1, 2), Number(await Deno.readTextFile("test/data.txt")));',
+  '+});',
+  '',
+].join('\n');
+
+it('a package.json whose test script runs deno test --allow-read: npm’s install and the Deno CLI, the script’s permission kept', async () => {
+  const repo = createGitRepo({ 'package.json': PKG, 'src/calc.ts': BUGGY, 'test/calc_test.ts': READ_TEST, 'test/data.txt': '3\n' });
+  const base = repo.sha;
+  const head = repo.commit({ 'src/calc.ts': FIXED }, 'fix');
+  const v = await validate(sandbox, { repo: repo.path, base, head, testPatch: READ_PATCH });
+  expect(v.runner).toBe('deno-test');
+  expect(v.tests.map((t) => [t.id, t.transition]).sort()).toEqual([
+    ['test/calc_test.ts > adds from the file', 'F2P'],
+    ['test/calc_test.ts > reads a file', 'P2P'],
+  ]);
+  expect(v.success).toBe(true);
 }, 900_000);
