@@ -48,7 +48,7 @@ export function denoTestTask(config: Record<string, any> | undefined): string | 
 
 /**
  * Shell that fetches deno.json's `imports` into Deno's cache (in the image's home) at install
- * time, as `; …` or ''; tests run offline. Only the npm registry answers: `jsr:` and `https:`
+ * time (or '' when it has none); tests run offline. Only the npm registry answers: `jsr:` and `https:`
  * imports cannot be had, which the install notes, and the tests that need them fail. With no
  * deno.lock, none is written into the repository. Follows `denoCliInstall()` (which ends in `; `).
  */
