@@ -352,14 +352,11 @@ async function runSidesKept(
   // The base baseline goes on while the sides confirm: only the head baseline's decision waits for it.
   const baselineBaseRun = needBaseline ? run('base', { rev: withTests.base.rev, patches: [] }, existing.base) : Promise.resolve(NO_RUN);
   baselineBaseRun.catch(() => undefined);
-  let base: RunResult[];
-  let head: RunResult[];
-  try {
-    [base, head] = await settledAll([side('base', withTests.base), side('head', withTests.head)] as const);
-  } finally {
-    // A failed side still lets the baseline finish and remove its container before the error goes up.
+  // A failed side still lets the baseline finish and remove its container before the error goes up.
+  const [base, head] = await settledAll([side('base', withTests.base), side('head', withTests.head)] as const).catch(async (e: unknown) => {
     await baselineBaseRun.catch(() => undefined);
-  }
+    throw e;
+  });
   const withVerdict = compareRuns(base, head);
 
   const confirmRounds = Math.max(0, opts.confirm ?? 0);
