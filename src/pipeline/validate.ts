@@ -137,14 +137,12 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   // The first runs' containers start while the steps before them work (head's with the test patch as given).
   // The sides' containers with the tests are kept for their confirmation reruns (runSides).
   const keep = opts.confirm > 0 && Math.max(0, opts.reruns ?? 0) === 0;
-  const warm = (env: Environment, state: RepoState, runFiles: string[], kept = false) =>
-    releases.push(prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: decided.limits, keep: kept }));
-  warm(ctx.env, baseState, files, keep);
-  warm(ctx.env, { rev: ctx.base, patches: [] }, files.filter((f) => ctx.files.includes(f)));
+  const headWithTests: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] };
+  const warm = warmFirstRuns(sandbox, ctx, { baseState, headWithTests, files, keep, limits: decided.limits }, releases);
   // Three independent looks at the fixed code, side by side: each is git work the first runs wait for.
   const [headEnv, headTests, existing] = await Promise.all([
-    fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress).then((h) => {
-      warm(h.env, { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] }, files, keep);
+    fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress).then(async (h) => {
+      await warm.headIn(h.env);
       return h;
     }),
     rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings),
@@ -189,6 +187,34 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     warnings,
     ...coverage,
     durationMs: Date.now() - started,
+  };
+}
+
+/**
+ * Starts the first runs' containers (base's and head's with the tests, base's baseline) while the
+ * steps before them work. Head's starts in base's environment before its manifests are compared
+ * (the common case); `headIn` replaces it when head gets its own environment. Releases go to `releases`.
+ */
+function warmFirstRuns(
+  sandbox: Sandbox,
+  ctx: RepoContext,
+  w: { baseState: RepoState; headWithTests: RepoState; files: string[]; keep: boolean; limits: Partial<ResourceLimits> },
+  releases: Array<() => Promise<void>>,
+): { headIn: (env: Environment) => Promise<void> } {
+  const warm = (env: Environment, state: RepoState, runFiles: string[], kept = false) => {
+    const release = prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: w.limits, keep: kept });
+    releases.push(release);
+    return release;
+  };
+  warm(ctx.env, w.baseState, w.files, w.keep);
+  const headInBase = warm(ctx.env, w.headWithTests, w.files, w.keep);
+  warm(ctx.env, { rev: ctx.base, patches: [] }, w.files.filter((f) => ctx.files.includes(f)));
+  return {
+    async headIn(env) {
+      if (env === ctx.env) return;
+      await headInBase();
+      warm(env, w.headWithTests, w.files, w.keep);
+    },
   };
 }
 
@@ -270,10 +296,10 @@ const NO_RUN: RunResult = { tests: [], fileErrors: [], timedOut: false, exitCode
 
 /**
  * Base and head with the tests (reruns one after another on each side) run side by side, with the
- * touched files' baseline at base when they exist there. Then, side by side again: the tests that
- * moved (movingTests) rerun `confirm` times on both sides (rerunTargets: a head failure alone when
- * the runner can select tests, else with the file); and the baseline at head, which runs only when it can change the verdict:
- * the head already holds the tests, a test fails at base without them, or a test breaks (P2F) with them.
+ * touched files' baseline at base when they exist there. Once both sides have their first results,
+ * without waiting for that baseline: the tests that moved (movingTests) rerun `confirm` times on
+ * both sides (rerunTargets: a head failure alone when the runner can select tests, else with the
+ * file), beside the baseline at head, which runs only when it can change the verdict (needsHeadBaseline).
  */
 export async function runSides(
   sandbox: Sandbox,
@@ -323,11 +349,14 @@ async function runSidesKept(
     return results;
   };
   const needBaseline = existing.base.length > 0 || existing.head.length > 0;
-  const [base, head, baselineBase] = await settledAll([
-    side('base', withTests.base),
-    side('head', withTests.head),
-    needBaseline ? run('base', { rev: withTests.base.rev, patches: [] }, existing.base) : Promise.resolve(NO_RUN),
-  ] as const);
+  // The base baseline goes on while the sides confirm: only the head baseline's decision waits for it.
+  const baselineBaseRun = needBaseline ? run('base', { rev: withTests.base.rev, patches: [] }, existing.base) : Promise.resolve(NO_RUN);
+  baselineBaseRun.catch(() => undefined);
+  // A failed side still lets the baseline finish and remove its container before the error goes up.
+  const [base, head] = await settledAll([side('base', withTests.base), side('head', withTests.head)] as const).catch(async (e: unknown) => {
+    await baselineBaseRun.catch(() => undefined);
+    throw e;
+  });
   const withVerdict = compareRuns(base, head);
 
   const confirmRounds = Math.max(0, opts.confirm ?? 0);
@@ -338,36 +367,43 @@ async function runSidesKept(
   const alone = selectsTests(ctx.runner);
   const confirmSide = async (name: 'base' | 'head', state: RepoState, runs: RunResult[]) => {
     const targets = rerunTargets(moving, runs, withTests.files, alone, name);
-    if (targets.length === 0) {
-      await kept[name]?.release();
-      return [];
-    }
-    progress.step(`confirming ${moving.length} test(s) that moved on ${name} (${confirmRounds} more run${confirmRounds > 1 ? 's' : ''})`);
     const own = kept[name];
+    if (targets.length === 0) return own ? own.release().then((): RunResult[] => []) : [];
+    progress.step(`confirming ${moving.length} test(s) that moved on ${name} (${confirmRounds} more run${confirmRounds > 1 ? 's' : ''})`);
     try {
-      return await rerunTests(sandbox, { env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, targets, rounds: confirmRounds, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}), ...(own ? { kept: own } : {}) });
+      return await rerunTests(sandbox, { ...runOpts(name, state, withTests.files), targets, rounds: confirmRounds, ...(own ? { kept: own } : {}) });
     } finally {
       await own?.release();
     }
   };
 
-  let needHead = false;
-  if (needBaseline) {
-    const failsAtBaseWithout = baselineBase.tests.some((t) => t.outcome !== 'passed') || baselineBase.fileErrors.length > 0;
-    // A test absent at base even with the tests applied comes from the head's code (the PR's own tests).
-    const fromHead = withVerdict.tests.some((t) => t.baseFailure?.kind === 'missing');
-    // Otherwise nothing fails at base without the tests, nothing breaks with them and nothing comes
-    // from the head alone: no baseline transition could match a counted one, so the head side cannot change the verdict.
-    needHead = withTests.headHoldsTests || failsAtBaseWithout || fromHead || withVerdict.tests.some((t) => t.transition === 'P2F');
-  }
-  if (needHead) progress.step('running the touched files without the tests at head (baseline)');
-  const [confirmBase, confirmHead, baselineHead] = await settledAll([
+  // The head baseline runs only when it can change the verdict (needsHeadBaseline), beside the confirmation.
+  const baselineHeadRun = async (): Promise<{ base: RunResult; head: RunResult } | undefined> => {
+    if (!needBaseline) return undefined;
+    const baselineBase = await baselineBaseRun;
+    if (!needsHeadBaseline(withVerdict, baselineBase, withTests.headHoldsTests)) return undefined;
+    progress.step('running the touched files without the tests at head (baseline)');
+    return { base: baselineBase, head: await run('head', withTests.headBaseline, existing.head) };
+  };
+  const [confirmBase, confirmHead, baseline] = await settledAll([
     confirmSide('base', withTests.base, base),
     confirmSide('head', withTests.head, head),
-    needHead ? run('head', withTests.headBaseline, existing.head) : Promise.resolve(NO_RUN),
+    baselineHeadRun(),
   ] as const);
   const confirm: TargetedRuns | undefined = moving.length ? { base: confirmBase, head: confirmHead, ids: moving, alone } : undefined;
-  return { base, head, ...(needHead ? { baseline: { base: baselineBase, head: baselineHead } } : {}), ...(confirm ? { confirm } : {}) };
+  return { base, head, ...(baseline ? { baseline } : {}), ...(confirm ? { confirm } : {}) };
+}
+
+/**
+ * Whether the baseline at head can change the verdict: the head already holds the tests, a test
+ * fails at base without them, a test comes from the head alone, or a test breaks (P2F) with them.
+ * Otherwise no baseline transition could match a counted one.
+ */
+function needsHeadBaseline(withVerdict: Verdict, baselineBase: RunResult, headHoldsTests: boolean): boolean {
+  const failsAtBaseWithout = baselineBase.tests.some((t) => t.outcome !== 'passed') || baselineBase.fileErrors.length > 0;
+  // A test absent at base even with the tests applied comes from the head's code (the PR's own tests).
+  const fromHead = withVerdict.tests.some((t) => t.baseFailure?.kind === 'missing');
+  return headHoldsTests || failsAtBaseWithout || fromHead || withVerdict.tests.some((t) => t.transition === 'P2F');
 }
 
 /** allSettled, then the first rejection: when one run fails, the others still finish and remove their containers first. */

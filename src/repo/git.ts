@@ -27,8 +27,34 @@ export interface GitRepo {
 export const SANDBOX_UID = 1000;
 export const SANDBOX_GID = 1000;
 
+/**
+ * Repositories opened before, by path, and full commit ids resolved before, by repository: a
+ * validation asks both a dozen times, each a git process. A repository is asked again once its
+ * object directory is not the same directory (removed, or made again); a commit id stays a commit.
+ */
+const opened = new Map<string, { repo: GitRepo; objects: string }>();
+const commits = new WeakMap<GitRepo, Set<string>>();
+const CACHED_MAX = 1000;
+
+/** The object directory's identity (inode, birth time), or undefined when it is gone. */
+async function objectsIdentity(dir: string): Promise<string | undefined> {
+  return stat(dir).then((s) => (s.isDirectory() ? `${s.dev}:${s.ino}:${s.birthtimeMs}` : undefined), () => undefined);
+}
+
 export async function openRepo(path: string): Promise<GitRepo> {
   const abs = resolve(path);
+  const known = opened.get(abs);
+  if (known && (await objectsIdentity(known.repo.objectsDir)) === known.objects) return known.repo;
+  const repo = await openRepoUncached(path, abs);
+  const objects = await objectsIdentity(repo.objectsDir);
+  if (objects) {
+    if (opened.size >= CACHED_MAX) opened.delete(opened.keys().next().value!);
+    opened.set(abs, { repo, objects });
+  }
+  return repo;
+}
+
+async function openRepoUncached(path: string, abs: string): Promise<GitRepo> {
   const notARepo = () => new SwtError('NOT_A_REPO', `${path} is not a git repository`);
   try {
     if (!(await stat(abs)).isDirectory()) throw notARepo();
@@ -58,9 +84,17 @@ export async function resolveRev(repoOrPath: GitRepo | string, rev: string): Pro
   const repo = await asRepo(repoOrPath);
   const unknown = () => new SwtError('UNKNOWN_REVISION', `unknown revision '${rev}' in ${repo.path}`);
   if (!rev || rev.startsWith('-') || /[\0\n]/.test(rev)) throw unknown();
+  if (commits.get(repo)?.has(rev)) return rev;
   const r = await runGit(repo.path, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
   if (r.code !== 0) throw unknown();
-  return r.stdout.toString('utf8').trim();
+  const commit = r.stdout.toString('utf8').trim();
+  // A full id that names a commit names that commit for good; a branch or tag does not.
+  if (commit === rev) {
+    const set = commits.get(repo) ?? new Set<string>();
+    if (set.size < CACHED_MAX) set.add(commit);
+    commits.set(repo, set);
+  }
+  return commit;
 }
 
 /** A repository state as a git tree. Dispose it when done: it may own a temporary object directory. */

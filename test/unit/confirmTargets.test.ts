@@ -117,6 +117,32 @@ describe('runSides: each side confirms in its own kept container, never the othe
     expect(calls).toContain('run head');
   });
 
+  it('the confirmation does not wait for the base baseline: it reruns while that run goes on, and the head baseline waits for it', async () => {
+    const { sandbox: inner, calls } = fake(null);
+    let baselineDone!: () => void;
+    const baselineGate = new Promise<void>((r) => (baselineDone = r));
+    const sandbox = {
+      async run(req) {
+        if (req.state.patches.length > 0) {
+          const out = await inner.run(req);
+          // The baseline may end only once a side has started its reruns.
+          return out.kept ? { ...out, kept: { ...out.kept, rerun: async (c: string, sig?: AbortSignal) => (baselineDone(), out.kept!.rerun(c, sig)) } } : out;
+        }
+        calls.push(`baseline ${req.state.rev} starts`);
+        await baselineGate;
+        calls.push(`baseline ${req.state.rev} ends`);
+        // Fails at base without the tests: the head baseline has to run, after it.
+        return outcome({ 'junit.xml': junit(req.state.rev === 'base') });
+      },
+    } as Sandbox;
+    const r = await runSides(sandbox, ctx, sides, { base: ['t/test_a.py'], head: ['t/test_a.py'] }, { confirm: 2 }, silentProgress);
+    expect(calls.indexOf('baseline base ends')).toBeGreaterThan(calls.findIndex((c) => c.startsWith('rerun')));
+    expect(calls.indexOf('baseline head starts')).toBeGreaterThan(calls.indexOf('baseline base ends'));
+    expect(r.confirm?.head).toHaveLength(2);
+    expect(r.baseline?.base.tests.map((t) => t.outcome)).toEqual(['failed']);
+    expect(r.baseline?.head.tests.map((t) => t.outcome)).toEqual(['passed']);
+  });
+
   it('with confirmation off nothing is kept', async () => {
     const { sandbox, calls } = fake(null);
     await runSides(sandbox, ctx, sides, { base: [], head: [] }, { confirm: 0 }, silentProgress);

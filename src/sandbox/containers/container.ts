@@ -57,7 +57,17 @@ export function overlayPrelude(plan: OverlayPlan): string {
  */
 export async function prepareContainer(
   deps: SandboxDeps,
-  opts: { env: Environment; repo: string; state: StateTree; role: ContainerRole; cmd: (plan: OverlayPlan) => string[]; limits: ResourceLimits; stdin?: boolean },
+  opts: {
+    env: Environment;
+    repo: string;
+    state: StateTree;
+    role: ContainerRole;
+    cmd: (plan: OverlayPlan) => string[];
+    limits: ResourceLimits;
+    stdin?: boolean;
+    /** Done while the overlay goes in (starting a container whose process waits before it reads /testbed): each costs a round trip or more. */
+    meanwhile?: (container: Docker.Container) => Promise<unknown>;
+  },
 ): Promise<PreparedContainer> {
   const { docker } = deps;
   const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
@@ -97,9 +107,9 @@ export async function prepareContainer(
   }
   registerContainer(docker, container.id);
   try {
-    if (plan.write.length || plan.dirs.length) {
-      await container.putArchive(overlayTar(opts.state.repo, plan, { env: opts.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' });
-    }
+    const fill = plan.write.length || plan.dirs.length ? container.putArchive(overlayTar(opts.state.repo, plan, { env: opts.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' }) : Promise.resolve();
+    const settled = await Promise.allSettled([fill, opts.meanwhile?.(container)]);
+    for (const r of settled) if (r.status === 'rejected') throw r.reason;
   } catch (e) {
     await removeContainer(docker, container.id).catch(() => undefined);
     throw e;
@@ -142,6 +152,14 @@ export interface WarmRun {
 /** Starts the container of `req` (pre-warmed when `waitForGo`: the command waits for `go`). */
 async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits, waitForGo: boolean): Promise<WarmRun> {
   const { docker } = deps;
+  const streamedTail = new TailBuffer(limits.outputBytes);
+  let attached: { attach: NodeJS.ReadWriteStream; ended: Promise<void> } | undefined;
+  // Attached first (no output is lost), then started: a pre-warmed one while its overlay goes in.
+  const attachAndStart = async (container: Docker.Container) => {
+    const attach = (await container.attach({ stream: true, stdout: true, stderr: true, ...(waitForGo ? { stdin: true, hijack: true } : {}) })) as NodeJS.ReadWriteStream;
+    attached = { attach, ended: demux(docker, attach, (b) => streamedTail.push(b), (b) => streamedTail.push(b)) };
+    if (waitForGo) await container.start();
+  };
   const prepared = await prepareContainer(deps, {
     env: req.env,
     repo: req.repo,
@@ -150,26 +168,19 @@ async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, li
     stdin: waitForGo,
     // The command's own exit status is written down: a 137 or 143 it gave itself is its result,
     // while a container stopped from outside dies with this shell and leaves no status. A
-    // pre-warmed one reads its go line first; the command itself never gets that stdin.
+    // pre-warmed one reads its go line first (the overlay is in by then, and its deletions come
+    // after it); the command itself never gets that stdin.
     cmd: (plan) => [
       'sh',
       '-c',
-      `${overlayPrelude(plan)}\n${waitForGo ? 'read -r _ || exit 75\nsh -c "$1" </dev/null' : 'sh -c "$1"'}\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`,
+      `${waitForGo ? 'read -r _ || exit 75\n' : ''}${overlayPrelude(plan)}\n${waitForGo ? 'sh -c "$1" </dev/null' : 'sh -c "$1"'}\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`,
       'swt-run',
       req.command,
     ],
     limits,
+    meanwhile: attachAndStart,
   });
-  try {
-    const streamedTail = new TailBuffer(limits.outputBytes);
-    const attach = (await prepared.container.attach({ stream: true, stdout: true, stderr: true, ...(waitForGo ? { stdin: true, hijack: true } : {}) })) as NodeJS.ReadWriteStream;
-    const ended = demux(docker, attach, (b) => streamedTail.push(b), (b) => streamedTail.push(b));
-    if (waitForGo) await prepared.container.start();
-    return { prepared, attach, ended, streamedTail, limits };
-  } catch (e) {
-    await removeContainer(docker, prepared.id).catch(() => undefined);
-    throw e;
-  }
+  return { prepared, attach: attached!.attach, ended: attached!.ended, streamedTail, limits };
 }
 
 /** The key a pre-warmed run is found by: the same image, repository, state, command and limits. */

@@ -18,14 +18,8 @@ import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../t
 
 /** Creates and starts a kept run's container: the overlay is in, its process waits. */
 export async function startKept(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits): Promise<PreparedContainer> {
-  const prepared = await prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits });
-  try {
-    await prepared.container.start();
-  } catch (e) {
-    await removeContainer(deps.docker, prepared.id).catch(() => undefined);
-    throw e;
-  }
-  return prepared;
+  // Started while the overlay goes in: its process only waits, and each command's exec comes after both.
+  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start() });
 }
 
 /** Runs `command` in a started kept container (prepared) and hands the container on when it is still usable. */
