@@ -150,6 +150,9 @@ export const rust: Ecosystem = {
   // The package cache's crates into cargo's home, where the install (named or not) and the runs find them.
   beforeInstall: `[ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/cargo" ] || { mkdir -p ${CARGO_HOME} && cp -a "$SWT_PKG_CACHE/cargo/." ${CARGO_HOME}/; }`,
   warm: RUST_WARM,
+  // What a build keeps under /testbed (Cargo.lock, the warm-up's target/ with the compiled dependencies) is saved and extracted in place of the fetch;
+  // the crates themselves come back from the package cache (beforeInstall).
+  savesInstall: true,
   defaultRunner: () => ({ kind: 'cargo-test', template: 'cargo test {files}' }),
   runners: [cargoTest],
   changedTests(testPatch) {
