@@ -1,6 +1,6 @@
 /**
- * One small real project per ecosystem the examples do not cover, for bench:harness: each with a
- * real dependency from its registry (so its install has something to cache), no configuration
+ * One small real project per ecosystem the examples do not cover, for bench:harness: each with
+ * real dependencies from its registry (Python and Rust: a tree of about ten), no configuration
  * (image, install and runner are detected), a fix and a test patch whose new test goes F→P.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -60,26 +60,52 @@ async function goProject(root: string): Promise<BenchProject> {
   return { name: 'go: clampx (go-cmp)', repo: dir, base, patch, testPatch: goClampx.ABOVE };
 }
 
-/** Python: requirements.txt with a PyPI dependency (attrs), pytest. */
+/** Python: requirements.txt with requests and pydantic from PyPI (9 distributions with their own dependencies, pydantic-core a binary wheel), pytest. */
 async function pythonProject(root: string): Promise<BenchProject> {
-  const dir = join(root, 'py-points');
+  const dir = join(root, 'py-shop');
+  const shop = (fixed: boolean) =>
+    [
+      'from decimal import Decimal',
+      '',
+      'import requests',
+      'from pydantic import BaseModel, Field',
+      '',
+      '',
+      'class Item(BaseModel):',
+      '    name: str',
+      '    price: Decimal = Field(ge=0)',
+      '    quantity: int = Field(default=1, ge=1)',
+      '',
+      '',
+      'class Order(BaseModel):',
+      '    items: list[Item]',
+      '',
+      '    def total(self) -> Decimal:',
+      `        return sum((${fixed ? 'i.price * i.quantity' : 'i.price'} for i in self.items), Decimal(0))`,
+      '',
+      '',
+      'def order_request(base_url: str, order: Order) -> requests.PreparedRequest:',
+      "    return requests.Request('POST', f'{base_url}/orders', json=order.model_dump(mode='json')).prepare()",
+      '',
+    ].join('\n');
   const base = await commitRepo(dir, {
-    'requirements.txt': 'attrs==23.2.0\n',
-    'points/__init__.py': 'import attr\n\n\n@attr.s(frozen=True)\nclass Point:\n    x = attr.ib()\n    y = attr.ib()\n\n    def norm1(self):\n        return self.x + self.y\n',
+    'requirements.txt': 'requests==2.32.3\npydantic==2.9.2\n',
+    'shop/__init__.py': shop(false),
     'tests/__init__.py': '',
+    'tests/test_request.py': "from decimal import Decimal\n\nfrom shop import Item, Order, order_request\n\n\ndef test_request_body():\n    r = order_request('http://shop.invalid', Order(items=[Item(name='a', price=Decimal('1.50'))]))\n    assert r.url == 'http://shop.invalid/orders'\n    assert b'1.50' in r.body\n",
   });
-  const patch = [
-    'diff --git a/points/__init__.py b/points/__init__.py',
-    '--- a/points/__init__.py',
-    '+++ b/points/__init__.py',
-    '@@ -9,2 +9,2 @@ class Point:',
-    '     def norm1(self):',
-    '-        return self.x + self.y',
-    '+        return abs(self.x) + abs(self.y)',
+  const patch = await diffTo(dir, { 'shop/__init__.py': shop(true) });
+  const testPatch = newFile('tests/test_total.py', [
+    'from decimal import Decimal',
     '',
-  ].join('\n');
-  const testPatch = newFile('tests/test_points.py', ['from points import Point', '', '', 'def test_norm1_negative():', '    assert Point(-1, 2).norm1() == 3', '']);
-  return { name: 'python: points (attrs)', repo: dir, base, patch, testPatch };
+    'from shop import Item, Order',
+    '',
+    '',
+    'def test_total_counts_quantity():',
+    "    assert Order(items=[Item(name='a', price=Decimal('1.50'), quantity=2)]).total() == Decimal('3.00')",
+    '',
+  ]);
+  return { name: 'python: shop (requests, pydantic)', repo: dir, base, patch, testPatch };
 }
 
 /** The diff from the committed files to `files`, as git writes it (the worktree put back after). */
@@ -98,6 +124,66 @@ async function rustProject(root: string): Promise<BenchProject> {
   return { name: 'rust: describe (itoa)', repo: dir, base, patch, testPatch: rustDescribe.INTEGRATION_PATCH };
 }
 
+/** Rust: a crate with serde (derive) and serde_json from crates.io (9 crates, syn among them); its new integration test goes F→P. */
+async function rustSerdeProject(root: string): Promise<BenchProject> {
+  const dir = join(root, 'rust-invoice');
+  const lib = (fixed: boolean) =>
+    [
+      'use serde::{Deserialize, Serialize};',
+      '',
+      '#[derive(Debug, PartialEq, Serialize, Deserialize)]',
+      'pub struct Line {',
+      '    pub name: String,',
+      '    pub cents: u64,',
+      '    #[serde(default = "one")]',
+      '    pub qty: u64,',
+      '}',
+      '',
+      'fn one() -> u64 {',
+      '    1',
+      '}',
+      '',
+      '#[derive(Debug, Serialize, Deserialize)]',
+      'pub struct Invoice {',
+      '    pub lines: Vec<Line>,',
+      '}',
+      '',
+      'impl Invoice {',
+      '    pub fn total_cents(&self) -> u64 {',
+      `        self.lines.iter().map(|l| ${fixed ? 'l.cents * l.qty' : 'l.cents'}).sum()`,
+      '    }',
+      '}',
+      '',
+      'pub fn parse(json: &str) -> serde_json::Result<Invoice> {',
+      '    serde_json::from_str(json)',
+      '}',
+      '',
+    ].join('\n');
+  const test = 'use invoice::parse;\n\n#[test]\nfn one_line() {\n    assert_eq!(parse(r#"{"lines":[{"name":"a","cents":150}]}"#).unwrap().total_cents(), 150);\n}\n';
+  const base = await commitRepo(dir, {
+    'Cargo.toml': '[package]\nname = "invoice"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nserde = { version = "1", features = ["derive"] }\nserde_json = "1"\n',
+    'src/lib.rs': lib(false),
+    'tests/invoice.rs': test,
+  });
+  const patch = await diffTo(dir, { 'src/lib.rs': lib(true) });
+  const testPatch = [
+    'diff --git a/tests/invoice.rs b/tests/invoice.rs',
+    '--- a/tests/invoice.rs',
+    '+++ b/tests/invoice.rs',
+    '@@ -4,3 +4,8 @@ use invoice::parse;',
+    ' fn one_line() {',
+    '     assert_eq!(parse(r#"{"lines":[{"name":"a","cents":150}]}"#).unwrap().total_cents(), 150);',
+    ' }',
+    '+',
+    '+#[test]',
+    '+fn counts_quantity() {',
+    '+    assert_eq!(parse(r#"{"lines":[{"name":"a","cents":150,"qty":2}]}"#).unwrap().total_cents(), 300);',
+    '+}',
+    '',
+  ].join('\n');
+  return { name: 'rust: invoice (serde, serde_json)', repo: dir, base, patch, testPatch };
+}
+
 /** Java: the Maven integration test's project, needing commons-lang3 from Maven Central, JUnit 4. */
 async function mavenProject(root: string): Promise<BenchProject> {
   const dir = join(root, 'maven-greeter');
@@ -106,10 +192,11 @@ async function mavenProject(root: string): Promise<BenchProject> {
   return { name: 'java: greeter (commons-lang3, JUnit)', repo: dir, base, patch, testPatch: mavenGreeter.TEST_PATCH };
 }
 
-/** Every project, or those whose name contains one of `only` (bench:harness `--project rust`). */
+/** Every project, or those whose id is one of `only` (bench:harness `--project=rust`; `rust-describe`: the small crate the Rust integration tests share). */
 export async function ecosystemProjects(root: string, only: readonly string[] = []): Promise<BenchProject[]> {
-  const all: [string, (root: string) => Promise<BenchProject>][] = [['python', pythonProject], ['go', goProject], ['rust', rustProject], ['java', mavenProject]];
+  const all: [string, (root: string) => Promise<BenchProject>][] = [['python', pythonProject], ['go', goProject], ['rust', rustSerdeProject], ['rust-describe', rustProject], ['java', mavenProject]];
   const out: BenchProject[] = [];
-  for (const [id, make] of all) if (only.length === 0 || only.includes(id)) out.push(await make(root));
+  // The small crate only when asked for: the serde crate is the Rust project.
+  for (const [id, make] of all) if (only.length === 0 ? id !== 'rust-describe' : only.includes(id)) out.push(await make(root));
   return out;
 }

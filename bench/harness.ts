@@ -8,7 +8,7 @@
  *   default) and without it (confirm 0), interleaved. A JSON object with every figure is the last
  *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
  * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree;
- * `--project=<python|go|rust|java>` (repeatable): only those ecosystem projects; `--no-deps`: no dependency tree.
+ * `--project=<python|go|rust|rust-describe|java>` (repeatable): only those ecosystem projects; `--no-deps`: no dependency tree.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

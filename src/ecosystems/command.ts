@@ -49,7 +49,8 @@ export function commandWord(name: string): RegExp {
  * Where an install's fallback says what it did (air-gapped: installed from what the image holds):
  * a file in the environment image's home, which the pipeline reads back and reports.
  */
-export const INSTALL_NOTES = '"$HOME/.swt-install-notes"';
+export const INSTALL_NOTES_NAME = '.swt-install-notes';
+export const INSTALL_NOTES = `"$HOME/${INSTALL_NOTES_NAME}"`;
 
 /** Shell that prints `note` and records it in INSTALL_NOTES. */
 export function installNote(note: string): string {

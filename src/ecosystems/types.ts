@@ -174,8 +174,9 @@ export interface Ecosystem {
   beforeInstall?: string;
   /**
    * Its installs (the default and the usual named ones) write only under /testbed and the sandbox
-   * user's home: what one made there can be saved into the package cache and stand for the same
-   * install (same environment key) when its image is gone (sandbox/environments/savedInstall.ts).
+   * user's home, or elsewhere only what `beforeInstall` brings back from the package cache: what
+   * one made there can be saved into the package cache and stand for the same install (same
+   * environment key) when its image is gone (sandbox/environments/savedInstall.ts).
    */
   savesInstall?: boolean;
   /**

@@ -79,11 +79,14 @@ const notesOfImage = new Map<string, string[]>();
 
 async function readInstallNotes(sandbox: Sandbox, env: Environment, repo: string, rev: string, install: string): Promise<string[]> {
   if (!install.includes(INSTALL_NOTES)) return [];
+  const keep = (text: string) => [...new Set(text.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('swt: ')))];
+  // Read at the build and kept on the image: no container.
+  if (env.installNotes !== undefined) return keep(env.installNotes);
   // A tag built again (evicted, then rebuilt) may hold other notes: read those afresh.
   const known = env.cached ? notesOfImage.get(env.image) : undefined;
   if (known) return known;
   const r = await sandbox.run({ env, repo, state: { rev, patches: [] }, command: `cat ${INSTALL_NOTES} 2>/dev/null; true` });
-  const notes = [...new Set((r.output ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('swt: ')))];
+  const notes = keep(r.output ?? '');
   if (notesOfImage.size >= 1000) notesOfImage.delete(notesOfImage.keys().next().value!);
   notesOfImage.set(env.image, notes);
   return notes;

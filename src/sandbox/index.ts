@@ -7,6 +7,7 @@ import { connectDocker, dockerLocation, pingDocker, type Docker } from './docker
 import { egressSettings, type EgressSettings } from './egress/egressConfig.js';
 import { envCacheSettings, evictEnvironments, type EnvCacheSettings } from './images/envCache.js';
 import { ensureEnvironmentImage, type EnvironmentDeps } from './environments/environment.js';
+import { environmentUpkeep } from './environments/upkeep.js';
 import { reapOrphans } from './containers/liveContainers.js';
 import { cpusetFromEnv, resolveLimits } from './containers/limits.js';
 import { reapOrphanTempDirs } from '../util/tempDirs.js';
@@ -116,8 +117,10 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
     },
     async evictEnvironments() {
       await init();
+      await environmentUpkeep();
       return evictEnvironments(docker, envDeps.cache);
     },
+    upkeep: environmentUpkeep,
   };
 }
 

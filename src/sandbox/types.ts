@@ -75,6 +75,8 @@ export interface Environment {
   buildMs: number;
   /** Built from this nearest environment layer (another revision's installed tree), not from the base image. */
   from?: string;
+  /** The install's notes file as the build read it (undefined: an image from before the label; read it from the image). */
+  installNotes?: string;
 }
 
 export interface RunRequest {
@@ -157,4 +159,6 @@ export interface Sandbox {
   prewarm?(req: RunRequest): () => Promise<void>;
   /** Removes least recently used environment images past the cache's size (never one in use); what it removed. */
   evictEnvironments?(): Promise<{ removed: string[]; totalBytes: number }>;
+  /** Waits for the upkeep builds started after returning (eviction, package-cache pruning: off a build's path). */
+  upkeep?(): Promise<void>;
 }

@@ -36,9 +36,12 @@ describe('environment image eviction (real images)', () => {
   it('keeps the cache under its size, least recently used first, never evicting an image in use', async () => {
     const repo = createGitRepo({ 'requirements.txt': '# 1\n', 'test_a.py': 'def test_a():\n    assert True\n' });
     const install = 'head -c 5000000 /dev/urandom > .blob';
-    const ensure = (n: number): Promise<Environment> => {
+    const ensure = async (n: number): Promise<Environment> => {
       const rev = n === 1 ? repo.sha : repo.commit({ 'requirements.txt': `# ${n}\n` });
-      return sandbox.ensureEnvironment({ repo: repo.path, rev, baseImage: 'python:3.11', install });
+      // The eviction pass runs after the build returns: waited for here.
+      const env = await sandbox.ensureEnvironment({ repo: repo.path, rev, baseImage: 'python:3.11', install });
+      await sandbox.upkeep!();
+      return env;
     };
     const a = await ensure(1);
     expect(a.image.startsWith(`swt-env-${namespace}:`)).toBe(true);

@@ -227,6 +227,8 @@ export const java: Ecosystem = {
   },
   beforeInstall: MAVEN_BEFORE,
   warm: MAVEN_AFTER,
+  // Maven's and Gradle's local repositories are in home (~/.m2, ~/.gradle), their builds under /testbed.
+  savesInstall: true,
   defaultRunner: (facts) => runnerFor(facts),
   runners: [maven, gradle],
   changedTests(testPatch) {

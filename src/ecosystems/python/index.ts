@@ -47,6 +47,8 @@ export const python: Ecosystem = {
   },
   defaultRunner: () => ({ kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' }),
   runners: [pytest],
+  // pip runs as the sandbox user: what it installs goes to ~/.local (the images' site-packages belong to root), the rest under /testbed.
+  savesInstall: true,
   // checked-hash: a run's overlaid file of the same size and mtime is still recompiled.
   warm: 'python3 -m compileall -q -j 0 --invalidation-mode checked-hash .',
   // a module or fixture the test uses does not exist

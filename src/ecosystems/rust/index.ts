@@ -111,17 +111,31 @@ const CARGO_HOME = '"${CARGO_HOME:-$HOME/.cargo}"';
 /** What of cargo's home the package cache keeps: the index, the downloaded crates, git dependencies' clones (sources unpack from these). */
 const CARGO_KEPT = 'registry/index registry/cache git/db';
 
+/** A fingerprint directory's hash: `<package>-<16 hex digits>`. */
+const HASH16 = '[0-9a-f]'.repeat(16);
+
+/**
+ * The workspace's own packages' dep-info dated 1970 (their names from `cargo metadata`: a package
+ * object opens with its name, then its version); without names, every package's. Not the registry
+ * crates': their dep-info lists files their build scripts generate (serde's), which a 1970 date
+ * would have every run recompile.
+ */
+const STALE_PATH_CRATES =
+  `n=$(cargo metadata --offline --no-deps --format-version 1 2>/dev/null | grep -o '"name":"[^"]*","version"' | cut -d'"' -f4); ` +
+  `if [ -n "$n" ]; then for c in $n; do find . -path "*/.fingerprint/$c-${HASH16}/dep-*" -type f -exec touch -c -d @0 {} +; done; ` +
+  "else find . -path '*/.fingerprint/*/dep-*' -type f -exec touch -c -d @0 {} +; fi";
+
 /**
  * After the install: what it fetched goes to the package cache (files already there are not
  * copied again); then the dependencies and test binaries compile into the image's target
  * directory, so a run compiles only the crate's own code. Cargo tells a path crate's changes by
  * mtime, and a run's overlaid files may look older than this build: the path crates' dep-info
- * files (registry crates are checked by version, not by these) are dated 1970, so every run
- * rebuilds the crate's own code and never reuses a stale build of it.
+ * files are dated 1970, so every run rebuilds the crate's own code and never reuses a stale
+ * build of it.
  */
 const RUST_WARM =
   `[ -z "$SWT_PKG_CACHE" ] || (cd ${CARGO_HOME} && for d in ${CARGO_KEPT}; do [ ! -d "$d" ] || { mkdir -p "$SWT_PKG_CACHE/cargo/$d" && cp -au "$d/." "$SWT_PKG_CACHE/cargo/$d/"; }; done); ` +
-  "cargo test --no-run --offline; find . -path '*/.fingerprint/*/dep-*' -type f -exec touch -c -d @0 {} +";
+  `cargo test --no-run --offline; ${STALE_PATH_CRATES}`;
 
 export const rust: Ecosystem = {
   id: 'rust',
@@ -150,6 +164,9 @@ export const rust: Ecosystem = {
   // The package cache's crates into cargo's home, where the install (named or not) and the runs find them.
   beforeInstall: `[ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/cargo" ] || { mkdir -p ${CARGO_HOME} && cp -a "$SWT_PKG_CACHE/cargo/." ${CARGO_HOME}/; }`,
   warm: RUST_WARM,
+  // What a build keeps under /testbed (Cargo.lock, the warm-up's target/ with the compiled dependencies) is saved and extracted in place of the fetch;
+  // the crates themselves come back from the package cache (beforeInstall).
+  savesInstall: true,
   defaultRunner: () => ({ kind: 'cargo-test', template: 'cargo test {files}' }),
   runners: [cargoTest],
   changedTests(testPatch) {

@@ -4,12 +4,13 @@ import type { Logger } from '../../util/logger.js';
 import { shellQuote } from '../../util/shell.js';
 import { ensureBaseImage } from '../images/baseImages.js';
 import type { CaBundle } from '../images/caCertificates.js';
-import { demux, outputAfterExit, singleFileTar, TailBuffer } from '../containers/containerIo.js';
+import { demux, outputAfterExit, readTarFiles, singleFileTar, TailBuffer } from '../containers/containerIo.js';
+import { INSTALL_NOTES_NAME } from '../../ecosystems/command.js';
 import { storageOptSupported, watchDisk } from '../containers/diskWatch.js';
 import { engineCpus, inspectImage, type Docker } from '../docker.js';
 import { withInstallNetwork, type InstallNetwork } from '../egress/egress.js';
 import type { EgressSettings } from '../egress/egressConfig.js';
-import { evictEnvironments, markUsed, type EnvCacheSettings } from '../images/envCache.js';
+import { markUsed, type EnvCacheSettings } from '../images/envCache.js';
 import { ENV_LABELS, envImageTag, environmentFamily, environmentKey, isDependencyManifest } from '../images/envKey.js';
 import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from '../../repo/git.js';
 import { runGit } from '../../repo/gitExec.js';
@@ -18,7 +19,8 @@ import { haltIfInterrupted, registerContainer, removeContainer } from '../contai
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
 import { installOrRestore, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
-import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, prunePackageCaches, withThrowawayCache } from './packageCache.js';
+import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, withThrowawayCache } from './packageCache.js';
+import { scheduleUpkeep } from './upkeep.js';
 import type { Environment, EnvironmentSpec, ResourceLimits, WarmUp } from '../types.js';
 
 /**
@@ -65,7 +67,8 @@ export interface EnvironmentDeps {
 
 const INSTALL_LOG_LINES = 25;
 /** Where the fixed state's own versions of patched files wait while the install runs. */
-const RESTORE_DIR = '/home/swt/.swt-restore';
+const HOME = '/home/swt';
+const RESTORE_DIR = `${HOME}/.swt-restore`;
 
 /** `ancestor` is `rev` or one of its ancestors in this repository. */
 async function inHistoryOf(repo: GitRepo, ancestor: string, rev: string): Promise<boolean> {
@@ -175,14 +178,15 @@ function nearestLayerOn(): boolean {
   return process.env.SWT_NEAREST_LAYER?.trim() !== '0';
 }
 
-async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<void> {
+/** Builds and commits the image; what the install wrote in its notes file. */
+async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<string> {
   if (!o.install.trim()) return commitEnvironment(deps, o, 'none');
   const install = (volume: string) => withInstallNetwork(deps.docker, deps.egress, deps.log, (net) => commitEnvironment(deps, o, net, volume), o.onProgress);
   if (!o.cacheWrite) return withThrowawayCache(deps.docker, o.scope, o.baseImage, install);
-  await install(await ensureCacheVolume(deps.docker, o.scope, o.baseImage));
+  return install(await ensureCacheVolume(deps.docker, o.scope, o.baseImage));
 }
 
-async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: InstallNetwork | 'none', volume?: string): Promise<void> {
+async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: InstallNetwork | 'none', volume?: string): Promise<string> {
   const { docker, log } = deps;
   const limits = installLimitsFrom(deps);
   // From the nearest layer: what changed since its snapshot, and every manifest (an install may have rewritten one).
@@ -235,22 +239,34 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
     }
     if (saved) await putTrackedList(o, container, patched);
     if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore });
+    const notes = install ? await installNotesOf(container) : '';
     const [repoName, tag] = o.tag.split(':') as [string, string];
     await container.commit({
       repo: repoName,
       tag,
       changes: [
-        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} ${ENV_LABELS.scope}=${JSON.stringify(o.scope)} ${ENV_LABELS.trusted}=${o.cacheWrite} ${ENV_LABELS.family}=${o.family} ${ENV_LABELS.depth}=${o.from ? o.from.depth + 1 : 0} ${ENV_LABELS.fromBytes}=${o.from?.bytes ?? 0} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
+        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} ${ENV_LABELS.scope}=${JSON.stringify(o.scope)} ${ENV_LABELS.trusted}=${o.cacheWrite} ${ENV_LABELS.family}=${o.family} ${ENV_LABELS.depth}=${o.from ? o.from.depth + 1 : 0} ${ENV_LABELS.fromBytes}=${o.from?.bytes ?? 0} ${ENV_LABELS.installNotes}=${Buffer.from(notes).toString('base64')} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
         'CMD ["/bin/sh"]',
         'WORKDIR /testbed',
         'USER 1000:1000',
       ],
     } as object);
+    return notes;
   } catch (e) {
     await haltIfInterrupted();
     throw e;
   } finally {
     await removeContainer(docker, container.id).catch((e) => log.warn({ err: (e as Error).message }, 'removing the install container failed'));
+  }
+}
+
+/** The install's notes file in the stopped install container (at most 8 KiB; none: empty), read through the engine, no container started. */
+async function installNotesOf(container: Docker.Container): Promise<string> {
+  try {
+    const files = await readTarFiles((await container.getArchive({ path: `${HOME}/${INSTALL_NOTES_NAME}` })) as NodeJS.ReadableStream, { maxFileBytes: 8192, maxTotalBytes: 8192 });
+    return files.get(INSTALL_NOTES_NAME)?.content.toString('utf8') ?? '';
+  } catch {
+    return '';
   }
 }
 
@@ -384,7 +400,8 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
         await markUsed(tag);
         // Evicted between the listing and the mark: look again (or build).
         if (!(await inspectImage(docker, tag))) continue;
-        return { image: tag, key, baseImage, snapshotRev, cached: true, buildMs: Date.now() - started };
+        const notes = img.Labels?.[ENV_LABELS.installNotes];
+        return { image: tag, key, baseImage, snapshotRev, cached: true, buildMs: Date.now() - started, ...(notes === undefined ? {} : { installNotes: Buffer.from(notes, 'base64').toString('utf8') }) };
       }
       return undefined;
     };
@@ -402,21 +419,16 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
           const from = spec.install.trim() && nearestLayerOn() ? await nearestLayer(docker, repo, ns, family, commit) : undefined;
           // Kept from eviction while the build stands on it.
           if (from) await markUsed(from.image);
-          await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), scope, cacheWrite, family, ...(from ? { from } : {}), onProgress });
+          const installNotes = await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), scope, cacheWrite, family, ...(from ? { from } : {}), onProgress });
           await markUsed(tag);
-          const built: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started, ...(from ? { from: from.image } : {}) };
+          const built: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started, installNotes, ...(from ? { from: from.image } : {}) };
           log.info({ image: tag, base: baseImage, from: from?.image, ms: built.buildMs }, 'built environment image');
           return built;
         },
         { onWait: () => onProgress?.(`waiting for another process building the environment ${key.slice(0, 16)}`) },
       ),
     );
-    if (!env.cached) {
-      const t0 = Date.now();
-      await evictEnvironments(docker, deps.cache, [env.image]).catch((e) => log.warn({ err: (e as Error).message }, 'evicting environment images failed'));
-      await prunePackageCaches(docker, deps.packageCacheBytes).catch((e) => log.warn({ err: (e as Error).message }, 'pruning package caches failed'));
-      log.debug({ ms: Date.now() - t0 }, 'environment cache and package caches within their sizes');
-    }
+    if (!env.cached) scheduleUpkeep(deps, env.image);
     return env;
   } finally {
     await state.dispose();

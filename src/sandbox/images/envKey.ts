@@ -109,6 +109,8 @@ export const ENV_LABELS = {
   depth: 'swt-bot.env.depth',
   /** Size of the image it was built on (its own bytes are its size minus this). */
   fromBytes: 'swt-bot.env.fromBytes',
+  /** What the install recorded in its notes file (base64), read at the build: a hit needs no container to read it. */
+  installNotes: 'swt-bot.env.installNotes',
 } as const;
 
 /** The dependency manifests among changed paths: what makes a side need its own environment. */
