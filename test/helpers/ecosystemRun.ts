@@ -5,6 +5,8 @@ import { expect } from '@jest/globals';
 import Docker from 'dockerode';
 import { validate, type ValidationResult } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { packageCacheVolume } from '../../src/sandbox/environments/environment.js';
+import { SAVED_INSTALLS_DIR } from '../../src/sandbox/environments/savedInstall.js';
 import { swt } from './cli.js';
 import { expectNothingLeftBehind, networksOfOurs, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from './docker.js';
 import { cleanupGitRepos, commitsMade } from './gitRepo.js';
@@ -46,11 +48,34 @@ export const transitions = (out: ValidateJson): [string, string][] => out.tests.
  * The package cache at work: a validation through the API builds the repository's environment
  * online (filling its package cache); its image is removed, and the same validation runs again
  * with the egress proxy refusing every registry, so its install finds everything in the cache or
- * fails. Returns both results.
+ * fails: first from the saved install of its key, then (the image and the saved installs removed)
+ * by an install resolving offline from the cached downloads. Returns the three results.
  */
-export async function validateOnlineThenFromCacheOnly(repo: string, base: string, head: string, testPatch: string): Promise<[ValidationResult, ValidationResult]> {
+export async function validateOnlineThenFromCacheOnly(repo: string, base: string, head: string, testPatch: string): Promise<[ValidationResult, ValidationResult, ValidationResult]> {
+  const docker = new Docker();
   const online = await validate(createDockerSandbox(), { repo, base, head, testPatch });
-  await new Docker().getImage(online.environment.image).remove({ force: true });
-  const offline = await validate(createDockerSandbox({ egress: { hosts: ['deb.debian.org'] } }), { repo, base, head, testPatch });
-  return [online, offline];
+  await docker.getImage(online.environment.image).remove({ force: true });
+  const offline = () => validate(createDockerSandbox({ egress: { hosts: ['deb.debian.org'] } }), { repo, base, head, testPatch });
+  const restored = await offline();
+  await dropSavedInstalls(docker, await packageCacheVolume({ repo }), restored.environment.image);
+  await docker.getImage(restored.environment.image).remove({ force: true });
+  return [online, restored, await offline()];
+}
+
+/** Removes the saved installs from a package cache volume (our own command, no network). */
+async function dropSavedInstalls(docker: Docker, volume: string, image: string): Promise<void> {
+  const c = await docker.createContainer({
+    Image: image,
+    Entrypoint: [],
+    Cmd: ['rm', '-rf', `/c/${SAVED_INSTALLS_DIR}`],
+    User: '0:0',
+    NetworkDisabled: true,
+    HostConfig: { Mounts: [{ Type: 'volume', Source: volume, Target: '/c' }] },
+  });
+  try {
+    await c.start();
+    expect((await c.wait()).StatusCode).toBe(0);
+  } finally {
+    await c.remove({ force: true });
+  }
 }
