@@ -67,7 +67,9 @@ export const PRELOAD_JS = String.raw`'use strict';
   function flush() {
     if (flushed || seen.size === 0) return;
     flushed = true;
-    try { require('v8').takeCoverage(); } catch (e) {}
+    // Stopped after it: Node's own write at exit would take the same file name (pid, millisecond,
+    // thread) and, within the same millisecond, replace these counts with the reset ones.
+    try { var v8 = require('v8'); v8.takeCoverage(); v8.stopCoverage(); } catch (e) {}
     try { fs.writeFileSync(path.join(dir, 'done-' + me + '.json'), '{}'); } catch (e) {}
   }
   process.on('exit', flush);
