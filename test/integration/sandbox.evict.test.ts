@@ -71,6 +71,8 @@ describe('environment image eviction (real images)', () => {
   });
 
   it('removes environment images from before namespaces, unless a container uses one', async () => {
+    // The earlier builds' upkeep passes done first: one still under way would take the old image before the call below.
+    await sandbox.upkeep!();
     const base = await ensureBaseImage('python:3.11', { docker, caBundle: await loadCaBundle() });
     // As an older swt-bot left them: the key label, no namespace label.
     const legacy = async (tag: string) => {
