@@ -6,6 +6,7 @@ import type { RunnerSpec } from '../../results/types.js';
 import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../diffFunctions.js';
 import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from '../types.js';
 import { OUTPUT_MARKER, REPORT_MARKER, moduleDirOf, parseJvmReports } from './reports.js';
+import { saveToCache, seedFromCache } from '../packageCacheShell.js';
 
 /** The JDK images come in these releases; a project gets the first at or above what it declares. */
 const JDK_RELEASES = [8, 11, 17, 21, 25];
@@ -76,9 +77,9 @@ const M2_REPO = '"$HOME/.m2/repository"';
  * Before any install: the egress proxy in the user's settings (so a named `mvn …` install reaches
  * Maven Central too), and the local repository seeded from the package cache.
  */
-const MAVEN_BEFORE = `${MAVEN_PROXY} [ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/m2" ] || { mkdir -p ${M2_REPO} && cp -a "$SWT_PKG_CACHE/m2/." ${M2_REPO}/; }`;
+const MAVEN_BEFORE = `${MAVEN_PROXY} ${seedFromCache('m2', M2_REPO)}`;
 /** After it: swt's settings file goes (no proxy stays in the image), what was resolved goes to the package cache (files already there are not copied again). */
-const MAVEN_AFTER = `[ ! -e ${OWN_SETTINGS} ] || rm -f ${MAVEN_SETTINGS} ${OWN_SETTINGS}; [ -z "$SWT_PKG_CACHE" ] || [ ! -d ${M2_REPO} ] || { mkdir -p "$SWT_PKG_CACHE/m2" && cp -au ${M2_REPO}/. "$SWT_PKG_CACHE/m2/"; }`;
+const MAVEN_AFTER = `[ ! -e ${OWN_SETTINGS} ] || rm -f ${MAVEN_SETTINGS} ${OWN_SETTINGS}; ${saveToCache(M2_REPO, 'm2')}`;
 
 /** Resolves the build's plugins and dependencies: go-offline, and a test run with failures ignored for what only it resolves (Surefire's JUnit provider). */
 function mavenResolve(flags: string): string {

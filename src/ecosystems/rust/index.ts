@@ -5,6 +5,7 @@ import { REGISTRIES } from '../registries.js';
 import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../diffFunctions.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { PACKAGE_MARKER, modulePath, packageDirOf, parseLibtest } from './libtest.js';
+import { saveToCache, seedFromCache } from '../packageCacheShell.js';
 
 /** Without a declared toolchain. */
 export const DEFAULT_RUST = '1.85';
@@ -134,7 +135,7 @@ const STALE_PATH_CRATES =
  * build of it.
  */
 const RUST_WARM =
-  `[ -z "$SWT_PKG_CACHE" ] || (cd ${CARGO_HOME} && for d in ${CARGO_KEPT}; do [ ! -d "$d" ] || { mkdir -p "$SWT_PKG_CACHE/cargo/$d" && cp -au "$d/." "$SWT_PKG_CACHE/cargo/$d/"; }; done); ` +
+  `[ -z "$SWT_PKG_CACHE" ] || (cd ${CARGO_HOME} && for d in ${CARGO_KEPT}; do ${saveToCache('"$d"', 'cargo/$d')}; done); ` +
   `cargo test --no-run --offline; ${STALE_PATH_CRATES}`;
 
 export const rust: Ecosystem = {
@@ -162,7 +163,7 @@ export const rust: Ecosystem = {
     };
   },
   // The package cache's crates into cargo's home, where the install (named or not) and the runs find them.
-  beforeInstall: `[ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/cargo" ] || { mkdir -p ${CARGO_HOME} && cp -a "$SWT_PKG_CACHE/cargo/." ${CARGO_HOME}/; }`,
+  beforeInstall: seedFromCache('cargo', CARGO_HOME),
   warm: RUST_WARM,
   // What a build keeps under /testbed (Cargo.lock, the warm-up's target/ with the compiled dependencies) is saved and extracted in place of the fetch;
   // the crates themselves come back from the package cache (beforeInstall).
