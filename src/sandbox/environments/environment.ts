@@ -21,6 +21,7 @@ import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overla
 import { installOrRestore, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
 import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, withThrowawayCache } from './packageCache.js';
 import { scheduleUpkeep } from './upkeep.js';
+import { findEnvironment, inHistoryOf, rememberEnvironment } from './envLookup.js';
 import type { Environment, EnvironmentSpec, ResourceLimits, WarmUp } from '../types.js';
 
 /**
@@ -71,12 +72,6 @@ const HOME = '/home/swt';
 const RESTORE_DIR = `${HOME}/.swt-restore`;
 
 /** `ancestor` is `rev` or one of its ancestors in this repository. */
-async function inHistoryOf(repo: GitRepo, ancestor: string, rev: string): Promise<boolean> {
-  if (ancestor === rev) return true;
-  const r = await runGit(repo.path, ['merge-base', '--is-ancestor', ancestor, rev]);
-  return r.code === 0;
-}
-
 function installLimitsFrom(deps: EnvironmentDeps): ResourceLimits {
   const fromEnv = Number(process.env.SWT_INSTALL_TIMEOUT_MS);
   const base = { ...DEFAULT_INSTALL_LIMITS, ...(fromEnv > 0 ? { timeoutMs: fromEnv } : {}) };
@@ -385,27 +380,8 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
     const family = environmentFamily({ scope, baseImageId: baseInfo.Id, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}) });
     const ns = deps.cache.namespace;
 
-    // An image of this repository (scope), this trust and this key, whose snapshot is in the history
-    // of the revision asked for (runs overlay the rest): never one built from a branch beside it,
-    // such as a fork's head fetched into the same repository.
-    const lookup = async (): Promise<Environment | undefined> => {
-      const images = await docker.listImages({ filters: { label: [`${ENV_LABELS.key}=${key}`, `${ENV_LABELS.namespace}=${ns}`] } });
-      const exact = (i: (typeof images)[number]) => (i.Labels?.[ENV_LABELS.snapshotRev] === commit ? 1 : 0);
-      for (const img of images.sort((a, b) => exact(b) - exact(a) || b.Created - a.Created)) {
-        const snapshotRev = img.Labels?.[ENV_LABELS.snapshotRev];
-        if (img.Labels?.[ENV_LABELS.scope] !== scope || img.Labels?.[ENV_LABELS.trusted] !== String(cacheWrite)) continue;
-        if (!snapshotRev || !(await inHistoryOf(repo, snapshotRev, commit))) continue;
-        const tag = envImageTag(key, snapshotRev, ns);
-        if (!img.RepoTags?.includes(tag)) continue;
-        await markUsed(tag);
-        // Evicted between the listing and the mark: look again (or build).
-        if (!(await inspectImage(docker, tag))) continue;
-        const notes = img.Labels?.[ENV_LABELS.installNotes];
-        return { image: tag, key, baseImage, snapshotRev, cached: true, buildMs: Date.now() - started, ...(notes === undefined ? {} : { installNotes: Buffer.from(notes, 'base64').toString('utf8') }) };
-      }
-      return undefined;
-    };
-
+    const query = { key, ns, scope, trusted: cacheWrite, commit, baseImage, started };
+    const lookup = () => findEnvironment(docker, repo, query);
     const hit = await lookup();
     if (hit) return hit;
     const env = await singleFlight(`env:${ns}:${key}:${repo.gitDir}`, () =>
@@ -421,6 +397,7 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
           if (from) await markUsed(from.image);
           const installNotes = await buildEnvironment(deps, { repo, state, commit, baseImage, key, tag, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), scope, cacheWrite, family, ...(from ? { from } : {}), onProgress });
           await markUsed(tag);
+          rememberEnvironment(query, tag);
           const built: Environment = { image: tag, key, baseImage, snapshotRev: commit, cached: false, buildMs: Date.now() - started, installNotes, ...(from ? { from: from.image } : {}) };
           log.info({ image: tag, base: baseImage, from: from?.image, ms: built.buildMs }, 'built environment image');
           return built;
