@@ -27,6 +27,7 @@ import { packageCacheVolume } from '../src/sandbox/environments/environment.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
 import { git as runGit } from '../src/repo/gitExec.js';
 import { isSwtError } from '../src/util/errors.js';
+import { APP_WARM_POOL } from '../src/settings/index.js';
 import type { RepoState, Sandbox } from '../src/sandbox/types.js';
 
 const ms = (n: number) => `${(n / 1000).toFixed(2)}s`;
@@ -113,6 +114,8 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
   const validated = async (confirm?: number) => {
     for (let attempt = 0; ; attempt++) {
       await prepareContext(sandbox, input);
+      // As between two events of the App: the pool has made up what the last validation took.
+      await sandbox.warmed?.();
       try {
         return (await timed(() => validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch, ...(confirm === undefined ? {} : { confirm }) })))[1];
       } catch (e) {
@@ -197,6 +200,7 @@ async function scaling(sandbox: Sandbox): Promise<ScalingRow[]> {
       rows.push({ files, tests, envMs, validateMs: t, classified: v.tests.length, success: v.success });
     }
   } finally {
+    await sandbox.close?.();
     await rm(root, { recursive: true, force: true });
   }
   return rows;
@@ -215,7 +219,8 @@ async function main() {
   const only = args.filter((a) => !a.startsWith('--'));
   const rounds = Math.max(1, Number(process.env.SWT_BENCH_ROUNDS) || 2);
   const instances = parseInstances(readFileSync(file, 'utf8'), file).filter((i) => only.length === 0 || only.includes(i.instance_id));
-  const sandbox = await createDockerSandbox();
+  // The App's sandbox: a warm pool of idle run containers per environment in use (settings.ts).
+  const sandbox = await createDockerSandbox({ warmPool: APP_WARM_POOL });
   const docker = new Docker();
   const rows: Row[] = [];
   const root = await mkdtemp(join(tmpdir(), 'swt-bench-eco-'));
@@ -234,6 +239,7 @@ async function main() {
     }
     if (!args.includes('--examples-only') && !args.includes('--no-deps') && !validationOnly) deps = await depTreeScaling(sandbox, docker, root, (process.env.SWT_BENCH_DEP_SIZES ?? '10,100,1000').split(',').map(Number), log);
   } finally {
+    await sandbox.close?.();
     await rm(root, { recursive: true, force: true });
   }
 

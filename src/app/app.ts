@@ -106,7 +106,9 @@ export async function openServices(opts: ServicesOptions = {}): Promise<Services
   const role = opts.role ?? settings.role;
   const redisUrl = opts.redisUrl ?? settings.redisUrl;
   const cache = new RepoCache({ root: join(dataDir, 'repos'), logger });
-  const sandbox = opts.sandbox ?? (role === 'web' ? NO_CONTAINERS_HERE : (await import('../sandbox/index.js')).createDockerSandbox({ logger }));
+  // One made here is closed here (its warm pool emptied, its upkeep awaited); a given one is the caller's.
+  const closeSandbox = opts.sandbox ? async () => undefined : async () => sandbox.close?.();
+  const sandbox = opts.sandbox ?? (role === 'web' ? NO_CONTAINERS_HERE : (await import('../sandbox/index.js')).createDockerSandbox({ logger, warmPool: settings.warmPool }));
   const metrics = createProcessMetrics();
   const options = { ...opts, dataDir, role };
   if (redisUrl) {
@@ -135,6 +137,7 @@ export async function openServices(opts: ServicesOptions = {}): Promise<Services
       options,
       async close() {
         await queue.stop({ timeoutMs: 5000 });
+        await closeSandbox();
         redis.disconnect();
       },
     };
@@ -158,6 +161,7 @@ export async function openServices(opts: ServicesOptions = {}): Promise<Services
     options,
     async close() {
       await queue.stop({ timeoutMs: 5000 });
+      await closeSandbox();
       db.close();
     },
   };

@@ -3,6 +3,7 @@ import type { ChangeCoverage } from '../coverage/measure.js';
 import { ecosystemOfRunner } from '../ecosystems/index.js';
 import { compareRuns, fileOfId, movingTests, relativeTo, type TargetedRuns } from '../harness/classify.js';
 import { selectsTests, type RerunTarget } from '../harness/runners.js';
+import { baselineAtBase, baselineKey, hasBaseline } from './baselineRuns.js';
 import { filesTouchedByPatch, prewarmTests, rerunTests, runTests, runTestsKept } from '../harness/runTests.js';
 import type { RunResult, Verdict } from '../results/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
@@ -208,7 +209,8 @@ function warmFirstRuns(
   };
   warm(ctx.env, w.baseState, w.files, w.keep);
   const headInBase = warm(ctx.env, w.headWithTests, w.files, w.keep);
-  warm(ctx.env, { rev: ctx.base, patches: [] }, w.files.filter((f) => ctx.files.includes(f)));
+  const atBase = w.files.filter((f) => ctx.files.includes(f));
+  if (!hasBaseline(baselineKey(ctx.env.image, ctx.base, atBase, ctx.runner, w.limits))) warm(ctx.env, { rev: ctx.base, patches: [] }, atBase);
   return {
     async headIn(env) {
       if (env === ctx.env) return;
@@ -350,7 +352,7 @@ async function runSidesKept(
   };
   const needBaseline = existing.base.length > 0 || existing.head.length > 0;
   // The base baseline goes on while the sides confirm: only the head baseline's decision waits for it.
-  const baselineBaseRun = needBaseline ? run('base', { rev: withTests.base.rev, patches: [] }, existing.base) : Promise.resolve(NO_RUN);
+  const baselineBaseRun = needBaseline ? baselineAtBase(baselineKey(envOf.base.image, withTests.base.rev, existing.base, ctx.runner, opts.limits), () => run('base', { rev: withTests.base.rev, patches: [] }, existing.base)) : Promise.resolve(NO_RUN);
   baselineBaseRun.catch(() => undefined);
   // A failed side still lets the baseline finish and remove its container before the error goes up.
   const [base, head] = await settledAll([side('base', withTests.base), side('head', withTests.head)] as const).catch(async (e: unknown) => {

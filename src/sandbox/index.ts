@@ -2,13 +2,14 @@ import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { loadCaBundle, type CaBundle } from './images/caCertificates.js';
 import { ceilingsFromEnv, clampLimits } from './containers/ceilings.js';
-import { discardWarm, prewarmRun, runInSandbox, warmKey, limitsFor, type PrewarmedRun, type SandboxDeps } from './containers/container.js';
+import { discardWarm, prewarmRun, runInSandbox, startIdleContainer, warmKey, limitsFor, type PrewarmedRun, type SandboxDeps } from './containers/container.js';
+import { WarmPool, type WarmPoolSettings } from './containers/warmPool.js';
 import { connectDocker, dockerLocation, pingDocker, type Docker } from './docker.js';
 import { egressSettings, type EgressSettings } from './egress/egressConfig.js';
 import { envCacheSettings, evictEnvironments, type EnvCacheSettings } from './images/envCache.js';
 import { ensureEnvironmentImage, type EnvironmentDeps } from './environments/environment.js';
 import { environmentUpkeep } from './environments/upkeep.js';
-import { reapOrphans } from './containers/liveContainers.js';
+import { liveContainerIds, reapOrphans } from './containers/liveContainers.js';
 import { cpusetFromEnv, resolveLimits } from './containers/limits.js';
 import { reapOrphanTempDirs } from '../util/tempDirs.js';
 import { openSandboxSession } from './containers/session.js';
@@ -40,6 +41,8 @@ export interface DockerSandboxOptions {
   /** Environment image cache: namespace, total size, lease; default: SWT_ENV_NAMESPACE, SWT_ENV_CACHE_GB, SWT_ENV_LEASE_SECONDS. */
   envCache?: Partial<EnvCacheSettings>;
   logger?: Logger;
+  /** Idle run containers started ahead per environment in use (default: none; the App keeps 3). */
+  warmPool?: WarmPoolSettings;
 }
 
 function packageCacheBytes(env: NodeJS.ProcessEnv = process.env): number {
@@ -48,6 +51,36 @@ function packageCacheBytes(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) throw new SwtError('BAD_CONFIG', `SWT_PKG_CACHE_GB must be a number of GB, got ${JSON.stringify(raw)}`);
   return n * 1e9;
+}
+
+/** Pre-warmed run containers by run key: each is taken by one run (a fresh container per run). */
+function prewarmedRuns(deps: SandboxDeps) {
+  const warm = new Map<string, PrewarmedRun[]>();
+  return {
+    waiting: () => warm.size,
+    take(key: string): PrewarmedRun | undefined {
+      const list = warm.get(key);
+      const p = list?.shift();
+      if (list && list.length === 0) warm.delete(key);
+      return p;
+    },
+    /** Holds `p` for the run of its key; the release removes it when no run took it. */
+    hold(p: PrewarmedRun): () => Promise<void> {
+      warm.set(p.key, [...(warm.get(p.key) ?? []), p]);
+      return async () => {
+        const list = warm.get(p.key);
+        if (!list?.includes(p)) return; // a run took it
+        list.splice(list.indexOf(p), 1);
+        if (list.length === 0) warm.delete(p.key);
+        await discardWarm(deps, p);
+      };
+    },
+  };
+}
+
+function warmPool(deps: SandboxDeps, settings: WarmPoolSettings, runsUnderWay: () => boolean): WarmPool {
+  const pool: WarmPool = new WarmPool(deps, settings, (image, l) => startIdleContainer(deps, image, l), () => runsUnderWay() || liveContainerIds().some((id) => !pool.holds(id)));
+  return pool;
 }
 
 export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
@@ -79,14 +112,11 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
     }));
 
   const deps: SandboxDeps = { docker, log, limits, ceilings, cpuset };
-  // Pre-warmed run containers by run key: each is taken by one run (a fresh container per run).
-  const warm = new Map<string, PrewarmedRun[]>();
-  const take = (key: string): PrewarmedRun | undefined => {
-    const list = warm.get(key);
-    const p = list?.shift();
-    if (list && list.length === 0) warm.delete(key);
-    return p;
-  };
+  const warm = prewarmedRuns(deps);
+  // Runs under way or about to start (pre-warmed), and any other container of this process (a kept
+  // one between its commands, a session, an install): the pool's refills wait until there are none.
+  let running = 0;
+  if (opts.warmPool && opts.warmPool.size > 0) deps.pool = warmPool(deps, opts.warmPool, () => running > 0 || warm.waiting() > 0);
 
   return {
     ceilings,
@@ -97,19 +127,16 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
     },
     async run(req) {
       await init();
-      return runInSandbox(deps, req, take(warmKey(req, limitsFor(deps, req.limits))));
+      running++;
+      try {
+        return await runInSandbox(deps, req, warm.take(warmKey(req, limitsFor(deps, req.limits))));
+      } finally {
+        running--;
+      }
     },
     prewarm(req) {
       // After init: the engine is checked and orphans reaped before this container exists.
-      const p = prewarmRun(deps, req, init());
-      warm.set(p.key, [...(warm.get(p.key) ?? []), p]);
-      return async () => {
-        const list = warm.get(p.key);
-        if (!list?.includes(p)) return; // a run took it
-        list.splice(list.indexOf(p), 1);
-        if (list.length === 0) warm.delete(p.key);
-        await discardWarm(deps, p);
-      };
+      return warm.hold(prewarmRun(deps, req, init()));
     },
     async openSession(req) {
       await init();
@@ -121,6 +148,13 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
       return evictEnvironments(docker, envDeps.cache);
     },
     upkeep: environmentUpkeep,
+    async warmed() {
+      await deps.pool?.settled();
+    },
+    async close() {
+      await deps.pool?.drain();
+      await environmentUpkeep();
+    },
   };
 }
 
@@ -129,6 +163,7 @@ export { capLimits, ceilingsFromEnv, describeCap, type CappedLimit } from './con
 export { loadCaBundle, type CaBundle } from './images/caCertificates.js';
 export { connectDocker, pingDocker } from './docker.js';
 export { removeAllLive } from './containers/liveContainers.js';
+export type { WarmPoolSettings } from './containers/warmPool.js';
 export type { Sandbox, SandboxSession, Environment, EnvironmentSpec, RunRequest, RunOutcome, RepoState, ResourceLimits } from './types.js';
 export { DEFAULT_LIMITS } from './types.js';
 export { engineFreeDiskBytes } from './containers/engineDisk.js';

@@ -161,4 +161,8 @@ export interface Sandbox {
   evictEnvironments?(): Promise<{ removed: string[]; totalBytes: number }>;
   /** Waits for the upkeep builds started after returning (eviction, package-cache pruning: off a build's path). */
   upkeep?(): Promise<void>;
+  /** Waits until the warm pool holds what the runs so far asked of it (idle containers started ahead). */
+  warmed?(): Promise<void>;
+  /** Removes the warm pool's idle containers and waits for the upkeep: call once, when done with the sandbox. */
+  close?(): Promise<void>;
 }

@@ -64,7 +64,12 @@ export interface Settings {
   repoConcurrency: number;
   /** SWT_BUDGET_TOKENS, SWT_BUDGET_USD, SWT_BUDGET_STEPS, SWT_BUDGET_WALL_MS: the per-issue ceilings a repository cannot raise. */
   budget: BudgetLimits;
+  /** SWT_WARM_CONTAINERS (3; 0 for none), SWT_WARM_IDLE_SECONDS (600): idle run containers started ahead per environment in use. */
+  warmPool: { size: number; idleMs: number };
 }
+
+/** The App's warm pool by default: base, head and the baseline of the next validation of an environment. */
+export const APP_WARM_POOL = { size: 3, idleMs: 600_000 };
 
 /** Bodies read at once, together: room for one payload of GitHub's largest (25 MB) and the usual small ones. */
 export const DEFAULT_WEBHOOK_BUFFER_MIB = 40;
@@ -94,6 +99,8 @@ const ENV = z.object({
   SWT_DAILY_CONTAINER_MINUTES: atLeast0(600),
   SWT_AUTHOR_RUNS_PER_HOUR: atLeast0(10),
   SWT_MAX_LINKED_ISSUES: atLeast0(5),
+  SWT_WARM_CONTAINERS: number((n) => n.int({ message: 'must be a whole number ≥ 0' }).min(0, { message: 'must be a whole number ≥ 0' }), APP_WARM_POOL.size, 'must be a whole number ≥ 0'),
+  SWT_WARM_IDLE_SECONDS: positive(APP_WARM_POOL.idleMs / 1000),
   SWT_REPO_CONCURRENCY: number((n) => n.int({ message: 'must be a whole number > 0' }).positive({ message: 'must be a whole number > 0' }), 2, 'must be a whole number > 0'),
 });
 
@@ -135,5 +142,6 @@ export function settingsFrom(env: NodeJS.ProcessEnv = process.env): Settings {
     },
     repoConcurrency: e.SWT_REPO_CONCURRENCY,
     budget: budgetLimitsFrom(env),
+    warmPool: { size: e.SWT_WARM_CONTAINERS, idleMs: e.SWT_WARM_IDLE_SECONDS * 1000 },
   };
 }

@@ -10,6 +10,7 @@ import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimit
 import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { deletionScript, type OverlayPlan } from '../../repo/overlay.js';
 import { runKept, startKept } from './keptRun.js';
+import type { WarmPool } from './warmPool.js';
 import type { Environment, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
 /**
@@ -28,6 +29,8 @@ export interface SandboxDeps {
   ceilings: ResourceLimits;
   /** The host CPUs containers may use (SWT_CPUSET_CPUS). */
   cpuset?: string;
+  /** Idle run containers started ahead (warmPool.ts); runs then exec into one (keptRun.ts). */
+  pool?: WarmPool;
 }
 
 /** A run's or session's limits: defaults, then the request, then no more than the ceilings. */
@@ -51,41 +54,25 @@ export function overlayPrelude(plan: OverlayPlan): string {
   return [del, 'mkdir -p /swt-out 2>/dev/null || true', 'cd /testbed'].filter(Boolean).join('\n');
 }
 
-/**
- * Creates (not starts) a container for a state with the overlay copied in. The caller owns the
- * returned state tree and container (and must dispose/remove both).
- */
-export async function prepareContainer(
+/** Creates (not starts) a sandbox container of `image`, registered for clean-up; the caller removes it. */
+export async function createSandboxContainer(
   deps: SandboxDeps,
-  opts: {
-    env: Environment;
-    repo: string;
-    state: StateTree;
-    role: ContainerRole;
-    cmd: (plan: OverlayPlan) => string[];
-    limits: ResourceLimits;
-    stdin?: boolean;
-    /** Done while the overlay goes in (starting a container whose process waits before it reads /testbed): each costs a round trip or more. */
-    meanwhile?: (container: Docker.Container) => Promise<unknown>;
-  },
-): Promise<PreparedContainer> {
+  opts: { image: string; role: ContainerRole; cmd: string[]; limits: ResourceLimits; stdin?: boolean },
+): Promise<Docker.Container> {
   const { docker } = deps;
-  const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
-  if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
-  await markUsed(opts.env.image);
   const hostConfig = hostConfigFor({
     role: opts.role,
     limits: opts.limits,
     network: 'none',
     engineCpus: await engineCpus(docker),
-    storageOpt: await storageOptSupported(docker, opts.env.image),
+    storageOpt: await storageOptSupported(docker, opts.image),
     cpuset: deps.cpuset,
   });
   let container: Docker.Container;
   try {
     container = await docker.createContainer({
-      Image: opts.env.image,
-      Cmd: opts.cmd(plan),
+      Image: opts.image,
+      Cmd: opts.cmd,
       Entrypoint: [],
       User: SANDBOX_USER,
       WorkingDir: '/testbed',
@@ -101,14 +88,56 @@ export async function prepareContainer(
     });
   } catch (e) {
     if (isNotFound(e)) {
-      throw new SwtError('IMAGE_UNAVAILABLE', `the environment image ${opts.env.image} is gone`, { hint: 'run ensureEnvironment again', cause: e });
+      throw new SwtError('IMAGE_UNAVAILABLE', `the environment image ${opts.image} is gone`, { hint: 'run ensureEnvironment again', cause: e });
     }
     throw e;
   }
   registerContainer(docker, container.id);
+  return container;
+}
+
+/** An idle container for the warm pool: started, its process only waits for the execs of the one run that takes it. */
+export async function startIdleContainer(deps: SandboxDeps, image: string, limits: ResourceLimits): Promise<Docker.Container> {
+  await markUsed(image);
+  const container = await createSandboxContainer(deps, { image, role: 'run', cmd: ['sleep', 'infinity'], limits });
+  try {
+    await container.start();
+  } catch (e) {
+    await removeContainer(deps.docker, container.id).catch(() => undefined);
+    throw e;
+  }
+  return container;
+}
+
+/**
+ * A container for a state with the overlay copied in: created (not started) for it, or `started`,
+ * a warm pool's idle one. The caller owns the returned state tree and container (and must
+ * dispose/remove both).
+ */
+export async function prepareContainer(
+  deps: SandboxDeps,
+  opts: {
+    env: Environment;
+    repo: string;
+    state: StateTree;
+    role: ContainerRole;
+    cmd: (plan: OverlayPlan) => string[];
+    limits: ResourceLimits;
+    stdin?: boolean;
+    /** Done while the overlay goes in (starting a container whose process waits before it reads /testbed): each costs a round trip or more. */
+    meanwhile?: (container: Docker.Container) => Promise<unknown>;
+    /** Already created and started (the warm pool's): only the overlay goes in. */
+    started?: Docker.Container;
+  },
+): Promise<PreparedContainer> {
+  const { docker } = deps;
+  const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
+  if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
+  await markUsed(opts.env.image);
+  const container = opts.started ?? (await createSandboxContainer(deps, { image: opts.env.image, role: opts.role, cmd: opts.cmd(plan), limits: opts.limits, ...(opts.stdin ? { stdin: true } : {}) }));
   try {
     const fill = plan.write.length || plan.dirs.length ? container.putArchive(overlayTar(opts.state.repo, plan, { env: opts.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' }) : Promise.resolve();
-    const settled = await Promise.allSettled([fill, opts.meanwhile?.(container)]);
+    const settled = await Promise.allSettled([fill, opts.started ? undefined : opts.meanwhile?.(container)]);
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
   } catch (e) {
     await removeContainer(docker, container.id).catch(() => undefined);
@@ -190,6 +219,8 @@ export function warmKey(req: RunRequest, limits: ResourceLimits): string {
 
 export interface PrewarmedRun {
   key: string;
+  /** Started as a kept run (its command an exec): asked for (RunRequest.keep), or a pool is in use. */
+  viaKept: boolean;
   /** A one-shot run's container waiting for its go line, or a kept run's started container (startKept). */
   warm: Promise<WarmRun | PreparedContainer>;
   state: Promise<StateTree>;
@@ -197,15 +228,21 @@ export interface PrewarmedRun {
 
 const preparedOf = (w: WarmRun | PreparedContainer): PreparedContainer => ('prepared' in w ? w.prepared : w);
 
+/** A run execs into a started container when it keeps it for more commands, or when a warm pool has started ones. */
+function viaKeptRun(deps: SandboxDeps, req: RunRequest): boolean {
+  return !!req.keep || !!deps.pool;
+}
+
 /** Creates and starts a run's container ahead of the run; `discardWarm` or the run removes it. */
 export function prewarmRun(deps: SandboxDeps, req: RunRequest, ready: Promise<unknown> = Promise.resolve()): PrewarmedRun {
   const limits = limitsFor(deps, req.limits);
   const state = ready.then(() => openRepo(req.repo)).then((repo) => openState(repo, req.state));
   state.catch(() => undefined);
-  const warm = state.then((s): Promise<WarmRun | PreparedContainer> => (req.keep ? startKept(deps, req, s, limits) : startRun(deps, req, s, limits, true)));
+  const viaKept = viaKeptRun(deps, req);
+  const warm = state.then((s): Promise<WarmRun | PreparedContainer> => (viaKept ? startKept(deps, req, s, limits) : startRun(deps, req, s, limits, true)));
   // Nobody may await it (a run that never comes): its failure is the run's to report, not unhandled.
   warm.catch(() => undefined);
-  return { key: warmKey(req, limits), warm, state };
+  return { key: warmKey(req, limits), viaKept, warm, state };
 }
 
 /** Removes a pre-warmed run's container that no run took. */
@@ -238,7 +275,7 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed
     throw cancelled();
   }
   const limits = limitsFor(deps, req.limits);
-  if (req.keep) return keptRunInSandbox(deps, req, limits, prewarmed);
+  if (prewarmed ? prewarmed.viaKept : viaKeptRun(deps, req)) return keptOrOnce(deps, req, limits, prewarmed);
   let state: StateTree | undefined;
   let prepared: PreparedContainer | undefined;
   let disk: ReturnType<typeof watchDisk> | undefined;
@@ -305,6 +342,15 @@ export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed
     if (prepared) await removeContainer(docker, prepared.id).catch(() => undefined);
     await state?.dispose();
   }
+}
+
+/** A run exec'd into a started container: handed on when kept (RunRequest.keep), else removed after its one command. */
+async function keptOrOnce(deps: SandboxDeps, req: RunRequest, limits: ResourceLimits, prewarmed?: PrewarmedRun): Promise<RunOutcome> {
+  const outcome = await keptRunInSandbox(deps, req, limits, prewarmed);
+  if (req.keep) return outcome;
+  const { kept, ...once } = outcome;
+  await kept?.release();
+  return once;
 }
 
 /** A kept run (RunRequest.keep): its pre-warmed container when one started, else a new one; exec'd into (keptRun.ts). */

@@ -18,8 +18,10 @@ import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../t
 
 /** Creates and starts a kept run's container: the overlay is in, its process waits. */
 export async function startKept(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits): Promise<PreparedContainer> {
-  // Started while the overlay goes in: its process only waits, and each command's exec comes after both.
-  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start() });
+  // A warm pool's idle container when there is one; else started while the overlay goes in (its
+  // process only waits, and each command's exec comes after both).
+  const started = deps.pool?.take(req.env.image, limits);
+  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start(), ...(started ? { started } : {}) });
 }
 
 /** Runs `command` in a started kept container (prepared) and hands the container on when it is still usable. */
@@ -28,11 +30,12 @@ export async function runKept(deps: SandboxDeps, prepared: PreparedContainer, st
   const release = async () => {
     if (released) return;
     released = true;
-    try {
-      await removeContainer(deps.docker, prepared.id).catch(() => undefined);
-    } finally {
-      await state.dispose();
-    }
+    const removal = removeContainer(deps.docker, prepared.id)
+      .catch(() => undefined)
+      .finally(() => state.dispose());
+    // With a warm pool the removal goes on off the run's path; the pool's close waits for it.
+    if (deps.pool) deps.pool.retire(removal);
+    else await removal;
   };
   let busy = false;
   const once = async (cmd: string, sig: AbortSignal | undefined, first: boolean): Promise<RunOutcome> => {
