@@ -17,6 +17,7 @@ describe('settingsFrom: every delivery-side variable parsed once', () => {
       spend: { daily: { tokens: 2_000_000, usd: 10, containerMs: 600 * 60_000 }, authorStartsPerHour: 10, maxLinkedIssues: 5 },
       repoConcurrency: 2,
       budget: { tokens: 200_000, usd: 1, steps: 30, wallMs: 600_000 },
+      warmPool: { size: 3, idleMs: 600_000 },
     });
     expect(s.redisUrl).toBeUndefined();
     expect(s.statusToken).toBeUndefined();
@@ -39,6 +40,8 @@ describe('settingsFrom: every delivery-side variable parsed once', () => {
       SWT_MAX_LINKED_ISSUES: '0',
       SWT_REPO_CONCURRENCY: '3',
       SWT_BUDGET_USD: '0.5',
+      SWT_WARM_CONTAINERS: '0',
+      SWT_WARM_IDLE_SECONDS: '30',
       PORT: '8080',
       HOST: '0.0.0.0',
     });
@@ -46,6 +49,7 @@ describe('settingsFrom: every delivery-side variable parsed once', () => {
     expect(s.http).toEqual({ maxConnections: 256, headersTimeoutMs: 5000, requestTimeoutMs: 5000, webhookBufferBytes: 1024 * 1024 });
     expect(s.spend).toEqual({ daily: { tokens: 2_000_000, usd: 5, containerMs: 600 * 60_000 }, authorStartsPerHour: 2, maxLinkedIssues: 1 });
     expect(s.budget.usd).toBe(0.5);
+    expect(s.warmPool).toEqual({ size: 0, idleMs: 30_000 });
   });
 
   it.each([
@@ -57,6 +61,8 @@ describe('settingsFrom: every delivery-side variable parsed once', () => {
     [{ SWT_HTTP_MAX_CONNECTIONS: '0' }, 'SWT_HTTP_MAX_CONNECTIONS must be a positive number, got "0"'],
     [{ SWT_HEARTBEAT_SECONDS: 'soon' }, 'SWT_HEARTBEAT_SECONDS must be a positive number, got "soon"'],
     [{ PORT: '80a' }, 'PORT must be a port number, got "80a"'],
+    [{ SWT_WARM_CONTAINERS: '-1' }, 'SWT_WARM_CONTAINERS must be a whole number ≥ 0, got "-1"'],
+    [{ SWT_WARM_IDLE_SECONDS: '0' }, 'SWT_WARM_IDLE_SECONDS must be a positive number, got "0"'],
   ])('refuses %j with the variable named', (env, message) => {
     expect(() => settingsFrom(env)).toThrow(message);
   });
