@@ -1,4 +1,5 @@
 /** Go: go.mod, `go mod download`, `go test -json`. Pure. */
+import { saveToCache, seedFromCache } from '../packageCacheShell.js';
 import { shellQuote } from '../../util/shell.js';
 import { fillTemplate, installNote, regexEscape, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
@@ -81,7 +82,7 @@ export const go: Ecosystem = {
       install:
         `go mod download && { go test -count=1 -vet=off -run '^$' -exec true ./... >/dev/null 2>&1 || true; } || ` +
         installNote('go mod download failed (no module proxy answered?): the tests build only with the modules the image already holds') +
-        '; [ -z "$SWT_PKG_CACHE" ] || { mkdir -p "$SWT_PKG_CACHE/go" && cp -a "$(go env GOMODCACHE)/cache/download/." "$SWT_PKG_CACHE/go/"; } 2>/dev/null || true',
+        `; { ${saveToCache('"$(go env GOMODCACHE)/cache/download"', 'go')}; } 2>/dev/null || true`,
     };
   },
   defaultRunner: () => ({ kind: 'go-test', template: 'go test {files}' }),
@@ -94,10 +95,10 @@ export const go: Ecosystem = {
   // and every package left out is compiled by the run as before). With a package cache, the
   // build cache starts from and goes back to it.
   warm:
-    '[ -z "$SWT_PKG_CACHE" ] || [ ! -d "$SWT_PKG_CACHE/go-build" ] || { mkdir -p "$(go env GOCACHE)" && cp -a "$SWT_PKG_CACHE/go-build/." "$(go env GOCACHE)/"; }; ' +
+    `${seedFromCache('go-build', '"$(go env GOCACHE)"')}; ` +
     "go build all; go test -count=1 -vet=off -run '^$' ./...; go build testing testing/internal/testdeps; " +
     "timeout 300 sh -c 'for m in $(go list -m -f \"{{if not (or .Main .Indirect)}}{{.Path}}{{end}}\" all); do go build \"$m/...\"; done'; " +
-    '[ -z "$SWT_PKG_CACHE" ] || { mkdir -p "$SWT_PKG_CACHE/go-build" && cp -a "$(go env GOCACHE)/." "$SWT_PKG_CACHE/go-build/"; }',
+    saveToCache('"$(go env GOCACHE)"', 'go-build'),
   changedTests(testPatch) {
     const changed = changedGoTests(testPatch);
     return (t) => isChangedGoTest(t, changed);

@@ -60,9 +60,19 @@ async function removeWithRetries(kind: 'container' | 'network', id: string, remo
 }
 
 export async function removeContainer(docker: Docker, id: string): Promise<void> {
-  // "removal already in progress" means someone else (the signal handler) is on it.
-  await removeWithRetries('container', id, () => docker.getContainer(id).remove({ force: true, v: true }), (msg) => /already in progress/.test(msg));
+  // "removal already in progress" means someone else (the signal handler, a pool's drain) is on
+  // it: wait until it is gone, so that a process exiting after this call leaves nothing half-removed.
+  let elsewhere = false;
+  await removeWithRetries('container', id, () => docker.getContainer(id).remove({ force: true, v: true }), (msg) => (elsewhere = /already in progress/.test(msg)));
+  if (elsewhere) await goneWithin(docker, id, 15_000);
   live.delete(id);
+}
+
+async function goneWithin(docker: Docker, id: string, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    const there = await docker.getContainer(id).inspect().then(() => true, (e: unknown) => !isNotFound(e));
+    if (!there) return;
+  }
 }
 
 export function registerNetwork(docker: Docker, id: string): void {
