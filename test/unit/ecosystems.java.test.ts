@@ -108,6 +108,9 @@ describe('the Java ecosystem', () => {
     expect(cmd).toContain('-pl core -am');
     expect(cmd).toContain("find . -path '*/target/surefire-reports/*' -name 'TEST-*.xml'");
     expect(cmd).toMatch(/exit \$rc$/);
+    // Reports always go; compiled classes only when no build of this container compiled them (its own /tmp).
+    expect(cmd).toMatch(/^find \. -path '\*\/target\/surefire-reports' -type d -prune -exec rm -rf \{\} \+ 2>\/dev\/null; \[ -e \/tmp\/\.swt-maven-built-here \] \|\| find \. .*'\*\/target\/classes'/);
+    expect(cmd.indexOf('touch /tmp/.swt-maven-built-here')).toBeGreaterThan(cmd.indexOf('mvn test'));
     const g = gradle.command({ kind: 'gradle', template: './gradlew test {files}' }, ['src/test/java/a/BTest.java'], '/swt-out', 'gradle-reports.txt');
     expect(g).toContain('./gradlew test --offline --continue --tests a.BTest');
   });

@@ -108,6 +108,9 @@ export function jvmMethodOf(id: string, file: string): string | undefined {
   return m?.[0];
 }
 
+/** Set in a run container's own /tmp once a Maven build there compiled the run's sources. */
+const BUILT_HERE = '/tmp/.swt-maven-built-here';
+
 function mavenCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, methods?: readonly string[]): string {
   const classes = [...new Set(files.map((f) => f.split('/').pop()!.replace(SOURCE, '')))];
   const modules = [...new Set(files.map(moduleDirOf))].filter((d) => d !== '');
@@ -116,10 +119,13 @@ function mavenCommand(spec: RunnerSpec, files: readonly string[], out: string, r
   const words = ['-B', '-o', ...SKIPS, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false', `-Dtest=${checked(test)}`];
   if (modules.length) words.push('-pl', checked(modules.join(',')), '-am');
   const log = reportPath(out, 'build-output.txt');
-  // Reports of an earlier build in the image would read as this run's; and the classes the install's
-  // test run compiled from base's code would be kept by Maven's timestamp check when the run's sources look older.
-  const clean = `find . \\( -path '*/target/surefire-reports' -o -path '*/target/classes' -o -path '*/target/test-classes' -o -path '*/target/maven-status' \\) -type d -prune -exec rm -rf {} + 2>/dev/null;`;
-  return `${clean} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; ${collect("-path '*/target/surefire-reports/*'", out, report)}; exit $rc`;
+  // Reports of an earlier build would read as this run's. The classes the install's test run compiled
+  // from base's code would be kept by Maven's timestamp check when the run's sources look older: they
+  // go too, unless a build of this container already compiled these sources (a marker in its own
+  // /tmp, which no image holds): its confirmation reruns then skip compiling everything again.
+  const reports = `find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
+  const stale = `[ -e ${BUILT_HERE} ] || find . \\( -path '*/target/classes' -o -path '*/target/test-classes' -o -path '*/target/maven-status' \\) -type d -prune -exec rm -rf {} + 2>/dev/null;`;
+  return `${reports} ${stale} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; touch ${BUILT_HERE} 2>/dev/null; ${collect("-path '*/target/surefire-reports/*'", out, report)}; exit $rc`;
 }
 
 /** The methods of `file`'s class the ids name, or undefined when one of them is not a plain method of it. */
