@@ -93,9 +93,10 @@ export const go: Ecosystem = {
   // test main's packages (testing and what it pulls in) and every package of the module's direct
   // requirements are compiled too (bounded: a giant dependency set costs at most 5 minutes here,
   // and every package left out is compiled by the run as before). With a package cache, the
-  // build cache starts from and goes back to it.
+  // build cache goes back to it after, and starts from it before the install (beforeInstall), whose
+  // own test compile would otherwise build the standard library and the dependencies again.
+  beforeInstall: seedFromCache('go-build', '"$(go env GOCACHE)"'),
   warm:
-    `${seedFromCache('go-build', '"$(go env GOCACHE)"')}; ` +
     "go build all; go test -count=1 -vet=off -run '^$' ./...; go build testing testing/internal/testdeps; " +
     "timeout 300 sh -c 'for m in $(go list -m -f \"{{if not (or .Main .Indirect)}}{{.Path}}{{end}}\" all); do go build \"$m/...\"; done'; " +
     saveToCache('"$(go env GOCACHE)"', 'go-build'),
