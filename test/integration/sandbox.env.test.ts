@@ -207,8 +207,12 @@ describe('environment images', () => {
     const rev2 = repo.commit({ 'index.js': "module.exports = (x) => require('is-number')(x) && x > 0;\n" });
     await docker.getImage(first.image).remove({ force: true });
     const refused = createDockerSandbox({ egress: { hosts: ['deb.debian.org'] } });
-    const second = await refused.ensureEnvironment({ ...spec, rev: rev2 });
+    const steps: string[] = [];
+    const second = await refused.ensureEnvironment({ ...spec, rev: rev2 }, (m) => steps.push(m));
     expect(second.cached).toBe(false);
+    // Restored with no network at all: no install network or egress proxy is set up for it.
+    expect(steps.some((m) => m.startsWith('restoring the saved install'))).toBe(true);
+    expect(steps.some((m) => /installing dependencies|egress proxy/i.test(m))).toBe(false);
     expect(second.key).toBe(first.key);
     const r2 = await refused.run({ env: second, repo: repo.path, state: { rev: rev2, patches: [] }, command: `${look}; ls $HOME/.swt-tracked 2>&1 | grep -c 'No such'` });
     // The same install's stamp and node_modules; index.js as the revision has it (a saved install holds no tracked file); the build's list of tracked files gone.

@@ -18,8 +18,8 @@ import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimit
 import { haltIfInterrupted, registerContainer, removeContainer } from '../containers/liveContainers.js';
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
-import { installOrRestore, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
-import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, withThrowawayCache } from './packageCache.js';
+import { installOrRestore, NO_SAVED_INSTALL, restoreOnly, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
+import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, isNewEmptyVolume, markFilled, withThrowawayCache } from './packageCache.js';
 import { scheduleUpkeep } from './upkeep.js';
 import { findEnvironment, inHistoryOf, rememberEnvironment } from './envLookup.js';
 import type { Environment, EnvironmentSpec, ResourceLimits, WarmUp } from '../types.js';
@@ -87,12 +87,12 @@ function lastLines(text: string, n: number): string {
  * state) the tracked files put back to `rev`'s, then the warm-up on the files the image keeps
  * (quiet; neither's failure changes anything).
  */
-export function installScript(install: string, restore?: OverlayPlan, warm?: WarmUp, remove: string[] = [], saved?: { key: string; extract: boolean }): string {
+export function installScript(install: string, restore?: OverlayPlan, warm?: WarmUp, remove: string[] = [], saved?: SavedUse): string {
   // Files the nearest layer holds that the revision no longer has go first.
   const gone = deletionScript(remove);
   const quiet = (step: string) => `sh -c ${shellQuote(step.trim())} > /dev/null 2>&1 </dev/null || true`;
   const before = install.trim() && warm?.before?.trim() ? [quiet(warm.before)] : [];
-  const run = saved?.extract ? installOrRestore(install, saved.key) : `sh -c ${shellQuote(install)} || exit $?`;
+  const run = saved?.only ? restoreOnly(saved.key) : saved?.extract ? installOrRestore(install, saved.key) : `sh -c ${shellQuote(install)} || exit $?`;
   const lines = ['cd /testbed', ...(gone ? [gone] : []), ...before, run];
   if (restore) {
     if (restore.write.length) lines.push(`cp -a ${RESTORE_DIR}/. /testbed/ || exit 70`);
@@ -173,15 +173,39 @@ function nearestLayerOn(): boolean {
   return process.env.SWT_NEAREST_LAYER?.trim() !== '0';
 }
 
+/** How a build uses the saved installs: `extract` one in the install's place when there is one; `only` that, with no install (and no network) at all. */
+interface SavedUse {
+  key: string;
+  extract: boolean;
+  only?: boolean;
+}
+
+/** A restore-only build found no saved install of its key. */
+class NoSavedInstall extends Error {}
+
 /** Builds and commits the image; what the install wrote in its notes file. */
 async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<string> {
   if (!o.install.trim()) return commitEnvironment(deps, o, 'none');
   const install = (volume: string) => withInstallNetwork(deps.docker, deps.egress, deps.log, (net) => commitEnvironment(deps, o, net, volume), o.onProgress);
   if (!o.cacheWrite) return withThrowawayCache(deps.docker, o.scope, o.baseImage, install);
-  return install(await ensureCacheVolume(deps.docker, o.scope, o.baseImage));
+  const volume = await ensureCacheVolume(deps.docker, o.scope, o.baseImage);
+  // A trusted build whose key has a saved install needs no network: no install network and no
+  // egress proxy are set up (and torn down) for it; without one, the install runs as usual.
+  if (o.warm?.saveInstall && !o.from && !isNewEmptyVolume(volume)) {
+    try {
+      return await commitEnvironment(deps, o, 'none', volume, true);
+    } catch (e) {
+      if (!(e instanceof NoSavedInstall)) throw e;
+    }
+  }
+  try {
+    return await install(volume);
+  } finally {
+    markFilled(volume);
+  }
 }
 
-async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: InstallNetwork | 'none', volume?: string): Promise<string> {
+async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: InstallNetwork | 'none', volume?: string, restoreOnly = false): Promise<string> {
   const { docker, log } = deps;
   const limits = installLimitsFrom(deps);
   // From the nearest layer: what changed since its snapshot, and every manifest (an install may have rewritten one).
@@ -198,11 +222,11 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   const install = o.install.trim();
   // Something to run: the install, or the warm-up alone (offline either way when there is no install).
   // A saved install stands for this key's only on a fresh tree (a nearest layer's would mix with it).
-  const saved = install && volume && o.warm?.saveInstall ? { key: o.key, extract: !o.from } : undefined;
+  const saved: SavedUse | undefined = install && volume && o.warm?.saveInstall ? { key: o.key, extract: !o.from, only: restoreOnly } : undefined;
   const script = install || o.warm?.after?.trim() ? installScript(install, restore, o.warm, plan.delete, saved) : '';
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
-  const vars = net === 'none' ? [] : [...net.env, ...cacheEnv()];
+  const vars = net === 'none' ? (restoreOnly ? cacheEnv() : []) : [...net.env, ...cacheEnv()];
   const container = await docker.createContainer({
     Image: image,
     Cmd: script ? ['env', ...vars, 'sh', '-c', `exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', script] : ['true'],
@@ -233,7 +257,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       });
     }
     if (saved) await putTrackedList(o, container, patched);
-    if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore });
+    if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore, restoreOnly });
     const notes = install ? await installNotesOf(container) : '';
     const [repoName, tag] = o.tag.split(':') as [string, string];
     await container.commit({
@@ -278,11 +302,11 @@ async function runInstallScript(
   deps: EnvironmentDeps,
   o: BuildInput,
   container: Docker.Container,
-  run: { limits: ResourceLimits; install: string; volume?: string; restore?: OverlayPlan },
+  run: { limits: ResourceLimits; install: string; volume?: string; restore?: OverlayPlan; restoreOnly?: boolean },
 ): Promise<void> {
   const { docker, log } = deps;
   const { limits, install, volume, restore } = run;
-  o.onProgress?.(install ? `installing dependencies: ${install}` : `warming up: ${o.warm?.after}`);
+  o.onProgress?.(run.restoreOnly ? `restoring the saved install of \`${install}\`` : install ? `installing dependencies: ${install}` : `warming up: ${o.warm?.after}`);
   const streamedTail = new TailBuffer(limits.outputBytes);
   const attach = await container.attach({ stream: true, stdout: true, stderr: true });
   let partial = '';
@@ -326,6 +350,7 @@ async function runInstallScript(
   await haltIfInterrupted();
   const info = await container.inspect();
   const code = info.State.ExitCode;
+  if (run.restoreOnly && result !== 'timeout' && !exceeded && code === NO_SAVED_INSTALL) throw new NoSavedInstall();
   if (result === 'timeout' || code !== 0 || exceeded) {
     // ENOSPC from the engine's own disk, not our limit: the operator, not the repository, can fix it.
     const noSpace = !exceeded && /No space left on device/i.test(tail.toString());

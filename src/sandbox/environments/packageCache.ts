@@ -64,6 +64,19 @@ export function cacheEnv(): string[] {
 }
 
 /** The volume of a scope, created (and handed to the sandbox user) on first use. */
+// Volumes this process created that no install has written to yet: no saved install can be in them.
+const createdEmpty = new Set<string>();
+
+/** Whether `volume` was created by this process and no install has used it since (see markFilled). */
+export function isNewEmptyVolume(volume: string): boolean {
+  return createdEmpty.has(volume);
+}
+
+/** An install wrote to `volume`. */
+export function markFilled(volume: string): void {
+  createdEmpty.delete(volume);
+}
+
 export async function ensureCacheVolume(docker: Docker, scope: string, image: string): Promise<string> {
   const name = cacheVolumeName(scope);
   await markUsed(name);
@@ -73,6 +86,7 @@ export async function ensureCacheVolume(docker: Docker, scope: string, image: st
     withFileLock(`pkg-cache-${name}`, async () => {
       if (await exists()) return name;
       await docker.createVolume({ Name: name, Labels: { [LABEL]: '1', [CACHE_LABELS.cache]: '1', [CACHE_LABELS.scope]: scope, [CACHE_LABELS.host]: hostname() } });
+      createdEmpty.add(name);
       // A new volume belongs to root: one short container (only CAP_CHOWN, no network) gives it to uid 1000.
       const c = await docker.createContainer({
         Image: image,

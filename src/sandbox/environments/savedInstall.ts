@@ -32,6 +32,15 @@ export function installOrRestore(install: string, key: string): string {
   return `if [ -n "$SWT_PKG_CACHE" ] && [ -f ${saved} ] && tar -C / --skip-old-files -xf ${saved}; then swt_restored=1; else sh -c ${shellQuote(install)} || exit $?; fi`;
 }
 
+/** The exit status of a restore-only build that found no saved install of its key (the install then runs, with its network). */
+export const NO_SAVED_INSTALL = 75;
+
+/** The saved install of this key extracted, or the script exits NO_SAVED_INSTALL: run with no network, it never installs. */
+export function restoreOnly(key: string): string {
+  const saved = savedPath(key);
+  return `if [ -n "$SWT_PKG_CACHE" ] && [ -f ${saved} ] && tar -C / --skip-old-files -xf ${saved}; then swt_restored=1; else exit ${NO_SAVED_INSTALL}; fi`;
+}
+
 /**
  * After the install and warm-up (not after an extraction): every file and link under /testbed and the home the repository
  * does not track, into the volume (written aside, then moved, so a half-written one is never
