@@ -161,6 +161,10 @@ describe('install script', () => {
     expect(lines[2]).toContain(`tail -n +${SAVED_INSTALLS_KEPT + 1} | xargs -r rm -f`);
     // From a nearest layer: never extracted over another key's tree, still saved.
     expect(installScript('npm ci', undefined, undefined, [], { key, extract: false }).split('\n')[1]).toBe("sh -c 'npm ci' || exit $?");
+    // Restore only (a build with no network): never the install; no saved install is exit 75.
+    const only = installScript('npm ci', undefined, undefined, [], { key, extract: true, only: true }).split('\n');
+    expect(only[1]).toBe(`if [ -n "$SWT_PKG_CACHE" ] && [ -f "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar" ] && tar -C / --skip-old-files -xf "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar"; then swt_restored=1; else exit 75; fi`);
+    expect(only.join('\n')).not.toContain('npm ci');
     expect(trackedList(['a.js', 'dir/b c.js', 'bad\nname']).toString()).toBe('testbed/a.js\ntestbed/dir/b c.js\nhome/swt/.swt-tracked\n');
   });
 });

@@ -28,8 +28,13 @@ function savedPath(key: string): string {
  * revision's own, are kept); the install runs when there is none or it does not extract.
  */
 export function installOrRestore(install: string, key: string): string {
+  return `if ${extracted(key)}; then swt_restored=1; else sh -c ${shellQuote(install)} || exit $?; fi`;
+}
+
+/** True when the saved install of this key is there and extracts (files already there, the revision's own, are kept). */
+function extracted(key: string): string {
   const saved = savedPath(key);
-  return `if [ -n "$SWT_PKG_CACHE" ] && [ -f ${saved} ] && tar -C / --skip-old-files -xf ${saved}; then swt_restored=1; else sh -c ${shellQuote(install)} || exit $?; fi`;
+  return `[ -n "$SWT_PKG_CACHE" ] && [ -f ${saved} ] && tar -C / --skip-old-files -xf ${saved}`;
 }
 
 /** The exit status of a restore-only build that found no saved install of its key (the install then runs, with its network). */
@@ -37,8 +42,7 @@ export const NO_SAVED_INSTALL = 75;
 
 /** The saved install of this key extracted, or the script exits NO_SAVED_INSTALL: run with no network, it never installs. */
 export function restoreOnly(key: string): string {
-  const saved = savedPath(key);
-  return `if [ -n "$SWT_PKG_CACHE" ] && [ -f ${saved} ] && tar -C / --skip-old-files -xf ${saved}; then swt_restored=1; else exit ${NO_SAVED_INSTALL}; fi`;
+  return `if ${extracted(key)}; then swt_restored=1; else exit ${NO_SAVED_INSTALL}; fi`;
 }
 
 /**
