@@ -228,7 +228,8 @@ describe('sandbox limits on real containers', () => {
       env,
       repo: repo.path,
       state: state(),
-      command: 'ulimit -n; df -k /tmp | tail -1 | awk \'{print $2}\'; head -c 100000000 /dev/zero > /tmp/x; echo "tmp write $?"',
+      // head's message on stdout too: the engine's stdout and stderr streams keep no order between them (CI once read "tmp write 1" inside it).
+      command: 'ulimit -n; df -k /tmp | tail -1 | awk \'{print $2}\'; { head -c 100000000 /dev/zero > /tmp/x; } 2>&1; echo "tmp write $?"',
       limits: { memoryBytes: 128 * 1024 ** 2, timeoutMs: 60_000 },
     });
     expect({ oomKilled: r.oomKilled, exitCode: r.exitCode }).toEqual({ oomKilled: false, exitCode: 0 });
