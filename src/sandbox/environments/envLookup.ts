@@ -21,6 +21,7 @@ export interface EnvQuery {
   started: number;
 }
 
+/** `ancestor` is `rev` or one of its ancestors in this repository. */
 export async function inHistoryOf(repo: GitRepo, ancestor: string, rev: string): Promise<boolean> {
   if (ancestor === rev) return true;
   const r = await runGit(repo.path, ['merge-base', '--is-ancestor', ancestor, rev]);

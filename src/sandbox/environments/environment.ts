@@ -71,7 +71,6 @@ const INSTALL_LOG_LINES = 25;
 const HOME = '/home/swt';
 const RESTORE_DIR = `${HOME}/.swt-restore`;
 
-/** `ancestor` is `rev` or one of its ancestors in this repository. */
 function installLimitsFrom(deps: EnvironmentDeps): ResourceLimits {
   const fromEnv = Number(process.env.SWT_INSTALL_TIMEOUT_MS);
   const base = { ...DEFAULT_INSTALL_LIMITS, ...(fromEnv > 0 ? { timeoutMs: fromEnv } : {}) };
