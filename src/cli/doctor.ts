@@ -76,7 +76,7 @@ async function checkDocker(docker: Docker, env: NodeJS.ProcessEnv, timeoutMs: nu
       );
     if (!found) missing.push(`${name} (${ref})`);
   }
-  if (missing.length) out.push({ name: 'images', level: 'warn', detail: `not built yet: ${missing.join(', ')}`, fix: 'the first job builds them offline (a few minutes each); `swt demo` builds the Python one now' });
+  if (missing.length) out.push({ name: 'images', level: 'warn', detail: `not built yet: ${missing.join(', ')}`, fix: "the first job builds them offline (a few minutes each); `swt images` builds them and every other ecosystem's now" });
   else out.push({ name: 'images', level: 'ok', detail: 'the Python and Node base images are built' });
   return out;
 }

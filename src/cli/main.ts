@@ -84,6 +84,7 @@ export function buildProgram(): Command {
   addDemoCommand(program);
   addWorkerCommand(program);
   addDoctorCommand(program);
+  addImagesCommand(program);
   return program;
 }
 
@@ -321,6 +322,22 @@ function addDoctorCommand(program: Command): void {
       if (o.json) printJson(results);
       else process.stdout.write(renderDoctor(results));
       if (results.some((r) => r.level === 'fail')) process.exitCode = 1;
+    });
+}
+
+/** `swt images`. */
+function addImagesCommand(program: Command): void {
+  program
+    .command('images')
+    .description("find or build base images now (default: each ecosystem's, e.g. node:22, golang:1.24), and the install step's egress proxy image, so that a first job does not wait minutes for them")
+    .argument('[refs...]', 'base images to prepare, e.g. node:18 python:3.11')
+    .option('--json', 'print what was prepared as one JSON array on the last line of stdout')
+    .action(async (refs: string[], o) => {
+      const { defaultBaseImages } = await import('../pipeline/environmentDefaults.js');
+      const progress = terminalProgress({ quiet: program.opts().quiet });
+      const prepared = await createDockerSandbox().prepareImages!(refs.length ? refs : defaultBaseImages(), (m) => progress.step(m));
+      if (o.json) printJson(prepared);
+      else for (const p of prepared) process.stdout.write(`${p.ref}: ${p.image} (${p.built ? `built in ${(p.ms / 1000).toFixed(1)} s` : 'there already'})\n`);
     });
 }
 

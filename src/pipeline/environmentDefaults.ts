@@ -2,7 +2,7 @@
  * What to build when the user names no image or install command: guessed from the repository's
  * files at base, the way a person setting up CI would, by the ecosystem it is (src/ecosystems).
  */
-import { detectEcosystem, ecosystemOfRunner, type Ecosystem, type EnvironmentChoice, type RepoFacts } from '../ecosystems/index.js';
+import { detectEcosystem, ECOSYSTEMS, ecosystemOfRunner, type Ecosystem, type EnvironmentChoice, type RepoFacts } from '../ecosystems/index.js';
 import { python } from '../ecosystems/python/index.js';
 import type { RunnerSpec } from '../results/types.js';
 
@@ -22,4 +22,9 @@ export function environmentEcosystem(facts: RepoFacts, runner?: RunnerSpec, touc
 
 export function environmentDefaults(facts: RepoFacts, runner?: RunnerSpec, touched: readonly string[] = []): EnvironmentDefaults {
   return environmentEcosystem(facts, runner, touched).environment(facts);
+}
+
+/** Each ecosystem's base image for a repository that names no version: what `swt images` prepares by default. */
+export function defaultBaseImages(): string[] {
+  return [...new Set(ECOSYSTEMS.map((e) => e.environment({ files: [] }).image))];
 }

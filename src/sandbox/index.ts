@@ -4,7 +4,10 @@ import { loadCaBundle, type CaBundle } from './images/caCertificates.js';
 import { ceilingsFromEnv, clampLimits } from './containers/ceilings.js';
 import { discardWarm, prewarmRun, runInSandbox, startIdleContainer, warmKey, limitsFor, type PrewarmedRun, type SandboxDeps } from './containers/container.js';
 import { WarmPool, type WarmPoolSettings } from './containers/warmPool.js';
-import { connectDocker, dockerLocation, pingDocker, type Docker } from './docker.js';
+import { connectDocker, dockerLocation, inspectImage, pingDocker, type Docker } from './docker.js';
+import { ensureBaseImage } from './images/baseImages.js';
+import { baseImageName, egressProxyImageName, parseBaseRef } from './images/imageRecipes.js';
+import { ensureEgressImage } from './egress/egress.js';
 import { egressSettings, type EgressSettings } from './egress/egressConfig.js';
 import { envCacheSettings, evictEnvironments, type EnvCacheSettings } from './images/envCache.js';
 import { ensureEnvironmentImage, type EnvironmentDeps } from './environments/environment.js';
@@ -13,7 +16,7 @@ import { liveContainerIds, reapOrphans } from './containers/liveContainers.js';
 import { cpusetFromEnv, resolveLimits } from './containers/limits.js';
 import { reapOrphanTempDirs } from '../util/tempDirs.js';
 import { openSandboxSession } from './containers/session.js';
-import { DEFAULT_LIMITS, type ResourceLimits, type Sandbox } from './types.js';
+import { DEFAULT_LIMITS, type PreparedImage, type ResourceLimits, type Sandbox } from './types.js';
 
 /** The Docker sandbox: environments (cached images), one-shot runs and long-lived sessions. */
 
@@ -155,6 +158,20 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
       await deps.pool?.drain();
       await environmentUpkeep();
     },
+    async prepareImages(refs, onProgress) {
+      const { caBundle } = await init();
+      const prepared: PreparedImage[] = [];
+      const timed = async (ref: string, name: string, ensure: () => Promise<string>) => {
+        const started = Date.now();
+        const built = !(await inspectImage(docker, name));
+        prepared.push({ ref, image: await ensure(), built, ms: Date.now() - started });
+      };
+      for (const ref of refs) {
+        await timed(ref, baseImageName(parseBaseRef(ref), caBundle), () => ensureBaseImage(ref, { docker, caBundle, onProgress, logger: log, pull: opts.pull }));
+      }
+      await timed('egress-proxy', egressProxyImageName(), () => ensureEgressImage(docker, log, onProgress));
+      return prepared;
+    },
   };
 }
 
@@ -164,6 +181,6 @@ export { loadCaBundle, type CaBundle } from './images/caCertificates.js';
 export { connectDocker, pingDocker } from './docker.js';
 export { removeAllLive } from './containers/liveContainers.js';
 export type { WarmPoolSettings } from './containers/warmPool.js';
-export type { Sandbox, SandboxSession, Environment, EnvironmentSpec, RunRequest, RunOutcome, RepoState, ResourceLimits } from './types.js';
+export type { PreparedImage, Sandbox, SandboxSession, Environment, EnvironmentSpec, RunRequest, RunOutcome, RepoState, ResourceLimits } from './types.js';
 export { DEFAULT_LIMITS } from './types.js';
 export { engineFreeDiskBytes } from './containers/engineDisk.js';

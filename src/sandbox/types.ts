@@ -165,4 +165,19 @@ export interface Sandbox {
   warmed?(): Promise<void>;
   /** Removes the warm pool's idle containers and waits for the upkeep: call once, when done with the sandbox. */
   close?(): Promise<void>;
+  /**
+   * Finds or builds these base images, and the install step's egress proxy image, now: a machine
+   * prepared ahead does not make its first job wait minutes for them. In order; what each took.
+   */
+  prepareImages?(refs: readonly string[], onProgress?: (msg: string) => void): Promise<PreparedImage[]>;
+}
+
+export interface PreparedImage {
+  /** As asked (`golang:1.24`), or `egress-proxy`. */
+  ref: string;
+  /** The local image that stands for it. */
+  image: string;
+  /** False when it was there already. */
+  built: boolean;
+  ms: number;
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import { parseGitHubUrl } from '../../src/cli/remote.js';
-import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { fixtureOnFakeGitHub, MAINTAINER_TOKEN, OWNER, REPO, type FixtureGitHub } from './fixtureGitHub.js';
 
 let fx: FixtureGitHub;
@@ -32,7 +32,7 @@ afterAll(async () => {
     else process.env[k] = v;
   }
   await removeEnvImagesBuiltFrom([fx.base]);
-  expect(containersOfOurs()).toBe('');
+  expect(containersOfOursOnceRetired()).toBe('');
 });
 
 async function swt(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

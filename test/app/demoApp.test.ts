@@ -1,7 +1,7 @@
 /** `swt demo --app`: the bundled fixture through the App and the fake GitHub, on real containers. */
 import { jest } from '@jest/globals';
 import { main } from '../../src/cli/main.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 describe('swt demo --app', () => {
   it('with no LLM endpoint: the App posts the reproduction comment and label, and the check run succeeds', async () => {
@@ -26,6 +26,6 @@ describe('swt demo --app', () => {
       if (saved.url !== undefined) process.env.OPENAI_BASE_URL = saved.url;
       if (saved.key !== undefined) process.env.OPENAI_API_KEY = saved.key;
     }
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 });

@@ -14,7 +14,7 @@ import { renderRanking } from '../../src/github/render.js';
 import { JOB } from '../../src/jobs/payloads.js';
 import { rank } from '../../src/pipeline/rank.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 import { fixtureOnFakeGitHub, MODEL_TEST, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from './fixtureGitHub.js';
 import { appKey } from './payloads.js';
@@ -54,7 +54,7 @@ afterAll(async () => {
     else process.env[k] = v;
   }
   await removeEnvImagesBuiltFrom([fx.base]);
-  expect(containersOfOurs()).toBe('');
+  expect(containersOfOursOnceRetired()).toBe('');
 });
 
 const settle = () => app.services.queue.drain(15 * 60_000);

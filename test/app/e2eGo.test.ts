@@ -11,7 +11,7 @@ import { startApp, type RunningApp } from '../../src/app/app.js';
 import { publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
 import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 import { appKey } from './payloads.js';
 
@@ -73,7 +73,7 @@ afterAll(async () => {
     else process.env[k] = v;
   }
   if (published) await removeEnvImagesBuiltFrom([published.base]);
-  expect(containersOfOurs()).toBe('');
+  expect(containersOfOursOnceRetired()).toBe('');
 });
 
 const settle = () => app.services.queue.drain(20 * 60_000);

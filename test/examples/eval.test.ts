@@ -7,7 +7,7 @@ import { runEval } from '../../src/eval/runEval.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { examplesDir, loadExampleInstances } from '../helpers/examples.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 /** Tests that check only unrelated behaviour that already works, one per example repository. */
 const UNRELATED: Record<string, { path: string; body: string }> = {
@@ -45,7 +45,7 @@ describe('swt eval on the real example instances (real containers)', () => {
   });
   afterAll(async () => {
     await rm(out, { recursive: true, force: true });
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('gold tests: S = 100 and F2P = 100 on every instance', async () => {

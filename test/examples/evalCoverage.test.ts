@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parsePredictions } from '../../src/eval/instances.js';
 import { runEval } from '../../src/eval/runEval.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 import { examplesDir, loadExampleInstances } from '../helpers/examples.js';
 
 /**
@@ -64,7 +64,7 @@ describe('ΔC on the real example instances (real containers)', () => {
   });
   afterAll(async () => {
     await rm(out, { recursive: true, force: true });
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('gold predictions: S = 100 and every instance’s ΔC is the golden tests’ own coverage of the fix', async () => {

@@ -28,7 +28,7 @@ import { renderNotesMarkdown } from '../../src/pipeline/notes.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { fileOfId } from '../../src/harness/classify.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 const DIR = join(process.cwd(), 'fixtures', 'instances');
 /** Instances run with no configuration at all: their image, install and test command (what a user would name) are dropped, so the ecosystem modules choose them. */
@@ -102,7 +102,7 @@ describe('swt eval on the bundled real instances (mocha, tap, node --test, RSpec
   });
   afterAll(async () => {
     await rm(out, { recursive: true, force: true });
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('gold tests: S = 100, every stored F→P seen, the owning test files run', async () => {

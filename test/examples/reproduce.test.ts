@@ -17,7 +17,7 @@ import { materialize } from '../../src/repo/git.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { createLogger } from '../../src/util/logger.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 import { examplesDir, loadExampleInstances } from '../helpers/examples.js';
 import { msg, promptText, startScriptedLlm, toolCall, type ScriptStep, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 
@@ -56,7 +56,7 @@ describe.each(instances.map((i) => [i.instance_id, i] as const))('%s: scripted m
     server = undefined;
   });
   afterAll(() => {
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   async function run(strategy: StrategyName, script: ScriptStep[] | ((r: never) => ScriptStep)): Promise<Reproduction> {

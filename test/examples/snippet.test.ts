@@ -14,7 +14,7 @@ import { main } from '../../src/cli/main.js';
 import type { InstanceResult } from '../../src/eval/report.js';
 import { resolveRepoPath } from '../../src/eval/repos.js';
 import { runGit } from '../../src/repo/gitExec.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 import { examplesDir, loadExampleInstances } from '../helpers/examples.js';
 
 /**
@@ -89,7 +89,7 @@ describe('snippet strategy through swt eval (real containers)', () => {
   });
   afterAll(async () => {
     await rm(out, { recursive: true, force: true });
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('../shared/examples: reproduces path-to-regexp-261 (S), refuses the rest with a reason, no false reproduction', async () => {

@@ -16,6 +16,26 @@ export function containersOfOurs(pid: number = process.pid, opts: { running?: bo
   return execFileSync('docker', ['ps', '-q', ...which, '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();
 }
 
+/**
+ * Our containers once a build's stopped install containers, which it hands to a removal in the
+ * background, are gone (within seconds; 10 s at most here). Any other container counts at once.
+ */
+export function containersOfOursOnceRetired(): string {
+  for (let waited = 0; ; waited += 200) {
+    const ids = containersOfOurs();
+    if (!ids || waited >= 10_000) return ids;
+    let states: string[] = ['gone'];
+    try {
+      states = execFileSync('docker', ['inspect', '-f', '{{index .Config.Labels "swt-bot.role"}} {{.State.Status}}', ...ids.split('\n')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n');
+    } catch {
+      // One went between the listing and the inspection: look again.
+    }
+    if (!states.every((s) => s === 'gone' || /^install (exited|created|removing|dead)$/.test(s))) return ids;
+    // The removal's request is already with the engine: blocking this thread does not hold it up.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+}
+
 /** Networks (install networks, the egress proxy's) this test process created and still has. */
 export function networksOfOurs(pid: number = process.pid): string {
   return execFileSync('docker', ['network', 'ls', '-q', '--filter', 'label=swt-bot', '--filter', `label=swt-bot.pid=${pid}`], { encoding: 'utf8' }).trim();
@@ -39,7 +59,7 @@ export async function removeEnvImagesBuiltFrom(commits: Iterable<string>): Promi
 
 /** This process left no container, no sandbox temp dir (nor one of `otherTempPrefixes`) and no temp git repo. */
 export function expectNothingLeftBehind(otherTempPrefixes: string[] = []): void {
-  expect(containersOfOurs()).toBe('');
+  expect(containersOfOursOnceRetired()).toBe('');
   const prefixes = [tempPrefix(), ...otherTempPrefixes];
   expect(readdirSync(tmpdir()).filter((n) => prefixes.some((p) => n.startsWith(p)))).toEqual([]);
   expect(leftoverGitRepos()).toEqual([]);

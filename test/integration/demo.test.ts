@@ -6,12 +6,12 @@ import { main } from '../../src/cli/main.js';
 import { runDemo } from '../../src/demo/demo.js';
 import { createFixtureRepo } from '../../src/demo/fixtureRepos.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 import { msg, startScriptedLlm } from '../helpers/scriptedLlm.js';
 
 describe('demo (real containers)', () => {
   afterAll(() => {
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('with no LLM endpoint: says so, reproduces with snippet, validates the fix commit, renders both comments', async () => {

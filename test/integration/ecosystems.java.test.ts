@@ -14,10 +14,18 @@ import { BASE_FILES, GREETER, TEST_PATCH } from '../helpers/mavenGreeter.js';
 afterAll(cleanUpEcosystemRuns);
 
 describe('Maven projects, no configuration (real containers, a Maven Central dependency)', () => {
+  // One repository for the first two tests: the second starts from the package cache the first
+  // filled through Maven Central (a Maven install online is the longest step of this file).
+  let repo: ReturnType<typeof createGitRepo>;
+  let base: string;
+  let head: string;
+  beforeAll(() => {
+    repo = createGitRepo(BASE_FILES);
+    base = repo.sha;
+    head = repo.commit({ 'src/main/java/com/example/Greeter.java': GREETER(true) }, 'greet nobody');
+  });
+
   it('swt validate runs the touched test class and reports exactly the new test as F→P and S', async () => {
-    const repo = createGitRepo(BASE_FILES);
-    const base = repo.sha;
-    const head = repo.commit({ 'src/main/java/com/example/Greeter.java': GREETER(true) }, 'greet nobody');
     const out = await validateJson(repo.path, base, head, TEST_PATCH);
     expect(out.tests.map((t: { id: string; transition: string }) => [t.id, t.transition])).toEqual([
       ['com.example.GreeterTest.greetsByName', 'P2P'],
@@ -27,9 +35,6 @@ describe('Maven projects, no configuration (real containers, a Maven Central dep
   }, 1_500_000);
 
   it('keeps the local repository in the repository\'s package cache: a cold build with no registry reachable installs from it offline', async () => {
-    const repo = createGitRepo(BASE_FILES);
-    const base = repo.sha;
-    const head = repo.commit({ 'src/main/java/com/example/Greeter.java': GREETER(true) }, 'greet nobody');
     const [online, restored, resolved] = await validateOnlineThenFromCacheOnly(repo.path, base, head, TEST_PATCH);
     for (const v of [online, restored, resolved]) {
       expect(v.tests.map((t) => [t.id, t.transition])).toEqual([

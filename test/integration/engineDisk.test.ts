@@ -8,7 +8,7 @@ import { dockerHostReport } from '../../src/web/dockerHost.js';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { parseStatfs } from '../../src/sandbox/containers/engineDisk.js';
 import { engineFreeDiskBytes, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 const docker = connectDocker();
 const GiB = 1024 ** 3;
@@ -46,7 +46,7 @@ describe('the engine\'s free disk', () => {
 
   it('measured from inside the engine, it is the data root\'s free space; the probe container is gone', async () => {
     await expectMeasuredFree(() => engineFreeDiskBytes(docker));
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('a worker on a remote engine (DOCKER_HOST) reports it without credentials, with the measured free disk', async () => {
@@ -57,6 +57,6 @@ describe('the engine\'s free disk', () => {
     let local: typeof report;
     await expectMeasuredFree(async () => (local = await dockerHostReport(docker, {})).freeDiskBytes);
     expect(local!.location).toBe('unix:///var/run/docker.sock');
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 });

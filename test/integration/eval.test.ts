@@ -6,7 +6,7 @@ import { createFixtureRepo, type FixtureRepo } from '../../src/demo/fixtureRepos
 import { parseInstances, parsePredictions, repoDirName } from '../../src/eval/instances.js';
 import { runEval } from '../../src/eval/runEval.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 describe('swt eval on fixture instances (real containers)', () => {
   let fixtures: FixtureRepo[];
@@ -23,7 +23,7 @@ describe('swt eval on fixture instances (real containers)', () => {
   });
   afterAll(async () => {
     await Promise.all([...fixtures.map((f) => f.cleanup()), rm(root, { recursive: true, force: true })]);
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   const instances = () => parseInstances(fixtures.map((f) => JSON.stringify(f.instance)).join('\n'));

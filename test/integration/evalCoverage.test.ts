@@ -14,7 +14,7 @@ import { runEval } from '../../src/eval/runEval.js';
 import { writeReportHtml } from '../../src/report/write.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { artifactsDir, withPage } from '../helpers/browser.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 /**
  * A test of only the "invalid character" path of parse_duration. Counted by hand (durations/parse.py):
@@ -46,7 +46,7 @@ describe('swt eval --coverage on fixture instances (real containers)', () => {
   });
   afterAll(async () => {
     await Promise.all([...fixtures.map((f) => f.cleanup()), rm(root, { recursive: true, force: true })]);
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   const instances = () => parseInstances(fixtures.map((f) => JSON.stringify(f.instance)).join('\n'));

@@ -13,7 +13,7 @@ import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { createLogger } from '../../src/util/logger.js';
 import { msg, promptText, startScriptedLlm, toolCall, type ScriptStep, type ScriptedLlm } from '../helpers/scriptedLlm.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 const quiet = createLogger({ level: 'silent' });
 const custom = (file: string, body: string, where = 'EOF') => `Here is the test.\n\`\`\`custom-diff\ndiff\n${file}\ninsert\n${where}\n${body}\nend diff\n\`\`\``;
@@ -38,7 +38,7 @@ describe('reproduce on real containers', () => {
     server = undefined;
   });
   afterAll(() => {
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   async function withWorkbench<T>(fx: FixtureRepo, f: (wb: OpenWorkbench) => Promise<T>): Promise<T> {
@@ -135,7 +135,7 @@ describe('reproduce on real containers', () => {
       expect(server.requests).toHaveLength(3);
       expect(rep.budgetExhausted).toBe('steps');
       expect(rep.testPatch).toContain('tests/test_issue_repro.py');
-      expect(containersOfOurs()).toBe('');
+      expect(containersOfOursOnceRetired()).toBe('');
     });
 
     it('ensemble: with no snippet to use it goes on to zero-shot-plus, which reproduces', async () => {

@@ -2,7 +2,7 @@ import { createDockerSandbox, loadCaBundle } from '../../src/sandbox/index.js';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { isSwtError } from '../../src/util/errors.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
-import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
+import { containersOfOursOnceRetired, expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo } from '../helpers/gitRepo.js';
 
 // Environment images on real containers: cache hits, install failures, CA certificates, node:18 + npm via the proxy.
@@ -143,7 +143,7 @@ describe('environment images', () => {
     expect(msg).toContain('exited with 3');
     expect(msg).toContain('step-one');
     expect(msg).toContain('boom: the thing is missing');
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('bakes the extra CA certificates into the image and points the CA variables at them', async () => {

@@ -6,7 +6,7 @@ import { runnerFromCommand } from '../../src/harness/runners.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { isSwtError } from '../../src/util/errors.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
-import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { containersOfOurs, containersOfOursOnceRetired, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { startDecoy } from '../helpers/decoy.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
@@ -66,7 +66,7 @@ describe('sandbox limits on real containers', () => {
     );
     expect(isSwtError(e, 'INTERRUPTED')).toBe(true);
     expect((e as Error).message).toBe('the test container was stopped from outside the run (exit 137: the Docker engine restarting, or someone stopping it)');
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('kills a command that sleeps forever at the wall-clock timeout', async () => {
@@ -76,7 +76,7 @@ describe('sandbox limits on real containers', () => {
     expect(r.exitCode).toBeNull();
     expect(r.output).toContain('started');
     expect(Date.now() - started).toBeLessThan(20_000);
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('stops a run at once when its caller aborts (a newer push supersedes the check)', async () => {
@@ -91,10 +91,10 @@ describe('sandbox limits on real containers', () => {
     }
     expect(isSwtError(err, 'CANCELLED')).toBe(true);
     expect(Date.now() - started).toBeLessThan(30_000);
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
     // Aborted before it starts: no container at all.
     await expect(sandbox.run({ env, repo: repo.path, state: state(), command: 'true', signal: ac.signal })).rejects.toMatchObject({ code: 'CANCELLED' });
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('stops forking at the pids limit', async () => {
@@ -117,7 +117,7 @@ describe('sandbox limits on real containers', () => {
     expect(m).not.toBeNull();
     expect(Number(m![1])).toBeLessThan(64);
     expect(r.timedOut).toBe(false);
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('contains a fork bomb: the run ends at the timeout and the container is gone', async () => {
@@ -126,7 +126,7 @@ describe('sandbox limits on real containers', () => {
     const r = await sandbox.run({ env, repo: repo.path, state: state(), command: `python3 -c '${bomb}'`, limits: { pids: 128, timeoutMs: 8000 } });
     expect(r.timedOut).toBe(true);
     expect(Date.now() - started).toBeLessThan(45_000);
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
     // The host still forks and the engine still runs containers.
     const after = await sandbox.run({ env, repo: repo.path, state: state(), command: 'echo alive', limits: { timeoutMs: 30_000 } });
     expect(after.exitCode).toBe(0);
@@ -200,13 +200,13 @@ describe('sandbox limits on real containers', () => {
     expect(r.exitCode).toBeNull();
     expect(r.output).toContain('killed: disk limit, wrote more than 256 MiB');
     expect(Date.now() - started).toBeLessThan(60_000);
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('stops one file growing without end at the same limit (fsize), and reports it as the disk limit', async () => {
     const r = await sandbox.run({ env, repo: repo.path, state: state(), command: 'cat /dev/zero > big; echo "cat exited $?"', limits: { diskBytes: 128 * 1024 ** 2, timeoutMs: 120_000 } });
     expect(r.diskLimit).toBe(true);
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('a test writing without end is a "disk limit" failure in the results and the table', async () => {
@@ -220,7 +220,7 @@ describe('sandbox limits on real containers', () => {
     const verdict = compareRuns([result], [ok]);
     expect(verdict.tests.find((t) => t.id.startsWith('test_fill.py'))?.baseFailure?.kind).toBe('disk');
     expect(renderText(verdict)).toContain('fail (disk limit)');
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('gives every run a bounded tmpfs /tmp and a nofile limit', async () => {

@@ -10,7 +10,7 @@ import { reproduceIssue } from '../../src/pipeline/reproduce.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 import { cleanupGitRepos, createGitRepo } from '../helpers/gitRepo.js';
 
 function issue(name: string): IssueInput {
@@ -138,7 +138,7 @@ describe('snippet tests in every runner (real containers)', () => {
   });
   afterAll(() => {
     cleanupGitRepos();
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it.each(CASES.map((c) => [c.runner, c] as const))('%s: written in the repository\'s style, fails on base, F→P under the fix', async (_runner, c) => {

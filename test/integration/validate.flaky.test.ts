@@ -10,7 +10,7 @@ import { validate, type ValidationResult } from '../../src/pipeline/validate.js'
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { renderText } from '../../src/harness/render.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 import { cleanupGitRepos, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
 /** Validations in a row per runner: 3 in the default suite (each is a gold and a wrong fix with confirmation); SWT_FLAKY_ROUNDS=10 for the issue's ten. */
@@ -176,7 +176,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   });
   afterAll(() => {
     cleanupGitRepos();
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   // No confirm given: the default (2 more runs of each test that moves) applies.

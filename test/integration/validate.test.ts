@@ -6,7 +6,7 @@ import { swt } from '../helpers/cli.js';
 import { createFixtureRepo, type FixtureRepo } from '../../src/demo/fixtureRepos.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { containersOfOurs } from '../helpers/docker.js';
+import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 
 describe('validate on fixture repositories (real containers)', () => {
@@ -21,7 +21,7 @@ describe('validate on fixture repositories (real containers)', () => {
   });
   afterAll(async () => {
     await Promise.all([py.cleanup(), ts.cleanup(), rm(scratch, { recursive: true, force: true })]);
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('python/pytest: the golden test goes F2P on base→head, the old ones P2P', async () => {

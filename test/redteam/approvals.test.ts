@@ -20,7 +20,7 @@ import { JOB } from '../../src/jobs/payloads.js';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { appKey } from '../app/payloads.js';
-import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 
@@ -101,7 +101,7 @@ afterAll(async () => {
   }
   await removeEnvImagesBuiltFrom(commitsMade());
   cleanupGitRepos();
-  expect(containersOfOurs()).toBe('');
+  expect(containersOfOursOnceRetired()).toBe('');
 });
 
 const settle = () => app.services.queue.drain(15 * 60_000);

@@ -3,7 +3,7 @@ import { connectDocker } from '../../src/sandbox/docker.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { containerLabels, inodeLimit } from '../../src/sandbox/containers/limits.js';
 import { DEFAULT_LIMITS, type Environment, type Sandbox } from '../../src/sandbox/types.js';
-import { containersOfOurs, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { containersOfOursOnceRetired, expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
 /**
@@ -42,7 +42,7 @@ describe('disk limit on files, not only bytes', () => {
     expect(r.output).toContain(`[swt: killed: disk limit, created more than ${limit} files]`);
     // Killed mid-flood: it never got to print its end.
     expect(r.output).not.toContain('touch exited');
-    expect(containersOfOurs()).toBe('');
+    expect(containersOfOursOnceRetired()).toBe('');
   });
 
   it('attack: a run creates a million empty files in /tmp (the tmpfs)', async () => {

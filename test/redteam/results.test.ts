@@ -17,7 +17,7 @@ import { JOB } from '../../src/jobs/payloads.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { appKey } from '../app/payloads.js';
-import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 
 const SECRET = 'redteam-results-webhook-secret';
 const OWNER = 'acme';
@@ -34,7 +34,7 @@ afterAll(async () => {
   await fake?.close();
   await fx?.cleanup();
   if (fx) await removeEnvImagesBuiltFrom([fx.base]);
-  expect(containersOfOurs()).toBe('');
+  expect(containersOfOursOnceRetired()).toBe('');
 });
 
 describe('what the App posts', () => {

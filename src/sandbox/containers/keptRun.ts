@@ -3,7 +3,7 @@ import { demux, TailBuffer, withinMs } from './containerIo.js';
 import { watchDisk } from './diskWatch.js';
 import type { Docker } from '../docker.js';
 import { diskLimitText, inodeLimit } from './limits.js';
-import { removeContainer, haltIfInterrupted } from './liveContainers.js';
+import { haltIfInterrupted, inBackground, removeContainer } from './liveContainers.js';
 import { cancelled, collectOutFiles, EXIT_STATUS_FILE, overlayPrelude, prepareContainer, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
 import type { StateTree } from '../../repo/git.js';
 import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
@@ -34,7 +34,7 @@ export async function runKept(deps: SandboxDeps, prepared: PreparedContainer, st
       .catch(() => undefined)
       .finally(() => state.dispose());
     // With a warm pool the removal goes on off the run's path; the pool's close waits for it.
-    if (deps.pool) deps.pool.retire(removal);
+    if (deps.pool) inBackground(removal);
     else await removal;
   };
   let busy = false;

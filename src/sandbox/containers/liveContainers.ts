@@ -68,6 +68,28 @@ export async function removeContainer(docker: Docker, id: string): Promise<void>
   live.delete(id);
 }
 
+/** Removals going on off their caller's path: `removalsSettled()` waits for them. */
+const retiring = new Set<Promise<unknown>>();
+
+/** Tracks a removal (and what follows it) that its caller does not wait for. */
+export function inBackground(removal: Promise<unknown>): void {
+  const tracked: Promise<unknown> = removal.catch(() => undefined).finally(() => retiring.delete(tracked));
+  retiring.add(tracked);
+}
+
+/**
+ * Removes a container in the background: its caller is done with it and need not wait (deleting a
+ * large writable layer takes the engine ~0.6 s). It stays registered, so a signal still removes it.
+ */
+export function retireContainer(docker: Docker, id: string): void {
+  inBackground(removeContainer(docker, id).catch((e) => logger.warn({ container: id, err: (e as Error).message }, 'removing a used container failed')));
+}
+
+/** Resolves once every background removal started so far (and any started meanwhile) is done. */
+export async function removalsSettled(): Promise<void> {
+  while (retiring.size) await Promise.allSettled([...retiring]);
+}
+
 async function goneWithin(docker: Docker, id: string, ms: number): Promise<void> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
     const there = await docker.getContainer(id).inspect().then(() => true, (e: unknown) => !isNotFound(e));

@@ -1,6 +1,6 @@
 import type { Docker } from '../docker.js';
 import type { Logger } from '../../util/logger.js';
-import { removeContainer } from './liveContainers.js';
+import { removalsSettled, removeContainer, retireContainer } from './liveContainers.js';
 import type { ResourceLimits } from '../types.js';
 
 /**
@@ -29,7 +29,6 @@ type StartIdle = (image: string, limits: ResourceLimits) => Promise<Docker.Conta
 export class WarmPool {
   private readonly idle = new Map<string, Idle[]>();
   private readonly wanted = new Map<string, { image: string; limits: ResourceLimits }>();
-  private readonly retiring = new Set<Promise<unknown>>();
   private filling: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private drained = false;
@@ -58,12 +57,6 @@ export class WarmPool {
     return entry.container;
   }
 
-  /** A used container's removal, going on in the background: settled and drain wait for it. */
-  retire(removal: Promise<unknown>): void {
-    const tracked: Promise<unknown> = removal.catch(() => undefined).finally(() => this.retiring.delete(tracked));
-    this.retiring.add(tracked);
-  }
-
   /** Whether this container is one of the pool's idle ones. */
   holds(id: string): boolean {
     for (const list of this.idle.values()) if (list.some((e) => e.container.id === id)) return true;
@@ -74,7 +67,7 @@ export class WarmPool {
   async settled(): Promise<void> {
     while (!this.drained && (this.timer || this.wanted.size)) await new Promise((r) => setTimeout(r, 50));
     await this.filling;
-    await Promise.all(this.retiring);
+    await removalsSettled();
   }
 
   /** Removes every idle container; no refill after it. */
@@ -88,7 +81,7 @@ export class WarmPool {
     this.idle.clear();
     for (const e of all) clearTimeout(e.timer);
     await Promise.all(all.map((e) => removeContainer(this.deps.docker, e.container.id).catch(() => undefined)));
-    await Promise.all(this.retiring);
+    await removalsSettled();
   }
 
   private schedule(): void {
@@ -129,6 +122,6 @@ export class WarmPool {
     const list = this.idle.get(key);
     if (!list?.includes(entry)) return;
     list.splice(list.indexOf(entry), 1);
-    this.retire(removeContainer(this.deps.docker, entry.container.id));
+    retireContainer(this.deps.docker, entry.container.id);
   }
 }

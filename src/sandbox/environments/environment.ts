@@ -15,7 +15,7 @@ import { ENV_LABELS, envImageTag, environmentFamily, environmentKey, isDependenc
 import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from '../../repo/git.js';
 import { runGit } from '../../repo/gitExec.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from '../containers/limits.js';
-import { haltIfInterrupted, registerContainer, removeContainer } from '../containers/liveContainers.js';
+import { haltIfInterrupted, registerContainer, removeContainer, retireContainer } from '../containers/liveContainers.js';
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
 import { installOrRestore, NO_SAVED_INSTALL, restoreOnly, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
@@ -247,6 +247,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
     }),
   });
   registerContainer(docker, container.id);
+  let committed = false;
   try {
     o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''} into /testbed${o.from ? ` over the nearest layer ${o.from.image}` : ''}`);
     await container.putArchive(overlayTar(o.repo, plan, { env: o.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' });
@@ -269,12 +270,16 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
         'USER 1000:1000',
       ],
     } as object);
+    committed = true;
     return notes;
   } catch (e) {
     await haltIfInterrupted();
     throw e;
   } finally {
-    await removeContainer(docker, container.id).catch((e) => log.warn({ err: (e as Error).message }, 'removing the install container failed'));
+    // Once committed, the container is removed off the build's path; not when its install network
+    // is torn down next (a network goes only once its containers have), nor after a failure.
+    if (committed && net === 'none') retireContainer(docker, container.id);
+    else await removeContainer(docker, container.id).catch((e) => log.warn({ err: (e as Error).message }, 'removing the install container failed'));
   }
 }
 

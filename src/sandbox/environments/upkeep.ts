@@ -2,6 +2,7 @@ import type { Docker } from '../docker.js';
 import { evictEnvironments, type EnvCacheSettings } from '../images/envCache.js';
 import type { Logger } from '../../util/logger.js';
 import { prunePackageCaches } from './packageCache.js';
+import { removalsSettled } from '../containers/liveContainers.js';
 
 /** Upkeep after a build: the environment cache and the package caches within their sizes. */
 
@@ -30,11 +31,12 @@ export function scheduleUpkeep(deps: UpkeepDeps, keep: string): void {
   });
 }
 
-/** Resolves once the upkeep passes builds have started so far are done. */
+/** Resolves once the upkeep passes builds have started so far are done, and their install containers removed. */
 export async function environmentUpkeep(): Promise<void> {
   let seen: Promise<void>;
   do {
     seen = upkeep;
     await seen;
   } while (seen !== upkeep);
+  await removalsSettled();
 }
