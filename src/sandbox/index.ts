@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { loadCaBundle, type CaBundle } from './images/caCertificates.js';
@@ -160,17 +161,17 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
     },
     async prepareImages(refs, onProgress) {
       const { caBundle } = await init();
-      const prepared: PreparedImage[] = [];
-      const timed = async (ref: string, name: string, ensure: () => Promise<string>) => {
+      const timed = async (ref: string, name: string, ensure: () => Promise<string>): Promise<PreparedImage> => {
         const started = Date.now();
         const built = !(await inspectImage(docker, name));
-        prepared.push({ ref, image: await ensure(), built, ms: Date.now() - started });
+        return { ref, image: await ensure(), built, ms: Date.now() - started };
       };
-      for (const ref of refs) {
-        await timed(ref, baseImageName(parseBaseRef(ref), caBundle), () => ensureBaseImage(ref, { docker, caBundle, onProgress, logger: log, pull: opts.pull }));
-      }
-      await timed('egress-proxy', egressProxyImageName(), () => ensureEgressImage(docker, log, onProgress));
-      return prepared;
+      // Two at a time: a build mostly waits on Debian's mirror (builds of one rootfs wait for it once).
+      const limit = pLimit(2);
+      return Promise.all([
+        ...refs.map((ref) => limit(() => timed(ref, baseImageName(parseBaseRef(ref), caBundle), () => ensureBaseImage(ref, { docker, caBundle, onProgress, logger: log, pull: opts.pull })))),
+        limit(() => timed('egress-proxy', egressProxyImageName(), () => ensureEgressImage(docker, log, onProgress))),
+      ]);
     },
   };
 }
