@@ -107,6 +107,7 @@ describe('snippet strategy through swt eval (real containers)', () => {
     for (const r of rows.filter((x) => x.reproduction?.status !== 'reproduced')) expect(r.reproduction?.reason).toMatch(/^no reproduction: /);
   });
 
+  // 30 repositories' environments, built cold on a clean machine (Maven, cargo and Go downloads among them): as long as instances.test.ts may take.
   it("the project's own real instances: node-semver reproduced (tap, in semver's style) and S, the others refused", async () => {
     const dir = join(process.cwd(), 'fixtures', 'instances');
     // As in instances.test.ts, the Go, Rust and Java fixes run with no configuration: the ecosystem modules choose.
@@ -164,7 +165,7 @@ describe('snippet strategy through swt eval (real containers)', () => {
     const semver = rows.find((r) => r.instance_id === 'npm__node-semver-cc6fde2')!;
     expect(semver.testPatch).toContain("+const semver = require('../..')\n");
     expect(semver.testPatch).toContain("+  t.not(semver.satisfies('2.0.0', '== 1.0.0 || foo', { loose: true }), true)\n");
-  });
+  }, 3_600_000);
 
   it('more real sqlparse fixes (REPL + template, output sentence, "`result` is", an observed assertion): reproduced ones are S', async () => {
     const clone = await mkdtemp(join(tmpdir(), 'swt-sqlparse-'));

@@ -177,7 +177,9 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
       `base-${name}`,
       async () => {
         if (await inspectImage(docker, name)) return name;
-        if (wantPull && (await tryPull(docker, ref.ref, opts.pullTimeoutMs ?? 20_000, log))) {
+        // SWT_PULL=never asks no registry; an image already here (`docker load`) is still used.
+        const present = wantPull ? await tryPull(docker, ref.ref, opts.pullTimeoutMs ?? 20_000, log) : !!(await inspectImage(docker, ref.ref));
+        if (present) {
           opts.onProgress?.(`adding CA certificates, git and the swt user to ${ref.ref}`);
           try {
             await buildImageFromContext(docker, {
