@@ -46,6 +46,22 @@ export function isNotFound(e: unknown): boolean {
   return typeof e === 'object' && e !== null && (e as { statusCode?: number }).statusCode === 404;
 }
 
+/**
+ * The engine's disk usage (GET /system/df). The engine runs one at a time for all its clients and
+ * refuses a second meanwhile ("a disk usage operation is already running"): that one is asked
+ * again, for up to a minute, rather than failing a caller because another process measured.
+ */
+export async function diskUsage(docker: Docker): Promise<Record<string, unknown>> {
+  for (let waited = 0; ; waited += 500) {
+    try {
+      return (await docker.df()) as Record<string, unknown>;
+    } catch (e) {
+      if (!/disk usage operation is already running/.test((e as Error).message ?? '') || waited >= 60_000) throw e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
 export async function inspectImage(docker: Docker, name: string): Promise<Docker.ImageInspectInfo | undefined> {
   try {
     return await docker.getImage(name).inspect();

@@ -87,6 +87,20 @@ function warmPool(deps: SandboxDeps, settings: WarmPoolSettings, runsUnderWay: (
   return pool;
 }
 
+/** Base images and the egress proxy's, found or built; two at a time (a build mostly waits on Debian's mirror; builds of one rootfs wait for it once). */
+async function prepareImages(docker: Docker, log: Logger, refs: readonly string[], o: { caBundle?: CaBundle; pull?: boolean; onProgress?: (msg: string) => void }): Promise<PreparedImage[]> {
+  const timed = async (ref: string, name: string, ensure: () => Promise<string>): Promise<PreparedImage> => {
+    const started = Date.now();
+    const built = !(await inspectImage(docker, name));
+    return { ref, image: await ensure(), built, ms: Date.now() - started };
+  };
+  const limit = pLimit(2);
+  return Promise.all([
+    ...refs.map((ref) => limit(() => timed(ref, baseImageName(parseBaseRef(ref), o.caBundle), () => ensureBaseImage(ref, { docker, caBundle: o.caBundle, onProgress: o.onProgress, logger: log, pull: o.pull })))),
+    limit(() => timed('egress-proxy', egressProxyImageName(), () => ensureEgressImage(docker, log, o.onProgress))),
+  ]);
+}
+
 export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
   const docker = opts.docker ?? connectDocker();
   const log = (opts.logger ?? rootLogger).child({ mod: 'sandbox' });
@@ -161,17 +175,7 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
     },
     async prepareImages(refs, onProgress) {
       const { caBundle } = await init();
-      const timed = async (ref: string, name: string, ensure: () => Promise<string>): Promise<PreparedImage> => {
-        const started = Date.now();
-        const built = !(await inspectImage(docker, name));
-        return { ref, image: await ensure(), built, ms: Date.now() - started };
-      };
-      // Two at a time: a build mostly waits on Debian's mirror (builds of one rootfs wait for it once).
-      const limit = pLimit(2);
-      return Promise.all([
-        ...refs.map((ref) => limit(() => timed(ref, baseImageName(parseBaseRef(ref), caBundle), () => ensureBaseImage(ref, { docker, caBundle, onProgress, logger: log, pull: opts.pull })))),
-        limit(() => timed('egress-proxy', egressProxyImageName(), () => ensureEgressImage(docker, log, onProgress))),
-      ]);
+      return prepareImages(docker, log, refs, { caBundle, pull: opts.pull, onProgress });
     },
   };
 }
@@ -179,7 +183,7 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
 export { ensureBaseImage } from './images/baseImages.js';
 export { capLimits, ceilingsFromEnv, describeCap, type CappedLimit } from './containers/ceilings.js';
 export { loadCaBundle, type CaBundle } from './images/caCertificates.js';
-export { connectDocker, pingDocker } from './docker.js';
+export { connectDocker, diskUsage, pingDocker } from './docker.js';
 export { removeAllLive } from './containers/liveContainers.js';
 export type { WarmPoolSettings } from './containers/warmPool.js';
 export type { PreparedImage, Sandbox, SandboxSession, Environment, EnvironmentSpec, RunRequest, RunOutcome, RepoState, ResourceLimits } from './types.js';

@@ -6,7 +6,7 @@
  */
 import { statfs } from 'node:fs/promises';
 import type { Docker } from '../sandbox/docker.js';
-import { engineFreeDiskBytes } from '../sandbox/index.js';
+import { diskUsage, engineFreeDiskBytes } from '../sandbox/index.js';
 
 export interface DockerHostReport {
   /** Where the engine is: DOCKER_HOST without credentials, or the local socket. */
@@ -49,7 +49,7 @@ const layersSize = new WeakMap<Docker, { at: number; bytes: Promise<number> }>()
 function imagesBytes(docker: Docker): Promise<number> {
   const seen = layersSize.get(docker);
   if (seen && Date.now() - seen.at < DF_EVERY_MS) return seen.bytes;
-  const bytes = docker.df().then((df: { LayersSize?: number }) => df.LayersSize ?? 0);
+  const bytes = diskUsage(docker).then((df: { LayersSize?: number }) => df.LayersSize ?? 0);
   layersSize.set(docker, { at: Date.now(), bytes });
   bytes.catch(() => layersSize.delete(docker));
   return bytes;

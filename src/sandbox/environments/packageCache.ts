@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { logger } from '../../util/logger.js';
-import { isNotFound, type Docker } from '../docker.js';
+import { diskUsage, isNotFound, type Docker } from '../docker.js';
 import { forgetUse, lastUse, markUsed } from '../images/envCache.js';
 import { containerLabels, LABEL, lockedHostConfig } from '../containers/limits.js';
 import { registerContainer, removeContainer } from '../containers/liveContainers.js';
@@ -208,7 +208,7 @@ export async function prunePackageCaches(docker: Docker, maxBytes: number, opts:
   const left = (listed.Volumes ?? []).filter((v) => !removed.includes(v.Name)).length;
   if (Number.isFinite(maxBytes) && left > 0 && (opts.force || Date.now() - lastSizeCheck > SIZE_CHECK_EVERY_MS)) {
     lastSizeCheck = Date.now();
-    const df = (await docker.df()) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null; UsageData?: { Size: number } }> };
+    const df = (await diskUsage(docker)) as { Volumes?: Array<{ Name: string; Labels?: Record<string, string> | null; UsageData?: { Size: number } }> };
     const kept = await Promise.all(
       (df.Volumes ?? [])
         .filter((v) => v.Labels?.[CACHE_LABELS.cache] === '1' && !removed.includes(v.Name))
