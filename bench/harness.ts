@@ -87,10 +87,11 @@ async function coldBuilds(sandbox: Sandbox, docker: Docker, name: string, input:
   for (let i = 0; i < rounds; i++) {
     const built = await prepareContext(sandbox, input);
     await docker.getImage(built.env.image).remove({ force: true });
-    await docker.getVolume(volume).remove().catch(() => undefined);
-    log(`${name}: cold environment build, empty package cache (${i + 1}/${rounds})`);
-    // The last build's upkeep (eviction, cache pruning) goes on after it returns; it is not the next build's time.
+    // The last build's upkeep (eviction, cache pruning, its install container's removal) goes on
+    // after it returns; it is not the next build's time, and the volume is in use until it is done.
     await sandbox.upkeep?.();
+    await docker.getVolume(volume).remove();
+    log(`${name}: cold environment build, empty package cache (${i + 1}/${rounds})`);
     const [emptied, empty] = await timed(() => prepareContext(sandbox, input));
     await docker.getImage(emptied.env.image).remove({ force: true });
     await sandbox.upkeep?.();
