@@ -5,7 +5,7 @@ import { capLimits, ceilingsFromEnv, clampLimits, DEFAULT_CEILINGS, describeCap 
 import { DEFAULT_EGRESS_HOSTS, egressSettings, filterLines, parseEgressHosts, parseUpstream, proxyEnv, squidConf } from '../../src/sandbox/egress/egressConfig.js';
 import { envCacheSettings } from '../../src/sandbox/images/envCache.js';
 import { installScript } from '../../src/sandbox/environments/environment.js';
-import { SAVED_INSTALLS_KEPT, trackedList } from '../../src/sandbox/environments/savedInstall.js';
+import { SAVED_INSTALL_PARTS, SAVED_INSTALLS_KEPT, trackedList } from '../../src/sandbox/environments/savedInstall.js';
 import { cacheEnv, cacheVolumeName } from '../../src/sandbox/environments/packageCache.js';
 import { DEFAULT_LIMITS } from '../../src/sandbox/types.js';
 import { isSwtError } from '../../src/util/errors.js';
@@ -156,14 +156,17 @@ describe('install script', () => {
   it('extracts a saved install of the key in place of the install, and saves one only after an install that ran', () => {
     const key = 'k'.repeat(64);
     const lines = installScript('npm ci', undefined, undefined, [], { key, extract: true }).split('\n');
-    expect(lines[1]).toBe(`if [ -n "$SWT_PKG_CACHE" ] && [ -f "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar" ] && tar -C / --skip-old-files -xf "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar"; then swt_restored=1; else sh -c 'npm ci' || exit $?; fi`);
-    expect(lines[2]).toMatch(/^\{ \[ -z "\$\{swt_restored:-\}" \] && .*find testbed "\$\{HOME#\/\}" .* \| grep -vxF -f \/home\/swt\/\.swt-tracked > .*tar -cf .* -T .*; \} > \/dev\/null 2>&1 <\/dev\/null \|\| true$/);
-    expect(lines[2]).toContain(`tail -n +${SAVED_INSTALLS_KEPT + 1} | xargs -r rm -f`);
+    const saved = `"$SWT_PKG_CACHE/installs/${'k'.repeat(32)}"`;
+    const extract = `[ -n "$SWT_PKG_CACHE" ] && swt_s=${saved} && { for i in 0 1 2 3; do [ -f "$swt_s/$i.tar" ] || swt_s=; done; [ -n "$swt_s" ] && [ -f "$swt_s/dirs" ]; } && (cd / && tr '\\n' '\\0' < "$swt_s/dirs" | xargs -0 -r mkdir -p --) && { swt_r=0; swt_ps=; for i in 0 1 2 3; do tar -C / --skip-old-files -xf "$swt_s/$i.tar" & swt_ps="$swt_ps $!"; done; for swt_p in $swt_ps; do wait "$swt_p" || swt_r=1; done; [ "$swt_r" = 0 ]; }`;
+    expect(SAVED_INSTALL_PARTS).toBe(4);
+    expect(lines[1]).toBe(`if ${extract}; then swt_restored=1; else sh -c 'npm ci' || exit $?; fi`);
+    expect(lines[2]).toMatch(/^\{ \[ -z "\$\{swt_restored:-\}" \] && .*find testbed "\$\{HOME#\/\}" .* \| grep -vxF -f \/home\/swt\/\.swt-tracked > "\$swt_a\/all" .*tar -cf "\$swt_a\/\$i\.tar" -T "\$swt_a\/\$i\.list" & .*mv "\$swt_a" "\$swt_s"; .*\} > \/dev\/null 2>&1 <\/dev\/null \|\| true$/);
+    expect(lines[2]).toContain(`tail -n +${SAVED_INSTALLS_KEPT + 1} | (cd "$swt_d" && xargs -r rm -rf)`);
     // From a nearest layer: never extracted over another key's tree, still saved.
     expect(installScript('npm ci', undefined, undefined, [], { key, extract: false }).split('\n')[1]).toBe("sh -c 'npm ci' || exit $?");
     // Restore only (a build with no network): never the install; no saved install is exit 75.
     const only = installScript('npm ci', undefined, undefined, [], { key, extract: true, only: true }).split('\n');
-    expect(only[1]).toBe(`if [ -n "$SWT_PKG_CACHE" ] && [ -f "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar" ] && tar -C / --skip-old-files -xf "$SWT_PKG_CACHE/installs/${'k'.repeat(32)}.tar"; then swt_restored=1; else exit 75; fi`);
+    expect(only[1]).toBe(`if ${extract}; then swt_restored=1; else exit 75; fi`);
     expect(only.join('\n')).not.toContain('npm ci');
     expect(trackedList(['a.js', 'dir/b c.js', 'bad\nname']).toString()).toBe('testbed/a.js\ntestbed/dir/b c.js\nhome/swt/.swt-tracked\n');
   });
