@@ -162,6 +162,8 @@ describe('install script', () => {
     expect(lines[1]).toBe(`if ${extract}; then swt_restored=1; else sh -c 'npm ci' || exit $?; fi`);
     expect(lines[2]).toMatch(/^\{ \[ -z "\$\{swt_restored:-\}" \] && .*find testbed "\$\{HOME#\/\}" .* \| grep -vxF -f \/home\/swt\/\.swt-tracked > "\$swt_a\/all" .*tar -cf "\$swt_a\/\$i\.tar" -T "\$swt_a\/\$i\.list" & .*mv "\$swt_a" "\$swt_s"; .*\} > \/dev\/null 2>&1 <\/dev\/null \|\| true$/);
     expect(lines[2]).toContain(`tail -n +${SAVED_INSTALLS_KEPT + 1} | (cd "$swt_d" && xargs -r rm -rf)`);
+    // A save cut off long ago leaves no folder behind for good.
+    expect(lines[2]).toContain(`find "$swt_d" -maxdepth 1 -name '*.tmp' -mmin +120 -exec rm -rf {} +;`);
     // From a nearest layer: never extracted over another key's tree, still saved.
     expect(installScript('npm ci', undefined, undefined, [], { key, extract: false }).split('\n')[1]).toBe("sh -c 'npm ci' || exit $?");
     // Restore only (a build with no network): never the install; no saved install is exit 75.

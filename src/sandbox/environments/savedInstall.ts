@@ -23,6 +23,9 @@ export const SAVED_INSTALLS_KEPT = 3;
  */
 export const SAVED_INSTALL_PARTS = 4;
 
+/** A save's folder aside older than this is a save that was cut off (installs get 20 min by default). */
+const STALE_SAVE_MINUTES = 120;
+
 /** Where the build puts the list of tracked paths (`testbed/<path>`) the save leaves out (not /tmp: a tmpfs mounted over what was put there). */
 export const TRACKED_LIST = '/home/swt/.swt-tracked';
 
@@ -77,7 +80,9 @@ export function saveInstall(key: string): string {
     `awk -v n="$swt_n" -v d="$swt_a" '{ print > (d "/" int((NR - 1) * ${SAVED_INSTALL_PARTS} / n) ".list") }' "$swt_a/all" &&`,
     `${everyPart('tar -cf "$swt_a/$i.tar" -T "$swt_a/$i.list"')} &&`,
     `rm -f "$swt_a/all" "$swt_a"/*.list && rm -rf "$swt_s" && mv "$swt_a" "$swt_s";`,
-    `rm -rf "$swt_a" ${TRACKED_LIST}; ls -t "$swt_d" 2>/dev/null | grep -v '\\.tmp$' | tail -n +${SAVED_INSTALLS_KEPT + 1} | (cd "$swt_d" && xargs -r rm -rf)`,
+    `rm -rf "$swt_a" ${TRACKED_LIST}; ls -t "$swt_d" 2>/dev/null | grep -v '\\.tmp$' | tail -n +${SAVED_INSTALLS_KEPT + 1} | (cd "$swt_d" && xargs -r rm -rf);`,
+    // A save cut off (its install's time limit, a signal) left its folder aside; no save runs this long.
+    `find "$swt_d" -maxdepth 1 -name '*.tmp' -mmin +${STALE_SAVE_MINUTES} -exec rm -rf {} +`,
   ].join(' ');
 }
 
