@@ -90,7 +90,13 @@ async function coldBuilds(sandbox: Sandbox, docker: Docker, name: string, input:
     // The last build's upkeep (eviction, cache pruning, its install container's removal) goes on
     // after it returns; it is not the next build's time, and the volume is in use until it is done.
     await sandbox.upkeep?.();
-    await docker.getVolume(volume).remove();
+    // An instance that installs nothing has no volume (404); any other failure would leave the cache warm.
+    await docker
+      .getVolume(volume)
+      .remove()
+      .catch((e: { statusCode?: number }) => {
+        if (e.statusCode !== 404) throw e;
+      });
     log(`${name}: cold environment build, empty package cache (${i + 1}/${rounds})`);
     const [emptied, empty] = await timed(() => prepareContext(sandbox, input));
     await docker.getImage(emptied.env.image).remove({ force: true });
