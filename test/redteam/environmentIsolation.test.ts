@@ -97,7 +97,7 @@ describe('environments and package caches stay with their repository', () => {
     const before = cacheListing(volume, trusted.baseImage);
     expect(before).toContain('./npm/_cacache');
     expect(before).toContain('./planted/marker-');
-    expect(before).toMatch(/^\.\/installs\/[0-9a-f]{32}\.tar /m);
+    expect(before).toMatch(/^\.\/installs\/[0-9a-f]{32}\/0\.tar /m);
 
     const head = repo.commit({ 'package.json': pkg({ 'is-number': '7.0.0', 'is-odd': '3.0.1' }) }, 'untrusted head adds a dependency');
     const evil = [
