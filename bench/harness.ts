@@ -25,6 +25,7 @@ import { prepareContext } from '../src/pipeline/context.js';
 import { validate } from '../src/pipeline/validate.js';
 import { packageCacheVolume } from '../src/sandbox/environments/environment.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
+import { isNotFound } from '../src/sandbox/docker.js';
 import { git as runGit } from '../src/repo/gitExec.js';
 import { isSwtError } from '../src/util/errors.js';
 import { APP_WARM_POOL } from '../src/settings/index.js';
@@ -94,8 +95,8 @@ async function coldBuilds(sandbox: Sandbox, docker: Docker, name: string, input:
     await docker
       .getVolume(volume)
       .remove()
-      .catch((e: { statusCode?: number }) => {
-        if (e.statusCode !== 404) throw e;
+      .catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
       });
     log(`${name}: cold environment build, empty package cache (${i + 1}/${rounds})`);
     const [emptied, empty] = await timed(() => prepareContext(sandbox, input));
