@@ -100,6 +100,28 @@ export interface RunnerDef {
   onlyRequested?: boolean;
   /** Output lines that mean the runner itself is missing (besides the shell's "not found"). */
   notFound?: RegExp[];
+  /**
+   * Confirmation rounds inside the first run's own process (see RoundPlan): each round starts from
+   * the state the process had before any test ran, so it sees what a new process would without
+   * paying the runner's start again. Absent: confirmation reruns start new processes.
+   */
+  roundsInProcess?: {
+    /** Shell run before the command (writing and enabling the harness's hook), with a leading space. */
+    prepare(out: string, plan: RoundPlan): string;
+    /** Round `round`'s (1-based) report, beside `report` under the out dir. */
+    report(report: string, round: number): string;
+  };
+}
+
+/**
+ * Extra rounds of the tests a test patch adds or changes, asked of the first run before it is
+ * known which tests move: the tests whose lines hold an added line (new-file line numbers, per
+ * repository-relative file) run `rounds` more times. Confirmation then uses them for the tests
+ * that moved, and reruns only the rest.
+ */
+export interface RoundPlan {
+  rounds: number;
+  lines: Record<string, number[]>;
 }
 
 /** A base image and install command for a repository, by the versions it declares. */

@@ -45,6 +45,8 @@ export interface TargetedRuns {
   ids: readonly string[];
   /** The runner could select tests: the head's failures reran alone, the rest without the other tests of their files. */
   alone: boolean;
+  /** Of `ids`, those both sides confirmed in rounds inside their first runs' processes (RoundPlan). */
+  inProcess?: readonly string[];
 }
 
 interface Subject {

@@ -4,7 +4,8 @@ import type { Environment, KeptContainer, RepoState, ResourceLimits, RunOutcome,
 import { SwtError } from '../util/errors.js';
 import { parseRunReports } from './parsers/index.js';
 import { tail } from '../results/formats/common.js';
-import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, reportNames, rerunDir, type RerunTarget } from './runners.js';
+import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, reportNames, rerunDir, roundReportName, roundsInProcess, type RerunTarget } from './runners.js';
+import type { RoundPlan } from '../ecosystems/types.js';
 import { packageOf, resultsToRepo } from './packages.js';
 import { isTestFile } from './testFiles.js';
 import type { RunnerSpec, RunResult } from '../results/types.js';
@@ -23,6 +24,8 @@ export interface RunTestsOptions {
   limits?: Partial<ResourceLimits>;
   /** Stops the run when aborted (SwtError('CANCELLED')). */
   signal?: AbortSignal;
+  /** Confirmation rounds inside the run's own process, when its runner can (roundsInProcess). */
+  roundPlan?: RoundPlan;
 }
 
 /**
@@ -36,18 +39,53 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
 
 /**
  * runTests whose container stays up after the run (`kept`, when it survived it) for the
- * confirmation reruns of the same side (rerunTests' `kept`); the caller releases it.
+ * confirmation reruns of the same side (rerunTests' `kept`); the caller releases it. With
+ * `opts.roundPlan`, also the rounds its process ran (`rounds`, one RunResult each, absent unless
+ * every round reported).
  */
-export async function runTestsKept(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOptions, keep = true): Promise<{ result: RunResult; kept?: KeptContainer }> {
+export async function runTestsKept(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOptions, keep = true): Promise<{ result: RunResult; kept?: KeptContainer; rounds?: RunResult[] }> {
   if (opts.files.length === 0) throw new SwtError('NO_TEST_FILES', 'There are no test files to run');
-  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR);
-  const outcome = await sandbox.run({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}), ...(keep ? { keep } : {}) });
+  const rounds = opts.roundPlan && roundsInProcess(opts.runner) ? opts.roundPlan : undefined;
+  let outcome = await sandbox.run({ ...runRequest(opts, rounds), ...(keep ? { keep } : {}) });
   try {
-    return { result: resultOf(opts, outcome), ...(outcome.kept ? { kept: outcome.kept } : {}) };
+    if (rounds && roundsBrokeRun(opts, outcome)) {
+      // The project's command kept the hook from loading (its own PYTHONPATH): the run again, as it is.
+      const again = runRequest(opts);
+      outcome = outcome.kept ? { ...(await outcome.kept.rerun(again.command, opts.signal)), kept: outcome.kept } : await sandbox.run({ ...again, ...(keep ? { keep } : {}) });
+    }
+    const result = resultOf(opts, outcome);
+    const extra = rounds ? roundsOf(opts, outcome, rounds.rounds) : undefined;
+    return { result, ...(outcome.kept ? { kept: outcome.kept } : {}), ...(extra ? { rounds: extra } : {}) };
   } catch (e) {
     await outcome.kept?.release();
     throw e;
   }
+}
+
+function runRequest(opts: RunTestsOptions, rounds?: RoundPlan) {
+  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR, rounds);
+  return { env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) };
+}
+
+/** The run wrote no report and its output names the rounds' hook: loading it failed. */
+function roundsBrokeRun(opts: RunTestsOptions, outcome: RunOutcome): boolean {
+  const report = reportNames(opts.runner, 1)[0];
+  const files = Object.keys(outcome.files ?? {});
+  return !files.some((f) => f === report || f.endsWith(`/${report}`)) && /swt_rounds/.test(outcome.output ?? '');
+}
+
+/** The rounds' reports, parsed: each counts only for the tests it reported (no file errors). */
+function roundsOf(opts: RunTestsOptions, outcome: RunOutcome, count: number): RunResult[] | undefined {
+  const name = reportNames(opts.runner, 1)[0];
+  const out: RunResult[] = [];
+  for (let r = 1; r <= count; r++) {
+    const own = roundReportName(opts.runner, r);
+    const content = Object.entries(outcome.files ?? {}).find(([f]) => f === own || f.endsWith(`/${own}`))?.[1];
+    if (content === undefined) return undefined;
+    const parsed = parseRunReports(opts.runner, { files: opts.files, reports: { [name]: content }, output: '', exitCode: 0, timedOut: false, root: SANDBOX_ROOT });
+    out.push({ tests: parsed.tests, fileErrors: [], timedOut: false, exitCode: 0, output: '', durationMs: 0 });
+  }
+  return out;
 }
 
 function resultOf(opts: RunTestsOptions, outcome: RunOutcome): RunResult {
@@ -88,7 +126,7 @@ function resultOf(opts: RunTestsOptions, outcome: RunOutcome): RunResult {
  */
 export function prewarmTests(sandbox: Pick<Sandbox, 'prewarm'>, opts: Omit<RunTestsOptions, 'signal'> & { keep?: boolean }): () => Promise<void> {
   if (!sandbox.prewarm || opts.files.length === 0) return async () => undefined;
-  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR);
+  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR, opts.roundPlan && roundsInProcess(opts.runner) ? opts.roundPlan : undefined);
   return sandbox.prewarm({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.keep ? { keep: true } : {}) });
 }
 

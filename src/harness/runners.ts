@@ -10,6 +10,7 @@ import { FILE_LEVEL_KIND } from '../ecosystems/fileLevel.js';
 import { shellQuote } from '../util/shell.js';
 import { envExports, groupByPackage, idToLocal, inDir, isGrouped, packageOf } from './packages.js';
 import type { RunnerSpec } from '../results/types.js';
+import type { RoundPlan } from '../ecosystems/types.js';
 
 export { quoteTestFile } from '../ecosystems/command.js';
 export { isTape } from '../ecosystems/node/index.js';
@@ -81,7 +82,7 @@ export function reporterInstall(spec: RunnerSpec, outDir: string = DEFAULT_OUT_D
  * (see reportNames). `{files}` in the template is replaced by the quoted files, with the
  * reporter options just before them; a template without `{files}` gets both appended.
  */
-export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR): string {
+export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR, rounds?: RoundPlan): string {
   if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
   const env = envExports(spec);
   if (isGrouped(spec) && files.length) {
@@ -95,7 +96,8 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
   }
   const { def } = runnerDef(spec.kind);
   const out = outDirOf(outDir);
-  const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${env}${reporterInstall(spec, out)}`;
+  const inProcess = rounds && roundsInProcess(spec) ? def.roundsInProcess!.prepare(out, rounds) : '';
+  const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${env}${reporterInstall(spec, out)}${inProcess}`;
   const reports = reportNames(spec, files.length);
   if (!runsPerFile(spec) || files.length === 0) {
     const cmd = def.command(spec, files, out, reports[0]);
@@ -103,6 +105,19 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
   }
   const runs = files.map((f, i) => `( ${def.command(spec, [f], out, reports[i])} ) || rc=$?;`);
   return `${mkdir} rc=0; ${runs.join(' ')} exit $rc`;
+}
+
+/**
+ * Whether a run with `spec` can hold confirmation rounds in its own process (RoundPlan): its
+ * runner knows how, and the run is one invocation (not one per file or per package).
+ */
+export function roundsInProcess(spec: RunnerSpec): boolean {
+  return !!runnerDef(spec.kind).def.roundsInProcess && !isGrouped(spec) && !runsPerFile(spec);
+}
+
+/** The report of round `round` (1-based) of a run with in-process rounds, under the out dir. */
+export function roundReportName(spec: RunnerSpec, round: number): string {
+  return runnerDef(spec.kind).def.roundsInProcess!.report(reportNames(spec, 1)[0], round);
 }
 
 /** The out dir of the `i`th package group of a grouped run (see RunnerSpec.packages). */

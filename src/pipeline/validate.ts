@@ -5,6 +5,8 @@ import { compareRuns, fileOfId, movingTests, relativeTo, type TargetedRuns } fro
 import { selectsTests, type RerunTarget } from '../harness/runners.js';
 import { baselineAtBase, baselineKey, hasBaseline } from './baselineRuns.js';
 import { filesTouchedByPatch, prewarmTests, rerunTests, runTests, runTestsKept } from '../harness/runTests.js';
+import { confirmedInProcess, joinRounds, roundPlan } from '../harness/rounds.js';
+import type { RoundPlan } from '../ecosystems/types.js';
 import type { RunResult, Verdict } from '../results/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
@@ -88,7 +90,14 @@ export interface ValidationResult extends Verdict {
   testEnvironment?: TestEnvironment;
   runs: { base: RunResult[]; head: RunResult[] };
   /** The reruns that confirmed the tests that moved (absent: none moved, or confirmation is off). */
-  confirmation?: { rounds: number; tests: string[]; alone: boolean; runs: { base: RunResult[]; head: RunResult[] } };
+  confirmation?: {
+    rounds: number;
+    tests: string[];
+    alone: boolean;
+    /** Of `tests`, those confirmed on both sides by rounds inside the first runs' processes (RoundPlan). */
+    inProcess?: string[];
+    runs: { base: RunResult[]; head: RunResult[] };
+  };
   /**
    * The touched test files run without the test patch on both sides, when they exist there: what the
    * repository's own tests (and the fix PR's) already do. Null when every touched file is new.
@@ -139,7 +148,9 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   // The sides' containers with the tests are kept for their confirmation reruns (runSides).
   const keep = opts.confirm > 0 && Math.max(0, opts.reruns ?? 0) === 0;
   const headWithTests: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] };
-  const warm = warmFirstRuns(sandbox, ctx, { baseState, headWithTests, files, keep, limits: decided.limits }, releases);
+  // The tests the patch adds or changes get their confirmation rounds inside the first runs, where the runner can.
+  const plans = { base: keep ? roundPlan(input.testPatch, files, opts.confirm) : undefined, head: keep ? roundPlan(input.testPatch, files, opts.confirm) : undefined };
+  const warm = warmFirstRuns(sandbox, ctx, { baseState, headWithTests, files, keep, plans, limits: decided.limits }, releases);
   // Three independent looks at the fixed code, side by side: each is git work the first runs wait for.
   const [headEnv, headTests, existing] = await Promise.all([
     fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress).then(async (h) => {
@@ -159,7 +170,9 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     ? { rev: fixedCode.rev, patches: [...fixedCode.patches, formatPatch(reversePatch(parsePatch(input.testPatch)))], patchNames: [...(fixedCode.patchNames ?? []), 'reversed test patch'] }
     : fixedCode;
   const envs = { base: ctx.env, head: headEnv.env };
-  const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs }, existing, opts, progress);
+  // Head's rounds follow the test patch as it applied there (its lines may have moved).
+  const rounds = { base: plans.base, head: keep ? roundPlan(headTests.patch, files, opts.confirm) : undefined };
+  const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs, rounds }, existing, opts, progress);
   // Compiled languages: a unit that does not build at base takes only the tests the patch adds or changes into account.
   const changedTest = ecosystemOfRunner(ctx.runner)?.changedTests?.(input.testPatch);
   const withTests = labelKnown(compareRuns(runs.base, runs.head, { ...(changedTest ? { changedTest } : {}), ...(runs.confirm ? { confirm: runs.confirm } : {}) }), opts.knownFlaky);
@@ -183,7 +196,9 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     limitsCapped: decided.capped,
     ...(ctx.runner.env && Object.keys(ctx.runner.env).length ? { testEnvironment: { env: { ...ctx.runner.env }, source: ctx.runner.envSource ?? 'the runner' } } : {}),
     runs: { base: runs.base, head: runs.head },
-    ...(runs.confirm ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, runs: { base: runs.confirm.base, head: runs.confirm.head } } } : {}),
+    ...(runs.confirm
+      ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, ...(runs.confirm.inProcess ? { inProcess: [...runs.confirm.inProcess] } : {}), runs: { base: runs.confirm.base, head: runs.confirm.head } } }
+      : {}),
     baseline,
     warnings,
     ...coverage,
@@ -199,23 +214,23 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
 function warmFirstRuns(
   sandbox: Sandbox,
   ctx: RepoContext,
-  w: { baseState: RepoState; headWithTests: RepoState; files: string[]; keep: boolean; limits: Partial<ResourceLimits> },
+  w: { baseState: RepoState; headWithTests: RepoState; files: string[]; keep: boolean; plans: { base?: RoundPlan; head?: RoundPlan }; limits: Partial<ResourceLimits> },
   releases: Array<() => Promise<void>>,
 ): { headIn: (env: Environment) => Promise<void> } {
-  const warm = (env: Environment, state: RepoState, runFiles: string[], kept = false) => {
-    const release = prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: w.limits, keep: kept });
+  const warm = (env: Environment, state: RepoState, runFiles: string[], kept = false, rounds?: RoundPlan) => {
+    const release = prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: w.limits, keep: kept, ...(rounds ? { roundPlan: rounds } : {}) });
     releases.push(release);
     return release;
   };
-  warm(ctx.env, w.baseState, w.files, w.keep);
-  const headInBase = warm(ctx.env, w.headWithTests, w.files, w.keep);
+  warm(ctx.env, w.baseState, w.files, w.keep, w.plans.base);
+  const headInBase = warm(ctx.env, w.headWithTests, w.files, w.keep, w.plans.head);
   const atBase = w.files.filter((f) => ctx.files.includes(f));
   if (!hasBaseline(baselineKey(ctx.env.image, ctx.base, atBase, ctx.runner, w.limits))) warm(ctx.env, { rev: ctx.base, patches: [] }, atBase);
   return {
     async headIn(env) {
       if (env === ctx.env) return;
       await headInBase();
-      warm(env, w.headWithTests, w.files, w.keep);
+      warm(env, w.headWithTests, w.files, w.keep, w.plans.head);
     },
   };
 }
@@ -306,7 +321,16 @@ const NO_RUN: RunResult = { tests: [], fileErrors: [], timedOut: false, exitCode
 export async function runSides(
   sandbox: Sandbox,
   ctx: RepoContext,
-  withTests: { base: RepoState; head: RepoState; files: string[]; headBaseline: RepoState; headHoldsTests: boolean; envs?: { base: Environment; head: Environment } },
+  withTests: {
+    base: RepoState;
+    head: RepoState;
+    files: string[];
+    headBaseline: RepoState;
+    headHoldsTests: boolean;
+    envs?: { base: Environment; head: Environment };
+    /** Confirmation rounds inside each side's first run (RoundPlan), where the runner can. */
+    rounds?: { base?: RoundPlan; head?: RoundPlan };
+  },
   existing: { base: string[]; head: string[] },
   opts: { reruns?: number; confirm?: number; knownFlaky?: readonly string[]; limits?: Partial<ResourceLimits>; signal?: AbortSignal },
   progress: Progress,
@@ -337,14 +361,18 @@ async function runSidesKept(
   // A side's container is kept for its own confirmation reruns only: the same state and trust (the
   // untrusted head's container never runs base's tests, nor anything else).
   const keep = (opts.confirm ?? 0) > 0 && rounds === 1;
+  // What each side's first run confirmed inside its own process (RoundPlan).
+  const inProcess: Partial<Record<'base' | 'head', RunResult[]>> = {};
   const side = async (name: 'base' | 'head', state: RepoState) => {
     const results: RunResult[] = [];
     for (let i = 0; i < rounds; i++) {
       progress.step(`running ${withTests.files.length} test file(s) on ${name}${rounds > 1 ? ` (${i + 1}/${rounds})` : ''}`);
       if (!keep) results.push(await run(name, state, withTests.files));
       else {
-        const first = await runTestsKept(sandbox, runOpts(name, state, withTests.files));
+        const plan = withTests.rounds?.[name];
+        const first = await runTestsKept(sandbox, { ...runOpts(name, state, withTests.files), ...(plan ? { roundPlan: plan } : {}) });
         if (first.kept) kept[name] = first.kept;
+        if (first.rounds) inProcess[name] = first.rounds;
         results.push(first.result);
       }
     }
@@ -367,13 +395,20 @@ async function runSidesKept(
   // Known flaky tests first: their reruns start (and their files run) before the others'.
   moving.sort((a, b) => Number(known.has(b)) - Number(known.has(a)));
   const alone = selectsTests(ctx.runner);
+  const confirmedBy: Record<'base' | 'head', string[]> = { base: [], head: [] };
   const confirmSide = async (name: 'base' | 'head', state: RepoState, runs: RunResult[]) => {
-    const targets = rerunTargets(moving, runs, withTests.files, alone, name);
+    // The first run's own rounds confirm what they reported; only the rest reruns.
+    const covered = (confirmedBy[name] = confirmRounds ? confirmedInProcess(moving, inProcess[name], runs, name) : []);
+    const rest = moving.filter((id) => !covered.includes(id));
+    const targets = rerunTargets(rest, runs, withTests.files, alone, name);
     const own = kept[name];
-    if (targets.length === 0) return own ? own.release().then((): RunResult[] => []) : [];
-    progress.step(`confirming ${moving.length} test(s) that moved on ${name} (${confirmRounds} more run${confirmRounds > 1 ? 's' : ''})`);
+    if (targets.length === 0) {
+      await own?.release();
+      return joinRounds(inProcess[name], covered, [], confirmRounds);
+    }
+    progress.step(`confirming ${rest.length} test(s) that moved on ${name} (${confirmRounds} more run${confirmRounds > 1 ? 's' : ''})`);
     try {
-      return await rerunTests(sandbox, { ...runOpts(name, state, withTests.files), targets, rounds: confirmRounds, ...(own ? { kept: own } : {}) });
+      return joinRounds(inProcess[name], covered, await rerunTests(sandbox, { ...runOpts(name, state, withTests.files), targets, rounds: confirmRounds, ...(own ? { kept: own } : {}) }), confirmRounds);
     } finally {
       await own?.release();
     }
@@ -392,7 +427,8 @@ async function runSidesKept(
     confirmSide('head', withTests.head, head),
     baselineHeadRun(),
   ] as const);
-  const confirm: TargetedRuns | undefined = moving.length ? { base: confirmBase, head: confirmHead, ids: moving, alone } : undefined;
+  const both = moving.filter((id) => confirmedBy.base.includes(id) && confirmedBy.head.includes(id));
+  const confirm: TargetedRuns | undefined = moving.length ? { base: confirmBase, head: confirmHead, ids: moving, alone, ...(both.length ? { inProcess: both } : {}) } : undefined;
   return { base, head, ...(baseline ? { baseline } : {}), ...(confirm ? { confirm } : {}) };
 }
 

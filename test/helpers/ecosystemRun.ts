@@ -17,7 +17,7 @@ export interface ValidateJson {
   runner: string;
   warnings: string[];
   /** Reruns of the tests that moved (confirmation, on by default). */
-  confirmation?: { rounds: number; tests: string[]; alone: boolean; runs: Record<'base' | 'head', { tests: { id: string; outcome: string }[] }[]> };
+  confirmation?: { rounds: number; tests: string[]; alone: boolean; inProcess?: string[]; runs: Record<'base' | 'head', { tests: { id: string; outcome: string }[] }[]> };
   [more: string]: unknown;
 }
 

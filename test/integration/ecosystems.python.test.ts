@@ -70,6 +70,10 @@ describe('Python src-layout projects, no configuration (real containers)', () =>
     ]);
     expect(out.success).toBe(true);
     expect(out.warnings).toEqual([]);
+    // The new test's confirmation rounds ran inside each side's first pytest process (forked after
+    // collection): 3 runs on each side, and no rerun process was needed.
+    expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['tests/test_statx.py::test_mean_of_nothing'], inProcess: ['tests/test_statx.py::test_mean_of_nothing'] });
+    expect(out.tests.find((t: { id: string }) => t.id.endsWith('test_mean_of_nothing'))).toMatchObject({ flaky: false, runs: { base: { runs: 3, failed: 3 }, head: { runs: 3, failed: 0 } } });
   }, 900_000);
 
   it('air-gapped (the proxy refuses PyPI): installs from what the image holds, says so, and judges the same', async () => {

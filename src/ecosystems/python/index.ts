@@ -2,6 +2,7 @@
 import { parseJUnit } from '../../results/formats/junit.js';
 import { fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
+import { pytestRounds } from './rounds.js';
 import { PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 
@@ -23,6 +24,8 @@ export const pytest: RunnerDef = {
   // The harness's ids are pytest node ids (`file::Class::name[param]`).
   commandForTests: (spec, _file, ids, out, report) => pytest.command(spec, [...ids], out, report),
   parse: (content, ctx) => ({ ...parseJUnit(content, { ...ctx, flavor: 'pytest' }), complete: true, errors: [] }),
+  // Forks after collection (a fresh process's state): the rounds cost the tests, not pytest's start.
+  roundsInProcess: pytestRounds,
 };
 
 export const python: Ecosystem = {

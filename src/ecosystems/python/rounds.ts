@@ -1,0 +1,156 @@
+/**
+ * pytest's confirmation rounds inside the first run (RunnerDef.roundsInProcess): a plugin the
+ * command writes to /tmp and enables through PYTEST_ADDOPTS, so the project's own command stays
+ * as it is. Pure.
+ */
+import { shellQuote } from '../../util/shell.js';
+import type { RoundPlan, RunnerDef } from '../types.js';
+
+/** The container's /tmp (a tmpfs of its own): not the out dir, whose files are read back as reports. */
+const PLUGIN_DIR = '/tmp/swt-rounds';
+export const ROUNDS_PLUGIN = 'swt_rounds';
+
+/** The plugin, one line per item (commands are single lines: printf writes it). */
+export const ROUNDS_PLUGIN_SOURCE = `# swt-bot: confirmation rounds of the tests a test patch adds or changes. Once collection is done
+# and before any test ran, a copy of this process is forked and waits; after the run it forks one
+# child per round. Each round starts from the state a new pytest process would have, without
+# paying the interpreter's start, the plugins and the collection again; it runs after the run,
+# as a rerun would, so the run itself is what it was without the rounds.
+import json, os, select, signal, time
+
+import pytest
+
+_STASH = getattr(pytest, "StashKey", None)
+_round = _STASH() if _STASH else None
+_waiting = _STASH() if _STASH else None
+
+
+def _span(item):
+    import inspect
+    try:
+        obj = inspect.unwrap(getattr(item, "function", None) or item.obj)
+        src, start = inspect.getsourcelines(obj)
+        return start, start + len(src) - 1
+    except Exception:
+        return None
+
+
+def _chosen(session, lines):
+    root = str(session.config.rootpath)
+    out = []
+    for item in session.items:
+        wanted = lines.get(os.path.relpath(str(item.path), root))
+        span = _span(item) if wanted else None
+        if span and any(span[0] <= n <= span[1] for n in wanted):
+            out.append(item)
+    return out
+
+
+def _wait(pid, limit):
+    # A child that hangs (say a lock held by a thread the fork did not copy) is killed after its limit.
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return os.waitpid(pid, 0)[1] == 0
+    try:
+        if not select.select([fd], [], [], limit)[0]:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return False
+        return os.waitpid(pid, 0)[1] == 0
+    finally:
+        os.close(fd)
+
+
+def _limit(took):
+    # A round runs some of the run's tests: one that takes twice the whole run (10 s at least) hangs.
+    return max(10.0, 2 * took)
+
+
+def _warm(chosen):
+    # What a failure's report reads (the module map, the test file's source), read once for every round.
+    try:
+        from _pytest._code import Code
+        Code.from_function(chosen[0].obj).fullsource
+    except Exception:
+        pass
+
+
+def _quiet(config):
+    # A round's result is its junit file; pytest's terminal writes to a copy of the first stdout.
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        config.pluginmanager.unregister(reporter)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+
+
+def pytest_runtestloop(session):
+    plan_file = os.environ.pop("SWT_ROUNDS", None)
+    config = session.config
+    if _STASH is None or not plan_file or session.testsfailed or config.option.collectonly or config.pluginmanager.hasplugin("dsession"):
+        return None
+    try:
+        from _pytest.junitxml import xml_key
+        with open(plan_file) as f:
+            plan = json.load(f)
+        xml = config.stash.get(xml_key, None)
+        chosen = _chosen(session, plan["lines"]) if xml is not None else []
+    except Exception:
+        return None
+    if not chosen:
+        return None
+    go_read, go_write = os.pipe()
+    copy = os.fork()
+    if copy:
+        os.close(go_read)
+        config.stash[_waiting] = (copy, go_write, plan["rounds"], time.monotonic())
+        return None
+    os.close(go_write)
+    _quiet(config)
+    # The run goes on in the parent; its end (or its death: end of file) releases this copy.
+    go = os.read(go_read, 64)
+    if not go.startswith(b"g"):
+        os._exit(0)
+    limit = _limit(float(go[1:] or 0))
+    _warm(chosen)
+    report = xml.logfile
+    for r in range(1, plan["rounds"] + 1):
+        child = os.fork()
+        if child == 0:
+            config.stash[_round] = True
+            session.items[:] = chosen
+            xml.logfile = "%s.round%d" % (report, r)
+            return None
+        if not _wait(child, limit):
+            break
+    os._exit(0)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    if _STASH is None:
+        return
+    if config.stash.get(_round, False):
+        # A round leaves without the interpreter's shutdown, which costs more than its tests.
+        os._exit(0)
+    waiting = config.stash.get(_waiting, None)
+    if waiting:
+        copy, go_write, rounds, started = waiting
+        took = time.monotonic() - started
+        os.write(go_write, b"g%.3f" % took)
+        os.close(go_write)
+        _wait(copy, _limit(took) * rounds + 5)`.split('\n');
+
+export const pytestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
+  prepare(_out: string, plan: RoundPlan): string {
+    const file = `${PLUGIN_DIR}/${ROUNDS_PLUGIN}.py`;
+    const planFile = `${PLUGIN_DIR}/plan.json`;
+    // Written or not at all: a /tmp that refuses leaves the run as it was, without rounds.
+    const write = `mkdir -p ${PLUGIN_DIR} && printf '%s\\n' ${ROUNDS_PLUGIN_SOURCE.map(shellQuote).join(' ')} > ${file} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${planFile}`;
+    const enable = `export PYTHONPATH="${PLUGIN_DIR}\${PYTHONPATH:+:\$PYTHONPATH}" PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+\$PYTEST_ADDOPTS }-p ${ROUNDS_PLUGIN}" SWT_ROUNDS=${planFile}`;
+    return ` ${write} && ${enable};`;
+  },
+  report: (report: string, round: number) => `${report}.round${round}`,
+};

@@ -1,0 +1,65 @@
+/**
+ * Confirmation rounds held inside the first run's own process (RoundPlan, for runners that can):
+ * what to ask for, which moving tests they confirm, and how they join the reruns. Pure.
+ */
+import { parsePatch } from 'diff';
+import type { RoundPlan } from '../ecosystems/types.js';
+import type { RunResult } from '../results/types.js';
+import { diffPaths } from '../patch/fileNames.js';
+import { SwtError } from '../util/errors.js';
+
+/**
+ * The plan for a first run with the tests of `testPatch`: the lines it adds to each of `files`
+ * (new-file numbers), `rounds` times. Undefined when it adds no line to them (a patch that only
+ * deletes): nothing to ask for.
+ */
+export function roundPlan(testPatch: string, files: readonly string[], rounds: number): RoundPlan | undefined {
+  if (rounds <= 0 || !testPatch.trim()) return undefined;
+  let patches;
+  try {
+    patches = parsePatch(testPatch);
+  } catch (e) {
+    throw new SwtError('PATCH_MALFORMED', `Cannot parse the patch: ${(e as Error).message}`, { cause: e });
+  }
+  const wanted = new Set(files);
+  const lines: Record<string, number[]> = {};
+  for (const p of patches) {
+    const name = diffPaths(p.oldFileName, p.newFileName, (p as { isGit?: boolean }).isGit).newPath;
+    if (!name || !wanted.has(name)) continue;
+    const added = (lines[name] ??= []);
+    for (const h of p.hunks) {
+      let n = h.newStart;
+      for (const l of h.lines) {
+        if (l.startsWith('+')) added.push(n++);
+        else if (l.startsWith(' ')) n++;
+      }
+    }
+    if (!added.length) delete lines[name];
+  }
+  return Object.keys(lines).length ? { rounds, lines } : undefined;
+}
+
+/**
+ * Which of `ids` (tests that moved) a side's in-process rounds confirm: those every round
+ * reported, except at head a test that failed there in the first run: a neighbour may have
+ * poisoned it, so it reruns alone in a process of its own (rerunTargets).
+ */
+export function confirmedInProcess(ids: readonly string[], rounds: readonly RunResult[] | undefined, first: readonly RunResult[], side: 'base' | 'head'): string[] {
+  if (!rounds?.length) return [];
+  const failedFirst = new Set(first.flatMap((r) => r.tests.filter((t) => t.outcome !== 'passed').map((t) => t.id)));
+  return ids.filter((id) => rounds.every((r) => r.tests.some((t) => t.id === id)) && !(side === 'head' && failedFirst.has(id)));
+}
+
+/**
+ * A side's confirmation runs, round by round: what the in-process rounds reported for `covered`,
+ * with what the reruns of the other tests reported in the same round.
+ */
+export function joinRounds(inProcess: readonly RunResult[] | undefined, covered: readonly string[], reruns: readonly RunResult[], count: number): RunResult[] {
+  if (!covered.length || !inProcess?.length) return [...reruns];
+  const keep = new Set(covered);
+  return Array.from({ length: count }, (_, i) => {
+    const own = inProcess[i].tests.filter((t) => keep.has(t.id));
+    const rerun = reruns[i];
+    return rerun ? { ...rerun, tests: [...own, ...rerun.tests] } : { ...inProcess[i], tests: own };
+  });
+}

@@ -1,0 +1,104 @@
+import { runTestsKept } from '../../src/harness/runTests.js';
+import { roundPlan } from '../../src/harness/rounds.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import type { Environment, Sandbox } from '../../src/sandbox/types.js';
+import type { RunResult, RunnerSpec } from '../../src/results/types.js';
+import { expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
+import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+
+// pytest's confirmation rounds inside the first run (src/ecosystems/python/rounds.ts), on real
+// pytest in real containers: a round sees a new process's module state, comes after the run (the
+// run is what it was without rounds), runs only the tests the patch adds, prints nothing into the
+// run's output; a command that keeps the hook from loading still gets its run; a round that hangs
+// is killed and costs the run nothing.
+
+let sandbox: Sandbox;
+let repo: TempRepo;
+let env: Environment;
+
+const OLD = 'import os\nimport time\n\nimport counter\n\n\ndef test_existing():\n    assert counter.CALLS == []\n';
+// Added by the "test patch": module state a second run in the same process would see, a file the
+// run leaves behind, and a test that hangs once its own file exists (in a round only).
+const TEST_PATCH = [
+  'diff --git a/test_state.py b/test_state.py',
+  '--- a/test_state.py',
+  '+++ b/test_state.py',
+  '@@ -6,3 +6,20 @@ import counter',
+  ' ',
+  ' def test_existing():',
+  '     assert counter.CALLS == []',
+  '+',
+  '+',
+  '+def test_fresh_module_state():',
+  '+    counter.CALLS.append(1)',
+  '+    assert counter.CALLS == [1]',
+  '+',
+  '+',
+  '+def test_after_the_run():',
+  "+    first = not os.path.exists('/tmp/swt-round-marker')",
+  "+    open('/tmp/swt-round-marker', 'a').close()",
+  '+    assert first',
+  '+',
+  '+',
+  '+def test_hangs_in_a_round():',
+  "+    if os.environ.get('HANG_IN_ROUNDS') and os.path.exists('/tmp/swt-hang-marker'):",
+  '+        time.sleep(3600)',
+  "+    open('/tmp/swt-hang-marker', 'a').close()",
+  '',
+].join('\n');
+
+const PYTEST: RunnerSpec = { kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' };
+const FILES = ['test_state.py'];
+
+beforeAll(async () => {
+  sandbox = createDockerSandbox();
+  repo = createGitRepo({ 'counter.py': 'CALLS = []\n', 'test_state.py': OLD });
+  env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: '' });
+}, 900_000);
+
+afterAll(async () => {
+  await removeEnvImagesBuiltFrom(commitsMade());
+  cleanupGitRepos();
+  await removePackageCachesOfGoneRepos();
+  expectNothingLeftBehind();
+});
+
+const outcomes = (r: RunResult) => Object.fromEntries(r.tests.map((t) => [t.id.replace('test_state.py::', ''), t.outcome]));
+
+async function run(runner: RunnerSpec) {
+  const plan = roundPlan(TEST_PATCH, FILES, 2)!;
+  const started = Date.now();
+  const r = await runTestsKept(sandbox, { env, repo: repo.path, state: { rev: repo.sha, patches: [TEST_PATCH] }, runner, files: FILES, roundPlan: plan });
+  await r.kept?.release();
+  return { ...r, ms: Date.now() - started };
+}
+
+describe('pytest rounds inside the first run (real containers)', () => {
+  it('each round runs the added tests from a fresh module state, after the run, and prints nothing into its output', async () => {
+    const { result, rounds } = await run(PYTEST);
+    // The run itself: every test passes, the marker test too (no round ran before it).
+    expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed' });
+    expect(rounds).toHaveLength(2);
+    for (const round of rounds!) {
+      // Only what the patch added; module state as a new process has it (a repeat in one process
+      // would see CALLS == [1, 1]); the run's file is there, as for a rerun after it.
+      expect(outcomes(round)).toEqual({ test_fresh_module_state: 'passed', test_after_the_run: 'failed', test_hangs_in_a_round: 'passed' });
+    }
+    expect(result.output.match(/\d+ passed/g)).toEqual(['4 passed']);
+  }, 300_000);
+
+  it('a command whose own PYTHONPATH keeps the hook from loading gets its run as it is, without rounds', async () => {
+    const { result, rounds } = await run({ kind: 'pytest', template: 'PYTHONPATH=/nowhere python3 -m pytest -p no:cacheprovider {files}' });
+    expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed' });
+    expect(rounds).toBeUndefined();
+    expect(result.output).not.toMatch(/swt_rounds/);
+  }, 300_000);
+
+  it('a round that hangs is killed after 10 s: the run keeps its result and there are no rounds', async () => {
+    const { result, rounds, ms } = await run({ ...PYTEST, env: { HANG_IN_ROUNDS: '1' } });
+    expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed' });
+    expect(result.timedOut).toBe(false);
+    expect(rounds).toBeUndefined();
+    expect(ms).toBeLessThan(120_000);
+  }, 300_000);
+});
