@@ -1,11 +1,11 @@
 import { coverageOfValidation, type CoverageRequest } from '../coverage/forValidation.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
 import { ecosystemOfRunner } from '../ecosystems/index.js';
-import { compareRuns, fileOfId, movingTests, relativeTo, type TargetedRuns } from '../harness/classify.js';
-import { selectsTests, type RerunTarget } from '../harness/runners.js';
-import { baselineAtBase, baselineKey, hasBaseline } from './baselineRuns.js';
-import { filesTouchedByPatch, prewarmTests, rerunTests, runTests, runTestsKept } from '../harness/runTests.js';
-import { confirmedInProcess, joinRounds, roundPlan } from '../harness/rounds.js';
+import { compareRuns, relativeTo } from '../harness/classify.js';
+import { baselineKey, hasBaseline } from './baselineRuns.js';
+import { filesTouchedByPatch, prewarmTests } from '../harness/runTests.js';
+import { roundPlan } from '../harness/rounds.js';
+import { runSides } from './sides.js';
 import type { RoundPlan } from '../ecosystems/types.js';
 import type { RunResult, Verdict } from '../results/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
@@ -137,20 +137,14 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   const fixedCode: RepoState = head ? { rev: head, patches: [], patchNames: [] } : { rev: ctx.base, patches: [input.fixPatch!], patchNames: ['fix patch'] };
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
-  const opts = {
-    reruns: input.reruns ?? ctx.config.reruns,
-    confirm: input.confirm ?? ctx.config.confirm ?? DEFAULT_CONFIRM_RUNS,
-    knownFlaky: input.knownFlaky ?? [],
-    limits: decided.limits,
-    ...(input.signal ? { signal: input.signal } : {}),
-  };
+  const opts = runOptions(input, ctx, decided.limits);
   // The first runs' containers start while the steps before them work (head's with the test patch as given).
   // The sides' containers with the tests are kept for their confirmation reruns (runSides).
   const keep = opts.confirm > 0 && Math.max(0, opts.reruns ?? 0) === 0;
   const headWithTests: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] };
   // The tests the patch adds or changes get their confirmation rounds inside the first runs, where the runner can.
-  const plans = { base: keep ? roundPlan(input.testPatch, files, opts.confirm) : undefined, head: keep ? roundPlan(input.testPatch, files, opts.confirm) : undefined };
-  const warm = warmFirstRuns(sandbox, ctx, { baseState, headWithTests, files, keep, plans, limits: decided.limits }, releases);
+  const plan = (testPatch: string) => (keep ? roundPlan(testPatch, files, opts.confirm) : undefined);
+  const warm = warmFirstRuns(sandbox, ctx, { baseState, headWithTests, files, keep, plan: plan(input.testPatch), limits: decided.limits }, releases);
   // Three independent looks at the fixed code, side by side: each is git work the first runs wait for.
   const [headEnv, headTests, existing] = await Promise.all([
     fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress).then(async (h) => {
@@ -169,10 +163,9 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   const headBaseline: RepoState = headTests.contained
     ? { rev: fixedCode.rev, patches: [...fixedCode.patches, formatPatch(reversePatch(parsePatch(input.testPatch)))], patchNames: [...(fixedCode.patchNames ?? []), 'reversed test patch'] }
     : fixedCode;
-  const envs = { base: ctx.env, head: headEnv.env };
   // Head's rounds follow the test patch as it applied there (its lines may have moved).
-  const rounds = { base: plans.base, head: keep ? roundPlan(headTests.patch, files, opts.confirm) : undefined };
-  const runs = await runSides(sandbox, ctx, { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs, rounds }, existing, opts, progress);
+  const sides = { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs: { base: ctx.env, head: headEnv.env }, rounds: { base: plan(input.testPatch), head: plan(headTests.patch) } };
+  const runs = await runSides(sandbox, ctx, sides, existing, opts, progress);
   // Compiled languages: a unit that does not build at base takes only the tests the patch adds or changes into account.
   const changedTest = ecosystemOfRunner(ctx.runner)?.changedTests?.(input.testPatch);
   const withTests = labelKnown(compareRuns(runs.base, runs.head, { ...(changedTest ? { changedTest } : {}), ...(runs.confirm ? { confirm: runs.confirm } : {}) }), opts.knownFlaky);
@@ -214,7 +207,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
 function warmFirstRuns(
   sandbox: Sandbox,
   ctx: RepoContext,
-  w: { baseState: RepoState; headWithTests: RepoState; files: string[]; keep: boolean; plans: { base?: RoundPlan; head?: RoundPlan }; limits: Partial<ResourceLimits> },
+  w: { baseState: RepoState; headWithTests: RepoState; files: string[]; keep: boolean; plan?: RoundPlan; limits: Partial<ResourceLimits> },
   releases: Array<() => Promise<void>>,
 ): { headIn: (env: Environment) => Promise<void> } {
   const warm = (env: Environment, state: RepoState, runFiles: string[], kept = false, rounds?: RoundPlan) => {
@@ -222,15 +215,15 @@ function warmFirstRuns(
     releases.push(release);
     return release;
   };
-  warm(ctx.env, w.baseState, w.files, w.keep, w.plans.base);
-  const headInBase = warm(ctx.env, w.headWithTests, w.files, w.keep, w.plans.head);
+  warm(ctx.env, w.baseState, w.files, w.keep, w.plan);
+  const headInBase = warm(ctx.env, w.headWithTests, w.files, w.keep, w.plan);
   const atBase = w.files.filter((f) => ctx.files.includes(f));
   if (!hasBaseline(baselineKey(ctx.env.image, ctx.base, atBase, ctx.runner, w.limits))) warm(ctx.env, { rev: ctx.base, patches: [] }, atBase);
   return {
     async headIn(env) {
       if (env === ctx.env) return;
       await headInBase();
-      warm(env, w.headWithTests, w.files, w.keep, w.plans.head);
+      warm(env, w.headWithTests, w.files, w.keep, w.plan);
     },
   };
 }
@@ -240,6 +233,17 @@ function warmFirstRuns(
  * must not decide a verdict (issue 22). 0 turns it off.
  */
 export const DEFAULT_CONFIRM_RUNS = 2;
+
+/** How the sides run: the input's reruns and confirmation, else the repository's config's, else the defaults. */
+function runOptions(input: ValidateInput, ctx: RepoContext, limits: Partial<ResourceLimits>) {
+  return {
+    reruns: input.reruns ?? ctx.config.reruns,
+    confirm: input.confirm ?? ctx.config.confirm ?? DEFAULT_CONFIRM_RUNS,
+    knownFlaky: input.knownFlaky ?? [],
+    limits,
+    ...(input.signal ? { signal: input.signal } : {}),
+  };
+}
 
 function labelKnown(v: Verdict, known: readonly string[]): Verdict {
   if (known.length === 0) return v;
@@ -307,179 +311,4 @@ async function touchedFilesThatExist(ctx: RepoContext, fixedCode: RepoState, fil
   const atFixed = fixedCode.rev === ctx.base ? new Set(atBase) : new Set(await listFiles(ctx.repo, fixedCode.rev));
   for (const p of fixedCode.patches) for (const f of filesTouchedByPatch(p, () => true)) atFixed.add(f);
   return { base: files.filter((f) => atBase.has(f)), head: files.filter((f) => atFixed.has(f)) };
-}
-
-const NO_RUN: RunResult = { tests: [], fileErrors: [], timedOut: false, exitCode: 0, output: '', durationMs: 0 };
-
-/**
- * Base and head with the tests (reruns one after another on each side) run side by side, with the
- * touched files' baseline at base when they exist there. Once both sides have their first results,
- * without waiting for that baseline: the tests that moved (movingTests) rerun `confirm` times on
- * both sides (rerunTargets: a head failure alone when the runner can select tests, else with the
- * file), beside the baseline at head, which runs only when it can change the verdict (needsHeadBaseline).
- */
-export async function runSides(
-  sandbox: Sandbox,
-  ctx: RepoContext,
-  withTests: {
-    base: RepoState;
-    head: RepoState;
-    files: string[];
-    headBaseline: RepoState;
-    headHoldsTests: boolean;
-    envs?: { base: Environment; head: Environment };
-    /** Confirmation rounds inside each side's first run (RoundPlan), where the runner can. */
-    rounds?: { base?: RoundPlan; head?: RoundPlan };
-  },
-  existing: { base: string[]; head: string[] },
-  opts: { reruns?: number; confirm?: number; knownFlaky?: readonly string[]; limits?: Partial<ResourceLimits>; signal?: AbortSignal },
-  progress: Progress,
-): Promise<{ base: RunResult[]; head: RunResult[]; baseline?: { base: RunResult; head: RunResult }; confirm?: TargetedRuns }> {
-  // Each side's kept container (its first run with the tests), released whatever happens.
-  const kept: Partial<Record<'base' | 'head', KeptContainer>> = {};
-  try {
-    return await runSidesKept(sandbox, ctx, withTests, existing, opts, progress, kept);
-  } finally {
-    await Promise.all([kept.base?.release(), kept.head?.release()]);
-  }
-}
-
-async function runSidesKept(
-  sandbox: Sandbox,
-  ctx: RepoContext,
-  withTests: Parameters<typeof runSides>[2],
-  existing: { base: string[]; head: string[] },
-  opts: Parameters<typeof runSides>[4],
-  progress: Progress,
-  kept: Partial<Record<'base' | 'head', KeptContainer>>,
-): ReturnType<typeof runSides> {
-  const rounds = 1 + Math.max(0, opts.reruns ?? 0);
-  // Each side runs in its own environment: head's when its manifests changed (baselines too).
-  const envOf = { base: withTests.envs?.base ?? ctx.env, head: withTests.envs?.head ?? ctx.env };
-  const runOpts = (name: 'base' | 'head', state: RepoState, files: string[]) => ({ env: envOf[name], repo: ctx.repo, state, runner: ctx.runner, files, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) });
-  const run = (name: 'base' | 'head', state: RepoState, files: string[]) => (files.length ? runTests(sandbox, runOpts(name, state, files)) : Promise.resolve(NO_RUN));
-  // A side's container is kept for its own confirmation reruns only: the same state and trust (the
-  // untrusted head's container never runs base's tests, nor anything else).
-  const keep = (opts.confirm ?? 0) > 0 && rounds === 1;
-  // What each side's first run confirmed inside its own process (RoundPlan).
-  const inProcess: Partial<Record<'base' | 'head', RunResult[]>> = {};
-  const side = async (name: 'base' | 'head', state: RepoState) => {
-    const results: RunResult[] = [];
-    for (let i = 0; i < rounds; i++) {
-      progress.step(`running ${withTests.files.length} test file(s) on ${name}${rounds > 1 ? ` (${i + 1}/${rounds})` : ''}`);
-      if (!keep) results.push(await run(name, state, withTests.files));
-      else {
-        const plan = withTests.rounds?.[name];
-        const first = await runTestsKept(sandbox, { ...runOpts(name, state, withTests.files), ...(plan ? { roundPlan: plan } : {}) });
-        if (first.kept) kept[name] = first.kept;
-        if (first.rounds) inProcess[name] = first.rounds;
-        results.push(first.result);
-      }
-    }
-    return results;
-  };
-  const needBaseline = existing.base.length > 0 || existing.head.length > 0;
-  // The base baseline goes on while the sides confirm: only the head baseline's decision waits for it.
-  const baselineBaseRun = needBaseline ? baselineAtBase(baselineKey(envOf.base.image, withTests.base.rev, existing.base, ctx.runner, opts.limits), () => run('base', { rev: withTests.base.rev, patches: [] }, existing.base)) : Promise.resolve(NO_RUN);
-  baselineBaseRun.catch(() => undefined);
-  // A failed side still lets the baseline finish and remove its container before the error goes up.
-  const [base, head] = await settledAll([side('base', withTests.base), side('head', withTests.head)] as const).catch(async (e: unknown) => {
-    await baselineBaseRun.catch(() => undefined);
-    throw e;
-  });
-  const withVerdict = compareRuns(base, head);
-
-  const confirmRounds = Math.max(0, opts.confirm ?? 0);
-  const moving = confirmRounds ? movingTests(withVerdict).map((t) => t.id) : [];
-  const known = new Set(opts.knownFlaky ?? []);
-  // Known flaky tests first: their reruns start (and their files run) before the others'.
-  moving.sort((a, b) => Number(known.has(b)) - Number(known.has(a)));
-  const alone = selectsTests(ctx.runner);
-  const confirmedBy: Record<'base' | 'head', string[]> = { base: [], head: [] };
-  const confirmSide = async (name: 'base' | 'head', state: RepoState, runs: RunResult[]) => {
-    // The first run's own rounds confirm what they reported; only the rest reruns.
-    const covered = (confirmedBy[name] = confirmRounds ? confirmedInProcess(moving, inProcess[name], runs, name) : []);
-    const rest = moving.filter((id) => !covered.includes(id));
-    const targets = rerunTargets(rest, runs, withTests.files, alone, name);
-    const own = kept[name];
-    if (targets.length === 0) {
-      await own?.release();
-      return joinRounds(inProcess[name], covered, [], confirmRounds);
-    }
-    progress.step(`confirming ${rest.length} test(s) that moved on ${name} (${confirmRounds} more run${confirmRounds > 1 ? 's' : ''})`);
-    try {
-      return joinRounds(inProcess[name], covered, await rerunTests(sandbox, { ...runOpts(name, state, withTests.files), targets, rounds: confirmRounds, ...(own ? { kept: own } : {}) }), confirmRounds);
-    } finally {
-      await own?.release();
-    }
-  };
-
-  // The head baseline runs only when it can change the verdict (needsHeadBaseline), beside the confirmation.
-  const baselineHeadRun = async (): Promise<{ base: RunResult; head: RunResult } | undefined> => {
-    if (!needBaseline) return undefined;
-    const baselineBase = await baselineBaseRun;
-    if (!needsHeadBaseline(withVerdict, baselineBase, withTests.headHoldsTests)) return undefined;
-    progress.step('running the touched files without the tests at head (baseline)');
-    return { base: baselineBase, head: await run('head', withTests.headBaseline, existing.head) };
-  };
-  const [confirmBase, confirmHead, baseline] = await settledAll([
-    confirmSide('base', withTests.base, base),
-    confirmSide('head', withTests.head, head),
-    baselineHeadRun(),
-  ] as const);
-  const both = moving.filter((id) => confirmedBy.base.includes(id) && confirmedBy.head.includes(id));
-  const confirm: TargetedRuns | undefined = moving.length ? { base: confirmBase, head: confirmHead, ids: moving, alone, ...(both.length ? { inProcess: both } : {}) } : undefined;
-  return { base, head, ...(baseline ? { baseline } : {}), ...(confirm ? { confirm } : {}) };
-}
-
-/**
- * Whether the baseline at head can change the verdict: the head already holds the tests, a test
- * fails at base without them, a test comes from the head alone, or a test breaks (P2F) with them.
- * Otherwise no baseline transition could match a counted one.
- */
-function needsHeadBaseline(withVerdict: Verdict, baselineBase: RunResult, headHoldsTests: boolean): boolean {
-  const failsAtBaseWithout = baselineBase.tests.some((t) => t.outcome !== 'passed') || baselineBase.fileErrors.length > 0;
-  // A test absent at base even with the tests applied comes from the head's code (the PR's own tests).
-  const fromHead = withVerdict.tests.some((t) => t.baseFailure?.kind === 'missing');
-  return headHoldsTests || failsAtBaseWithout || fromHead || withVerdict.tests.some((t) => t.transition === 'P2F');
-}
-
-/** allSettled, then the first rejection: when one run fails, the others still finish and remove their containers first. */
-async function settledAll<T extends readonly unknown[]>(ps: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const settled = await Promise.allSettled(ps);
-  for (const r of settled) if (r.status === 'rejected') throw r.reason;
-  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
-}
-
-/**
- * What a side reruns to confirm `ids`, when the runner can select tests: at head, each test that
- * failed there alone in its own invocation (a neighbour may have poisoned it: such a failure must
- * not fail the fix), the others together, one invocation per file (a process start per test would
- * cost more than the first run). A test this side never reported is not asked for (the runner
- * would refuse the others). A file whose failure has no test id (it did not load), an id that
- * cannot go into a command, or a runner that cannot select: the whole file, once.
- */
-export function rerunTargets(ids: readonly string[], runs: readonly RunResult[], files: readonly string[], alone: boolean, side: 'base' | 'head' = 'head'): RerunTarget[] {
-  const requested = new Set(files);
-  const seen = new Map<string, boolean>();
-  // The file a test came from, as its runner reported it (Go, Rust, JVM ids do not start with it).
-  const fileOf = new Map<string, string>();
-  for (const r of runs) for (const t of r.tests) {
-    seen.set(t.id, (seen.get(t.id) ?? false) || t.outcome !== 'passed');
-    if (t.file && requested.has(t.file)) fileOf.set(t.id, t.file);
-  }
-  const single: RerunTarget[] = [];
-  const together = new Map<string, string[]>();
-  const whole = new Set<string>();
-  for (const id of ids) {
-    const file = fileOf.get(id) ?? fileOfId(id);
-    if (!requested.has(file)) continue;
-    const selectable = alone && id !== file && !/[\u0000-\u001f\u007f]/.test(id);
-    const failed = seen.get(id);
-    if (!selectable || runs.some((r) => r.fileErrors.some((e) => e.file === file))) whole.add(file);
-    else if (failed && side === 'head') single.push({ file, ids: [id] });
-    else if (failed !== undefined) together.set(file, [...(together.get(file) ?? []), id]);
-  }
-  const grouped = [...together].map(([file, group]) => ({ file, ids: group }));
-  return [...[...single, ...grouped].filter((t) => !whole.has(t.file)), ...[...whole].map((file) => ({ file }))];
 }

@@ -1,4 +1,4 @@
-import { rerunTargets, runSides } from '../../src/pipeline/validate.js';
+import { rerunTargets, runSides } from '../../src/pipeline/sides.js';
 import { runnerFromCommand } from '../../src/harness/runners.js';
 import { silentProgress } from '../../src/pipeline/progress.js';
 import type { KeptContainer, RunOutcome, Sandbox } from '../../src/sandbox/types.js';
@@ -147,5 +147,45 @@ describe('runSides: each side confirms in its own kept container, never the othe
     const { sandbox, calls } = fake(null);
     await runSides(sandbox, ctx, sides, { base: [], head: [] }, { confirm: 0 }, silentProgress);
     expect(calls.sort()).toEqual(['run base', 'run head']);
+  });
+  /** First runs whose process also ran the rounds (pytest's plugin): `junit.xml.roundN` beside the report, when `rounds` says so. */
+  function withRounds(fails: Record<'base' | 'head', boolean>, rounds: (side: 'base' | 'head') => boolean) {
+    const { sandbox: inner, calls } = fake(null);
+    const sandbox = {
+      async run(req) {
+        const out = await inner.run(req);
+        const side = req.state.rev as 'base' | 'head';
+        calls.push(`${side} asked for rounds: ${/swt_rounds/.test(req.command)}`);
+        const failed = fails[side];
+        const files: Record<string, string> = { 'junit.xml': junit(failed), ...(rounds(side) ? { 'junit.xml.round1': junit(failed), 'junit.xml.round2': junit(false) } : {}) };
+        return { ...out, files };
+      },
+    } as Pick<Sandbox, 'run'> as Sandbox;
+    return { sandbox, calls };
+  }
+  const planned = { ...sides, rounds: { base: { rounds: 2, lines: { 't/test_a.py': [3] } }, head: { rounds: 2, lines: { 't/test_a.py': [3] } } } };
+
+  it('rounds inside the first runs confirm the F→P test on both sides: no rerun, both containers released, the rounds are the confirmation runs', async () => {
+    const { sandbox, calls } = withRounds({ base: true, head: false }, () => true);
+    const r = await runSides(sandbox, ctx, planned, { base: [], head: [] }, { confirm: 2 }, silentProgress);
+    expect(calls).toContain('base asked for rounds: true');
+    expect(calls).toContain('head asked for rounds: true');
+    expect(calls.filter((c) => c.startsWith('rerun'))).toEqual([]);
+    expect([...new Set(calls.filter((c) => c.startsWith('release')))].sort()).toEqual(['release base', 'release head']);
+    expect(r.confirm).toMatchObject({ ids: ['t/test_a.py::test_x'], inProcess: ['t/test_a.py::test_x'] });
+    // Base's second round passed: the verdict sees a flaky base side.
+    expect(r.confirm?.base.map((x) => x.tests.map((t) => t.outcome))).toEqual([['failed'], ['passed']]);
+  });
+
+  it('a side without rounds (its reports missing), or a test that failed at head (it reruns alone), reruns in that side\'s container', async () => {
+    const lost = withRounds({ base: true, head: false }, (side) => side === 'base');
+    const r1 = await runSides(lost.sandbox, ctx, planned, { base: [], head: [] }, { confirm: 2 }, silentProgress);
+    expect(lost.calls.filter((c) => c.startsWith('rerun'))).toEqual(["rerun in head's container"]);
+    expect(r1.confirm?.inProcess).toBeUndefined();
+    // P→F: base's rounds confirm it; at head it failed, so it reruns alone there.
+    const failing = withRounds({ base: false, head: true }, () => true);
+    const r2 = await runSides(failing.sandbox, ctx, planned, { base: [], head: [] }, { confirm: 2 }, silentProgress);
+    expect(failing.calls.filter((c) => c.startsWith('rerun'))).toEqual(["rerun in head's container"]);
+    expect(r2.confirm?.base).toHaveLength(2);
   });
 });

@@ -1,0 +1,99 @@
+import { confirmedInProcess, joinRounds, roundPlan } from '../../src/harness/rounds.js';
+import { buildTestCommand, roundReportName, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
+import { ROUNDS_PLUGIN_SOURCE } from '../../src/ecosystems/python/rounds.js';
+import type { RunResult } from '../../src/results/types.js';
+
+const run = (tests: Array<[string, 'passed' | 'failed']>): RunResult => ({ tests: tests.map(([id, outcome]) => ({ id, outcome })), fileErrors: [], timedOut: false, exitCode: 0, output: '', durationMs: 1 });
+
+const PATCH = [
+  'diff --git a/tests/test_a.py b/tests/test_a.py',
+  '--- a/tests/test_a.py',
+  '+++ b/tests/test_a.py',
+  '@@ -10,3 +10,5 @@ def test_old():',
+  '     assert True',
+  '-    # gone',
+  '+',
+  '+def test_new():',
+  '+    assert f() == 1',
+  ' ',
+  'diff --git a/tests/test_b.py b/tests/test_b.py',
+  'new file mode 100644',
+  '--- /dev/null',
+  '+++ b/tests/test_b.py',
+  '@@ -0,0 +1,2 @@',
+  '+def test_b():',
+  '+    pass',
+  'diff --git a/src/f.py b/src/f.py',
+  '--- a/src/f.py',
+  '+++ b/src/f.py',
+  '@@ -1,1 +1,1 @@',
+  '-x = 0',
+  '+x = 1',
+  '',
+].join('\n');
+
+describe('roundPlan: which lines the first run\'s rounds ask for', () => {
+  it('the added lines of each run test file, by their new-file numbers; other files are not asked for', () => {
+    expect(roundPlan(PATCH, ['tests/test_a.py', 'tests/test_b.py'], 2)).toEqual({ rounds: 2, lines: { 'tests/test_a.py': [11, 12, 13], 'tests/test_b.py': [1, 2] } });
+  });
+
+  it('nothing to ask for: no rounds, no added line in a run file, an empty patch', () => {
+    expect(roundPlan(PATCH, ['tests/test_a.py'], 0)).toBeUndefined();
+    expect(roundPlan(PATCH, ['tests/test_c.py'], 2)).toBeUndefined();
+    expect(roundPlan('', ['tests/test_a.py'], 2)).toBeUndefined();
+    const onlyDeletes = ['--- a/tests/test_a.py', '+++ b/tests/test_a.py', '@@ -1,2 +1,1 @@', ' a', '-b', ''].join('\n');
+    expect(roundPlan(onlyDeletes, ['tests/test_a.py'], 2)).toBeUndefined();
+  });
+
+  it('a patch that does not parse is a clear error', () => {
+    expect(() => roundPlan('--- a/x\n+++ b/x\n@@ -1,1 +1,1 @@\n?bad\n', ['x'], 2)).toThrow(/Cannot parse the patch/);
+  });
+});
+
+describe('confirmedInProcess and joinRounds: what the rounds confirm, and the runs the verdict sees', () => {
+  const rounds = [run([['a::new', 'passed'], ['a::other', 'passed']]), run([['a::new', 'passed'], ['a::other', 'failed']])];
+
+  it('a test every round reported is confirmed; one a round missed is not; at head a test that failed in the first run is not (it reruns alone)', () => {
+    const first = [run([['a::new', 'passed'], ['a::other', 'failed'], ['a::old', 'passed']])];
+    expect(confirmedInProcess(['a::new', 'a::other', 'a::old'], rounds, first, 'base')).toEqual(['a::new', 'a::other']);
+    expect(confirmedInProcess(['a::new', 'a::other', 'a::old'], rounds, first, 'head')).toEqual(['a::new']);
+    expect(confirmedInProcess(['a::new'], undefined, first, 'base')).toEqual([]);
+  });
+
+  it('each confirmation run holds the rounds\' covered tests and that round\'s reruns of the rest', () => {
+    const reruns = [run([['a::old', 'failed']]), run([['a::old', 'passed']])];
+    expect(joinRounds(rounds, ['a::new'], reruns, 2).map((r) => r.tests.map((t) => `${t.id} ${t.outcome}`))).toEqual([
+      ['a::new passed', 'a::old failed'],
+      ['a::new passed', 'a::old passed'],
+    ]);
+    expect(joinRounds(rounds, ['a::new'], [], 2).map((r) => r.tests.map((t) => t.id))).toEqual([['a::new'], ['a::new']]);
+    expect(joinRounds(rounds, [], reruns, 2)).toEqual(reruns);
+  });
+});
+
+describe('the run command with rounds', () => {
+  const pytest = runnerFromCommand('python3 -m pytest -p no:cacheprovider {files}');
+  const plan = { rounds: 2, lines: { "tests/it's.py": [3] } };
+
+  it('pytest: the plugin written to /tmp and enabled by environment; the project\'s command unchanged; one line', () => {
+    const plain = buildTestCommand(pytest, ["tests/it's.py"], '/swt-out');
+    const withRounds = buildTestCommand(pytest, ["tests/it's.py"], '/swt-out', plan);
+    expect(withRounds).not.toMatch(/[\r\n]/);
+    expect(withRounds).toContain(`PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }-p swt_rounds"`);
+    expect(withRounds).toContain(`printf '%s' '{"rounds":2,"lines":{"tests/it'\\''s.py":[3]}}' > /tmp/swt-rounds/plan.json`);
+    // The command the project asked for ends both, the same.
+    const command = plain.slice(plain.indexOf('python3 -m pytest'));
+    expect(withRounds.endsWith(command)).toBe(true);
+    expect(roundReportName(pytest, 2)).toBe('junit.xml.round2');
+    expect(ROUNDS_PLUGIN_SOURCE.length).toBeGreaterThan(50);
+  });
+
+  it('a runner without rounds, or a run per file or per package, gets the command it always had', () => {
+    const jest = runnerFromCommand('npx jest {files}');
+    expect(roundsInProcess(jest)).toBe(false);
+    expect(buildTestCommand(jest, ['a.test.js'], '/swt-out', plan)).toBe(buildTestCommand(jest, ['a.test.js'], '/swt-out'));
+    const grouped = { ...pytest, packages: [{ dir: 'a', runner: pytest }] };
+    expect(roundsInProcess(grouped)).toBe(false);
+    expect(roundsInProcess(pytest)).toBe(true);
+  });
+});
