@@ -16,14 +16,16 @@ let sandbox: Sandbox;
 let repo: TempRepo;
 let env: Environment;
 
-const OLD = 'import os\nimport time\n\nimport counter\n\n\ndef test_existing():\n    assert counter.CALLS == []\n';
+const OLD = 'import os\nimport random\nimport time\n\nimport counter\nimport numpy\n\nAT_IMPORT = numpy.random.random()\n\n\ndef test_existing():\n    assert counter.CALLS == []\n';
 // Added by the "test patch": module state a second run in the same process would see, a file the
-// run leaves behind, and a test that hangs once its own file exists (in a round only).
+// run leaves behind, a test that hangs once its own file exists (in a round only), and random
+// draws that must differ from every earlier one: Python reseeds random in a fork; numpy's global
+// generator, already drawn from at import, the plugin reseeds (else every round repeats its numbers).
 const TEST_PATCH = [
   'diff --git a/test_state.py b/test_state.py',
   '--- a/test_state.py',
   '+++ b/test_state.py',
-  '@@ -6,3 +6,20 @@ import counter',
+  '@@ -10,3 +10,27 @@ AT_IMPORT = numpy.random.random()',
   ' ',
   ' def test_existing():',
   '     assert counter.CALLS == []',
@@ -44,6 +46,31 @@ const TEST_PATCH = [
   "+    if os.environ.get('HANG_IN_ROUNDS') and os.path.exists('/tmp/swt-hang-marker'):",
   '+        time.sleep(3600)',
   "+    open('/tmp/swt-hang-marker', 'a').close()",
+  '+',
+  '+',
+  '+def test_draws_afresh():',
+  "+    seen = open('/tmp/swt-draws').read().split() if os.path.exists('/tmp/swt-draws') else []",
+  "+    draws = ['r%r' % random.random(), 'n%r' % numpy.random.random()]",
+  "+    open('/tmp/swt-draws', 'a').write(' '.join(draws) + ' ')",
+  '+    assert not set(draws) & set(seen)',
+  '',
+].join('\n');
+
+// A new test file whose import starts a thread: a fork would not have it.
+const THREAD_PATCH = [
+  'diff --git a/test_thread.py b/test_thread.py',
+  'new file mode 100644',
+  '--- /dev/null',
+  '+++ b/test_thread.py',
+  '@@ -0,0 +1,8 @@',
+  '+import threading',
+  '+import time',
+  '+',
+  '+threading.Thread(target=time.sleep, args=(30,), daemon=True).start()',
+  '+',
+  '+',
+  '+def test_with_a_thread():',
+  '+    assert threading.active_count() == 2',
   '',
 ].join('\n');
 
@@ -53,7 +80,8 @@ const FILES = ['test_state.py'];
 beforeAll(async () => {
   sandbox = createDockerSandbox();
   repo = createGitRepo({ 'counter.py': 'CALLS = []\n', 'test_state.py': OLD });
-  env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: '' });
+  // numpy from PyPI, through the egress proxy.
+  env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: 'python3 -m pip install --no-input --progress-bar off numpy' });
 }, 900_000);
 
 afterAll(async () => {
@@ -65,10 +93,10 @@ afterAll(async () => {
 
 const outcomes = (r: RunResult) => Object.fromEntries(r.tests.map((t) => [t.id.replace('test_state.py::', ''), t.outcome]));
 
-async function run(runner: RunnerSpec) {
-  const plan = roundPlan(TEST_PATCH, FILES, 2)!;
+async function run(runner: RunnerSpec, patch = TEST_PATCH, files = FILES) {
+  const plan = roundPlan(patch, files, 2)!;
   const started = Date.now();
-  const r = await runTestsKept(sandbox, { env, repo: repo.path, state: { rev: repo.sha, patches: [TEST_PATCH] }, runner, files: FILES, roundPlan: plan });
+  const r = await runTestsKept(sandbox, { env, repo: repo.path, state: { rev: repo.sha, patches: [patch] }, runner, files, roundPlan: plan });
   await r.kept?.release();
   return { ...r, ms: Date.now() - started };
 }
@@ -77,28 +105,34 @@ describe('pytest rounds inside the first run (real containers)', () => {
   it('each round runs the added tests from a fresh module state, after the run, and prints nothing into its output', async () => {
     const { result, rounds } = await run(PYTEST);
     // The run itself: every test passes, the marker test too (no round ran before it).
-    expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed' });
+    expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed', test_draws_afresh: 'passed' });
     expect(rounds).toHaveLength(2);
     for (const round of rounds!) {
       // Only what the patch added; module state as a new process has it (a repeat in one process
       // would see CALLS == [1, 1]); the run's file is there, as for a rerun after it.
-      expect(outcomes(round)).toEqual({ test_fresh_module_state: 'passed', test_after_the_run: 'failed', test_hangs_in_a_round: 'passed' });
+      expect(outcomes(round)).toEqual({ test_fresh_module_state: 'passed', test_after_the_run: 'failed', test_hangs_in_a_round: 'passed', test_draws_afresh: 'passed' });
     }
-    expect(result.output.match(/\d+ passed/g)).toEqual(['4 passed']);
+    expect(result.output.match(/\d+ passed/g)).toEqual(['5 passed']);
   }, 300_000);
 
   it('a command whose own PYTHONPATH keeps the hook from loading gets its run as it is, without rounds', async () => {
     const { result, rounds } = await run({ kind: 'pytest', template: 'PYTHONPATH=/nowhere python3 -m pytest -p no:cacheprovider {files}' });
-    expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed' });
+    expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed', test_draws_afresh: 'passed' });
     expect(rounds).toBeUndefined();
     expect(result.output).not.toMatch(/swt_rounds/);
   }, 300_000);
 
   it('a round that hangs is killed after 10 s: the run keeps its result and there are no rounds', async () => {
     const { result, rounds, ms } = await run({ ...PYTEST, env: { HANG_IN_ROUNDS: '1' } });
-    expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed' });
+    expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed', test_draws_afresh: 'passed' });
     expect(result.timedOut).toBe(false);
     expect(rounds).toBeUndefined();
     expect(ms).toBeLessThan(120_000);
+  }, 300_000);
+
+  it('a run whose imports started a thread gets no rounds (the forks would lack it): its result stands', async () => {
+    const { result, rounds } = await run(PYTEST, THREAD_PATCH, ['test_thread.py']);
+    expect(outcomes(result)).toEqual({ 'test_thread.py::test_with_a_thread': 'passed' });
+    expect(rounds).toBeUndefined();
   }, 300_000);
 });

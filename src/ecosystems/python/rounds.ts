@@ -16,7 +16,7 @@ export const ROUNDS_PLUGIN_SOURCE = `# swt-bot: confirmation rounds of the tests
 # child per round. Each round starts from the state a new pytest process would have, without
 # paying the interpreter's start, the plugins and the collection again; it runs after the run,
 # as a rerun would, so the run itself is what it was without the rounds.
-import json, os, select, signal, time
+import json, os, select, signal, sys, time
 
 import pytest
 
@@ -76,6 +76,17 @@ def _warm(chosen):
         pass
 
 
+def _reseed():
+    # A new process seeds its generators from the system: a fork would repeat the parent's numbers.
+    import random
+    random.seed()
+    np = sys.modules.get("numpy")
+    try:
+        np and np.random.seed()
+    except Exception:
+        pass
+
+
 def _quiet(config):
     # A round's result is its junit file; pytest's terminal writes to a copy of the first stdout.
     reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -90,6 +101,10 @@ def pytest_runtestloop(session):
     plan_file = os.environ.pop("SWT_ROUNDS", None)
     config = session.config
     if _STASH is None or not plan_file or session.testsfailed or config.option.collectonly or config.pluginmanager.hasplugin("dsession"):
+        return None
+    # A thread started at import would be missing from every fork: such a run gets no rounds.
+    import threading
+    if threading.active_count() > 1:
         return None
     try:
         from _pytest.junitxml import xml_key
@@ -119,6 +134,7 @@ def pytest_runtestloop(session):
     for r in range(1, plan["rounds"] + 1):
         child = os.fork()
         if child == 0:
+            _reseed()
             config.stash[_round] = True
             session.items[:] = chosen
             xml.logfile = "%s.round%d" % (report, r)
