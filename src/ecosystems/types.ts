@@ -116,12 +116,17 @@ export interface RunnerDef {
 /**
  * Extra rounds of the tests a test patch adds or changes, asked of the first run before it is
  * known which tests move: the tests whose lines hold an added line (new-file line numbers, per
- * repository-relative file) run `rounds` more times. Confirmation then uses them for the tests
+ * repository-relative file), or whose name holds a literal of one, run `rounds` more times. Confirmation then uses them for the tests
  * that moved, and reruns only the rest.
  */
 export interface RoundPlan {
   rounds: number;
   lines: Record<string, number[]>;
+  /**
+   * The string literals of those added lines: a test whose name holds one is asked for too (a
+   * data-driven test's cases are rows the patch adds; their test's own lines are not new).
+   */
+  names?: string[];
 }
 
 /** A base image and install command for a repository, by the versions it declares. */

@@ -36,7 +36,25 @@ export function roundPlan(testPatch: string, files: readonly string[], rounds: n
     }
     if (!added.length) delete lines[name];
   }
-  return Object.keys(lines).length ? { rounds, lines } : undefined;
+  if (!Object.keys(lines).length) return undefined;
+  const names = literalsOf(patches.flatMap((p) => (wanted.has(diffPaths(p.oldFileName, p.newFileName, (p as { isGit?: boolean }).isGit).newPath ?? '') ? p.hunks.flatMap((h) => h.lines.filter((l) => l.startsWith('+'))) : [])));
+  return { rounds, lines, ...(names.length ? { names } : {}) };
+}
+
+/** Literals shorter than this name too many tests to be worth asking for. */
+const MIN_NAME = 3;
+const MAX_NAMES = 50;
+
+/** The quoted strings of added lines (each kind of quote, one line each), distinct, with a letter or digit, longest first. */
+export function literalsOf(added: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const line of added) {
+    for (const m of line.matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`$\\]*)`/g)) {
+      const text = (m[1] ?? m[2] ?? m[3] ?? '').trim();
+      if (text.length >= MIN_NAME && /[\p{L}\p{N}]/u.test(text)) found.add(text);
+    }
+  }
+  return [...found].sort((a, b) => b.length - a.length).slice(0, MAX_NAMES);
 }
 
 /**

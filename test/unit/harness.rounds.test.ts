@@ -1,4 +1,4 @@
-import { confirmedInProcess, joinRounds, roundPlan } from '../../src/harness/rounds.js';
+import { confirmedInProcess, joinRounds, literalsOf, roundPlan } from '../../src/harness/rounds.js';
 import { buildTestCommand, roundReportName, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
 import { ROUNDS_PLUGIN_SOURCE } from '../../src/ecosystems/python/rounds.js';
 import type { RunResult } from '../../src/results/types.js';
@@ -71,6 +71,23 @@ describe('confirmedInProcess and joinRounds: what the rounds confirm, and the ru
   });
 });
 
+describe('literalsOf: the names a data-driven test\'s new rows give its cases', () => {
+  it('quoted strings of every kind, with a letter or digit, 3 characters at least, distinct, longest first', () => {
+    expect(literalsOf(['+    ":name*",', "+  it('keeps 1000 bytes', () => {", '+    [["foobar", ["foobar", "x"]]],', '+  `tpl ${x}`', '+  `plain`', '+ "+", "  ", "--"'])).toEqual([
+      'keeps 1000 bytes',
+      ':name*',
+      'foobar',
+      'plain',
+    ]);
+  });
+
+  it('a plan carries them', () => {
+    expect(roundPlan(PATCH, ['tests/test_a.py'], 2)?.names).toBeUndefined();
+    const js = ['--- a/t.test.js', '+++ b/t.test.js', '@@ -1,1 +1,2 @@', " it('old', f);", "+it('adds two numbers', f);", ''].join('\n');
+    expect(roundPlan(js, ['t.test.js'], 2)).toEqual({ rounds: 2, lines: { 't.test.js': [2] }, names: ['adds two numbers'] });
+  });
+});
+
 describe('the run command with rounds', () => {
   const pytest = runnerFromCommand('python3 -m pytest -p no:cacheprovider {files}');
   const plan = { rounds: 2, lines: { "tests/it's.py": [3] } };
@@ -88,10 +105,19 @@ describe('the run command with rounds', () => {
     expect(ROUNDS_PLUGIN_SOURCE.length).toBeGreaterThan(50);
   });
 
-  it('a runner without rounds, or a run per file or per package, gets the command it always had', () => {
+  it('jest: the hook preloaded through NODE_OPTIONS (one the command sets itself wins: no rounds); one line', () => {
     const jest = runnerFromCommand('npx jest {files}');
-    expect(roundsInProcess(jest)).toBe(false);
-    expect(buildTestCommand(jest, ['a.test.js'], '/swt-out', plan)).toBe(buildTestCommand(jest, ['a.test.js'], '/swt-out'));
+    const withRounds = buildTestCommand(jest, ['a.test.js'], '/swt-out', plan);
+    expect(withRounds).not.toMatch(/[\r\n]/);
+    expect(withRounds).toContain('export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--require /tmp/swt-rounds/jest-rounds.cjs"');
+    expect(withRounds.endsWith(buildTestCommand(jest, ['a.test.js'], '/swt-out').replace(/^mkdir -p \/swt-out 2>\/dev\/null;/, ''))).toBe(true);
+    expect(roundReportName(jest, 1)).toBe('jest.json.round1');
+  });
+
+  it('a runner without rounds, or a run per file or per package, gets the command it always had', () => {
+    const mocha = runnerFromCommand('npx mocha {files}');
+    expect(roundsInProcess(mocha)).toBe(false);
+    expect(buildTestCommand(mocha, ['a.test.js'], '/swt-out', plan)).toBe(buildTestCommand(mocha, ['a.test.js'], '/swt-out'));
     const grouped = { ...pytest, packages: [{ dir: 'a', runner: pytest }] };
     expect(roundsInProcess(grouped)).toBe(false);
     expect(roundsInProcess(pytest)).toBe(true);

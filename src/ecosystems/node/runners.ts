@@ -11,6 +11,7 @@ import { parseBunJUnit } from './bun.js';
 import { DENO_TEST, denoStopped, parseDenoJUnit } from './deno.js';
 import { parseUvuJsonl, uvuCommand } from './uvu.js';
 import { uvuHookWrite } from './uvuHook.js';
+import { jestRounds } from './jestRounds.js';
 import { JASMINE_OUT_ENV, JASMINE_REPORTER_FILE, jasmineReporterWrite, parseJasmineJsonl } from './jasmine.js';
 import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import type { OneReport, ReportContext, RunnerDef } from '../types.js';
@@ -76,7 +77,8 @@ export const jest: RunnerDef = {
   commandForTests(spec, file, ids, out, report) {
     return fillTemplate(spec.template, ['--ci', '--runTestsByPath', '--json', `--outputFile=${reportPath(out, report)}`, '-t', namePattern(ids), ...words([file])]);
   },
-  parse: (content, ctx) => whole(parseJestJson(content, ctx)),
+  parse: (content, ctx) => whole(parseJestJson(content, ctx)),  // runCLI again in the run's own process (a new module registry per test file): the rounds cost the tests, not jest's start.
+  roundsInProcess: jestRounds,
 };
 
 export const mocha: RunnerDef = {

@@ -1,0 +1,86 @@
+/**
+ * jest's confirmation rounds inside the first run (RunnerDef.roundsInProcess): a module preloaded
+ * through NODE_OPTIONS wraps @jest/core's runCLI, and once the run is done (its report written)
+ * calls it again for each round, with only the tests of the patched files whose name holds a
+ * literal of an added line (a new test's title, a data-driven test's new row; jest's own test
+ * locations would cost the run more than the rounds save). jest
+ * gives every test file a new module registry and global, so a round sees what a new jest
+ * process would, without paying node's, jest's and the transformer's start again. Pure.
+ */
+import { shellQuote } from '../../util/shell.js';
+import type { RoundPlan, RunnerDef } from '../types.js';
+
+/** The container's /tmp (not the out dir, whose files are read back as reports). */
+const HOOK_DIR = '/tmp/swt-rounds';
+const HOOK_FILE = `${HOOK_DIR}/jest-rounds.cjs`;
+
+/** CommonJS in ES5 (old jest runs on old Node); one statement per line, no line comments: printf writes it line by line. */
+export const JEST_ROUNDS_SOURCE = String.raw`'use strict';
+var Module = require('module');
+var fs = require('fs');
+var path = require('path');
+var plan = null;
+try { plan = JSON.parse(fs.readFileSync(process.env.SWT_ROUNDS, 'utf8')); } catch (e) { plan = null; }
+var load = Module._load;
+var wrapped = false;
+function escapeRe(s) { return String(s).replace(/[.*+?^${'$'}{}()|[\]\\]/g, '\\$&'); }
+function quietly(fn) {
+  var out = process.stdout.write; var err = process.stderr.write;
+  process.stdout.write = function () { return true; }; process.stderr.write = function () { return true; };
+  function back(v) { process.stdout.write = out; process.stderr.write = err; return v; }
+  return fn().then(back, function (e) { back(); throw e; });
+}
+function chosenIn(results) {
+  var tests = []; var files = [];
+  ((results && results.testResults) || []).forEach(function (file) {
+    var wanted = plan.lines[path.relative(process.cwd(), file.testFilePath).split(path.sep).join('/')];
+    if (!wanted) return;
+    (file.testResults || file.assertionResults || []).forEach(function (t) {
+      var named = (plan.names || []).some(function (n) { return String(t.fullName).indexOf(n) >= 0; });
+      if (!named || tests.indexOf(t.fullName) >= 0) return;
+      tests.push(t.fullName);
+      if (files.indexOf(file.testFilePath) < 0) files.push(file.testFilePath);
+    });
+  });
+  return { tests: tests, files: files };
+}
+function withRounds(runCLI, argv, projects) {
+  if (argv.watch || argv.watchAll || !argv.outputFile) return runCLI(argv, projects);
+  return runCLI(argv, projects).then(function (first) {
+    var chosen = chosenIn(first.results);
+    if (!chosen.tests.length) return first;
+    var pattern = '^(?:' + chosen.tests.map(escapeRe).join('|') + ')$';
+    var round = 0;
+    function next() {
+      if (++round > plan.rounds) return first;
+      var again = {};
+      Object.keys(argv).forEach(function (k) { again[k] = argv[k]; });
+      again._ = chosen.files; again.runTestsByPath = true; again.testNamePattern = pattern;
+      again.outputFile = argv.outputFile + '.round' + round;
+      return quietly(function () { return runCLI(again, projects); }).then(next, function () { return first; });
+    }
+    return next();
+  });
+}
+if (plan) {
+  Module._load = function (request) {
+    var exp = load.apply(this, arguments);
+    if (wrapped || request !== '@jest/core' || !exp || typeof exp.runCLI !== 'function') return exp;
+    wrapped = true;
+    var runCLI = exp.runCLI;
+    var own = Object.create(exp);
+    Object.defineProperty(own, 'runCLI', { value: function (argv, projects) { return withRounds(runCLI, argv, projects); } });
+    return own;
+  };
+}
+`.split('\n');
+
+export const jestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
+  prepare(_out: string, plan: RoundPlan): string {
+    const planFile = `${HOOK_DIR}/plan.json`;
+    // Written or not at all: a /tmp that refuses leaves the run as it was. A command that sets its own NODE_OPTIONS gets no rounds.
+    const write = `mkdir -p ${HOOK_DIR} && printf '%s\\n' ${JEST_ROUNDS_SOURCE.map(shellQuote).join(' ')} > ${HOOK_FILE} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${planFile}`;
+    return ` ${write} && export NODE_OPTIONS="\${NODE_OPTIONS:+\$NODE_OPTIONS }--require ${HOOK_FILE}" SWT_ROUNDS=${planFile};`;
+  },
+  report: (report: string, round: number) => `${report}.round${round}`,
+};
