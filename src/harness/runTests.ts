@@ -74,7 +74,7 @@ function roundsBrokeRun(opts: RunTestsOptions, outcome: RunOutcome): boolean {
   return !files.some((f) => f === report || f.endsWith(`/${report}`)) && /swt_rounds/.test(outcome.output ?? '');
 }
 
-/** The rounds' reports, parsed: each counts only for the tests it reported (no file errors). */
+/** The rounds' reports, parsed: each counts only for the tests it ran (no file errors, no skipped tests). */
 function roundsOf(opts: RunTestsOptions, outcome: RunOutcome, count: number): RunResult[] | undefined {
   const name = reportNames(opts.runner, 1)[0];
   const out: RunResult[] = [];
@@ -83,7 +83,8 @@ function roundsOf(opts: RunTestsOptions, outcome: RunOutcome, count: number): Ru
     const content = Object.entries(outcome.files ?? {}).find(([f]) => f === own || f.endsWith(`/${own}`))?.[1];
     if (content === undefined) return undefined;
     const parsed = parseRunReports(opts.runner, { files: opts.files, reports: { [name]: content }, output: '', exitCode: 0, timedOut: false, root: SANDBOX_ROOT });
-    out.push({ tests: parsed.tests, fileErrors: [], timedOut: false, exitCode: 0, output: '', durationMs: 0 });
+    // Only what ran counts: a runner that selects by name reports the others as skipped.
+    out.push({ tests: parsed.tests.filter((t) => t.outcome !== 'skipped'), fileErrors: [], timedOut: false, exitCode: 0, output: '', durationMs: 0 });
   }
   return out;
 }

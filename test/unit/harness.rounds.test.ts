@@ -2,6 +2,7 @@ import { confirmedInProcess, joinRounds, literalsOf, roundPlan } from '../../src
 import { buildTestCommand, roundReportName, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
 import { ROUNDS_PLUGIN_SOURCE } from '../../src/ecosystems/python/rounds.js';
 import type { RunResult } from '../../src/results/types.js';
+import { runTestsKept } from '../../src/harness/runTests.js';
 
 const run = (tests: Array<[string, 'passed' | 'failed']>): RunResult => ({ tests: tests.map(([id, outcome]) => ({ id, outcome })), fileErrors: [], timedOut: false, exitCode: 0, output: '', durationMs: 1 });
 
@@ -121,5 +122,25 @@ describe('the run command with rounds', () => {
     const grouped = { ...pytest, packages: [{ dir: 'a', runner: pytest }] };
     expect(roundsInProcess(grouped)).toBe(false);
     expect(roundsInProcess(pytest)).toBe(true);
+  });
+});
+
+describe('runTestsKept with rounds: what the run\'s own rounds reported', () => {
+  const junit = (cases: string) => `<testsuites><testsuite name="pytest">${cases}</testsuite></testsuites>`;
+  const ran = '<testcase classname="t.test_a" name="test_x" file="t/test_a.py"/>';
+  const skipped = '<testcase classname="t.test_a" name="test_y" file="t/test_a.py"><skipped message="deselected"/></testcase>';
+  const env = { image: 'swt-env:abc', key: 'abc', baseImage: 'python:3.11', snapshotRev: 'base', cached: true, buildMs: 0 };
+  const opts = { env, repo: '/repos/x', state: { rev: 'base', patches: [] }, runner: runnerFromCommand('python3 -m pytest {files}'), files: ['t/test_a.py'], roundPlan: { rounds: 2, lines: { 't/test_a.py': [1] } } };
+  const sandbox = (files: Record<string, string>) => ({ run: async () => ({ exitCode: 0, timedOut: false, oomKilled: false, output: '', files, durationMs: 1 }) });
+
+  it('a round counts only for the tests it ran: one it reported skipped (a name filter left it out) is not there', async () => {
+    const r = await runTestsKept(sandbox({ 'junit.xml': junit(ran + skipped), 'junit.xml.round1': junit(ran + skipped), 'junit.xml.round2': junit(ran) }), opts, false);
+    expect(r.result.tests.map((t) => t.id)).toEqual(['t/test_a.py::test_x', 't/test_a.py::test_y']);
+    expect(r.rounds?.map((x) => x.tests.map((t) => `${t.id} ${t.outcome}`))).toEqual([['t/test_a.py::test_x passed'], ['t/test_a.py::test_x passed']]);
+  });
+
+  it('a round that did not report: no rounds at all', async () => {
+    const r = await runTestsKept(sandbox({ 'junit.xml': junit(ran), 'junit.xml.round1': junit(ran) }), opts, false);
+    expect(r.rounds).toBeUndefined();
   });
 });
