@@ -110,6 +110,8 @@ export interface RunnerDef {
     prepare(out: string, plan: RoundPlan): string;
     /** Round `round`'s (1-based) report, beside `report` under the out dir. */
     report(report: string, round: number): string;
+    /** Output of a run without a report that means the hook kept it from running (it runs again without). */
+    hookFailed: RegExp;
   };
 }
 

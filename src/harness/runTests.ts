@@ -4,7 +4,7 @@ import type { Environment, KeptContainer, RepoState, ResourceLimits, RunOutcome,
 import { SwtError } from '../util/errors.js';
 import { parseRunReports } from './parsers/index.js';
 import { tail } from '../results/formats/common.js';
-import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, reportNames, rerunDir, roundReportName, roundsInProcess, type RerunTarget } from './runners.js';
+import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, reportNames, rerunDir, roundReportName, roundsHookFailed, roundsInProcess, type RerunTarget } from './runners.js';
 import type { RoundPlan } from '../ecosystems/types.js';
 import { packageOf, resultsToRepo } from './packages.js';
 import { isTestFile } from './testFiles.js';
@@ -49,7 +49,7 @@ export async function runTestsKept(sandbox: Pick<Sandbox, 'run'>, opts: RunTests
   let outcome = await sandbox.run({ ...runRequest(opts, rounds), ...(keep ? { keep } : {}) });
   try {
     if (rounds && roundsBrokeRun(opts, outcome)) {
-      // The project's command kept the hook from loading (its own PYTHONPATH): the run again, as it is.
+      // The hook kept the run from running (the project's command did not let it load): the run again, as it is.
       const again = runRequest(opts);
       outcome = outcome.kept ? { ...(await outcome.kept.rerun(again.command, opts.signal)), kept: outcome.kept } : await sandbox.run({ ...again, ...(keep ? { keep } : {}) });
     }
@@ -67,11 +67,11 @@ function runRequest(opts: RunTestsOptions, rounds?: RoundPlan) {
   return { env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) };
 }
 
-/** The run wrote no report and its output names the rounds' hook: loading it failed. */
+/** The run wrote no report and its output says the rounds' hook failed (roundsInProcess.hookFailed). */
 function roundsBrokeRun(opts: RunTestsOptions, outcome: RunOutcome): boolean {
   const report = reportNames(opts.runner, 1)[0];
   const files = Object.keys(outcome.files ?? {});
-  return !files.some((f) => f === report || f.endsWith(`/${report}`)) && /swt_rounds/.test(outcome.output ?? '');
+  return !files.some((f) => f === report || f.endsWith(`/${report}`)) && roundsHookFailed(opts.runner, outcome.output ?? '');
 }
 
 /** The rounds' reports, parsed: each counts only for the tests it ran (no file errors, no skipped tests). */

@@ -115,6 +115,11 @@ export function roundsInProcess(spec: RunnerSpec): boolean {
   return !!runnerDef(spec.kind).def.roundsInProcess && !isGrouped(spec) && !runsPerFile(spec);
 }
 
+/** Whether a run's output says its rounds' hook kept it from running. */
+export function roundsHookFailed(spec: RunnerSpec, output: string): boolean {
+  return !!runnerDef(spec.kind).def.roundsInProcess?.hookFailed.test(output);
+}
+
 /** The report of round `round` (1-based) of a run with in-process rounds, under the out dir. */
 export function roundReportName(spec: RunnerSpec, round: number): string {
   return runnerDef(spec.kind).def.roundsInProcess!.report(reportNames(spec, 1)[0], round);

@@ -3,8 +3,8 @@ import { roundPlan } from '../../src/harness/rounds.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 import type { RunResult, RunnerSpec } from '../../src/results/types.js';
-import { expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
-import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 
 // pytest's confirmation rounds inside the first run (src/ecosystems/python/rounds.ts), on real
 // pytest in real containers: a round sees a new process's module state, comes after the run (the
@@ -84,12 +84,7 @@ beforeAll(async () => {
   env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: 'python3 -m pip install --no-input --progress-bar off numpy' });
 }, 900_000);
 
-afterAll(async () => {
-  await removeEnvImagesBuiltFrom(commitsMade());
-  cleanupGitRepos();
-  await removePackageCachesOfGoneRepos();
-  expectNothingLeftBehind();
-});
+afterAll(cleanUpEcosystemRuns);
 
 const outcomes = (r: RunResult) => Object.fromEntries(r.tests.map((t) => [t.id.replace('test_state.py::', ''), t.outcome]));
 

@@ -83,4 +83,5 @@ export const jestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
     return ` ${write} && export NODE_OPTIONS="\${NODE_OPTIONS:+\$NODE_OPTIONS }--require ${HOOK_FILE}" SWT_ROUNDS=${planFile};`;
   },
   report: (report: string, round: number) => `${report}.round${round}`,
+  hookFailed: /jest-rounds\.cjs/,
 };
