@@ -78,9 +78,10 @@ export interface RunnerDef {
   runsPerFile?(spec: RunnerSpec): boolean;
   /**
    * The shell command that runs `files` (repository-relative, already checked) and writes the
-   * report to `${out}/${report}`. Receives the quoted words for `{files}`.
+   * report to `${out}/${report}`. Receives the quoted words for `{files}`. `kept`: the run's
+   * container stays up for this side's confirmation reruns, which may reuse what it leaves.
    */
-  command(spec: RunnerSpec, files: string[], out: string, report: string): string;
+  command(spec: RunnerSpec, files: string[], out: string, report: string, kept?: boolean): string;
   /**
    * The shell command that runs only the tests `ids` (as `parse` reports them, all of one `file`)
    * and writes the report like `command`: confirmation reruns of the tests that moved. Absent: the

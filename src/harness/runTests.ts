@@ -46,11 +46,11 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
 export async function runTestsKept(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOptions, keep = true): Promise<{ result: RunResult; kept?: KeptContainer; rounds?: RunResult[] }> {
   if (opts.files.length === 0) throw new SwtError('NO_TEST_FILES', 'There are no test files to run');
   const rounds = opts.roundPlan && roundsInProcess(opts.runner) ? opts.roundPlan : undefined;
-  let outcome = await sandbox.run({ ...runRequest(opts, rounds), ...(keep ? { keep } : {}) });
+  let outcome = await sandbox.run({ ...runRequest(opts, keep, rounds), ...(keep ? { keep } : {}) });
   try {
     if (rounds && roundsBrokeRun(opts, outcome)) {
       // The hook kept the run from running (the project's command did not let it load): the run again, as it is.
-      const again = runRequest(opts);
+      const again = runRequest(opts, keep);
       outcome = outcome.kept ? { ...(await outcome.kept.rerun(again.command, opts.signal)), kept: outcome.kept } : await sandbox.run({ ...again, ...(keep ? { keep } : {}) });
     }
     const result = resultOf(opts, outcome);
@@ -62,8 +62,8 @@ export async function runTestsKept(sandbox: Pick<Sandbox, 'run'>, opts: RunTests
   }
 }
 
-function runRequest(opts: RunTestsOptions, rounds?: RoundPlan) {
-  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR, rounds);
+function runRequest(opts: RunTestsOptions, kept: boolean, rounds?: RoundPlan) {
+  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR, { ...(rounds ? { rounds } : {}), ...(kept ? { kept } : {}) });
   return { env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) };
 }
 
@@ -127,7 +127,8 @@ function resultOf(opts: RunTestsOptions, outcome: RunOutcome): RunResult {
  */
 export function prewarmTests(sandbox: Pick<Sandbox, 'prewarm'>, opts: Omit<RunTestsOptions, 'signal'> & { keep?: boolean }): () => Promise<void> {
   if (!sandbox.prewarm || opts.files.length === 0) return async () => undefined;
-  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR, opts.roundPlan && roundsInProcess(opts.runner) ? opts.roundPlan : undefined);
+  const rounds = opts.roundPlan && roundsInProcess(opts.runner) ? opts.roundPlan : undefined;
+  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR, { ...(rounds ? { rounds } : {}), ...(opts.keep ? { kept: true } : {}) });
   return sandbox.prewarm({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.keep ? { keep: true } : {}) });
 }
 

@@ -82,7 +82,8 @@ export function reporterInstall(spec: RunnerSpec, outDir: string = DEFAULT_OUT_D
  * (see reportNames). `{files}` in the template is replaced by the quoted files, with the
  * reporter options just before them; a template without `{files}` gets both appended.
  */
-export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR, rounds?: RoundPlan): string {
+export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: string = DEFAULT_OUT_DIR, extra: { rounds?: RoundPlan; kept?: boolean } = {}): string {
+  const { rounds, kept } = extra;
   if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
   const env = envExports(spec);
   if (isGrouped(spec) && files.length) {
@@ -90,7 +91,7 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
     const out = outDirOf(outDir);
     const runs = groupByPackage(spec, files).map((g, i) => {
       const dir = groupOutDir(out, i);
-      return `( ${inDir(g.dir, buildTestCommand(g.spec, g.local, dir))} ); s=$?; echo $s > ${shellQuote(`${dir}/${GROUP_EXIT_FILE}`)}; [ $s -eq 0 ] || rc=$s;`;
+      return `( ${inDir(g.dir, buildTestCommand(g.spec, g.local, dir, { ...(kept ? { kept } : {}) }))} ); s=$?; echo $s > ${shellQuote(`${dir}/${GROUP_EXIT_FILE}`)}; [ $s -eq 0 ] || rc=$s;`;
     });
     return `mkdir -p ${shellQuote(out)} 2>/dev/null;${env} rc=0; ${runs.join(' ')} exit $rc`;
   }
@@ -100,10 +101,10 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
   const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${env}${reporterInstall(spec, out)}${inProcess}`;
   const reports = reportNames(spec, files.length);
   if (!runsPerFile(spec) || files.length === 0) {
-    const cmd = def.command(spec, files, out, reports[0]);
+    const cmd = def.command(spec, files, out, reports[0], kept);
     return `${mkdir} ${def.exits ? `( ${cmd} )` : cmd}`;
   }
-  const runs = files.map((f, i) => `( ${def.command(spec, [f], out, reports[i])} ) || rc=$?;`);
+  const runs = files.map((f, i) => `( ${def.command(spec, [f], out, reports[i], kept)} ) || rc=$?;`);
   return `${mkdir} rc=0; ${runs.join(' ')} exit $rc`;
 }
 

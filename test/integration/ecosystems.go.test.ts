@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { buildRerunCommand, DEFAULT_OUT_DIR, rerunDir } from '../../src/harness/runners.js';
+import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, rerunDir } from '../../src/harness/runners.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { prepareContext } from '../../src/pipeline/context.js';
 import { validate } from '../../src/pipeline/validate.js';
@@ -58,6 +58,18 @@ describe('Go modules, no configuration (real containers, a real dependency from 
     const report = parseRunReports(ctx.runner, { files: ['clampx_test.go'], reports: { 'go-test.json': json! }, output: outcome.output, exitCode: outcome.exitCode, timedOut: false, root: '/testbed' });
     // Everything go test reported: TestClampInside, in the same file and package, did not run.
     expect(report.tests.map((t) => [t.id, t.outcome])).toEqual([['example.com/clampx.TestClampAbove', 'passed']]);
+  }, 1_800_000);
+
+  it('a rerun in the first run\'s container runs that run\'s own test binary: it needs no go test, not even the test source', async () => {
+    const sandbox = createDockerSandbox();
+    const ctx = await prepareContext(sandbox, { repo: repo.path, base });
+    const first = buildTestCommand(ctx.runner, ['clampx_test.go'], DEFAULT_OUT_DIR, { kept: true });
+    const rerun = buildRerunCommand(ctx.runner, [{ file: 'clampx_test.go', ids: ['example.com/clampx.TestClampAbove'] }], 1);
+    // The source goes between the two: go test -run could not build the package any more.
+    const outcome = await sandbox.run({ env: ctx.env, repo: ctx.repo, state: { rev: head, patches: [ABOVE] }, command: `${first}; rm clampx_test.go; ${rerun}` });
+    const json = outcome.files[`${rerunDir(DEFAULT_OUT_DIR, 0, 0).slice(DEFAULT_OUT_DIR.length + 1)}/go-test.json`];
+    const report = parseRunReports(ctx.runner, { files: ['clampx_test.go'], reports: { 'go-test.json': json ?? '' }, output: outcome.output, exitCode: outcome.exitCode, timedOut: false, root: '/testbed' });
+    expect(report.tests.map((t) => [t.id, t.outcome, t.file])).toEqual([['example.com/clampx.TestClampAbove', 'passed', 'clampx_test.go']]);
   }, 1_800_000);
 
   it('a new test that does not compile at base: only it counts as F→P; its neighbour is not judged', async () => {

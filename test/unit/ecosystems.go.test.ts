@@ -107,6 +107,11 @@ describe('the Go ecosystem', () => {
     expect(buildTestCommand(runnerFromCommand('go test {files}'), ['calc/calc_test.go', 'x_test.go'], '/swt-out')).toBe(
       'mkdir -p /swt-out 2>/dev/null; export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; go test -json -count=1 -vet=off ./calc . > /swt-out/go-test.json',
     );
+    // One package with the default command, in a container kept for reruns: the run leaves its test binary for them.
+    expect(buildTestCommand(runnerFromCommand('go test {files}'), ['calc/calc_test.go'], '/swt-out', { kept: true })).toBe(
+      'mkdir -p /swt-out 2>/dev/null; export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; go test -json -count=1 -vet=off -o "$GOTMPDIR/swt-first-run.test" ./calc > /swt-out/go-test.json',
+    );
+    expect(buildTestCommand(runnerFromCommand('go test {files}'), ['calc/calc_test.go'], '/swt-out')).not.toContain(' -o ');
     expect(packageDir('example.com/m/x/y', ['', 'y', 'x/y'])).toBe('x/y');
     expect(packageDir('example.com/m', ['', 'x'])).toBe('');
   });
@@ -114,8 +119,15 @@ describe('the Go ecosystem', () => {
   it('reruns chosen tests with -run on the file\'s package: whole top-level tests, ids exactly as parsed', () => {
     const spec = runnerFromCommand('go test {files}');
     const ids = ['example.com/fx/calc.TestAddWrong', 'example.com/fx/calc.TestTable/same#02', 'example.com/fx/calc.TestTable/other_case'];
+    // The first run's own binary when its container kept it, else go test -run.
     expect(go.runners[0].commandForTests!(spec, 'calc/calc_test.go', ids, '/swt-out/c0-0', 'go-test.json')).toBe(
-      `export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; go test -json -count=1 -vet=off -run='^(TestAddWrong|TestTable)$' ./calc > /swt-out/c0-0/go-test.json`,
+      'export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; if [ -x "$GOTMPDIR/swt-first-run.test" ]; then ' +
+        `( cd ./calc && "$GOTMPDIR/swt-first-run.test" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run='^(TestAddWrong|TestTable)$' 2>&1 ) | go tool test2json -t -p example.com/fx/calc > /swt-out/c0-0/go-test.json; ` +
+        `else go test -json -count=1 -vet=off -run='^(TestAddWrong|TestTable)$' ./calc > /swt-out/c0-0/go-test.json; fi`,
+    );
+    // A template of the project's own (its go flags would not reach the binary): go test -run only.
+    expect(go.runners[0].commandForTests!(runnerFromCommand('go test -short {files}'), 'calc/calc_test.go', ids, '/swt-out/c0-0', 'go-test.json')).toBe(
+      `export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; go test -short -json -count=1 -vet=off -run='^(TestAddWrong|TestTable)$' ./calc > /swt-out/c0-0/go-test.json`,
     );
     // A package path may hold dots and a subtest's name anything.
     expect(goTestName('gopkg.in/yaml.v3.TestDecode/a.b/c')).toBe('TestDecode');

@@ -95,7 +95,7 @@ describe('the run command with rounds', () => {
 
   it('pytest: the plugin written to /tmp and enabled by environment; the project\'s command unchanged; one line', () => {
     const plain = buildTestCommand(pytest, ["tests/it's.py"], '/swt-out');
-    const withRounds = buildTestCommand(pytest, ["tests/it's.py"], '/swt-out', plan);
+    const withRounds = buildTestCommand(pytest, ["tests/it's.py"], '/swt-out', { rounds: plan });
     expect(withRounds).not.toMatch(/[\r\n]/);
     expect(withRounds).toContain(`PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }-p swt_rounds"`);
     expect(withRounds).toContain(`printf '%s' '{"rounds":2,"lines":{"tests/it'\\''s.py":[3]}}' > /tmp/swt-rounds/plan.json`);
@@ -108,7 +108,7 @@ describe('the run command with rounds', () => {
 
   it('jest: the hook preloaded through NODE_OPTIONS (one the command sets itself wins: no rounds); one line', () => {
     const jest = runnerFromCommand('npx jest {files}');
-    const withRounds = buildTestCommand(jest, ['a.test.js'], '/swt-out', plan);
+    const withRounds = buildTestCommand(jest, ['a.test.js'], '/swt-out', { rounds: plan });
     expect(withRounds).not.toMatch(/[\r\n]/);
     expect(withRounds).toContain('export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--require /tmp/swt-rounds/jest-rounds.cjs"');
     expect(withRounds.endsWith(buildTestCommand(jest, ['a.test.js'], '/swt-out').replace(/^mkdir -p \/swt-out 2>\/dev\/null;/, ''))).toBe(true);
@@ -118,7 +118,7 @@ describe('the run command with rounds', () => {
   it('a runner without rounds, or a run per file or per package, gets the command it always had', () => {
     const mocha = runnerFromCommand('npx mocha {files}');
     expect(roundsInProcess(mocha)).toBe(false);
-    expect(buildTestCommand(mocha, ['a.test.js'], '/swt-out', plan)).toBe(buildTestCommand(mocha, ['a.test.js'], '/swt-out'));
+    expect(buildTestCommand(mocha, ['a.test.js'], '/swt-out', { rounds: plan })).toBe(buildTestCommand(mocha, ['a.test.js'], '/swt-out'));
     const grouped = { ...pytest, packages: [{ dir: 'a', runner: pytest }] };
     expect(roundsInProcess(grouped)).toBe(false);
     expect(roundsInProcess(pytest)).toBe(true);
