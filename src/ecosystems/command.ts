@@ -1,7 +1,7 @@
 /** Building a runner's shell command from a template with `{files}`: shared by every ecosystem. Pure. */
 import { SwtError } from '../util/errors.js';
 import { shellQuote } from '../util/shell.js';
-import type { PathInfo } from './types.js';
+import type { PathInfo, RoundPlan } from './types.js';
 import { posix } from 'node:path';
 
 /** A test file path as a safe shell word: rejects control characters, keeps a leading `-` from reading as an option. */
@@ -55,4 +55,16 @@ export const INSTALL_NOTES = `"$HOME/${INSTALL_NOTES_NAME}"`;
 /** Shell that prints `note` and records it in INSTALL_NOTES. */
 export function installNote(note: string): string {
   return `echo ${shellQuote(`swt: ${note}`)} | tee -a ${INSTALL_NOTES}`;
+}
+
+/** Where confirmation rounds' hooks and their plan go: the container's /tmp, not the out dir (whose files are read back as reports). */
+export const ROUNDS_HOOK_DIR = '/tmp/swt-rounds';
+export const ROUNDS_PLAN_FILE = `${ROUNDS_HOOK_DIR}/plan.json`;
+
+/**
+ * Shell that writes a rounds hook (`source`, one line per item: commands are single lines) to
+ * `file` and the plan beside it, `&&`-chained so that a /tmp that refuses leaves the run as it was.
+ */
+export function writeRoundsHook(file: string, source: readonly string[], plan: RoundPlan): string {
+  return `mkdir -p ${ROUNDS_HOOK_DIR} && printf '%s\\n' ${source.map(shellQuote).join(' ')} > ${file} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${ROUNDS_PLAN_FILE}`;
 }

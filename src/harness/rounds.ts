@@ -23,21 +23,24 @@ export function roundPlan(testPatch: string, files: readonly string[], rounds: n
   }
   const wanted = new Set(files);
   const lines: Record<string, number[]> = {};
+  const addedText: string[] = [];
   for (const p of patches) {
     const name = diffPaths(p.oldFileName, p.newFileName, (p as { isGit?: boolean }).isGit).newPath;
     if (!name || !wanted.has(name)) continue;
-    const added = (lines[name] ??= []);
+    const added: number[] = [];
     for (const h of p.hunks) {
       let n = h.newStart;
       for (const l of h.lines) {
-        if (l.startsWith('+')) added.push(n++);
-        else if (l.startsWith(' ')) n++;
+        if (l.startsWith('+')) {
+          added.push(n++);
+          addedText.push(l);
+        } else if (l.startsWith(' ')) n++;
       }
     }
-    if (!added.length) delete lines[name];
+    if (added.length) lines[name] = [...(lines[name] ?? []), ...added];
   }
   if (!Object.keys(lines).length) return undefined;
-  const names = literalsOf(patches.flatMap((p) => (wanted.has(diffPaths(p.oldFileName, p.newFileName, (p as { isGit?: boolean }).isGit).newPath ?? '') ? p.hunks.flatMap((h) => h.lines.filter((l) => l.startsWith('+'))) : [])));
+  const names = literalsOf(addedText);
   return { rounds, lines, ...(names.length ? { names } : {}) };
 }
 

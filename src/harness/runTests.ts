@@ -2,7 +2,7 @@
 import { parsePatch } from 'diff';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, RunOutcome, Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
-import { parseRunReports } from './parsers/index.js';
+import { findReport, parseRunReports } from './parsers/index.js';
 import { tail } from '../results/formats/common.js';
 import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, missingTestCommand, reportNames, rerunDir, roundReportName, roundsHookFailed, roundsInProcess, type RerunTarget } from './runners.js';
 import type { RoundPlan } from '../ecosystems/types.js';
@@ -45,12 +45,12 @@ export async function runTests(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOpti
  */
 export async function runTestsKept(sandbox: Pick<Sandbox, 'run'>, opts: RunTestsOptions, keep = true): Promise<{ result: RunResult; kept?: KeptContainer; rounds?: RunResult[] }> {
   if (opts.files.length === 0) throw new SwtError('NO_TEST_FILES', 'There are no test files to run');
-  const rounds = opts.roundPlan && roundsInProcess(opts.runner) ? opts.roundPlan : undefined;
-  let outcome = await sandbox.run({ ...runRequest(opts, keep, rounds), ...(keep ? { keep } : {}) });
+  const rounds = planOf(opts);
+  let outcome = await sandbox.run({ ...runRequest(opts, keep), ...(keep ? { keep } : {}) });
   try {
     if (rounds && roundsBrokeRun(opts, outcome)) {
       // The hook kept the run from running (the project's command did not let it load): the run again, as it is.
-      const again = runRequest(opts, keep);
+      const again = runRequest(opts, keep, false);
       outcome = outcome.kept ? { ...(await outcome.kept.rerun(again.command, opts.signal)), kept: outcome.kept } : await sandbox.run({ ...again, ...(keep ? { keep } : {}) });
     }
     const result = resultOf(opts, outcome);
@@ -62,16 +62,21 @@ export async function runTestsKept(sandbox: Pick<Sandbox, 'run'>, opts: RunTests
   }
 }
 
-function runRequest(opts: RunTestsOptions, kept: boolean, rounds?: RoundPlan) {
+/** The rounds a run with `opts` asks its own process for: its plan, when its runner can hold them. */
+function planOf(opts: Pick<RunTestsOptions, 'roundPlan' | 'runner'>): RoundPlan | undefined {
+  return opts.roundPlan && roundsInProcess(opts.runner) ? opts.roundPlan : undefined;
+}
+
+/** The run's request, its command built once here for the run and its pre-warm alike (the warm key holds it). */
+function runRequest(opts: Omit<RunTestsOptions, 'signal'> & { signal?: AbortSignal }, kept: boolean, withRounds = true) {
+  const rounds = withRounds ? planOf(opts) : undefined;
   const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR, { ...(rounds ? { rounds } : {}), ...(kept ? { kept } : {}) });
   return { env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) };
 }
 
 /** The run wrote no report and its output says the rounds' hook failed (roundsInProcess.hookFailed). */
 function roundsBrokeRun(opts: RunTestsOptions, outcome: RunOutcome): boolean {
-  const report = reportNames(opts.runner, 1)[0];
-  const files = Object.keys(outcome.files ?? {});
-  return !files.some((f) => f === report || f.endsWith(`/${report}`)) && roundsHookFailed(opts.runner, outcome.output ?? '');
+  return findReport(outcome.files ?? {}, reportNames(opts.runner, 1)[0]) === undefined && roundsHookFailed(opts.runner, outcome.output ?? '');
 }
 
 /** The rounds' reports, parsed: each counts only for the tests it ran (no file errors, no skipped tests). */
@@ -79,8 +84,7 @@ function roundsOf(opts: RunTestsOptions, outcome: RunOutcome, count: number): Ru
   const name = reportNames(opts.runner, 1)[0];
   const out: RunResult[] = [];
   for (let r = 1; r <= count; r++) {
-    const own = roundReportName(opts.runner, r);
-    const content = Object.entries(outcome.files ?? {}).find(([f]) => f === own || f.endsWith(`/${own}`))?.[1];
+    const content = findReport(outcome.files ?? {}, roundReportName(opts.runner, r));
     if (content === undefined) return undefined;
     const parsed = parseRunReports(opts.runner, { files: opts.files, reports: { [name]: content }, output: '', exitCode: 0, timedOut: false, root: SANDBOX_ROOT });
     // Only what ran counts: a runner that selects by name reports the others as skipped.
@@ -127,9 +131,7 @@ function resultOf(opts: RunTestsOptions, outcome: RunOutcome): RunResult {
  */
 export function prewarmTests(sandbox: Pick<Sandbox, 'prewarm'>, opts: Omit<RunTestsOptions, 'signal'> & { keep?: boolean }): () => Promise<void> {
   if (!sandbox.prewarm || opts.files.length === 0) return async () => undefined;
-  const rounds = opts.roundPlan && roundsInProcess(opts.runner) ? opts.roundPlan : undefined;
-  const command = buildTestCommand(opts.runner, opts.files, DEFAULT_OUT_DIR, { ...(rounds ? { rounds } : {}), ...(opts.keep ? { kept: true } : {}) });
-  return sandbox.prewarm({ env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.keep ? { keep: true } : {}) });
+  return sandbox.prewarm({ ...runRequest(opts, !!opts.keep), ...(opts.keep ? { keep: true } : {}) });
 }
 
 export interface RerunOptions extends Omit<RunTestsOptions, 'files'> {

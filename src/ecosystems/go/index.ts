@@ -55,12 +55,17 @@ function keepsBinary(spec: RunnerSpec, files: readonly string[]): boolean {
 }
 
 function goCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, opts: { run?: string; kept?: boolean } = {}): string {
+  return `${TMP} ${goTestInvocation(spec, files, out, report, opts)}`;
+}
+
+/** The go test invocation itself, into the report (goCommand sets GOTMPDIR first). */
+function goTestInvocation(spec: RunnerSpec, files: readonly string[], out: string, report: string, opts: { run?: string; kept?: boolean }): string {
   const { run, kept } = opts;
   // -count=1: never a cached result; -vet=off: vet findings are not test results. A kept
   // container's run leaves its binary (writing it costs ~0.1 s; a rerun with it saves ~0.3 s).
   const keep = kept && !run && keepsBinary(spec, files) ? ['-o', KEPT_BINARY] : [];
   const words = ['-json', '-count=1', '-vet=off', ...keep, ...(run ? [`-run=${shellQuote(run)}`] : []), ...packagesOf(files).map(checkedPackage)];
-  return `${TMP} ${fillTemplate(spec.template, words)} > ${reportPath(out, report)}`;
+  return `${fillTemplate(spec.template, words)} > ${reportPath(out, report)}`;
 }
 
 /**
@@ -70,12 +75,11 @@ function goCommand(spec: RunnerSpec, files: readonly string[], out: string, repo
  */
 function rerunCommand(spec: RunnerSpec, file: string, ids: readonly string[], out: string, report: string): string {
   const run = `^(${[...new Set(ids.map(goTestName))].map(regexEscape).join('|')})$`;
-  const plain = goCommand(spec, [file], out, report, { run });
   const importPath = /^(.*?)\.(?:Test|Example|Fuzz)[A-Za-z0-9_]*(?:\/|$)/.exec(ids[0] ?? '')?.[1];
-  if (!keepsBinary(spec, [file]) || !importPath) return plain;
+  if (!keepsBinary(spec, [file]) || !importPath) return goCommand(spec, [file], out, report, { run });
   const dir = packagesOf([file])[0];
   const binary = `( cd ${checkedPackage(dir)} && ${KEPT_BINARY} -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run=${shellQuote(run)} 2>&1 ) | go tool test2json -t -p ${checkedPackage(importPath)} > ${reportPath(out, report)}`;
-  return `${TMP} if [ -x ${KEPT_BINARY} ]; then ${binary}; else ${plain.slice(TMP.length + 1)}; fi`;
+  return `${TMP} if [ -x ${KEPT_BINARY} ]; then ${binary}; else ${goTestInvocation(spec, [file], out, report, { run })}; fi`;
 }
 
 export const goTest: RunnerDef = {

@@ -7,12 +7,10 @@
  * module registry and global, so a round sees what a new jest process would, without paying
  * node's, jest's and the transformer's start again. Pure.
  */
-import { shellQuote } from '../../util/shell.js';
+import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, writeRoundsHook } from '../command.js';
 import type { RoundPlan, RunnerDef } from '../types.js';
 
-/** The container's /tmp (not the out dir, whose files are read back as reports). */
-const HOOK_DIR = '/tmp/swt-rounds';
-const HOOK_FILE = `${HOOK_DIR}/jest-rounds.cjs`;
+const HOOK_FILE = `${ROUNDS_HOOK_DIR}/jest-rounds.cjs`;
 
 /** CommonJS in ES5 (old jest runs on old Node); one statement per line, no line comments: printf writes it line by line. */
 export const JEST_ROUNDS_SOURCE = String.raw`'use strict';
@@ -77,10 +75,8 @@ if (plan) {
 
 export const jestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   prepare(_out: string, plan: RoundPlan): string {
-    const planFile = `${HOOK_DIR}/plan.json`;
-    // Written or not at all: a /tmp that refuses leaves the run as it was. A command that sets its own NODE_OPTIONS gets no rounds.
-    const write = `mkdir -p ${HOOK_DIR} && printf '%s\\n' ${JEST_ROUNDS_SOURCE.map(shellQuote).join(' ')} > ${HOOK_FILE} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${planFile}`;
-    return ` ${write} && export NODE_OPTIONS="\${NODE_OPTIONS:+\$NODE_OPTIONS }--require ${HOOK_FILE}" SWT_ROUNDS=${planFile};`;
+    // A command that sets its own NODE_OPTIONS gets no rounds.
+    return ` ${writeRoundsHook(HOOK_FILE, JEST_ROUNDS_SOURCE, plan)} && export NODE_OPTIONS="\${NODE_OPTIONS:+\$NODE_OPTIONS }--require ${HOOK_FILE}" SWT_ROUNDS=${ROUNDS_PLAN_FILE};`;
   },
   report: (report: string, round: number) => `${report}.round${round}`,
   hookFailed: /jest-rounds\.cjs/,

@@ -3,11 +3,9 @@
  * command writes to /tmp and enables through PYTEST_ADDOPTS, so the project's own command stays
  * as it is. Pure.
  */
-import { shellQuote } from '../../util/shell.js';
+import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, writeRoundsHook } from '../command.js';
 import type { RoundPlan, RunnerDef } from '../types.js';
 
-/** The container's /tmp (a tmpfs of its own): not the out dir, whose files are read back as reports. */
-const PLUGIN_DIR = '/tmp/swt-rounds';
 export const ROUNDS_PLUGIN = 'swt_rounds';
 
 /** The plugin, one line per item (commands are single lines: printf writes it). */
@@ -165,11 +163,8 @@ def pytest_unconfigure(config):
 
 export const pytestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   prepare(_out: string, plan: RoundPlan): string {
-    const file = `${PLUGIN_DIR}/${ROUNDS_PLUGIN}.py`;
-    const planFile = `${PLUGIN_DIR}/plan.json`;
-    // Written or not at all: a /tmp that refuses leaves the run as it was, without rounds.
-    const write = `mkdir -p ${PLUGIN_DIR} && printf '%s\\n' ${ROUNDS_PLUGIN_SOURCE.map(shellQuote).join(' ')} > ${file} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${planFile}`;
-    const enable = `export PYTHONPATH="${PLUGIN_DIR}\${PYTHONPATH:+:\$PYTHONPATH}" PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+\$PYTEST_ADDOPTS }-p ${ROUNDS_PLUGIN}" SWT_ROUNDS=${planFile}`;
+    const write = writeRoundsHook(`${ROUNDS_HOOK_DIR}/${ROUNDS_PLUGIN}.py`, ROUNDS_PLUGIN_SOURCE, plan);
+    const enable = `export PYTHONPATH="${ROUNDS_HOOK_DIR}\${PYTHONPATH:+:\$PYTHONPATH}" PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+\$PYTEST_ADDOPTS }-p ${ROUNDS_PLUGIN}" SWT_ROUNDS=${ROUNDS_PLAN_FILE}`;
     return ` ${write} && ${enable};`;
   },
   report: (report: string, round: number) => `${report}.round${round}`,

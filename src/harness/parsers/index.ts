@@ -35,7 +35,8 @@ export interface ParsedRun extends ParsedReport {
   buildFailures?: BuildFailure[];
 }
 
-function findReport(reports: Record<string, string>, name: string): string | undefined {
+/** A report by its name, whichever prefix (`./`, `swt-out/`, a sub dir) the run's files carry. */
+export function findReport(reports: Record<string, string>, name: string): string | undefined {
   if (name in reports) return reports[name];
   const key = Object.keys(reports).find((k) => k.replace(/^\.?\/+/, '').replace(/^swt-out\//, '') === name || k.endsWith(`/${name}`));
   return key === undefined ? undefined : reports[key];
