@@ -63,8 +63,9 @@ export const ROUNDS_PLAN_FILE = `${ROUNDS_HOOK_DIR}/plan.json`;
 
 /**
  * Shell that writes a rounds hook (`source`, one line per item: commands are single lines) to
- * `file` and the plan beside it, `&&`-chained so that a /tmp that refuses leaves the run as it was.
+ * `file` and the plan to ROUNDS_PLAN_FILE, `&&`-chained so that a /tmp that refuses leaves the run as it was.
  */
 export function writeRoundsHook(file: string, source: readonly string[], plan: RoundPlan): string {
-  return `mkdir -p ${ROUNDS_HOOK_DIR} && printf '%s\\n' ${source.map(shellQuote).join(' ')} > ${file} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${ROUNDS_PLAN_FILE}`;
+  const dir = file.slice(0, file.lastIndexOf('/'));
+  return `mkdir -p ${ROUNDS_HOOK_DIR}${dir && dir !== ROUNDS_HOOK_DIR ? ` ${dir}` : ''} && printf '%s\\n' ${source.map(shellQuote).join(' ')} > ${file} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${ROUNDS_PLAN_FILE}`;
 }

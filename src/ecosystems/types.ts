@@ -78,10 +78,9 @@ export interface RunnerDef {
   runsPerFile?(spec: RunnerSpec): boolean;
   /**
    * The shell command that runs `files` (repository-relative, already checked) and writes the
-   * report to `${out}/${report}`. Receives the quoted words for `{files}`. `kept`: the run's
-   * container stays up for this side's confirmation reruns, which may reuse what it leaves.
+   * report to `${out}/${report}`. Receives the quoted words for `{files}`. See CommandOptions.
    */
-  command(spec: RunnerSpec, files: string[], out: string, report: string, kept?: boolean): string;
+  command(spec: RunnerSpec, files: string[], out: string, report: string, opts?: CommandOptions): string;
   /**
    * The shell command that runs only the tests `ids` (as `parse` reports them, all of one `file`)
    * and writes the report like `command`: confirmation reruns of the tests that moved. Absent: the
@@ -114,6 +113,14 @@ export interface RunnerDef {
     /** Output of a run without a report that means the hook kept it from running (it runs again without). */
     hookFailed: RegExp;
   };
+}
+
+/** How a first run is asked for, beyond its files. */
+export interface CommandOptions {
+  /** The run's container stays up for this side's confirmation reruns, which may reuse what it leaves. */
+  kept?: boolean;
+  /** The run holds confirmation rounds in its own process (roundsInProcess, whose `prepare` ran before it). */
+  rounds?: boolean;
 }
 
 /**

@@ -100,11 +100,12 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
   const inProcess = rounds && roundsInProcess(spec) ? def.roundsInProcess!.prepare(out, rounds) : '';
   const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${env}${reporterInstall(spec, out)}${inProcess}`;
   const reports = reportNames(spec, files.length);
+  const opts = { ...(kept ? { kept } : {}), ...(inProcess ? { rounds: true } : {}) };
   if (!runsPerFile(spec) || files.length === 0) {
-    const cmd = def.command(spec, files, out, reports[0], kept);
+    const cmd = def.command(spec, files, out, reports[0], opts);
     return `${mkdir} ${def.exits ? `( ${cmd} )` : cmd}`;
   }
-  const runs = files.map((f, i) => `( ${def.command(spec, [f], out, reports[i], kept)} ) || rc=$?;`);
+  const runs = files.map((f, i) => `( ${def.command(spec, [f], out, reports[i], opts)} ) || rc=$?;`);
   return `${mkdir} rc=0; ${runs.join(' ')} exit $rc`;
 }
 

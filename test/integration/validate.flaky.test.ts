@@ -143,15 +143,17 @@ it('1024 bytes is 1 KiB, also from the cache', () => {
   assert.equal(formatBytesCached(1024), '1 KiB');
 });
 `;
-const bytesProject = (runner: 'mocha' | 'jest'): Project => {
-  const pkg = JSON.stringify({ name: 'bytes', version: '1.0.0', private: true, scripts: { test: runner }, devDependencies: runner === 'jest' ? { jest: '^29.7.0' } : { mocha: '^10.7.0' } }, null, 2);
+const DEV = { jest: { jest: '^29.7.0' }, mocha: { mocha: '^10.7.0' }, vitest: { vitest: '^3.2.4' } };
+const bytesProject = (runner: 'mocha' | 'jest' | 'vitest'): Project => {
+  const pkg = JSON.stringify({ name: 'bytes', version: '1.0.0', private: true, scripts: { test: runner }, devDependencies: DEV[runner] }, null, 2);
   return project(
     { 'package.json': pkg, 'src/bytes.js': BYTES('n > 1024'), 'test/bytes.test.js': BYTES_TESTS('') },
     { 'src/bytes.js': BYTES('n >= 1024') },
     // 1024 becomes 1 KiB, and so do 1000 and 1023.
     { 'src/bytes.js': BYTES('n >= 1000') },
     { 'test/bytes.test.js': BYTES_TESTS(NEW_JS) },
-    { image: 'node:18', install: 'npm install --no-audit --no-fund', testCmd: `npx ${runner} {files}` },
+    // vitest's \`it\` is a global only with --globals.
+    { image: 'node:18', install: 'npm install --no-audit --no-fund', testCmd: runner === 'vitest' ? 'npx vitest run --globals {files}' : `npx ${runner} {files}` },
   );
 };
 
@@ -160,6 +162,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let py: Project;
   let mocha: Project;
   let jest: Project;
+  let vitest: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -173,6 +176,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     );
     mocha = bytesProject('mocha');
     jest = bytesProject('jest');
+    vitest = bytesProject('vitest');
   });
   afterAll(() => {
     cleanupGitRepos();
@@ -194,7 +198,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     broken: 'test/bytes.test.js > keeps sizes under a kibibyte in bytes',
     brokenBefore: 'test/bytes.test.js > keeps 1000 bytes in bytes',
   };
-  // jest starts slowly: once, to show its -t selection on real runs; mocha and pytest ROUNDS times.
+  // jest and vitest start slowly: once, to show their -t selection on real runs; mocha and pytest ROUNDS times.
   const cases = [
     {
       name: 'python/pytest',
@@ -208,6 +212,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     },
     { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: false },
     { name: 'javascript/jest', p: () => jest, rounds: 1, ...js, inProcess: true },
+    { name: 'javascript/vitest', p: () => vitest, rounds: 1, ...js, inProcess: true },
   ];
 
   describe.each(cases)('$name', ({ p, rounds, added, poisoned, broken, brokenBefore, inProcess }) => {
@@ -232,7 +237,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
         expect(gold.tests.filter((t) => t.flaky).map((t) => t.id)).toEqual([poisoned]);
         expect(gold).toMatchObject({ success: true, likelyCorrect: true });
         expect(gold.confirmation).toMatchObject({ rounds: 2, alone: true, tests: expect.arrayContaining([added, poisoned]) });
-        // pytest and jest confirm the new test in rounds inside the first runs; the poisoned one, a head failure, reruns alone.
+        // pytest, jest and vitest confirm the new test in rounds inside the first runs; the poisoned one, a head failure, reruns alone.
         expect(gold.confirmation?.inProcess ?? []).toEqual(inProcess ? [added] : []);
         const text = renderText(gold);
         expect(text).toContain('Flaky (not counted for S or the fix filter):');

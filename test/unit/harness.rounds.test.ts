@@ -1,5 +1,6 @@
 import { confirmedInProcess, joinRounds, literalsOf, roundPlan } from '../../src/harness/rounds.js';
-import { buildTestCommand, roundReportName, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
+import { buildRerunCommand, buildTestCommand, roundReportName, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
+import { VITEST_ROUNDS_SOURCE } from '../../src/ecosystems/node/vitestRounds.js';
 import { ROUNDS_PLUGIN_SOURCE } from '../../src/ecosystems/python/rounds.js';
 import type { RunResult } from '../../src/results/types.js';
 import { runTestsKept } from '../../src/harness/runTests.js';
@@ -113,6 +114,22 @@ describe('the run command with rounds', () => {
     expect(withRounds).toContain('export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--require /tmp/swt-rounds/jest-rounds.cjs"');
     expect(withRounds.endsWith(buildTestCommand(jest, ['a.test.js'], '/swt-out').replace(/^mkdir -p \/swt-out 2>\/dev\/null;/, ''))).toBe(true);
     expect(roundReportName(jest, 1)).toBe('jest.json.round1');
+  });
+
+  it('vitest: the harness\'s reporter added to the run\'s own (only with rounds), the plan by environment; one line', () => {
+    const vitest = runnerFromCommand('npx vitest run {files}');
+    const plain = buildTestCommand(vitest, ['a.test.ts'], '/swt-out');
+    const withRounds = buildTestCommand(vitest, ['a.test.ts'], '/swt-out', { rounds: plan });
+    expect(withRounds).not.toMatch(/[\r\n]/);
+    expect(plain).not.toContain('vitest-rounds');
+    expect(withRounds).toContain(' && export SWT_ROUNDS=/tmp/swt-rounds/plan.json;');
+    // vite loads a reporter only from the project (server.fs.allow), not from /tmp.
+    expect(withRounds).toContain('mkdir -p /tmp/swt-rounds ./node_modules/.swt-rounds && printf');
+    expect(withRounds).toContain("npx vitest run --reporter=default --reporter=junit --outputFile.junit=/swt-out/junit.xml --reporter=./node_modules/.swt-rounds/vitest-rounds.mjs a.test.ts");
+    // Its reruns stay as they were: a rerun holds no rounds.
+    expect(buildRerunCommand(vitest, [{ file: 'a.test.ts', ids: ['a.test.ts > x'] }], 1, '/swt-out')).not.toContain('vitest-rounds');
+    expect(roundReportName(vitest, 2)).toBe('junit.xml.round2');
+    expect(VITEST_ROUNDS_SOURCE.join('\n')).toContain('export default class');
   });
 
   it('a runner without rounds, or a run per file or per package, gets the command it always had', () => {

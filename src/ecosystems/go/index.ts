@@ -86,7 +86,7 @@ export const goTest: RunnerDef = {
   kind: 'go-test',
   recognise: /(^|[\s/;&|(])go\s+test(\s|$|;|&|\|)/,
   reportFile: 'go-test.json',
-  command: (spec, files, out, report, kept) => goCommand(spec, files, out, report, { ...(kept ? { kept } : {}) }),
+  command: (spec, files, out, report, opts) => goCommand(spec, files, out, report, { ...(opts?.kept ? { kept: true } : {}) }),
   // `-run '^(TestA|TestB)$'`: whole top-level tests, their subtests with them (rerunCommand).
   commandForTests: rerunCommand,
   parse: (content, ctx) => parseGoTestJson(content, ctx),

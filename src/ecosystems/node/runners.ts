@@ -12,6 +12,7 @@ import { DENO_TEST, denoStopped, parseDenoJUnit } from './deno.js';
 import { parseUvuJsonl, uvuCommand } from './uvu.js';
 import { uvuHookWrite } from './uvuHook.js';
 import { jestRounds } from './jestRounds.js';
+import { VITEST_ROUNDS_FILE, vitestRounds } from './vitestRounds.js';
 import { JASMINE_OUT_ENV, JASMINE_REPORTER_FILE, jasmineReporterWrite, parseJasmineJsonl } from './jasmine.js';
 import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import type { OneReport, ReportContext, RunnerDef } from '../types.js';
@@ -50,9 +51,9 @@ const NOT_FOUND = [
   /^.*\b(node|npx): (can't open file|No such file or directory)/m,
 ];
 
-function vitestOptions(spec: RunnerSpec, out: string, report: string): string[] {
+function vitestOptions(spec: RunnerSpec, out: string, report: string, rounds = false): string[] {
   const watchOff = /(^|\s)vitest\s+run(\s|$)/.test(spec.template) ? [] : ['--run'];
-  return [...watchOff, '--reporter=default', '--reporter=junit', `--outputFile.junit=${reportPath(out, report)}`];
+  return [...watchOff, '--reporter=default', '--reporter=junit', `--outputFile.junit=${reportPath(out, report)}`, ...(rounds ? [`--reporter=${VITEST_ROUNDS_FILE}`] : [])];
 }
 
 export const vitest: RunnerDef = {
@@ -61,9 +62,11 @@ export const vitest: RunnerDef = {
   reportFile: 'junit.xml',
   onlyRequested: true,
   notFound: NOT_FOUND,
-  command: (spec, files, out, report) => fillTemplate(spec.template, [...vitestOptions(spec, out, report), ...words(files)]),
+  command: (spec, files, out, report, opts) => fillTemplate(spec.template, [...vitestOptions(spec, out, report, opts?.rounds), ...words(files)]),
   commandForTests: (spec, file, ids, out, report) => fillTemplate(spec.template, [...vitestOptions(spec, out, report), '-t', namePattern(ids), ...words([file])]),
   parse: (content, ctx) => whole(parseJUnit(content, { ...ctx, flavor: 'vitest' })),
+  // Rounds through vitest's own API in the run's process (a new worker per test file).
+  roundsInProcess: vitestRounds,
 };
 
 export const jest: RunnerDef = {
@@ -77,7 +80,8 @@ export const jest: RunnerDef = {
   commandForTests(spec, file, ids, out, report) {
     return fillTemplate(spec.template, ['--ci', '--runTestsByPath', '--json', `--outputFile=${reportPath(out, report)}`, '-t', namePattern(ids), ...words([file])]);
   },
-  parse: (content, ctx) => whole(parseJestJson(content, ctx)),  // runCLI again in the run's own process (a new module registry per test file): the rounds cost the tests, not jest's start.
+  parse: (content, ctx) => whole(parseJestJson(content, ctx)),
+  // runCLI again in the run's own process (a new module registry per test file): the rounds cost the tests, not jest's start.
   roundsInProcess: jestRounds,
 };
 
