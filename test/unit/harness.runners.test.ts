@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { LOCAL_NPX } from '../../src/ecosystems/node/localNpx.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -111,25 +112,25 @@ describe('buildTestCommand', () => {
       'mkdir -p /swt-out 2>/dev/null; python3 -m pytest -p no:cacheprovider -rA --continue-on-collection-errors --junitxml=/swt-out/junit.xml -o junit_family=xunit1 tests/test_a.py',
     );
     expect(buildTestCommand(runnerFromCommand('npx jest --preset ts-jest {files}'), ['a.test.ts'], out)).toBe(
-      'mkdir -p /swt-out 2>/dev/null; npx jest --preset ts-jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json a.test.ts',
+      `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX} npx jest --preset ts-jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json a.test.ts`,
     );
     expect(buildTestCommand(runnerFromCommand('npx vitest run {files}'), ['a.test.ts'], out)).toBe(
-      'mkdir -p /swt-out 2>/dev/null; npx vitest run --reporter=default --reporter=junit --outputFile.junit=/swt-out/junit.xml a.test.ts',
+      `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX} npx vitest run --reporter=default --reporter=junit --outputFile.junit=/swt-out/junit.xml a.test.ts`,
     );
     expect(buildTestCommand(runnerFromCommand('npx vitest {files}'), ['a.test.ts'], out)).toContain('npx vitest --run --reporter=default');
     expect(buildTestCommand(runnerFromCommand('npx mocha --exit {files}'), ['t/a.js'], out)).toBe(
-      `mkdir -p /swt-out 2>/dev/null;${reporterInstall(runnerFromCommand('mocha'), out)} ` +
+      `mkdir -p /swt-out 2>/dev/null;${reporterInstall(runnerFromCommand('npx mocha --exit {files}'), out)} ` +
         'npx mocha --exit --require /swt-out/swt-mocha-reporter.cjs --reporter /swt-out/swt-mocha-reporter.cjs t/a.js',
     );
     expect(buildTestCommand(runnerFromCommand('npx tap {files}'), ['t/a.js'], out)).toBe(
-      `mkdir -p /swt-out 2>/dev/null; ( { { npx tap --reporter=tap t/a.js; echo $? > /swt-out/tap.txt.rc; } | tee /swt-out/tap.txt; }; exit "$(cat /swt-out/tap.txt.rc 2>/dev/null || echo 1)" )`,
+      `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX} ( { { npx tap --reporter=tap t/a.js; echo $? > /swt-out/tap.txt.rc; } | tee /swt-out/tap.txt; }; exit "$(cat /swt-out/tap.txt.rc 2>/dev/null || echo 1)" )`,
     );
   });
 
   it("replaces mocha's own reporter, which would otherwise win or clash", () => {
     for (const tpl of ['npx mocha -R spec --reporter-option foo=bar --exit {files}', 'npx mocha --reporter=dot --reporter-options output=x.xml --exit {files}']) {
       expect(withoutInstall(buildTestCommand(runnerFromCommand(tpl), ['t/a.js'], out))).toBe(
-        'mkdir -p /swt-out 2>/dev/null; npx mocha --exit --require /swt-out/swt-mocha-reporter.cjs --reporter /swt-out/swt-mocha-reporter.cjs t/a.js',
+        `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX} npx mocha --exit --require /swt-out/swt-mocha-reporter.cjs --reporter /swt-out/swt-mocha-reporter.cjs t/a.js`,
       );
     }
   });
@@ -138,7 +139,9 @@ describe('buildTestCommand', () => {
     const install = reporterInstall(runnerFromCommand('./node_modules/.bin/_mocha {files}'), '/tmp/o/');
     expect(install).not.toMatch(/[\r\n]/);
     expect(install).toMatch(/^ printf '%s\\n' '.*' > \/tmp\/o\/swt-mocha-reporter\.cjs;$/);
-    expect(reporterInstall(runnerFromCommand('npx jest {files}'))).toBe('');
+    // A command calling npx gets the shim that calls an installed bin directly (localNpx.ts).
+    expect(reporterInstall(runnerFromCommand('npx jest {files}'))).toBe(LOCAL_NPX);
+    expect(reporterInstall(runnerFromCommand('jest {files}'))).toBe('');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'swt-reporter-'));
     try {
       execFileSync('sh', ['-c', reporterInstall(runnerFromCommand('mocha'), dir)]);
@@ -165,7 +168,7 @@ describe('buildTestCommand', () => {
       'mkdir -p /swt-out 2>/dev/null; pytest -rA --continue-on-collection-errors --junitxml=/swt-out/junit.xml -o junit_family=xunit1 t.py',
     );
     expect(buildTestCommand({ kind: 'jest', template: 'cd web && npx jest {files} && echo done' }, ['x.test.js'], out)).toBe(
-      'mkdir -p /swt-out 2>/dev/null; cd web && npx jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json x.test.js && echo done',
+      `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX} cd web && npx jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json x.test.js && echo done`,
     );
   });
 
@@ -198,7 +201,7 @@ describe('buildTestCommand', () => {
     expect(cmd('npx vitest run {files}', [{ file: 'a.test.ts', ids: ['a.test.ts > s > x.y'] }])).toContain("--outputFile.junit=/swt-out/c0-0/junit.xml -t 'x\\.y' a.test.ts");
     const mocha = buildRerunCommand(runnerFromCommand('npx mocha --exit {files}'), [{ file: 't/a.js', ids: ["t/a.js > it's"] }], 1, out);
     // Each invocation has its own reporter, which writes its report beside itself.
-    expect(mocha).toContain(`mkdir -p /swt-out/c0-0 2>/dev/null;${reporterInstall(runnerFromCommand('mocha'), '/swt-out/c0-0')} ( npx mocha --exit --require /swt-out/c0-0/swt-mocha-reporter.cjs`);
+    expect(mocha).toContain(`mkdir -p /swt-out/c0-0 2>/dev/null;${reporterInstall(runnerFromCommand('npx mocha --exit {files}'), '/swt-out/c0-0')} ( npx mocha --exit --require /swt-out/c0-0/swt-mocha-reporter.cjs`);
     expect(mocha).toContain("--grep 'it'\\''s' t/a.js");
     expect(cmd('node --test {files}', [{ file: 't/a.test.js', ids: ['t/a.test.js > b', 't/a.test.js > s > c'] }])).toContain(
       "--test-reporter-destination=/swt-out/c0-0/junit-0.xml --test-reporter=spec --test-reporter-destination=stdout --test-name-pattern='b|c' t/a.test.js",
@@ -233,8 +236,9 @@ describe('buildTestCommand', () => {
     for (const s of scenarios) {
       const c = loadCapture(s);
       const outDir = (c.meta as unknown as { outDir: string }).outDir;
-      // The reporter mocha's command writes may have been reworded since: the command around it may not.
-      expect(withoutInstall(buildTestCommand(c.spec, c.meta.files, outDir))).toBe(withoutInstall(c.meta.command));
+      // The reporter mocha's command writes may have been reworded since: the command around it may
+      // not. The captures predate the npx shim (localNpx.ts), which only comes before the command.
+      expect(withoutInstall(buildTestCommand(c.spec, c.meta.files, outDir).split(LOCAL_NPX).join(''))).toBe(withoutInstall(c.meta.command));
     }
   });
 });

@@ -12,6 +12,7 @@ import { DENO_TEST, denoStopped, parseDenoJUnit } from './deno.js';
 import { parseUvuJsonl, uvuCommand } from './uvu.js';
 import { uvuHookWrite } from './uvuHook.js';
 import { jestRounds } from './jestRounds.js';
+import { withLocalNpx } from './localNpx.js';
 import { VITEST_ROUNDS_FILE, vitestRounds } from './vitestRounds.js';
 import { JASMINE_OUT_ENV, JASMINE_REPORTER_FILE, jasmineReporterWrite, parseJasmineJsonl } from './jasmine.js';
 import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
@@ -243,5 +244,5 @@ export const tap: RunnerDef = {
   parse: (content, ctx) => whole(parseTap(content, ctx)),
 };
 
-/** Most specific first: vitest before jest, tape/tap last. */
-export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, bunTest, denoTest, mocha, uvu, nodeTest, tap];
+/** Most specific first: vitest before jest, tape/tap last. Each calls an installed bin without npm's start (localNpx.ts). */
+export const NODE_RUNNERS: readonly RunnerDef[] = [vitest, jest, ava, jasmine, bunTest, denoTest, mocha, uvu, nodeTest, tap].map(withLocalNpx);
