@@ -112,6 +112,13 @@ export interface RunnerDef {
     report(report: string, round: number): string;
     /** Output of a run without a report that means the hook kept it from running (it runs again without). */
     hookFailed: RegExp;
+    /**
+     * Each round starts from a copy of the process as it was before any test ran (pytest's fork),
+     * so a round that differs from the run is evidence of a flaky test. Otherwise (jest, vitest:
+     * process-level state carries over) a round that differs proves nothing: its test reruns in
+     * new processes, which decide.
+     */
+    freshProcess: boolean;
   };
 }
 

@@ -63,12 +63,16 @@ export function literalsOf(added: readonly string[]): string[] {
 /**
  * Which of `ids` (tests that moved) a side's in-process rounds confirm: those every round
  * reported, except at head a test that failed there in the first run: a neighbour may have
- * poisoned it, so it reruns alone in a process of its own (rerunTargets).
+ * poisoned it, so it reruns alone in a process of its own (rerunTargets). Rounds that do not
+ * start from a fresh process (`freshProcess` false) confirm only a test whose every round agreed
+ * with the first run: one that differs reruns in new processes, which decide.
  */
-export function confirmedInProcess(ids: readonly string[], rounds: readonly RunResult[] | undefined, first: readonly RunResult[], side: 'base' | 'head'): string[] {
+export function confirmedInProcess(ids: readonly string[], rounds: readonly RunResult[] | undefined, first: readonly RunResult[], side: 'base' | 'head', freshProcess = true): string[] {
   if (!rounds?.length) return [];
   const failedFirst = new Set(first.flatMap((r) => r.tests.filter((t) => t.outcome !== 'passed').map((t) => t.id)));
-  return ids.filter((id) => rounds.every((r) => r.tests.some((t) => t.id === id)) && !(side === 'head' && failedFirst.has(id)));
+  const outcomes = (runs: readonly RunResult[], id: string) => runs.flatMap((r) => r.tests.filter((t) => t.id === id).map((t) => t.outcome));
+  const agrees = (id: string) => new Set([...outcomes(first, id), ...outcomes(rounds, id)]).size === 1;
+  return ids.filter((id) => rounds.every((r) => r.tests.some((t) => t.id === id)) && !(side === 'head' && failedFirst.has(id)) && (freshProcess || agrees(id)));
 }
 
 /**

@@ -117,6 +117,11 @@ export function roundsInProcess(spec: RunnerSpec): boolean {
   return !!runnerDef(spec.kind).def.roundsInProcess && !isGrouped(spec) && !runsPerFile(spec);
 }
 
+/** Whether each in-process round of `spec`'s runner starts from a fresh process's state (see roundsInProcess.freshProcess). */
+export function roundsFresh(spec: RunnerSpec): boolean {
+  return !!runnerDef(spec.kind).def.roundsInProcess?.freshProcess;
+}
+
 /** Whether a run's output says its rounds' hook kept it from running. */
 export function roundsHookFailed(spec: RunnerSpec, output: string): boolean {
   return !!runnerDef(spec.kind).def.roundsInProcess?.hookFailed.test(output);

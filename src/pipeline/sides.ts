@@ -4,7 +4,7 @@
  * touched files' baselines.
  */
 import { compareRuns, fileOfId, movingTests, type TargetedRuns } from '../harness/classify.js';
-import { selectsTests, type RerunTarget } from '../harness/runners.js';
+import { roundsFresh, selectsTests, type RerunTarget } from '../harness/runners.js';
 import { rerunTests, runTests, runTestsKept } from '../harness/runTests.js';
 import { confirmedInProcess, joinRounds } from '../harness/rounds.js';
 import type { RoundPlan } from '../ecosystems/types.js';
@@ -143,7 +143,7 @@ async function confirmMoving(
     const runs = first.runs[name];
     const rounds = first.inProcess[name];
     // The first run's own rounds confirm what they reported; only the rest reruns.
-    const covered = (confirmedBy[name] = confirmedInProcess(moving, rounds, runs, name));
+    const covered = (confirmedBy[name] = confirmedInProcess(moving, rounds, runs, name, roundsFresh(ctx.runner)));
     const rest = moving.filter((id) => !covered.includes(id));
     const targets = rerunTargets(rest, runs, withTests.files, alone, name);
     const own = first.kept[name];

@@ -144,8 +144,10 @@ it('1024 bytes is 1 KiB, also from the cache', () => {
 });
 `;
 const DEV = { jest: { jest: '^29.7.0' }, mocha: { mocha: '^10.7.0' }, vitest: { vitest: '^3.2.4' } };
-const bytesProject = (runner: 'mocha' | 'jest' | 'vitest'): Project => {
-  const pkg = JSON.stringify({ name: 'bytes', version: '1.0.0', private: true, scripts: { test: runner }, devDependencies: DEV[runner] }, null, 2);
+/** `vitest`: another major of vitest (its rounds use its own API), on the image it needs. */
+const bytesProject = (runner: 'mocha' | 'jest' | 'vitest', vitest?: { version: string; image: string }): Project => {
+  const dev = vitest ? { vitest: vitest.version } : DEV[runner];
+  const pkg = JSON.stringify({ name: 'bytes', version: '1.0.0', private: true, scripts: { test: runner }, devDependencies: dev }, null, 2);
   return project(
     { 'package.json': pkg, 'src/bytes.js': BYTES('n > 1024'), 'test/bytes.test.js': BYTES_TESTS('') },
     { 'src/bytes.js': BYTES('n >= 1024') },
@@ -153,7 +155,7 @@ const bytesProject = (runner: 'mocha' | 'jest' | 'vitest'): Project => {
     { 'src/bytes.js': BYTES('n >= 1000') },
     { 'test/bytes.test.js': BYTES_TESTS(NEW_JS) },
     // vitest's \`it\` is a global only with --globals.
-    { image: 'node:18', install: 'npm install --no-audit --no-fund', testCmd: runner === 'vitest' ? 'npx vitest run --globals {files}' : `npx ${runner} {files}` },
+    { image: vitest?.image ?? 'node:18', install: 'npm install --no-audit --no-fund', testCmd: runner === 'vitest' ? 'npx vitest run --globals {files}' : `npx ${runner} {files}` },
   );
 };
 
@@ -163,6 +165,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let mocha: Project;
   let jest: Project;
   let vitest: Project;
+  let vitest5: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -177,6 +180,8 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     mocha = bytesProject('mocha');
     jest = bytesProject('jest');
     vitest = bytesProject('vitest');
+    // vitest 5 needs Node 22.
+    vitest5 = bytesProject('vitest', { version: '^5.1.1', image: 'node:22' });
   });
   afterAll(() => {
     cleanupGitRepos();
@@ -212,7 +217,8 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     },
     { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: false },
     { name: 'javascript/jest', p: () => jest, rounds: 1, ...js, inProcess: true },
-    { name: 'javascript/vitest', p: () => vitest, rounds: 1, ...js, inProcess: true },
+    { name: 'javascript/vitest 3', p: () => vitest, rounds: 1, ...js, inProcess: true },
+    { name: 'javascript/vitest 5', p: () => vitest5, rounds: 1, ...js, inProcess: true },
   ];
 
   describe.each(cases)('$name', ({ p, rounds, added, poisoned, broken, brokenBefore, inProcess }) => {

@@ -63,6 +63,14 @@ describe('confirmedInProcess and joinRounds: what the rounds confirm, and the ru
     expect(confirmedInProcess(['a::new'], undefined, first, 'base')).toEqual([]);
   });
 
+  it('rounds that do not start from a fresh process (jest, vitest) confirm only a test whose rounds agreed with the first run: one that differs reruns in new processes', () => {
+    const first = [run([['a::new', 'passed'], ['a::other', 'passed']])];
+    // a::other passed, then failed in round 2: evidence from a fork (pytest), not from a reused process.
+    expect(confirmedInProcess(['a::new', 'a::other'], rounds, first, 'base', true)).toEqual(['a::new', 'a::other']);
+    expect(confirmedInProcess(['a::new', 'a::other'], rounds, first, 'base', false)).toEqual(['a::new']);
+    expect(confirmedInProcess(['a::new', 'a::other'], rounds, first, 'head', false)).toEqual(['a::new']);
+  });
+
   it('each confirmation run holds the rounds\' covered tests and that round\'s reruns of the rest', () => {
     const reruns = [run([['a::old', 'failed']]), run([['a::old', 'passed']])];
     expect(joinRounds(rounds, ['a::new'], reruns, 2).map((r) => r.tests.map((t) => `${t.id} ${t.outcome}`))).toEqual([

@@ -80,4 +80,6 @@ export const jestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   },
   report: (report: string, round: number) => `${report}.round${round}`,
   hookFailed: /jest-rounds\.cjs/,
+  // Process-level state (listeners, timers, patched built-ins) carries over between rounds.
+  freshProcess: false,
 };

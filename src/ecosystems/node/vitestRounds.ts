@@ -75,4 +75,6 @@ export const vitestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   prepare: (_out: string, plan: RoundPlan) => ` ${writeRoundsHook(VITEST_ROUNDS_FILE, VITEST_ROUNDS_SOURCE, plan)} && export SWT_ROUNDS=${ROUNDS_PLAN_FILE};`,
   report: (report: string, round: number) => `${report}.round${round}`,
   hookFailed: /vitest-rounds\.mjs/,
+  // Process-level state (listeners, timers, patched built-ins) carries over between rounds.
+  freshProcess: false,
 };

@@ -170,4 +170,5 @@ export const pytestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   report: (report: string, round: number) => `${report}.round${round}`,
   // `-p swt_rounds` that cannot import (a command that sets its own PYTHONPATH) stops pytest before it runs.
   hookFailed: new RegExp(ROUNDS_PLUGIN),
+  freshProcess: true,
 };
