@@ -215,7 +215,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       brokenBefore: 'tests/test_slugs.py::test_slugify_keeps_digits',
       inProcess: true,
     },
-    { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: false },
+    { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: true },
     { name: 'javascript/jest', p: () => jest, rounds: 1, ...js, inProcess: true },
     { name: 'javascript/vitest 3', p: () => vitest, rounds: 1, ...js, inProcess: true },
     { name: 'javascript/vitest 5', p: () => vitest5, rounds: 1, ...js, inProcess: true },
@@ -243,7 +243,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
         expect(gold.tests.filter((t) => t.flaky).map((t) => t.id)).toEqual([poisoned]);
         expect(gold).toMatchObject({ success: true, likelyCorrect: true });
         expect(gold.confirmation).toMatchObject({ rounds: 2, alone: true, tests: expect.arrayContaining([added, poisoned]) });
-        // pytest, jest and vitest confirm the new test in rounds inside the first runs; the poisoned one, a head failure, reruns alone.
+        // Every runner here confirms the new test in rounds inside the first runs; the poisoned one, a head failure, reruns alone.
         expect(gold.confirmation?.inProcess ?? []).toEqual(inProcess ? [added] : []);
         const text = renderText(gold);
         expect(text).toContain('Flaky (not counted for S or the fix filter):');

@@ -1,5 +1,5 @@
 import { confirmedInProcess, joinRounds, literalsOf, roundPlan } from '../../src/harness/rounds.js';
-import { buildRerunCommand, buildTestCommand, roundReportName, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
+import { buildRerunCommand, buildTestCommand, roundReportName, roundsFresh, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
 import { VITEST_ROUNDS_SOURCE } from '../../src/ecosystems/node/vitestRounds.js';
 import { LOCAL_NPX } from '../../src/ecosystems/node/localNpx.js';
 import { ROUNDS_PLUGIN_SOURCE } from '../../src/ecosystems/python/rounds.js';
@@ -141,10 +141,23 @@ describe('the run command with rounds', () => {
     expect(VITEST_ROUNDS_SOURCE.join('\n')).toContain('export default class');
   });
 
+  it('mocha: the hook required after the reporter (after the project\'s own --require modules), the plan by environment; reruns without it; one line', () => {
+    const mocha = runnerFromCommand('npx mocha --exit -r ts-node/register {files}');
+    const withRounds = buildTestCommand(mocha, ['t/a.js'], '/swt-out', { rounds: plan });
+    expect(withRounds).not.toMatch(/[\r\n]/);
+    expect(withRounds).toContain(' && export SWT_ROUNDS=/tmp/swt-rounds/plan.json;');
+    expect(withRounds).toContain('npx mocha --exit -r ts-node/register --require /swt-out/swt-mocha-reporter.cjs --require /tmp/swt-rounds/mocha-rounds.cjs --reporter /swt-out/swt-mocha-reporter.cjs t/a.js');
+    expect(buildTestCommand(mocha, ['t/a.js'], '/swt-out')).not.toContain('mocha-rounds');
+    expect(buildRerunCommand(mocha, [{ file: 't/a.js', ids: ['t/a.js > x'] }], 1, '/swt-out')).not.toContain('mocha-rounds');
+    expect(roundReportName(mocha, 1)).toBe('mocha.jsonl.round1');
+    expect(roundsFresh(mocha)).toBe(false);
+    expect(roundsFresh(runnerFromCommand('python3 -m pytest {files}'))).toBe(true);
+  });
+
   it('a runner without rounds, or a run per file or per package, gets the command it always had', () => {
-    const mocha = runnerFromCommand('npx mocha {files}');
-    expect(roundsInProcess(mocha)).toBe(false);
-    expect(buildTestCommand(mocha, ['a.test.js'], '/swt-out', { rounds: plan })).toBe(buildTestCommand(mocha, ['a.test.js'], '/swt-out'));
+    const ava = runnerFromCommand('npx ava {files}');
+    expect(roundsInProcess(ava)).toBe(false);
+    expect(buildTestCommand(ava, ['a.test.js'], '/swt-out', { rounds: plan })).toBe(buildTestCommand(ava, ['a.test.js'], '/swt-out'));
     const grouped = { ...pytest, packages: [{ dir: 'a', runner: pytest }] };
     expect(roundsInProcess(grouped)).toBe(false);
     expect(roundsInProcess(pytest)).toBe(true);

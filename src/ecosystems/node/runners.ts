@@ -13,6 +13,7 @@ import { parseUvuJsonl, uvuCommand } from './uvu.js';
 import { uvuHookWrite } from './uvuHook.js';
 import { jestRounds } from './jestRounds.js';
 import { withLocalNpx } from './localNpx.js';
+import { MOCHA_ROUNDS_FILE, mochaRounds } from './mochaRounds.js';
 import { VITEST_ROUNDS_FILE, vitestRounds } from './vitestRounds.js';
 import { JASMINE_OUT_ENV, JASMINE_REPORTER_FILE, jasmineReporterWrite, parseJasmineJsonl } from './jasmine.js';
 import { commandWord, fillTemplate, quoteTestFile, reportPath } from '../command.js';
@@ -92,11 +93,12 @@ export const mocha: RunnerDef = {
   reportFile: MOCHA_REPORT_FILE,
   onlyRequested: true,
   notFound: NOT_FOUND,
-  command(spec, files, out) {
+  command(spec, files, out, _report, opts) {
     // Our own reporter (see mochaReporter.ts), by absolute path, which every mocha since 1.x
     // accepts; also required first, so that a test file that fails to load stops only itself.
+    // The rounds' hook comes after the project's own --require modules, whose state rounds keep.
     const reporter = reportPath(out, MOCHA_REPORTER_FILE);
-    return fillTemplate(withoutOwnReporter(spec.template), ['--require', reporter, '--reporter', reporter, ...words(files)]);
+    return fillTemplate(withoutOwnReporter(spec.template), ['--require', reporter, ...(opts?.rounds ? ['--require', MOCHA_ROUNDS_FILE] : []), '--reporter', reporter, ...words(files)]);
   },
   commandForTests(spec, file, ids, out) {
     const reporter = reportPath(out, MOCHA_REPORTER_FILE);
@@ -106,6 +108,8 @@ export const mocha: RunnerDef = {
   parse: (content, ctx: ReportContext) => parseMochaJsonl(content, ctx),
   // The reporter falls back to marker lines on stdout when it cannot write its file.
   fromOutput: mochaMarkerLines,
+  // A new Mocha per round in the run's process, with the modules and globals of before its first test file.
+  roundsInProcess: mochaRounds,
 };
 
 /** node --test's junit has no file attribute: one file per invocation. */
