@@ -40,13 +40,30 @@ export function roundPlan(testPatch: string, files: readonly string[], rounds: n
     if (added.length) lines[name] = [...(lines[name] ?? []), ...added];
   }
   if (!Object.keys(lines).length) return undefined;
-  const names = literalsOf(addedText);
+  // The titles of tests the patch declares, when it declares any: its other literals (a request's
+  // path, an error's name) would choose every test that mentions them. Else every literal (rows of a
+  // data-driven test, whose cases take their names from them).
+  const titles = titlesOf(addedText);
+  const names = titles.length ? titles : literalsOf(addedText);
   return { rounds, lines, ...(names.length ? { names } : {}) };
 }
 
 /** Literals shorter than this name too many tests to be worth asking for. */
 const MIN_NAME = 3;
 const MAX_NAMES = 50;
+
+/** A call that declares a test or a suite (mocha, jest, vitest, jasmine, ava, node --test, tap), with its title. */
+const DECLARES = /(?:^|[^\w.$])(?:it|test|specify|describe|context|suite)(?:\.(?:only|skip|concurrent|serial|todo|failing))?\s*\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|`([^`$\\]*)`)/g;
+
+/** The titles of the tests and suites added lines declare (`it('title', …)`), as literalsOf gives them. */
+export function titlesOf(added: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const line of added) for (const m of line.matchAll(DECLARES)) {
+    const text = (m[1] ?? m[2] ?? m[3] ?? '').trim();
+    if (text.length >= MIN_NAME && /[\p{L}\p{N}]/u.test(text)) found.add(text);
+  }
+  return [...found].sort((a, b) => b.length - a.length).slice(0, MAX_NAMES);
+}
 
 /** The quoted strings of added lines (each kind of quote, one line each), distinct, with a letter or digit, longest first. */
 export function literalsOf(added: readonly string[]): string[] {

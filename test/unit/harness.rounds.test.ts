@@ -1,4 +1,4 @@
-import { confirmedInProcess, joinRounds, literalsOf, roundPlan } from '../../src/harness/rounds.js';
+import { confirmedInProcess, joinRounds, literalsOf, roundPlan, titlesOf } from '../../src/harness/rounds.js';
 import { buildRerunCommand, buildTestCommand, roundReportName, roundsFresh, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
 import { VITEST_ROUNDS_SOURCE } from '../../src/ecosystems/node/vitestRounds.js';
 import { LOCAL_NPX } from '../../src/ecosystems/node/localNpx.js';
@@ -90,6 +90,18 @@ describe('literalsOf: the names a data-driven test\'s new rows give its cases', 
       'foobar',
       'plain',
     ]);
+  });
+
+  it('a patch that declares tests gives their titles only: its other literals would choose every test that mentions them', () => {
+    const added = ["+      it('should emit error 416 with content-range header', function (done) {", "+          .on('error', function (err) {", "+          .set('Range', 'bytes=9-50')", '+  describe.only("a suite", () => {', '+  test(`plain`, f)'];
+    expect(titlesOf(added)).toEqual(['should emit error 416 with content-range header', 'a suite', 'plain']);
+    // A test named like a call (\`submit(\`) is not a declaration.
+    expect(titlesOf(["+  form.submit('it(\'x\')')", "+  obj.it('nope')"])).toEqual([]);
+    const send = ['--- a/t.js', '+++ b/t.js', '@@ -1,1 +1,3 @@', " it('old', f);", "+it('emits 416', function () {", "+  req.set('Range', 'bytes=9-50');", ''].join('\n');
+    expect(roundPlan(send, ['t.js'], 2)?.names).toEqual(['emits 416']);
+    // Rows of a data-driven test declare nothing: every literal names its cases.
+    const rows = ['--- a/t.js', '+++ b/t.js', '@@ -1,1 +1,2 @@', ' const CASES = [', '+  [":name*", "foobar"],', ''].join('\n');
+    expect(roundPlan(rows, ['t.js'], 2)?.names).toEqual([':name*', 'foobar']);
   });
 
   it('a plan carries them', () => {
