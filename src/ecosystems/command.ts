@@ -69,3 +69,13 @@ export function writeRoundsHook(file: string, source: readonly string[], plan: R
   const dir = file.slice(0, file.lastIndexOf('/'));
   return `mkdir -p ${ROUNDS_HOOK_DIR}${dir && dir !== ROUNDS_HOOK_DIR ? ` ${dir}` : ''} && printf '%s\\n' ${source.map(shellQuote).join(' ')} > ${file} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${ROUNDS_PLAN_FILE}`;
 }
+
+/** Round `round`'s report, beside the run's own (every runner's rounds name theirs so). */
+export function roundReport(report: string, round: number): string {
+  return `${report}.round${round}`;
+}
+
+/** `prepare` of rounds whose hook the command itself names (its arguments): the hook written, the plan's path by environment. */
+export function hookNamedByCommand(file: string, source: readonly string[]): (out: string, plan: RoundPlan) => string {
+  return (_out, plan) => ` ${writeRoundsHook(file, source, plan)} && export SWT_ROUNDS=${ROUNDS_PLAN_FILE};`;
+}

@@ -7,7 +7,7 @@
  * module registry and global, so a round sees what a new jest process would, without paying
  * node's, jest's and the transformer's start again. Pure.
  */
-import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, writeRoundsHook } from '../command.js';
+import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, roundReport, writeRoundsHook } from '../command.js';
 import type { RoundPlan, RunnerDef } from '../types.js';
 
 const HOOK_FILE = `${ROUNDS_HOOK_DIR}/jest-rounds.cjs`;
@@ -78,7 +78,7 @@ export const jestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
     // A command that sets its own NODE_OPTIONS gets no rounds.
     return ` ${writeRoundsHook(HOOK_FILE, JEST_ROUNDS_SOURCE, plan)} && export NODE_OPTIONS="\${NODE_OPTIONS:+\$NODE_OPTIONS }--require ${HOOK_FILE}" SWT_ROUNDS=${ROUNDS_PLAN_FILE};`;
   },
-  report: (report: string, round: number) => `${report}.round${round}`,
+  report: roundReport,
   hookFailed: /jest-rounds\.cjs/,
   // Process-level state (listeners, timers, patched built-ins) carries over between rounds.
   freshProcess: false,

@@ -14,8 +14,8 @@
  * whose report is `mocha.jsonl.round<N>`. Tests are chosen as jest's are (jestRounds.ts). Pure.
  */
 import { MOCHA_REPORT_FILE } from '../../results/formats/mochaReporter.js';
-import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, writeRoundsHook } from '../command.js';
-import type { RoundPlan, RunnerDef } from '../types.js';
+import { hookNamedByCommand, ROUNDS_HOOK_DIR, roundReport } from '../command.js';
+import type { RunnerDef } from '../types.js';
 
 export const MOCHA_ROUNDS_FILE = `${ROUNDS_HOOK_DIR}/mocha-rounds.cjs`;
 
@@ -113,9 +113,9 @@ if (plan) {
 `.split('\n');
 
 export const mochaRounds: NonNullable<RunnerDef['roundsInProcess']> = {
-  // The command requires the hook (mocha's `command` with `rounds`); the plan's path goes by env.
-  prepare: (_out: string, plan: RoundPlan) => ` ${writeRoundsHook(MOCHA_ROUNDS_FILE, MOCHA_ROUNDS_SOURCE, plan)} && export SWT_ROUNDS=${ROUNDS_PLAN_FILE};`,
-  report: (report: string, round: number) => `${report}.round${round}`,
+  // The command requires the hook (mocha's `command` with `rounds`).
+  prepare: hookNamedByCommand(MOCHA_ROUNDS_FILE, MOCHA_ROUNDS_SOURCE),
+  report: roundReport,
   hookFailed: /mocha-rounds\.cjs/,
   // Process-level state (listeners, timers, patched built-ins) carries over between rounds.
   freshProcess: false,

@@ -9,8 +9,8 @@
  * are (jestRounds.ts): those of the patched files whose name holds a literal of an added line.
  * A vitest without that API (before 3) runs no rounds: its tests rerun as before. Pure.
  */
-import { ROUNDS_PLAN_FILE, writeRoundsHook } from '../command.js';
-import type { RoundPlan, RunnerDef } from '../types.js';
+import { hookNamedByCommand, roundReport } from '../command.js';
+import type { RunnerDef } from '../types.js';
 
 /**
  * In the project's node_modules, relative to the run's directory: vite loads a reporter only from
@@ -71,9 +71,9 @@ export default class SwtRounds {
 `.split('\n');
 
 export const vitestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
-  // The command adds the reporter (vitest's `command` with `rounds`); the plan's path goes by env.
-  prepare: (_out: string, plan: RoundPlan) => ` ${writeRoundsHook(VITEST_ROUNDS_FILE, VITEST_ROUNDS_SOURCE, plan)} && export SWT_ROUNDS=${ROUNDS_PLAN_FILE};`,
-  report: (report: string, round: number) => `${report}.round${round}`,
+  // The command adds the reporter (vitest's `command` with `rounds`).
+  prepare: hookNamedByCommand(VITEST_ROUNDS_FILE, VITEST_ROUNDS_SOURCE),
+  report: roundReport,
   hookFailed: /vitest-rounds\.mjs/,
   // Process-level state (listeners, timers, patched built-ins) carries over between rounds.
   freshProcess: false,

@@ -3,7 +3,7 @@
  * command writes to /tmp and enables through PYTEST_ADDOPTS, so the project's own command stays
  * as it is. Pure.
  */
-import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, writeRoundsHook } from '../command.js';
+import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, roundReport, writeRoundsHook } from '../command.js';
 import type { RoundPlan, RunnerDef } from '../types.js';
 
 export const ROUNDS_PLUGIN = 'swt_rounds';
@@ -167,7 +167,7 @@ export const pytestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
     const enable = `export PYTHONPATH="${ROUNDS_HOOK_DIR}\${PYTHONPATH:+:\$PYTHONPATH}" PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+\$PYTEST_ADDOPTS }-p ${ROUNDS_PLUGIN}" SWT_ROUNDS=${ROUNDS_PLAN_FILE}`;
     return ` ${write} && ${enable};`;
   },
-  report: (report: string, round: number) => `${report}.round${round}`,
+  report: roundReport,
   // `-p swt_rounds` that cannot import (a command that sets its own PYTHONPATH) stops pytest before it runs.
   hookFailed: new RegExp(ROUNDS_PLUGIN),
   freshProcess: true,
