@@ -1,17 +1,18 @@
 /**
  * mocha's confirmation rounds inside the first run (RunnerDef.roundsInProcess): a module the
- * command requires after the harness's reporter wraps mocha's `run`, and once the run is done (its
- * report written, before mocha exits with its failures) runs the chosen tests again, once per
- * round, in a new Mocha with the run's options and a name pattern. mocha keeps no module registry
- * of its own, so before each round the hook puts back what the process had once the `--require`
- * modules were loaded and before the first test file was: it drops every module loaded since from
- * require's cache (native addons stay: they cannot load twice) and every global made since (so
- * `--check-leaks` sees a leak again). The round loads its files with require (an `import()` would
- * find its first copy); an ES module test file fails to load there and gets no round. Process
- * state (listeners, timers, patched built-ins) carries over: a round that differs from the run
- * proves nothing (freshProcess false). The run's runner stops catching uncaught errors during
- * the rounds (it would throw them: its run is over). Each round writes with a copy of the harness's reporter
- * whose report is `mocha.jsonl.round<N>`. Tests are chosen as jest's are (jestRounds.ts). Pure.
+ * command requires after the harness's reporter wraps mocha's `run`, and once the run is done
+ * (its report written, before mocha exits with its failures) runs the chosen tests again, once
+ * per round, in a new Mocha with the run's options, its `--file` files first and a name pattern.
+ * mocha keeps no module registry of its own, so before each round the hook puts back what the
+ * process had once the `--require` modules were loaded and before the first test file was: it
+ * drops every module loaded since from require's cache (native addons stay: they cannot load
+ * twice) and every global made since (so `--check-leaks` sees a leak again). The round loads its
+ * files with require (an `import()` would find its first copy); an ES module test file fails to
+ * load there and gets no round. Process state (listeners, timers, patched built-ins) carries
+ * over: a round that differs from the run proves nothing (freshProcess false). The finished
+ * runners stop catching uncaught errors during the rounds (they would throw them: their run is
+ * over). Each round writes with a copy of the harness's reporter whose report is
+ * `mocha.jsonl.round<N>`. Tests are chosen as jest's are (jestRounds.ts). Pure.
  */
 import { MOCHA_REPORT_FILE } from '../../results/formats/mochaReporter.js';
 import { hookNamedByCommand, ROUNDS_HOOK_DIR, roundReport } from '../command.js';
@@ -77,7 +78,7 @@ function rounds(Mocha, first, runner, finish) {
     options.reporter = own; options.grep = undefined; options.fgrep = undefined; options.invert = false; options.parallel = false;
     var m = new Mocha(options);
     m.swtRound = true;
-    m.files = chosen.files.slice();
+    m.files = [].concat(first.options.file || []).map(function (f) { return path.resolve(String(f)); }).filter(function (f) { return chosen.files.indexOf(f) < 0; }).concat(chosen.files);
     m.grep(new RegExp('^(?:' + chosen.titles.map(escapeRe).join('|') + ')$'));
     quietly(function (back) { var r; try { r = m.run(function () { detach(r); back(); }); } catch (e) { back(); } }, next);
   }
