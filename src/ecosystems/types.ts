@@ -114,7 +114,7 @@ export interface RunnerDef {
     hookFailed: RegExp;
     /**
      * Each round starts from a copy of the process as it was before any test ran (pytest's fork),
-     * so a round that differs from the run is evidence of a flaky test. Otherwise (jest, vitest:
+     * so a round that differs from the run is evidence of a flaky test. Otherwise (jest, vitest, mocha:
      * process-level state carries over) a round that differs proves nothing: its test reruns in
      * new processes, which decide.
      */
