@@ -93,6 +93,7 @@ describe('literalsOf: the names a data-driven test\'s new rows give its cases', 
   });
 
   it('a patch that declares tests gives their titles only: its other literals would choose every test that mentions them', () => {
+    // Added lines of a patch, as text (`describe.only` here is what the parser reads, not a focused suite of ours).
     const added = ["+      it('should emit error 416 with content-range header', function (done) {", "+          .on('error', function (err) {", "+          .set('Range', 'bytes=9-50')", '+  describe.only("a suite", () => {', '+  test(`plain`, f)'];
     expect(titlesOf(added)).toEqual(['should emit error 416 with content-range header', 'a suite', 'plain']);
     // A test named like a call (\`submit(\`) is not a declaration.
