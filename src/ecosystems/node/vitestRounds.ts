@@ -3,7 +3,8 @@
  * the harness's own wraps the Vitest instance's `close`, which `vitest run` calls once the run is
  * done and its reports written, and first runs the chosen tests again, once per round, through
  * vitest's own API (`runTestSpecifications` with a global name pattern). Each round has only a
- * JUnit reporter like the run's own, writing beside it; the run's exit status is kept. vitest
+ * JUnit reporter like the run's own, writing beside it, and prints nothing; the run's exit
+ * status is kept. vitest
  * runs every test file in a new worker (isolate), so a round sees the module state a new process
  * would, without paying node's, vite's and the config's start again. Tests are chosen as jest's
  * are (jestRounds.ts): those of the patched files whose name holds a literal of an added line.
@@ -43,6 +44,8 @@ async function rounds(ctx, junit) {
   if (!chosen.tests.length) return;
   var specs = chosen.modules.map(function (m) { return m.project.createSpecification(m.moduleId); });
   var own = ctx.reporters; var code = process.exitCode;
+  var out = process.stdout.write; var err = process.stderr.write;
+  process.stdout.write = function () { return true; }; process.stderr.write = function () { return true; };
   ctx.setGlobalTestNamePattern(new RegExp('(?:^| )(?:' + chosen.tests.map(function (n) { return escapeRe(n.split(' > ').join(' ')); }).join('|') + ')$'));
   try {
     for (var round = 1; round <= plan.rounds; round++) {
@@ -51,7 +54,7 @@ async function rounds(ctx, junit) {
       ctx.reporters = [report];
       await ctx.runTestSpecifications(specs, false);
     }
-  } finally { ctx.reporters = own; process.exitCode = code; ctx.resetGlobalTestNamePattern(); }
+  } finally { process.stdout.write = out; process.stderr.write = err; ctx.reporters = own; process.exitCode = code; ctx.resetGlobalTestNamePattern(); }
 }
 export default class SwtRounds {
   onInit(ctx) {
