@@ -5,9 +5,10 @@
  * vitest's own API (`runTestSpecifications` with a global name pattern). Each round has only a
  * JUnit reporter like the run's own, writing beside it, and prints nothing; the run's exit
  * status is kept. vitest runs every test file in a new worker (isolate), so a round sees the
- * module state a new process would, without paying node's, vite's and the config's start again. Tests are chosen as jest's
- * are (jestRounds.ts): those of the patched files whose name holds a literal of an added line.
- * A vitest without that API (before 3) runs no rounds: its tests rerun as before. Pure.
+ * module state a new process would, without paying node's, vite's and the config's start again.
+ * Tests are chosen as jest's are (jestRounds.ts): those of the patched files whose name holds a
+ * declared title or a literal of an added line. A vitest without that API (before 3) runs no
+ * rounds: its tests rerun as before. Pure.
  */
 import { hookNamedByCommand, roundReport } from '../command.js';
 import type { RunnerDef } from '../types.js';
