@@ -1,9 +1,9 @@
 /**
  * jest's confirmation rounds inside the first run (RunnerDef.roundsInProcess): a module preloaded
  * through NODE_OPTIONS wraps @jest/core's runCLI, and once the run is done (its report written)
- * calls it again for each round, with only the tests of the patched files whose name holds a
- * literal of an added line (a new test's title, a data-driven test's new row; jest's own test
- * locations would cost the run more than the rounds save). jest gives every test file a new
+ * calls it again for each round, with only the tests of the patched files whose name holds one
+ * of the plan's names (the titles an added line declares, else its literals: a data-driven test's
+ * new row; jest's own test locations would cost the run more than the rounds save). jest gives every test file a new
  * module registry and global, so a round sees what a new jest process would, without paying
  * node's, jest's and the transformer's start again. Pure.
  */
