@@ -7,6 +7,7 @@
  * module registry and global, so a round sees what a new jest process would, without paying
  * node's, jest's and the transformer's start again. Pure.
  */
+import { ROUNDS_HOOK_COMMON } from './roundsHookCommon.js';
 import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, roundReport, writeRoundsHook } from '../command.js';
 import type { RoundPlan, RunnerDef } from '../types.js';
 
@@ -17,11 +18,9 @@ export const JEST_ROUNDS_SOURCE = String.raw`'use strict';
 var Module = require('module');
 var fs = require('fs');
 var path = require('path');
-var plan = null;
-try { plan = JSON.parse(fs.readFileSync(process.env.SWT_ROUNDS, 'utf8')); } catch (e) { plan = null; }
+${ROUNDS_HOOK_COMMON}
 var load = Module._load;
 var wrapped = false;
-function escapeRe(s) { return String(s).replace(/[.*+?^${'$'}{}()|[\]\\]/g, '\\$&'); }
 function quietly(fn) {
   var out = process.stdout.write; var err = process.stderr.write;
   process.stdout.write = function () { return true; }; process.stderr.write = function () { return true; };
@@ -34,8 +33,7 @@ function chosenIn(results) {
     var wanted = plan.lines[path.relative(process.cwd(), file.testFilePath).split(path.sep).join('/')];
     if (!wanted) return;
     (file.testResults || file.assertionResults || []).forEach(function (t) {
-      var named = (plan.names || []).some(function (n) { return String(t.fullName).indexOf(n) >= 0; });
-      if (!named || tests.indexOf(t.fullName) >= 0) return;
+      if (!named(t.fullName) || tests.indexOf(t.fullName) >= 0) return;
       tests.push(t.fullName);
       if (files.indexOf(file.testFilePath) < 0) files.push(file.testFilePath);
     });

@@ -14,6 +14,7 @@
  * over). Each round writes with a copy of the harness's reporter whose report is
  * `mocha.jsonl.round<N>`. Tests are chosen as jest's are (jestRounds.ts). Pure.
  */
+import { ROUNDS_HOOK_COMMON } from './roundsHookCommon.js';
 import { MOCHA_REPORT_FILE } from '../../results/formats/mochaReporter.js';
 import { hookNamedByCommand, ROUNDS_HOOK_DIR, roundReport } from '../command.js';
 import type { RunnerDef } from '../types.js';
@@ -24,11 +25,9 @@ export const MOCHA_ROUNDS_FILE = `${ROUNDS_HOOK_DIR}/mocha-rounds.cjs`;
 export const MOCHA_ROUNDS_SOURCE = String.raw`'use strict';
 var fs = require('fs');
 var path = require('path');
-var plan = null;
-try { plan = JSON.parse(fs.readFileSync(process.env.SWT_ROUNDS, 'utf8')); } catch (e) { plan = null; }
+${ROUNDS_HOOK_COMMON}
 var REPORT = '${MOCHA_REPORT_FILE}';
 var modulesBefore = null; var globalsBefore = null;
-function escapeRe(s) { return String(s).replace(/[.*+?^${'$'}{}()|[\]\\]/g, '\\$&'); }
 function snapshot() { if (modulesBefore) return; modulesBefore = Object.keys(require.cache); globalsBefore = Object.getOwnPropertyNames(global); }
 function freshState() {
   Object.keys(require.cache).forEach(function (k) { if (modulesBefore.indexOf(k) < 0 && !/\.node$/.test(k)) delete require.cache[k]; });
@@ -44,7 +43,7 @@ function chosenIn(suite, out) {
     var file = t.file && path.relative(process.cwd(), String(t.file)).split(path.sep).join('/');
     if (!file || !plan.lines[file] || !require.cache[path.resolve(String(t.file))]) return;
     var title = t.fullTitle();
-    if (!(plan.names || []).some(function (n) { return title.indexOf(n) >= 0; }) || out.titles.indexOf(title) >= 0) return;
+    if (!named(title) || out.titles.indexOf(title) >= 0) return;
     out.titles.push(title);
     if (out.files.indexOf(String(t.file)) < 0) out.files.push(String(t.file));
   });

@@ -10,6 +10,7 @@
  * declared title or a literal of an added line. A vitest without that API (before 3) runs no
  * rounds: its tests rerun as before. Pure.
  */
+import { ROUNDS_HOOK_COMMON } from './roundsHookCommon.js';
 import { hookNamedByCommand, roundReport } from '../command.js';
 import type { RunnerDef } from '../types.js';
 
@@ -22,17 +23,14 @@ export const VITEST_ROUNDS_FILE = './node_modules/.swt-rounds/vitest-rounds.mjs'
 /** An ES module; one statement per line, no line comments: printf writes it line by line. */
 export const VITEST_ROUNDS_SOURCE = String.raw`import fs from 'fs';
 import path from 'path';
-var plan = null;
-try { plan = JSON.parse(fs.readFileSync(process.env.SWT_ROUNDS, 'utf8')); } catch (e) { plan = null; }
-function escapeRe(s) { return String(s).replace(/[.*+?^${'$'}{}()|[\]\\]/g, '\\$&'); }
+${ROUNDS_HOOK_COMMON}
 function usable(ctx) { return ctx && ctx.state && typeof ctx.state.getTestModules === 'function' && typeof ctx.runTestSpecifications === 'function' && typeof ctx.setGlobalTestNamePattern === 'function'; }
 function chosenIn(ctx) {
   var tests = []; var modules = [];
   ctx.state.getTestModules().forEach(function (m) {
     if (!plan.lines[path.relative(process.cwd(), m.moduleId).split(path.sep).join('/')]) return;
     for (var t of m.children.allTests()) {
-      var named = (plan.names || []).some(function (n) { return String(t.fullName).indexOf(n) >= 0; });
-      if (!named || tests.indexOf(t.fullName) >= 0) continue;
+      if (!named(t.fullName) || tests.indexOf(t.fullName) >= 0) continue;
       tests.push(t.fullName);
       if (modules.indexOf(m) < 0) modules.push(m);
     }
