@@ -67,7 +67,12 @@ export const ROUNDS_PLAN_FILE = `${ROUNDS_HOOK_DIR}/plan.json`;
  */
 export function writeRoundsHook(file: string, source: readonly string[], plan: RoundPlan): string {
   const dir = file.slice(0, file.lastIndexOf('/'));
-  return `mkdir -p ${ROUNDS_HOOK_DIR}${dir && dir !== ROUNDS_HOOK_DIR ? ` ${dir}` : ''} && printf '%s\\n' ${source.map(shellQuote).join(' ')} > ${file} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${ROUNDS_PLAN_FILE}`;
+  return `mkdir -p ${ROUNDS_HOOK_DIR}${dir && dir !== ROUNDS_HOOK_DIR ? ` ${dir}` : ''} && ${writeLines(file, source)} && printf '%s' ${shellQuote(JSON.stringify(plan))} > ${ROUNDS_PLAN_FILE}`;
+}
+
+/** Shell that writes `source` (one line per item) to `file`, whose directory exists. */
+export function writeLines(file: string, source: readonly string[]): string {
+  return `printf '%s\\n' ${source.map(shellQuote).join(' ')} > ${file}`;
 }
 
 /** Round `round`'s report, beside the run's own (every runner's rounds name theirs so). */

@@ -147,6 +147,8 @@ describe('the run command with rounds', () => {
     expect(withRounds).toContain(' && export SWT_ROUNDS=/tmp/swt-rounds/plan.json;');
     // vite loads a reporter only from the project (server.fs.allow), not from /tmp.
     expect(withRounds).toContain('mkdir -p /tmp/swt-rounds ./node_modules/.swt-rounds && printf');
+    // The workers' test runner beside it, which the reporter names to vitest.
+    expect(withRounds).toMatch(/ > \.\/node_modules\/\.swt-rounds\/vitest-runner\.mjs && export SWT_ROUNDS=/);
     expect(withRounds).toContain("npx vitest run --reporter=default --reporter=junit --outputFile.junit=/swt-out/junit.xml --reporter=./node_modules/.swt-rounds/vitest-rounds.mjs a.test.ts");
     // Its reruns stay as they were: a rerun holds no rounds.
     expect(buildRerunCommand(vitest, [{ file: 'a.test.ts', ids: ['a.test.ts > x'] }], 1, '/swt-out')).not.toContain('vitest-rounds');

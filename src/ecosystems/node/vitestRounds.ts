@@ -1,34 +1,115 @@
 /**
- * vitest's confirmation rounds inside the first run (RunnerDef.roundsInProcess): a reporter of
- * the harness's own wraps the Vitest instance's `close`, which `vitest run` calls once the run is
- * done and its reports written, and first runs the chosen tests again, once per round, through
- * vitest's own API (`runTestSpecifications` with a global name pattern). Each round has only a
- * JUnit reporter like the run's own, writing beside it, and prints nothing; the run's exit
- * status is kept. vitest runs every test file in a new worker (isolate), so a round sees the
- * module state a new process would, without paying node's, vite's and the config's start again.
- * Tests are chosen as jest's are (jestRounds.ts): those of the patched files whose name holds a
- * declared title or a literal of an added line. A vitest without that API (before 3) runs no
- * rounds: its tests rerun as before. Pure.
+ * vitest's confirmation rounds inside the first run (RunnerDef.roundsInProcess). Where the project
+ * can load it (vitest 3 and 4, with vitest's default test runner), a test runner of the harness's
+ * own (VITEST_RUNNER_SOURCE) holds them in the worker that ran the test file: right after the
+ * file's run, once per round, it resets the module registry (as vitest does between files) and
+ * runs the chosen tests of that file again through vitest's own `startTests`, under ids the main
+ * process never hears of; each round's results go to a file under ROUNDS_HOOK_DIR, which the
+ * reporter (VITEST_ROUNDS_SOURCE) writes as JUnit reports beside the run's own. A round then
+ * costs its tests, not a new worker, vite's transforms and the setup files' imports again.
+ * Elsewhere (a runner of the project's own, vitest 5 without `vitest/runners`, a worker that did
+ * not write its rounds) the reporter wraps the Vitest instance's `close`, which `vitest run` calls
+ * once the run is done and its reports written, and first runs the chosen tests again, once per
+ * round, through vitest's API (`runTestSpecifications` with a global name pattern, each test file
+ * in a new worker), with only a JUnit reporter like the run's own, writing beside it, printing
+ * nothing; the run's exit status is kept. Tests are chosen as jest's are (jestRounds.ts): those
+ * of the patched files whose name holds a declared title or a literal of an added line. A vitest
+ * without that API (before 3) runs no rounds: its tests rerun as before. Pure.
  */
 import { ROUNDS_HOOK_COMMON } from './roundsHookCommon.js';
-import { hookNamedByCommand, roundReport } from '../command.js';
-import type { RunnerDef } from '../types.js';
+import { ROUNDS_PLAN_FILE, roundReport, writeLines, writeRoundsHook } from '../command.js';
+import type { RoundPlan, RunnerDef } from '../types.js';
 
 /**
- * In the project's node_modules, relative to the run's directory: vite loads a reporter only from
- * where its `server.fs.allow` lets it (the project), not from /tmp, and nothing globs node_modules.
+ * In the project's node_modules, relative to the run's directory: vite loads a reporter or a
+ * runner only from where its `server.fs.allow` lets it (the project), not from /tmp, and nothing
+ * globs node_modules.
  */
 export const VITEST_ROUNDS_FILE = './node_modules/.swt-rounds/vitest-rounds.mjs';
+/** Beside the reporter, which names it to vitest. */
+const VITEST_RUNNER_FILE = './node_modules/.swt-rounds/vitest-runner.mjs';
 
-/** An ES module; one statement per line, no line comments: printf writes it line by line. */
+/**
+ * The workers' side: vitest's own test runner, which after a file's run holds that file's rounds.
+ * While a round runs, the runner's methods that the worker wrapped to tell the main process about
+ * tasks are the runner's own again (no RPC), and task updates pass only for the run's own tasks
+ * (a round's file has another project name, hence other ids); what a round prints goes nowhere. Its results (tests that ran: full
+ * name as vitest's JUnit writes it, state, first error) go to vitest/round<N>-<file>.json beside
+ * the plan. An ES module; one statement per line, no line comments: printf writes it line by line.
+ */
+export const VITEST_RUNNER_SOURCE = String.raw`import fs from 'fs';
+import path from 'path';
+import { VitestTestRunner } from 'vitest/runners';
+import { startTests } from '@vitest/runner';
+import { Console } from 'console';
+import { Writable } from 'stream';
+import { vi } from 'vitest';
+${ROUNDS_HOOK_COMMON}
+function tasksOf(task) { return [task].concat((task.tasks || []).reduce(function (all, t) { return all.concat(tasksOf(t)); }, [])); }
+function nameOf(test) { var names = []; for (var t = test; t && t !== test.file; t = t.suite) names.unshift(t.name); return names.join(' > '); }
+function ran(t) { return t.type === 'test' && t.mode === 'run' && t.result && (t.result.state === 'pass' || t.result.state === 'fail'); }
+function results(file) { return tasksOf(file).filter(ran).map(function (t) { var e = (t.result.errors || [])[0]; return { name: nameOf(t), state: t.result.state, message: e ? String(e.message || e) : '' }; }); }
+export default class SwtRoundsRunner extends VitestTestRunner {
+  async onAfterRunFiles(files) {
+    await super.onAfterRunFiles(files);
+    if (!plan || this.swtRound) return;
+    for (var i = 0; i < files.length; i++) { try { await this.swtRounds(files[i]); } catch (e) { } }
+  }
+  async swtRounds(file) {
+    var rel = path.relative(process.cwd(), file.filepath).split(path.sep).join('/');
+    if (!plan.lines[rel]) return;
+    var chosen = [];
+    tasksOf(file).filter(ran).forEach(function (t) { var n = nameOf(t); if (named(n) && chosen.indexOf(n) < 0) chosen.push(n); });
+    if (!chosen.length) return;
+    var runner = this; var base = Object.getPrototypeOf(this); var own = {};
+    var known = new Set(tasksOf(file).map(function (t) { return t.id; }));
+    Object.keys(this).forEach(function (k) { if (/^on[A-Z]/.test(k) && typeof runner[k] === 'function') own[k] = runner[k]; });
+    Object.keys(own).forEach(function (k) { runner[k] = typeof base[k] === 'function' ? base[k] : undefined; });
+    if (own.onTaskUpdate) this.onTaskUpdate = function (packs, events) { var p = (packs || []).filter(function (x) { return known.has(x[0]); }); var ev = (events || []).filter(function (x) { return known.has(x[0]); }); return p.length || ev.length ? own.onTaskUpdate.call(runner, p, ev) : undefined; };
+    var name = this.config.name; var pattern = this.config.testNamePattern;
+    var out = path.join(path.dirname(process.env.SWT_ROUNDS), 'vitest');
+    var log = globalThis.console; var write = [process.stdout.write, process.stderr.write];
+    var sink = new Writable({ write: function (chunk, encoding, done) { done(); } });
+    globalThis.console = new Console({ stdout: sink, stderr: sink });
+    process.stdout.write = function () { return true; }; process.stderr.write = function () { return true; };
+    this.swtRound = true;
+    try {
+      fs.mkdirSync(out, { recursive: true });
+      for (var round = 1; round <= plan.rounds; round++) {
+        this.config.name = (name || '') + ' (swt round ' + round + ')';
+        this.config.testNamePattern = new RegExp('(?:^| )(?:' + chosen.map(function (n) { return escapeRe(n.split(' > ').join(' ')); }).join('|') + ')$');
+        vi.restoreAllMocks();
+        vi.resetModules();
+        var again = (await startTests([file.filepath], this))[0];
+        fs.writeFileSync(path.join(out, 'round' + round + '-' + encodeURIComponent(rel) + '.json'), JSON.stringify({ file: rel, tests: again ? results(again) : [] }));
+      }
+    } finally {
+      Object.keys(own).forEach(function (k) { runner[k] = own[k]; });
+      this.config.name = name; this.config.testNamePattern = pattern; this.swtRound = false;
+      globalThis.console = log; process.stdout.write = write[0]; process.stderr.write = write[1];
+    }
+  }
+}
+`.split('\n');
+
+/** The main process's side: a reporter. An ES module; one statement per line, no line comments: printf writes it line by line. */
 export const VITEST_ROUNDS_SOURCE = String.raw`import fs from 'fs';
 import path from 'path';
+import { createRequire } from 'module';
+import { fileURLToPath } from 'url';
 ${ROUNDS_HOOK_COMMON}
+var RUNNER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'vitest-runner.mjs');
 function usable(ctx) { return ctx && ctx.state && typeof ctx.state.getTestModules === 'function' && typeof ctx.runTestSpecifications === 'function' && typeof ctx.setGlobalTestNamePattern === 'function'; }
+function inWorkers(ctx) {
+  try { var req = createRequire(path.join(process.cwd(), 'package.json')); req.resolve('vitest/runners'); req.resolve('@vitest/runner'); } catch (e) { return false; }
+  var projects = ctx.projects || [];
+  return fs.existsSync(RUNNER) && projects.length > 0 && projects.every(function (p) { return p.config && !p.config.runner && !(p.config.browser && p.config.browser.enabled); });
+}
+function relative(file) { return path.relative(process.cwd(), file).split(path.sep).join('/'); }
 function chosenIn(ctx) {
   var tests = []; var modules = [];
   ctx.state.getTestModules().forEach(function (m) {
-    if (!plan.lines[path.relative(process.cwd(), m.moduleId).split(path.sep).join('/')]) return;
+    if (!plan.lines[relative(m.moduleId)]) return;
     for (var t of m.children.allTests()) {
       if (!named(t.fullName) || tests.indexOf(t.fullName) >= 0) continue;
       tests.push(t.fullName);
@@ -37,9 +118,36 @@ function chosenIn(ctx) {
   });
   return { tests: tests, modules: modules };
 }
+function xml(s) { return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ''); }
+function junitOf(parts) {
+  var out = ['<?xml version="1.0" encoding="UTF-8" ?>', '<testsuites name="vitest tests">'];
+  parts.forEach(function (p) {
+    out.push('<testsuite name="' + xml(p.file) + '" tests="' + p.tests.length + '">');
+    p.tests.forEach(function (t) { out.push('<testcase classname="' + xml(p.file) + '" name="' + xml(t.name) + '">' + (t.state === 'fail' ? '<failure message="' + xml(t.message) + '">' + xml(t.message) + '</failure>' : '') + '</testcase>'); });
+    out.push('</testsuite>');
+  });
+  out.push('</testsuites>');
+  return out.join('\n') + '\n';
+}
+function fromWorkers(chosen, junit) {
+  var dir = path.join(path.dirname(process.env.SWT_ROUNDS), 'vitest');
+  var rounds = [];
+  for (var round = 1; round <= plan.rounds; round++) {
+    var parts = [];
+    for (var m of chosen.modules) {
+      var part = path.join(dir, 'round' + round + '-' + encodeURIComponent(relative(m.moduleId)) + '.json');
+      if (!fs.existsSync(part)) return false;
+      parts.push(JSON.parse(fs.readFileSync(part, 'utf8')));
+    }
+    rounds.push(parts);
+  }
+  rounds.forEach(function (parts, i) { fs.writeFileSync(junit.reportFile + '.round' + (i + 1), junitOf(parts)); });
+  return true;
+}
 async function rounds(ctx, junit) {
   var chosen = chosenIn(ctx);
   if (!chosen.tests.length) return;
+  if (ctx.swtWorkerRounds && fromWorkers(chosen, junit)) return;
   var specs = chosen.modules.map(function (m) { return m.project.createSpecification(m.moduleId); });
   var own = ctx.reporters; var code = process.exitCode;
   var out = process.stdout.write; var err = process.stderr.write;
@@ -58,6 +166,7 @@ export default class SwtRounds {
   onInit(ctx) {
     if (!plan || !usable(ctx) || ctx.config.watch || ctx.swtRounds) return;
     ctx.swtRounds = true;
+    if (inWorkers(ctx)) { ctx.swtWorkerRounds = true; ctx.projects.forEach(function (p) { p.config.runner = RUNNER; }); }
     var close = ctx.close;
     var done = false;
     ctx.close = function () {
@@ -72,10 +181,10 @@ export default class SwtRounds {
 `.split('\n');
 
 export const vitestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
-  // The command adds the reporter (vitest's `command` with `rounds`).
-  prepare: hookNamedByCommand(VITEST_ROUNDS_FILE, VITEST_ROUNDS_SOURCE),
+  // The command adds the reporter (vitest's `command` with `rounds`); the reporter names the runner.
+  prepare: (_out: string, plan: RoundPlan) => ` ${writeRoundsHook(VITEST_ROUNDS_FILE, VITEST_ROUNDS_SOURCE, plan)} && ${writeLines(VITEST_RUNNER_FILE, VITEST_RUNNER_SOURCE)} && export SWT_ROUNDS=${ROUNDS_PLAN_FILE};`,
   report: roundReport,
-  hookFailed: /vitest-rounds\.mjs/,
+  hookFailed: /vitest-(?:rounds|runner)\.mjs/,
   // Process-level state (listeners, timers, patched built-ins) carries over between rounds.
   freshProcess: false,
 };
