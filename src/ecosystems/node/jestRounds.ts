@@ -1,11 +1,17 @@
 /**
  * jest's confirmation rounds inside the first run (RunnerDef.roundsInProcess): a module preloaded
- * through NODE_OPTIONS wraps @jest/core's runCLI, and once the run is done (its report written)
- * calls it again for each round, with only the tests of the patched files whose name holds one
- * of the plan's names (the titles an added line declares, else its literals: a data-driven test's
- * new row; jest's own test locations would cost the run more than the rounds save). jest gives every test file a new
- * module registry and global, so a round sees what a new jest process would, without paying
- * node's, jest's and the transformer's start again. Pure.
+ * through NODE_OPTIONS (in jest's workers too). Where jest-runner keeps `runTest` in a module of
+ * its own (jest 24 to 29), it wraps it: right after a patched file's run, in the same process, it
+ * runs that file again once per round, with only the tests whose name holds one of the plan's
+ * names (the titles an added line declares, else its literals: a data-driven test's new row),
+ * silent and telling jest nothing, and writes each round's result under ROUNDS_HOOK_DIR/jest. It
+ * also wraps @jest/core's runCLI: once the run is done (its report written) it writes those
+ * results as the rounds' reports beside the run's own; where a file has none (jest 30, whose
+ * runTest is bundled), it calls runCLI again for each round instead, with the same tests (jest's
+ * own test locations would cost the run more than the rounds save). jest gives every test file
+ * run a new module registry and global either way, so a round sees what a new jest process
+ * would, without paying node's, jest's and the transformer's start again; from runTest, not
+ * runCLI's configuration, haste map and scheduling either. Pure.
  */
 import { ROUNDS_HOOK_COMMON } from './roundsHookCommon.js';
 import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, roundReport, writeRoundsHook } from '../command.js';
@@ -27,10 +33,11 @@ function quietly(fn) {
   function back(v) { process.stdout.write = out; process.stderr.write = err; return v; }
   return fn().then(back, function (e) { back(); throw e; });
 }
+function relative(file) { return path.relative(process.cwd(), file).split(path.sep).join('/'); }
 function chosenIn(results) {
   var tests = []; var files = [];
   ((results && results.testResults) || []).forEach(function (file) {
-    var wanted = plan.lines[path.relative(process.cwd(), file.testFilePath).split(path.sep).join('/')];
+    var wanted = plan.lines[relative(file.testFilePath)];
     if (!wanted) return;
     (file.testResults || file.assertionResults || []).forEach(function (t) {
       if (!named(t.fullName) || tests.indexOf(t.fullName) >= 0) return;
@@ -40,12 +47,52 @@ function chosenIn(results) {
   });
   return { tests: tests, files: files };
 }
+var partsDir = plan ? path.join(path.dirname(process.env.SWT_ROUNDS), 'jest') : '';
+function partOf(round, file) { return path.join(partsDir, 'round' + round + '-' + encodeURIComponent(relative(file)) + '.json'); }
+function patternOf(tests) { return '^(?:' + tests.map(escapeRe).join('|') + ')$'; }
+function withFileRounds(runTest) {
+  return function (testPath, globalConfig) {
+    var args = Array.prototype.slice.call(arguments);
+    return runTest.apply(this, args).then(function (first) {
+      if (globalConfig.watch || globalConfig.watchAll || !plan.lines[relative(testPath)]) return first;
+      var chosen = chosenIn({ testResults: [Object.assign({}, first, { testFilePath: testPath })] });
+      if (!chosen.tests.length) return first;
+      var again = args.slice();
+      again[1] = Object.assign({}, globalConfig, { testNamePattern: patternOf(chosen.tests), silent: true });
+      if (again.length > 5) again[5] = function () { };
+      var round = 0;
+      function next() {
+        if (++round > plan.rounds) return undefined;
+        return runTest.apply(null, again).then(function (r) {
+          var failed = r.numFailingTests > 0 || !!r.testExecError;
+          try { fs.mkdirSync(partsDir); } catch (e) { }
+          fs.writeFileSync(partOf(round, testPath), JSON.stringify({ name: testPath, status: failed ? 'failed' : 'passed', message: r.failureMessage || '', assertionResults: r.testResults || [] }));
+          return next();
+        });
+      }
+      return Promise.resolve().then(next).then(function () { return first; }, function () { return first; });
+    });
+  };
+}
+function fromFiles(chosen, outputFile) {
+  var rounds = [];
+  for (var round = 1; round <= plan.rounds; round++) {
+    var suites = [];
+    for (var i = 0; i < chosen.files.length; i++) {
+      if (!fs.existsSync(partOf(round, chosen.files[i]))) return false;
+      suites.push(JSON.parse(fs.readFileSync(partOf(round, chosen.files[i]), 'utf8')));
+    }
+    rounds.push(suites);
+  }
+  rounds.forEach(function (suites, i) { fs.writeFileSync(outputFile + '.round' + (i + 1), JSON.stringify({ testResults: suites })); });
+  return true;
+}
 function withRounds(runCLI, argv, projects) {
   if (argv.watch || argv.watchAll || !argv.outputFile) return runCLI(argv, projects);
   return runCLI(argv, projects).then(function (first) {
     var chosen = chosenIn(first.results);
-    if (!chosen.tests.length) return first;
-    var pattern = '^(?:' + chosen.tests.map(escapeRe).join('|') + ')$';
+    if (!chosen.tests.length || fromFiles(chosen, argv.outputFile)) return first;
+    var pattern = patternOf(chosen.tests);
     var round = 0;
     function next() {
       if (++round > plan.rounds) return first;
@@ -59,8 +106,13 @@ function withRounds(runCLI, argv, projects) {
   });
 }
 if (plan) {
-  Module._load = function (request) {
+  Module._load = function (request, parent) {
     var exp = load.apply(this, arguments);
+    if (request === './runTest' && parent && /jest-runner[\\/]build[\\/][^\\/]+\.js$/.test(parent.filename || '') && exp && typeof exp.default === 'function' && !exp.default.swtRounds) {
+      var each = withFileRounds(exp.default);
+      each.swtRounds = true;
+      try { exp.default = each; } catch (e) { }
+    }
     if (wrapped || request !== '@jest/core' || !exp || typeof exp.runCLI !== 'function') return exp;
     wrapped = true;
     var runCLI = exp.runCLI;

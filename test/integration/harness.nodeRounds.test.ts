@@ -1,0 +1,99 @@
+import { runTests, runTestsKept } from '../../src/harness/runTests.js';
+import { roundPlan } from '../../src/harness/rounds.js';
+import { runnerFromCommand } from '../../src/harness/runners.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import type { Environment, Sandbox } from '../../src/sandbox/types.js';
+import type { RunResult } from '../../src/results/types.js';
+import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
+
+// vitest's and jest's confirmation rounds inside the first run (src/ecosystems/node/vitestRounds.ts,
+// jestRounds.ts), on real vitest 3, 4, 5 and jest 27, 29, 30 from the npm registry in real
+// containers. vitest 3 and 4 hold them in the worker that ran the file (the harness's test
+// runner), jest 27 and 29 in the process that ran it (jest-runner's runTest wrapped): their round
+// files are in the container. vitest 5 (no `vitest/runners`) runs them through its API in new
+// workers, jest 30 (runTest bundled) through runCLI again. Either way a round runs only the tests
+// the patch adds, from a new module state, re-drawing what the module drew at import; the run's
+// own report is what it is without rounds; a round's console output is not in the run's.
+
+const ESM = {
+  module: 'export const calls = [];\nexport const drawn = Math.random();\n',
+  imports: ["import fs from 'node:fs';", "import { it, expect } from 'vitest';", "import { calls, drawn } from '../src/state.js';"],
+};
+const CJS = {
+  module: 'exports.calls = [];\nexports.drawn = Math.random();\n',
+  imports: ["const fs = require('fs');", "const { calls, drawn } = require('../src/state.js');"],
+};
+const EXISTING = ['', "it('existing', () => {", '  expect(calls).toEqual([]);', '});', ''];
+/** What the "test patch" adds: the rounds' tests. */
+const ADDED_TESTS = [
+  '',
+  "it('sees a fresh module state', () => {",
+  '  calls.push(1);',
+  '  expect(calls).toEqual([1]);',
+  '});',
+  '',
+  "it('draws afresh at import', () => {",
+  "  const seen = fs.existsSync('/tmp/swt-draws') ? fs.readFileSync('/tmp/swt-draws', 'utf8').split(' ') : [];",
+  "  fs.appendFileSync('/tmp/swt-draws', `${drawn} `);",
+  '  expect(seen).not.toContain(String(drawn));',
+  '});',
+  '',
+  "it('logs a marker', () => {",
+  "  console.log('swt-log-marker');",
+  '});',
+  '',
+];
+
+const FILE = 'test/state.test.js';
+const outcomes = (r: RunResult) => Object.fromEntries(r.tests.map((t) => [t.id.replace(`${FILE} > `, ''), t.outcome]));
+const ADDED = { 'sees a fresh module state': 'passed', 'draws afresh at import': 'passed', 'logs a marker': 'passed' };
+
+let sandbox: Sandbox;
+beforeAll(() => {
+  sandbox = createDockerSandbox();
+});
+afterAll(cleanUpEcosystemRuns);
+
+describe.each([
+  { runner: 'vitest', version: '^3.2.4', image: 'node:18', inProcess: true },
+  { runner: 'vitest', version: '^4.1.12', image: 'node:22', inProcess: true },
+  { runner: 'vitest', version: '^5.1.1', image: 'node:22', inProcess: false },
+  { runner: 'jest', version: '^27.5.1', image: 'node:18', inProcess: true },
+  { runner: 'jest', version: '^29.7.0', image: 'node:18', inProcess: true },
+  { runner: 'jest', version: '^30.2.0', image: 'node:22', inProcess: false },
+] as const)('$runner $version rounds inside the first run (real containers)', ({ runner, version, image, inProcess }) => {
+  const kind = runner === 'vitest' ? ESM : CJS;
+  const test = (withAdded: boolean) => [...kind.imports, ...EXISTING, ...(withAdded ? ADDED_TESTS : [])].join('\n');
+  const spec = runnerFromCommand(runner === 'vitest' ? 'npx vitest run {files}' : 'npx jest {files}');
+  let repo: TempRepo;
+  let env: Environment;
+  let testPatch: string;
+  let base: string;
+  beforeAll(async () => {
+    const pkg = JSON.stringify({ name: 'state', version: '1.0.0', private: true, ...(runner === 'vitest' ? { type: 'module' } : {}), devDependencies: { [runner]: version } });
+    repo = createGitRepo({ 'package.json': pkg, 'src/state.js': kind.module, [FILE]: test(false) });
+    base = repo.sha;
+    testPatch = repo.git('diff', base, repo.commit({ [FILE]: test(true) }, 'tests'));
+    env = await sandbox.ensureEnvironment({ repo: repo.path, rev: base, baseImage: image, install: 'npm install --no-audit --no-fund' });
+  }, 900_000);
+
+  it(`each round runs the added tests from a new module state ${inProcess ? 'in the process that ran the file' : 'in a new run'}; the run's report and output are as without rounds`, async () => {
+    const opts = { env, repo: repo.path, state: { rev: base, patches: [testPatch] }, runner: spec, files: [FILE] };
+    const { result, rounds, kept } = await runTestsKept(sandbox, { ...opts, roundPlan: roundPlan(testPatch, [FILE], 2)! });
+    try {
+      expect(outcomes(result)).toEqual({ existing: 'passed', ...ADDED });
+      expect(rounds).toHaveLength(2);
+      // Only what the patch added; `calls` as a new module has it; `drawn` drawn again.
+      for (const round of rounds!) expect(outcomes(round)).toEqual(ADDED);
+      // The rounds' console output is not the run's.
+      expect(result.output.match(/swt-log-marker/g)).toHaveLength(1);
+      const where = await kept!.rerun(`ls /tmp/swt-rounds/${runner} 2>/dev/null; true`);
+      expect(where.output.trim().split('\n').filter(Boolean).sort()).toEqual(inProcess ? ['round1-test%2Fstate.test.js.json', 'round2-test%2Fstate.test.js.json'] : []);
+    } finally {
+      await kept?.release();
+    }
+    // The same run without rounds reports the same.
+    expect(outcomes(await runTests(sandbox, opts))).toEqual(outcomes(result));
+  }, 300_000);
+});
