@@ -7,14 +7,16 @@ import type { RunResult } from '../../src/results/types.js';
 import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 
-// vitest's and jest's confirmation rounds inside the first run (src/ecosystems/node/vitestRounds.ts,
-// jestRounds.ts), on real vitest 3, 4, 5 and jest 27, 29, 30 from the npm registry in real
-// containers. vitest 3 and 4 hold them in the worker that ran the file (the harness's test
-// runner), jest 27 and 29 in the process that ran it (jest-runner's runTest wrapped): their round
-// files are in the container. vitest 5 (no `vitest/runners`) runs them through its API in new
-// workers, jest 30 (runTest bundled) through runCLI again. Either way a round runs only the tests
-// the patch adds, from a new module state, re-drawing what the module drew at import; the run's
-// own report is what it is without rounds; a round's console output is not in the run's.
+// vitest's, jest's and mocha's confirmation rounds inside the first run (vitestRounds.ts,
+// jestRounds.ts, mochaRounds.ts under src/ecosystems/node), on real vitest 3, 4, 5, jest 27, 29,
+// 30 and mocha 10 from the npm registry in real containers. vitest 3 and 4 hold them in the
+// worker that ran the file (the harness's test runner), jest 27 and 29 in the process that ran it
+// (jest-runner's runTest wrapped): their round files are in the container. vitest 5 (no
+// `vitest/runners`) runs them through its API in new workers, jest 30 (runTest bundled) through
+// runCLI again, mocha in a new Mocha once the run is done (the project's modules loaded again).
+// Either way a round runs only the tests the patch adds, from a new module state, re-drawing what
+// the module drew at import; the run's own report is what it is without rounds; a round's console
+// output is not in the run's.
 
 const ESM = {
   module: 'export const calls = [];\nexport const drawn = Math.random();\n',
@@ -23,6 +25,15 @@ const ESM = {
 const CJS = {
   module: 'exports.calls = [];\nexports.drawn = Math.random();\n',
   imports: ["const fs = require('fs');", "const { calls, drawn } = require('../src/state.js');"],
+};
+/** mocha has no `expect`: node's assert behind the two matchers the tests use. */
+const MOCHA = {
+  module: CJS.module,
+  imports: [
+    ...CJS.imports,
+    "const assert = require('assert');",
+    'const expect = (v) => ({ toEqual: (w) => assert.deepStrictEqual(v, w), not: { toContain: (x) => assert.ok(!v.includes(x)) } });',
+  ],
 };
 const EXISTING = ['', "it('existing', () => {", '  expect(calls).toEqual([]);', '});', ''];
 /** What the "test patch" adds: the rounds' tests. */
@@ -56,16 +67,17 @@ beforeAll(() => {
 afterAll(cleanUpEcosystemRuns);
 
 describe.each([
-  { runner: 'vitest', version: '^3.2.4', image: 'node:18', inProcess: true },
-  { runner: 'vitest', version: '^4.1.12', image: 'node:22', inProcess: true },
-  { runner: 'vitest', version: '^5.1.1', image: 'node:22', inProcess: false },
-  { runner: 'jest', version: '^27.5.1', image: 'node:18', inProcess: true },
-  { runner: 'jest', version: '^29.7.0', image: 'node:18', inProcess: true },
-  { runner: 'jest', version: '^30.2.0', image: 'node:22', inProcess: false },
-] as const)('$runner $version rounds inside the first run (real containers)', ({ runner, version, image, inProcess }) => {
-  const kind = runner === 'vitest' ? ESM : CJS;
+  { runner: 'vitest', version: '^3.2.4', image: 'node:18', where: 'in the worker that ran the file', roundFiles: true },
+  { runner: 'vitest', version: '^4.1.12', image: 'node:22', where: 'in the worker that ran the file', roundFiles: true },
+  { runner: 'vitest', version: '^5.1.1', image: 'node:22', where: 'in new workers', roundFiles: false },
+  { runner: 'jest', version: '^27.5.1', image: 'node:18', where: 'in the process that ran the file', roundFiles: true },
+  { runner: 'jest', version: '^29.7.0', image: 'node:18', where: 'in the process that ran the file', roundFiles: true },
+  { runner: 'jest', version: '^30.2.0', image: 'node:22', where: 'in a second runCLI', roundFiles: false },
+  { runner: 'mocha', version: '^10.7.0', image: 'node:18', where: 'in a new Mocha after the run', roundFiles: false },
+] as const)('$runner $version rounds inside the first run (real containers)', ({ runner, version, image, where, roundFiles }) => {
+  const kind = runner === 'vitest' ? ESM : runner === 'jest' ? CJS : MOCHA;
   const test = (withAdded: boolean) => [...kind.imports, ...EXISTING, ...(withAdded ? ADDED_TESTS : [])].join('\n');
-  const spec = runnerFromCommand(runner === 'vitest' ? 'npx vitest run {files}' : 'npx jest {files}');
+  const spec = runnerFromCommand(`npx ${runner}${runner === 'vitest' ? ' run' : ''} {files}`);
   let repo: TempRepo;
   let env: Environment;
   let testPatch: string;
@@ -78,7 +90,7 @@ describe.each([
     env = await sandbox.ensureEnvironment({ repo: repo.path, rev: base, baseImage: image, install: 'npm install --no-audit --no-fund' });
   }, 900_000);
 
-  it(`each round runs the added tests from a new module state ${inProcess ? 'in the process that ran the file' : 'in a new run'}; the run's report and output are as without rounds`, async () => {
+  it(`each round runs the added tests from a new module state ${where}; the run's report and output are as without rounds`, async () => {
     const opts = { env, repo: repo.path, state: { rev: base, patches: [testPatch] }, runner: spec, files: [FILE] };
     const { result, rounds, kept } = await runTestsKept(sandbox, { ...opts, roundPlan: roundPlan(testPatch, [FILE], 2)! });
     try {
@@ -89,7 +101,7 @@ describe.each([
       // The rounds' console output is not the run's.
       expect(result.output.match(/swt-log-marker/g)).toHaveLength(1);
       const where = await kept!.rerun(`ls /tmp/swt-rounds/${runner} 2>/dev/null; true`);
-      expect(where.output.trim().split('\n').filter(Boolean).sort()).toEqual(inProcess ? ['round1-test%2Fstate.test.js.json', 'round2-test%2Fstate.test.js.json'] : []);
+      expect(where.output.trim().split('\n').filter(Boolean).sort()).toEqual(roundFiles ? ['round1-test%2Fstate.test.js.json', 'round2-test%2Fstate.test.js.json'] : []);
     } finally {
       await kept?.release();
     }

@@ -5,8 +5,10 @@
  * per round, in a new Mocha with the run's options, its `--file` files first and a name pattern.
  * mocha keeps no module registry of its own, so before each round the hook puts back what the
  * process had once the `--require` modules were loaded and before the first test file was: it
- * drops every module loaded since from require's cache (native addons stay: they cannot load
- * twice) and every global made since (so `--check-leaks` sees a leak again). The round loads its
+ * drops every module of the project loaded since from require's cache (native addons stay: they
+ * cannot load twice; so do the dependencies under node_modules, as vitest's rounds keep them:
+ * loading them again cost more than the tests) and every global made since (so `--check-leaks`
+ * sees a leak again). The round loads its
  * files with require (an `import()` would find its first copy); an ES module test file fails to
  * load there and gets no round. Process state (listeners, timers, patched built-ins) carries
  * over: a round that differs from the run proves nothing (freshProcess false). The finished
@@ -30,7 +32,7 @@ var REPORT = '${MOCHA_REPORT_FILE}';
 var modulesBefore = null; var globalsBefore = null;
 function snapshot() { if (modulesBefore) return; modulesBefore = Object.keys(require.cache); globalsBefore = Object.getOwnPropertyNames(global); }
 function freshState() {
-  Object.keys(require.cache).forEach(function (k) { if (modulesBefore.indexOf(k) < 0 && !/\.node$/.test(k)) delete require.cache[k]; });
+  Object.keys(require.cache).forEach(function (k) { if (modulesBefore.indexOf(k) < 0 && !/\.node$/.test(k) && !/[\\\/]node_modules[\\\/]/.test(k)) delete require.cache[k]; });
   Object.getOwnPropertyNames(global).forEach(function (k) { if (globalsBefore.indexOf(k) < 0) { try { delete global[k]; } catch (e) { return; } } });
 }
 function quietly(fn, done) {
