@@ -69,15 +69,6 @@ def _limit(took):
     return max(10.0, 2 * took)
 
 
-def _warm(chosen):
-    # What a failure's report reads (the module map, the test file's source), read once for every round.
-    try:
-        from _pytest._code import Code
-        Code.from_function(chosen[0].obj).fullsource
-    except Exception:
-        pass
-
-
 def _reseed():
     # A new process seeds its generators from the system: a fork would repeat the parent's numbers.
     import random
@@ -113,10 +104,9 @@ def pytest_runtestloop(session):
         with open(plan_file) as f:
             plan = json.load(f)
         xml = config.stash.get(xml_key, None)
-        chosen = _chosen(session, plan) if xml is not None else []
     except Exception:
         return None
-    if not chosen:
+    if xml is None:
         return None
     go_read, go_write = os.pipe()
     copy = os.fork()
@@ -126,12 +116,18 @@ def pytest_runtestloop(session):
         return None
     os.close(go_write)
     _quiet(config)
-    # The run goes on in the parent; its end (or its death: end of file) releases this copy.
+    # The tests to run again are chosen here, while the run goes on in the parent: it does not wait for that.
+    try:
+        chosen = _chosen(session, plan)
+    except Exception:
+        chosen = []
+    if not chosen:
+        os._exit(0)
+    # The run's end (or its death: end of file) releases this copy.
     go = os.read(go_read, 64)
     if not go.startswith(b"g"):
         os._exit(0)
     limit = _limit(float(go[1:] or 0))
-    _warm(chosen)
     report = xml.logfile
     for r in range(1, plan["rounds"] + 1):
         child = os.fork()
@@ -139,6 +135,8 @@ def pytest_runtestloop(session):
             _reseed()
             config.stash[_round] = True
             session.items[:] = chosen
+            # A round's report needs a failure's message, not its source: a native traceback skips pytest's parse of the test file.
+            config.option.tbstyle = "native"
             xml.logfile = "%s.round%d" % (report, r)
             return None
         if not _wait(child, limit):
@@ -157,7 +155,10 @@ def pytest_unconfigure(config):
     if waiting:
         copy, go_write, rounds, started = waiting
         took = time.monotonic() - started
-        os.write(go_write, b"g%.3f" % took)
+        try:
+            os.write(go_write, b"g%.3f" % took)
+        except OSError:
+            pass  # the copy found no test to run again and is gone
         os.close(go_write)
         _wait(copy, _limit(took) * rounds + 5)`.split('\n');
 
