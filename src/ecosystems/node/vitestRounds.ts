@@ -51,7 +51,7 @@ function ran(t) { return t.type === 'test' && t.mode === 'run' && t.result && (t
 function results(file) { return tasksOf(file).filter(ran).map(function (t) { var e = (t.result.errors || [])[0]; return { name: nameOf(t), state: t.result.state, message: e ? String(e.message || e) : '' }; }); }
 export default class SwtRoundsRunner extends VitestTestRunner {
   async onAfterRunFiles(files) {
-    await super.onAfterRunFiles(files);
+    if (super.onAfterRunFiles) await super.onAfterRunFiles(files);
     if (!plan || this.swtRound) return;
     for (var i = 0; i < files.length; i++) { try { await this.swtRounds(files[i]); } catch (e) { } }
   }

@@ -48,20 +48,28 @@ def _chosen(session, plan):
     return out
 
 
-def _wait(pid, limit):
-    # A child that hangs (say a lock held by a thread the fork did not copy) is killed after its limit.
+def _done(fd, pid, limit):
+    # A process is done once it says so on its pipe (its reports written), not once the kernel has torn
+    # it down; one that hangs (say a lock held by a thread the fork did not copy) is killed after its limit.
     try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return os.waitpid(pid, 0)[1] == 0
-    try:
-        if not select.select([fd], [], [], limit)[0]:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return False
-        return os.waitpid(pid, 0)[1] == 0
+        said = os.read(fd, 1) if select.select([fd], [], [], limit)[0] else b""
+    except OSError:
+        said = b""
     finally:
         os.close(fd)
+    if said != b"d":
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return said == b"d"
+
+
+def _tell(fd):
+    try:
+        os.write(fd, b"d")
+    except OSError:
+        pass
 
 
 def _limit(took):
@@ -85,9 +93,27 @@ def _quiet(config):
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         config.pluginmanager.unregister(reporter)
+    # Every descriptor of the run's stdout and stderr (pytest's capture keeps copies) goes to
+    # /dev/null: the run's output ends when the run does, not when this copy is gone.
+    streams = set()
+    for fd in (1, 2):
+        try:
+            st = os.fstat(fd)
+            streams.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass
     null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    os.dup2(null, 2)
+    try:
+        fds = [int(n) for n in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = [1, 2]
+    for fd in fds:
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            continue
+        if fd != null and (fd in (1, 2) or (st.st_dev, st.st_ino) in streams):
+            os.dup2(null, fd)
 
 
 def pytest_runtestloop(session):
@@ -109,12 +135,15 @@ def pytest_runtestloop(session):
     if xml is None:
         return None
     go_read, go_write = os.pipe()
+    back_read, back_write = os.pipe()
     copy = os.fork()
     if copy:
         os.close(go_read)
-        config.stash[_waiting] = (copy, go_write, plan["rounds"], time.monotonic())
+        os.close(back_write)
+        config.stash[_waiting] = (copy, go_write, back_read, plan["rounds"], time.monotonic())
         return None
     os.close(go_write)
+    os.close(back_read)
     _quiet(config)
     # The tests to run again are chosen here, while the run goes on in the parent: it does not wait for that.
     try:
@@ -129,18 +158,27 @@ def pytest_runtestloop(session):
         os._exit(0)
     limit = _limit(float(go[1:] or 0))
     report = xml.logfile
+    children = []
     for r in range(1, plan["rounds"] + 1):
+        done_read, done_write = os.pipe()
         child = os.fork()
         if child == 0:
+            os.close(done_read)
             _reseed()
-            config.stash[_round] = True
+            config.stash[_round] = done_write
             session.items[:] = chosen
             # A round's report needs a failure's message, not its source: a native traceback skips pytest's parse of the test file.
             config.option.tbstyle = "native"
             xml.logfile = "%s.round%d" % (report, r)
             return None
-        if not _wait(child, limit):
+        os.close(done_write)
+        children.append(child)
+        # The next round starts once this one's report is written, while the kernel still tears it down.
+        if not _done(done_read, child, limit):
             break
+    _tell(back_write)
+    for child in children:
+        os.waitpid(child, 0)
     os._exit(0)
 
 
@@ -148,19 +186,22 @@ def pytest_runtestloop(session):
 def pytest_unconfigure(config):
     if _STASH is None:
         return
-    if config.stash.get(_round, False):
+    done = config.stash.get(_round, None)
+    if done is not None:
         # A round leaves without the interpreter's shutdown, which costs more than its tests.
+        _tell(done)
         os._exit(0)
     waiting = config.stash.get(_waiting, None)
     if waiting:
-        copy, go_write, rounds, started = waiting
+        copy, go_write, back_read, rounds, started = waiting
         took = time.monotonic() - started
         try:
             os.write(go_write, b"g%.3f" % took)
         except OSError:
             pass  # the copy found no test to run again and is gone
         os.close(go_write)
-        _wait(copy, _limit(took) * rounds + 5)`.split('\n');
+        # Once the copy says the rounds' reports are written, it reaps its rounds and leaves on its own.
+        _done(back_read, copy, _limit(took) * rounds + 5)`.split('\n');
 
 export const pytestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   prepare(_out: string, plan: RoundPlan): string {
