@@ -74,10 +74,13 @@ describe.each([
   { runner: 'jest', version: '^29.7.0', image: 'node:18', where: 'in the process that ran the file', roundFiles: true },
   { runner: 'jest', version: '^30.2.0', image: 'node:22', where: 'in a second runCLI', roundFiles: false },
   { runner: 'mocha', version: '^10.7.0', image: 'node:18', where: 'in a new Mocha after the run', roundFiles: false },
-] as const)('$runner $version rounds inside the first run (real containers)', ({ runner, version, image, where, roundFiles }) => {
+  // Files sharing a worker: rounds there would reset the registry the next file finds.
+  { runner: 'vitest', version: '^3.2.4', image: 'node:18', where: 'in new workers when files share one (--no-isolate)', roundFiles: false, options: '--no-isolate' },
+] as const)('$runner $version: rounds $where (real containers)', ({ runner, version, image, where, roundFiles, ...rest }) => {
+  const options = 'options' in rest ? ` ${rest.options}` : '';
   const kind = runner === 'vitest' ? ESM : runner === 'jest' ? CJS : MOCHA;
   const test = (withAdded: boolean) => [...kind.imports, ...EXISTING, ...(withAdded ? ADDED_TESTS : [])].join('\n');
-  const spec = runnerFromCommand(`npx ${runner}${runner === 'vitest' ? ' run' : ''} {files}`);
+  const spec = runnerFromCommand(`npx ${runner}${runner === 'vitest' ? ' run' : ''}${options} {files}`);
   let repo: TempRepo;
   let env: Environment;
   let testPatch: string;
@@ -90,7 +93,7 @@ describe.each([
     env = await sandbox.ensureEnvironment({ repo: repo.path, rev: base, baseImage: image, install: 'npm install --no-audit --no-fund' });
   }, 900_000);
 
-  it(`each round runs the added tests from a new module state ${where}; the run's report and output are as without rounds`, async () => {
+  it("each round runs the added tests from a new module state; the run's report and output are as without rounds", async () => {
     const opts = { env, repo: repo.path, state: { rev: base, patches: [testPatch] }, runner: spec, files: [FILE] };
     const { result, rounds, kept } = await runTestsKept(sandbox, { ...opts, roundPlan: roundPlan(testPatch, [FILE], 2)! });
     try {

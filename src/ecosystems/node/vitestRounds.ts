@@ -33,7 +33,9 @@ const VITEST_RUNNER_FILE = './node_modules/.swt-rounds/vitest-runner.mjs';
  * The workers' side: vitest's own test runner, which after a file's run holds that file's rounds.
  * While a round runs, the runner's methods that the worker wrapped to tell the main process about
  * tasks are the runner's own again (no RPC), and task updates pass only for the run's own tasks
- * (a round's file has another project name, hence other ids); what a round prints goes nowhere. Its results (tests that ran: full
+ * (a round's file has another project name, hence other ids); what a round prints goes nowhere.
+ * Only in a worker of its own per file (forks or threads, isolated): elsewhere the next file would
+ * find the registry the rounds reset, not the one the run left it. Its results (tests that ran: full
  * name as vitest's JUnit writes it, state, first error) go to vitest/round<N>-<file>.json beside
  * the plan. An ES module; one statement per line, no line comments: printf writes it line by line.
  */
@@ -47,12 +49,13 @@ import { vi } from 'vitest';
 ${ROUNDS_HOOK_COMMON}
 function tasksOf(task) { return [task].concat((task.tasks || []).reduce(function (all, t) { return all.concat(tasksOf(t)); }, [])); }
 function nameOf(test) { var names = []; for (var t = test; t && t !== test.file; t = t.suite) names.unshift(t.name); return names.join(' > '); }
+function isolated(runner) { var c = runner.config; var own = c.poolOptions && c.poolOptions[runner.pool]; return /^(forks|threads)$/.test(String(runner.pool)) && c.isolate !== false && !(own && own.isolate === false); }
 function ran(t) { return t.type === 'test' && t.mode === 'run' && t.result && (t.result.state === 'pass' || t.result.state === 'fail'); }
 function results(file) { return tasksOf(file).filter(ran).map(function (t) { var e = (t.result.errors || [])[0]; return { name: nameOf(t), state: t.result.state, message: e ? String(e.message || e) : '' }; }); }
 export default class SwtRoundsRunner extends VitestTestRunner {
   async onAfterRunFiles(files) {
     if (super.onAfterRunFiles) await super.onAfterRunFiles(files);
-    if (!plan || this.swtRound) return;
+    if (!plan || this.swtRound || !isolated(this)) return;
     for (var i = 0; i < files.length; i++) { try { await this.swtRounds(files[i]); } catch (e) { } }
   }
   async swtRounds(file) {
