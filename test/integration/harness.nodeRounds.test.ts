@@ -76,7 +76,7 @@ describe.each([
   { runner: 'mocha', version: '^10.7.0', image: 'node:18', where: 'in a new Mocha after the run', roundFiles: false },
   // Files sharing a worker: rounds there would reset the registry the next file finds.
   { runner: 'vitest', version: '^3.2.4', image: 'node:18', where: 'in new workers when files share one (--no-isolate)', roundFiles: false, options: '--no-isolate' },
-] as const)('$runner $version: rounds $where (real containers)', ({ runner, version, image, where, roundFiles, ...rest }) => {
+] as const)('$runner $version: rounds $where (real containers)', ({ runner, version, image, roundFiles, ...rest }) => {
   const options = 'options' in rest ? ` ${rest.options}` : '';
   const kind = runner === 'vitest' ? ESM : runner === 'jest' ? CJS : MOCHA;
   const test = (withAdded: boolean) => [...kind.imports, ...EXISTING, ...(withAdded ? ADDED_TESTS : [])].join('\n');
@@ -103,8 +103,8 @@ describe.each([
       for (const round of rounds!) expect(outcomes(round)).toEqual(ADDED);
       // The rounds' console output is not the run's.
       expect(result.output.match(/swt-log-marker/g)).toHaveLength(1);
-      const where = await kept!.rerun(`ls /tmp/swt-rounds/${runner} 2>/dev/null; true`);
-      expect(where.output.trim().split('\n').filter(Boolean).sort()).toEqual(roundFiles ? ['round1-test%2Fstate.test.js.json', 'round2-test%2Fstate.test.js.json'] : []);
+      const written = await kept!.rerun(`ls /tmp/swt-rounds/${runner} 2>/dev/null; true`);
+      expect(written.output.trim().split('\n').filter(Boolean).sort()).toEqual(roundFiles ? ['round1-test%2Fstate.test.js.json', 'round2-test%2Fstate.test.js.json'] : []);
     } finally {
       await kept?.release();
     }
