@@ -203,7 +203,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     broken: 'test/bytes.test.js > keeps sizes under a kibibyte in bytes',
     brokenBefore: 'test/bytes.test.js > keeps 1000 bytes in bytes',
   };
-  // jest and vitest start slowly: once, to show their -t selection on real runs; mocha and pytest ROUNDS times.
+  // Every runner ROUNDS times in a row (its confirmation rounds run where the file ran).
   const cases = [
     {
       name: 'python/pytest',
@@ -216,9 +216,9 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       inProcess: true,
     },
     { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: true },
-    { name: 'javascript/jest', p: () => jest, rounds: 1, ...js, inProcess: true },
-    { name: 'javascript/vitest 3', p: () => vitest, rounds: 1, ...js, inProcess: true },
-    { name: 'javascript/vitest 5', p: () => vitest5, rounds: 1, ...js, inProcess: true },
+    { name: 'javascript/jest', p: () => jest, rounds: ROUNDS, ...js, inProcess: true },
+    { name: 'javascript/vitest 3', p: () => vitest, rounds: ROUNDS, ...js, inProcess: true },
+    { name: 'javascript/vitest 5', p: () => vitest5, rounds: ROUNDS, ...js, inProcess: true },
   ];
 
   describe.each(cases)('$name', ({ p, rounds, added, poisoned, broken, brokenBefore, inProcess }) => {
