@@ -4,7 +4,8 @@
  * its own (jest 24 to 29), it wraps it: right after a patched file's run, in the same process, it
  * runs that file again once per round, with only the tests whose name holds one of the plan's
  * names (the titles an added line declares, else its literals: a data-driven test's new row),
- * silent and telling jest nothing, and writes each round's result under ROUNDS_HOOK_DIR/jest. It
+ * silent and telling jest nothing, and writes each round's result under ROUNDS_HOOK_DIR/jest (what
+ * jest's --json report says of its tests: a failure's details may hold what JSON cannot). It
  * also wraps @jest/core's runCLI: once the run is done (its report written) it writes those
  * results as the rounds' reports beside the run's own; where a file has none (jest 30, whose
  * runTest is bundled), it calls runCLI again for each round instead, with the same tests (jest's
@@ -50,6 +51,10 @@ function chosenIn(results) {
 var partsDir = plan ? path.join(path.dirname(process.env.SWT_ROUNDS), 'jest') : '';
 function partOf(round, file) { return path.join(partsDir, 'round' + round + '-' + encodeURIComponent(relative(file)) + '.json'); }
 function patternOf(tests) { return '^(?:' + tests.map(escapeRe).join('|') + ')$'; }
+function reported(a) {
+  var details = (a.failureDetails || []).map(function (d) { return d && typeof d === 'object' && d.matcherResult ? { matcherResult: {} } : {}; });
+  return { ancestorTitles: a.ancestorTitles, title: a.title, fullName: a.fullName, status: a.status, failureMessages: a.failureMessages, failureDetails: details };
+}
 function withFileRounds(runTest) {
   return function (testPath, globalConfig) {
     var args = Array.prototype.slice.call(arguments);
@@ -66,7 +71,7 @@ function withFileRounds(runTest) {
         return runTest.apply(null, again).then(function (r) {
           var failed = r.numFailingTests > 0 || !!r.testExecError;
           try { fs.mkdirSync(partsDir); } catch (e) { }
-          fs.writeFileSync(partOf(round, testPath), JSON.stringify({ name: testPath, status: failed ? 'failed' : 'passed', message: r.failureMessage || '', assertionResults: r.testResults || [] }));
+          fs.writeFileSync(partOf(round, testPath), JSON.stringify({ name: testPath, status: failed ? 'failed' : 'passed', message: r.failureMessage || '', assertionResults: (r.testResults || []).map(reported) }));
           return next();
         });
       }
