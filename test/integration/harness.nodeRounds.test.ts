@@ -83,6 +83,8 @@ describe.each([
   { runner: 'mocha', version: '^10.7.0', image: 'node:18', where: 'in a new Mocha after the run', roundFiles: false },
   // Files sharing a worker: rounds there would reset the registry the next file finds.
   { runner: 'vitest', version: '^3.2.4', image: 'node:18', where: 'in new workers when files share one (--no-isolate)', roundFiles: false, options: '--no-isolate' },
+  // pnpm's layout: @vitest/runner only through the NODE_PATH its bin script sets, which import ignores.
+  { runner: 'vitest', version: '^3.2.4', image: 'node:18', where: "in new workers when the workers could not import vitest's runner (pnpm)", roundFiles: false, install: 'npx --yes pnpm@9.15.9 install' },
 ] as const)('$runner $version: rounds $where (real containers)', ({ runner, version, image, roundFiles, ...rest }) => {
   const options = 'options' in rest ? ` ${rest.options}` : '';
   // Elsewhere the failing test's error refers to itself (not JSON): a round still reports it.
@@ -99,7 +101,7 @@ describe.each([
     repo = createGitRepo({ 'package.json': pkg, 'src/state.js': kind.module, [FILE]: test(false) });
     base = repo.sha;
     testPatch = repo.git('diff', base, repo.commit({ [FILE]: test(true) }, 'tests'));
-    env = await sandbox.ensureEnvironment({ repo: repo.path, rev: base, baseImage: image, install: 'npm install --no-audit --no-fund' });
+    env = await sandbox.ensureEnvironment({ repo: repo.path, rev: base, baseImage: image, install: ('install' in rest && rest.install) || 'npm install --no-audit --no-fund' });
   }, 900_000);
 
   it("each round runs the added tests from a new module state; the run's report and output are as without rounds", async () => {

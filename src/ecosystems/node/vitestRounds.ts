@@ -7,8 +7,11 @@
  * process never hears of; each round's results go to a file under ROUNDS_HOOK_DIR, which the
  * reporter (VITEST_ROUNDS_SOURCE) writes as JUnit reports beside the run's own. A round then
  * costs its tests, not a new worker, vite's transforms and the setup files' imports again.
- * Elsewhere (a runner of the project's own, vitest 5 without `vitest/runners`, a worker that did
- * not write its rounds) the reporter wraps the Vitest instance's `close`, which `vitest run` calls
+ * Whether the runner can load is looked up as Node's ES module loader will, from the runner's own
+ * folder up (pnpm's bin scripts set NODE_PATH, which require honours and import does not: ufo's
+ * vitest found @vitest/runner through require and its runner failed to import it). Elsewhere (a
+ * runner of the project's own, vitest 5 without `vitest/runners`, a dependency the runner cannot
+ * import, a worker that did not write its rounds) the reporter wraps the Vitest instance's `close`, which `vitest run` calls
  * once the run is done and its reports written, and first runs the chosen tests again, once per
  * round, through vitest's API (`runTestSpecifications` with a global name pattern, each test file
  * in a new worker), with only a JUnit reporter like the run's own, writing beside it, printing
@@ -98,13 +101,18 @@ export default class SwtRoundsRunner extends VitestTestRunner {
 /** The main process's side: a reporter. An ES module; one statement per line, no line comments: printf writes it line by line. */
 export const VITEST_ROUNDS_SOURCE = String.raw`import fs from 'fs';
 import path from 'path';
-import { createRequire } from 'module';
 import { fileURLToPath } from 'url';
 ${ROUNDS_HOOK_COMMON}
 var RUNNER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'vitest-runner.mjs');
 function usable(ctx) { return ctx && ctx.state && typeof ctx.state.getTestModules === 'function' && typeof ctx.runTestSpecifications === 'function' && typeof ctx.setGlobalTestNamePattern === 'function'; }
+function manifest(name) {
+  for (var dir = path.dirname(RUNNER); ; dir = path.dirname(dir)) {
+    try { return JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8')); } catch (e) { if (path.dirname(dir) === dir) return null; }
+  }
+}
 function inWorkers(ctx) {
-  try { var req = createRequire(path.join(process.cwd(), 'package.json')); req.resolve('vitest/runners'); req.resolve('@vitest/runner'); } catch (e) { return false; }
+  var vitest = manifest('vitest');
+  if (!vitest || !vitest.exports || !vitest.exports['./runners'] || !manifest('@vitest/runner')) return false;
   var projects = ctx.projects || [];
   return fs.existsSync(RUNNER) && projects.length > 0 && projects.every(function (p) { return p.config && !p.config.runner && !(p.config.browser && p.config.browser.enabled); });
 }
