@@ -4,7 +4,7 @@
  * its own (jest 24 to 29), it wraps it: right after a patched file's run, in the same process, it
  * runs that file again once per round, with only the tests whose name holds one of the plan's
  * names (the titles an added line declares, else its literals: a data-driven test's new row),
- * silent and telling jest nothing, and writes each round's result under ROUNDS_HOOK_DIR/jest (what
+ * silent and telling jest nothing, and writes each round's result to a round file (what
  * jest's --json report says of its tests: a failure's details may hold what JSON cannot). It
  * also wraps @jest/core's runCLI: once the run is done (its report written) it writes those
  * results as the rounds' reports beside the run's own; where a file has none (jest 30, whose
@@ -34,7 +34,6 @@ function quietly(fn) {
   function back(v) { process.stdout.write = out; process.stderr.write = err; return v; }
   return fn().then(back, function (e) { back(); throw e; });
 }
-function relative(file) { return path.relative(process.cwd(), file).split(path.sep).join('/'); }
 function chosenIn(results) {
   var tests = []; var files = [];
   ((results && results.testResults) || []).forEach(function (file) {
@@ -48,8 +47,6 @@ function chosenIn(results) {
   });
   return { tests: tests, files: files };
 }
-var partsDir = plan ? path.join(path.dirname(process.env.SWT_ROUNDS), 'jest') : '';
-function partOf(round, file) { return path.join(partsDir, 'round' + round + '-' + encodeURIComponent(relative(file)) + '.json'); }
 function patternOf(tests) { return '^(?:' + tests.map(escapeRe).join('|') + ')$'; }
 function reported(a) {
   var details = (a.failureDetails || []).map(function (d) { return d && typeof d === 'object' && d.matcherResult ? { matcherResult: {} } : {}; });
@@ -70,8 +67,7 @@ function withFileRounds(runTest) {
         if (++round > plan.rounds) return undefined;
         return runTest.apply(null, again).then(function (r) {
           var failed = r.numFailingTests > 0 || !!r.testExecError;
-          try { fs.mkdirSync(partsDir); } catch (e) { }
-          fs.writeFileSync(partOf(round, testPath), JSON.stringify({ name: testPath, status: failed ? 'failed' : 'passed', message: r.failureMessage || '', assertionResults: (r.testResults || []).map(reported) }));
+          writePart('jest', round, testPath, { name: testPath, status: failed ? 'failed' : 'passed', message: r.failureMessage || '', assertionResults: (r.testResults || []).map(reported) });
           return next();
         });
       }
@@ -80,17 +76,9 @@ function withFileRounds(runTest) {
   };
 }
 function fromFiles(chosen, outputFile) {
-  var rounds = [];
-  for (var round = 1; round <= plan.rounds; round++) {
-    var suites = [];
-    for (var i = 0; i < chosen.files.length; i++) {
-      if (!fs.existsSync(partOf(round, chosen.files[i]))) return false;
-      suites.push(JSON.parse(fs.readFileSync(partOf(round, chosen.files[i]), 'utf8')));
-    }
-    rounds.push(suites);
-  }
-  rounds.forEach(function (suites, i) { fs.writeFileSync(outputFile + '.round' + (i + 1), JSON.stringify({ testResults: suites })); });
-  return true;
+  var rounds = partsOf('jest', chosen.files);
+  if (rounds) rounds.forEach(function (suites, i) { fs.writeFileSync(outputFile + '.round' + (i + 1), JSON.stringify({ testResults: suites })); });
+  return !!rounds;
 }
 function withRounds(runCLI, argv, projects) {
   if (argv.watch || argv.watchAll || !argv.outputFile) return runCLI(argv, projects);

@@ -42,7 +42,7 @@ function quietly(fn, done) {
 }
 function chosenIn(suite, out) {
   (suite.tests || []).forEach(function (t) {
-    var file = t.file && path.relative(process.cwd(), String(t.file)).split(path.sep).join('/');
+    var file = t.file && relative(t.file);
     if (!file || !plan.lines[file] || !require.cache[path.resolve(String(t.file))]) return;
     var title = t.fullTitle();
     if (!named(title) || out.titles.indexOf(title) >= 0) return;

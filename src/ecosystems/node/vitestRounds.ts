@@ -4,7 +4,7 @@
  * own (VITEST_RUNNER_SOURCE) holds them in the worker that ran the test file: right after the
  * file's run, once per round, it resets the module registry (as vitest does between files) and
  * runs the chosen tests of that file again through vitest's own `startTests`, under ids the main
- * process never hears of; each round's results go to a file under ROUNDS_HOOK_DIR, which the
+ * process never hears of; each round's results go to a round file (ROUNDS_HOOK_COMMON), which the
  * reporter (VITEST_ROUNDS_SOURCE) writes as JUnit reports beside the run's own. A round then
  * costs its tests, not a new worker, vite's transforms and the setup files' imports again.
  * Whether the runner can load is looked up as Node's ES module loader will, from the runner's own
@@ -32,15 +32,19 @@ export const VITEST_ROUNDS_FILE = './node_modules/.swt-rounds/vitest-rounds.mjs'
 /** Beside the reporter, which names it to vitest. */
 const VITEST_RUNNER_FILE = './node_modules/.swt-rounds/vitest-runner.mjs';
 
+/** vitest matches a name pattern against a test's suites and title joined by spaces (after the file's path). */
+const VITEST_NAME_PATTERN = String.raw`function namePattern(names) { return new RegExp('(?:^| )(?:' + names.map(function (n) { return escapeRe(n.split(' > ').join(' ')); }).join('|') + ')$'); }`;
+
 /**
  * The workers' side: vitest's own test runner, which after a file's run holds that file's rounds.
  * While a round runs, the runner's methods that the worker wrapped to tell the main process about
  * tasks are the runner's own again (no RPC), and task updates pass only for the run's own tasks
  * (a round's file has another project name, hence other ids); what a round prints goes nowhere.
  * Only in a worker of its own per file (forks or threads, isolated): elsewhere the next file would
- * find the registry the rounds reset, not the one the run left it. Its results (tests that ran: full
- * name as vitest's JUnit writes it, state, first error) go to vitest/round<N>-<file>.json beside
- * the plan. An ES module; one statement per line, no line comments: printf writes it line by line.
+ * find the registry the rounds reset, not the one the run left it. Its results (tests that ran:
+ * full name as vitest's JUnit writes it, state, first error) go to its round files
+ * (ROUNDS_HOOK_COMMON). An ES module; one statement per line, no line comments: printf writes it
+ * line by line.
  */
 export const VITEST_RUNNER_SOURCE = String.raw`import fs from 'fs';
 import path from 'path';
@@ -50,6 +54,7 @@ import { Console } from 'console';
 import { Writable } from 'stream';
 import { vi } from 'vitest';
 ${ROUNDS_HOOK_COMMON}
+${VITEST_NAME_PATTERN}
 function tasksOf(task) { return [task].concat((task.tasks || []).reduce(function (all, t) { return all.concat(tasksOf(t)); }, [])); }
 function nameOf(test) { var names = []; for (var t = test; t && t !== test.file; t = t.suite) names.unshift(t.name); return names.join(' > '); }
 function isolated(runner) { var c = runner.config; var own = c.poolOptions && c.poolOptions[runner.pool]; return /^(forks|threads)$/.test(String(runner.pool)) && c.isolate !== false && !(own && own.isolate === false); }
@@ -62,8 +67,7 @@ export default class SwtRoundsRunner extends VitestTestRunner {
     for (var i = 0; i < files.length; i++) { try { await this.swtRounds(files[i]); } catch (e) { } }
   }
   async swtRounds(file) {
-    var rel = path.relative(process.cwd(), file.filepath).split(path.sep).join('/');
-    if (!plan.lines[rel]) return;
+    if (!plan.lines[relative(file.filepath)]) return;
     var chosen = [];
     tasksOf(file).filter(ran).forEach(function (t) { var n = nameOf(t); if (named(n) && chosen.indexOf(n) < 0) chosen.push(n); });
     if (!chosen.length) return;
@@ -72,22 +76,20 @@ export default class SwtRoundsRunner extends VitestTestRunner {
     Object.keys(this).forEach(function (k) { if (/^on[A-Z]/.test(k) && typeof runner[k] === 'function') own[k] = runner[k]; });
     Object.keys(own).forEach(function (k) { runner[k] = typeof base[k] === 'function' ? base[k] : undefined; });
     if (own.onTaskUpdate) this.onTaskUpdate = function (packs, events) { var p = (packs || []).filter(function (x) { return known.has(x[0]); }); var ev = (events || []).filter(function (x) { return known.has(x[0]); }); return p.length || ev.length ? own.onTaskUpdate.call(runner, p, ev) : undefined; };
-    var name = this.config.name; var pattern = this.config.testNamePattern;
-    var out = path.join(path.dirname(process.env.SWT_ROUNDS), 'vitest');
+    var name = this.config.name; var pattern = this.config.testNamePattern; var chosenPattern = namePattern(chosen);
     var log = globalThis.console; var write = [process.stdout.write, process.stderr.write];
     var sink = new Writable({ write: function (chunk, encoding, done) { done(); } });
     globalThis.console = new Console({ stdout: sink, stderr: sink });
     process.stdout.write = function () { return true; }; process.stderr.write = function () { return true; };
     this.swtRound = true;
     try {
-      fs.mkdirSync(out, { recursive: true });
       for (var round = 1; round <= plan.rounds; round++) {
         this.config.name = (name || '') + ' (swt round ' + round + ')';
-        this.config.testNamePattern = new RegExp('(?:^| )(?:' + chosen.map(function (n) { return escapeRe(n.split(' > ').join(' ')); }).join('|') + ')$');
+        this.config.testNamePattern = chosenPattern;
         vi.restoreAllMocks();
         vi.resetModules();
         var again = (await startTests([file.filepath], this))[0];
-        fs.writeFileSync(path.join(out, 'round' + round + '-' + encodeURIComponent(rel) + '.json'), JSON.stringify({ file: rel, tests: again ? results(again) : [] }));
+        writePart('vitest', round, file.filepath, { file: relative(file.filepath), tests: again ? results(again) : [] });
       }
     } finally {
       Object.keys(own).forEach(function (k) { runner[k] = own[k]; });
@@ -103,6 +105,7 @@ export const VITEST_ROUNDS_SOURCE = String.raw`import fs from 'fs';
 import path from 'path';
 import { fileURLToPath } from 'url';
 ${ROUNDS_HOOK_COMMON}
+${VITEST_NAME_PATTERN}
 var RUNNER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'vitest-runner.mjs');
 function usable(ctx) { return ctx && ctx.state && typeof ctx.state.getTestModules === 'function' && typeof ctx.runTestSpecifications === 'function' && typeof ctx.setGlobalTestNamePattern === 'function'; }
 function manifest(name) {
@@ -116,7 +119,6 @@ function inWorkers(ctx) {
   var projects = ctx.projects || [];
   return fs.existsSync(RUNNER) && projects.length > 0 && projects.every(function (p) { return p.config && !p.config.runner && !(p.config.browser && p.config.browser.enabled); });
 }
-function relative(file) { return path.relative(process.cwd(), file).split(path.sep).join('/'); }
 function chosenIn(ctx) {
   var tests = []; var modules = [];
   ctx.state.getTestModules().forEach(function (m) {
@@ -141,19 +143,9 @@ function junitOf(parts) {
   return out.join('\n') + '\n';
 }
 function fromWorkers(chosen, junit) {
-  var dir = path.join(path.dirname(process.env.SWT_ROUNDS), 'vitest');
-  var rounds = [];
-  for (var round = 1; round <= plan.rounds; round++) {
-    var parts = [];
-    for (var m of chosen.modules) {
-      var part = path.join(dir, 'round' + round + '-' + encodeURIComponent(relative(m.moduleId)) + '.json');
-      if (!fs.existsSync(part)) return false;
-      parts.push(JSON.parse(fs.readFileSync(part, 'utf8')));
-    }
-    rounds.push(parts);
-  }
-  rounds.forEach(function (parts, i) { fs.writeFileSync(junit.reportFile + '.round' + (i + 1), junitOf(parts)); });
-  return true;
+  var rounds = partsOf('vitest', chosen.modules.map(function (m) { return m.moduleId; }));
+  if (rounds) rounds.forEach(function (parts, i) { fs.writeFileSync(junit.reportFile + '.round' + (i + 1), junitOf(parts)); });
+  return !!rounds;
 }
 async function rounds(ctx, junit) {
   var chosen = chosenIn(ctx);
@@ -163,7 +155,7 @@ async function rounds(ctx, junit) {
   var own = ctx.reporters; var code = process.exitCode;
   var out = process.stdout.write; var err = process.stderr.write;
   process.stdout.write = function () { return true; }; process.stderr.write = function () { return true; };
-  ctx.setGlobalTestNamePattern(new RegExp('(?:^| )(?:' + chosen.tests.map(function (n) { return escapeRe(n.split(' > ').join(' ')); }).join('|') + ')$'));
+  ctx.setGlobalTestNamePattern(namePattern(chosen.tests));
   try {
     for (var round = 1; round <= plan.rounds; round++) {
       var report = new junit.constructor(Object.assign({}, junit.options, { outputFile: junit.reportFile + '.round' + round }));
