@@ -74,12 +74,59 @@ const THREAD_PATCH = [
   '',
 ].join('\n');
 
+// A test file whose patch adds only lines without a name to go by (no letter in its literals): a
+// parametrize row above a test, and the continuation line of another test's last statement.
+// Those tests are chosen by their lines, decorators to the end of their last statement.
+const SPANS_OLD = [
+  'import pytest',
+  '',
+  '',
+  "@pytest.mark.parametrize('n', [",
+  '    1,',
+  '])',
+  'def test_row(n):',
+  '    assert n > 0',
+  '',
+  '',
+  'def test_sum():',
+  '    assert sum([',
+  '        1,',
+  '    ]) > 0',
+  '',
+  '',
+  'def test_untouched():',
+  '    assert True',
+  '',
+].join('\n');
+const SPANS_PATCH = [
+  'diff --git a/test_spans.py b/test_spans.py',
+  '--- a/test_spans.py',
+  '+++ b/test_spans.py',
+  '@@ -3,6 +3,7 @@ import pytest',
+  ' ',
+  " @pytest.mark.parametrize('n', [",
+  '     1,',
+  '+    2,',
+  ' ])',
+  ' def test_row(n):',
+  '     assert n > 0',
+  '@@ -11,6 +12,7 @@ def test_row(n):',
+  ' def test_sum():',
+  '     assert sum([',
+  '         1,',
+  '+        2,',
+  '     ]) > 0',
+  ' ',
+  ' ',
+  '',
+].join('\n');
+
 const PYTEST: RunnerSpec = { kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' };
 const FILES = ['test_state.py'];
 
 beforeAll(async () => {
   sandbox = createDockerSandbox();
-  repo = createGitRepo({ 'counter.py': 'CALLS = []\n', 'test_state.py': OLD });
+  repo = createGitRepo({ 'counter.py': 'CALLS = []\n', 'test_state.py': OLD, 'test_spans.py': SPANS_OLD });
   // numpy from PyPI, through the egress proxy.
   env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: 'python3 -m pip install --no-input --progress-bar off numpy' });
 }, 900_000);
@@ -108,6 +155,13 @@ describe('pytest rounds inside the first run (real containers)', () => {
       expect(outcomes(round)).toEqual({ test_fresh_module_state: 'passed', test_after_the_run: 'failed', test_hangs_in_a_round: 'passed', test_draws_afresh: 'passed' });
     }
     expect(result.output.match(/\d+ passed/g)).toEqual(['5 passed']);
+  }, 300_000);
+
+  it('a test whose lines hold an added one is chosen, from its decorators to the end of its last statement', async () => {
+    const { result, rounds } = await run(PYTEST, SPANS_PATCH, ['test_spans.py']);
+    expect(outcomes(result)).toEqual({ 'test_spans.py::test_row[1]': 'passed', 'test_spans.py::test_row[2]': 'passed', 'test_spans.py::test_sum': 'passed', 'test_spans.py::test_untouched': 'passed' });
+    expect(rounds).toHaveLength(2);
+    for (const round of rounds!) expect(outcomes(round)).toEqual({ 'test_spans.py::test_row[1]': 'passed', 'test_spans.py::test_row[2]': 'passed', 'test_spans.py::test_sum': 'passed' });
   }, 300_000);
 
   it('a command whose own PYTHONPATH keeps the hook from loading gets its run as it is, without rounds', async () => {

@@ -4,15 +4,18 @@
  * its own (jest 24 to 29), it wraps it: right after a patched file's run, in the same process, it
  * runs that file again once per round, with only the tests whose name holds one of the plan's
  * names (the titles an added line declares, else its literals: a data-driven test's new row),
- * silent and telling jest nothing, and writes each round's result to a round file (what
- * jest's --json report says of its tests: a failure's details may hold what JSON cannot). It
- * also wraps @jest/core's runCLI: once the run is done (its report written) it writes those
- * results as the rounds' reports beside the run's own; where a file has none (jest 30, whose
- * runTest is bundled), it calls runCLI again for each round instead, with the same tests (jest's
- * own test locations would cost the run more than the rounds save). jest gives every test file
- * run a new module registry and global either way, so a round sees what a new jest process
- * would, without paying node's, jest's and the transformer's start again; from runTest, not
- * runCLI's configuration, haste map and scheduling either. Pure.
+ * silent, without coverage and telling jest nothing, and writes each round's result to a round
+ * file (what jest's --json report says of its tests: a failure's details may hold what JSON
+ * cannot). While a round runs, jest-runtime shows no source maps: a round counts for its
+ * outcomes, and parsing a large test file's map again for its first stack trace cost a round a
+ * third of its time; its traces keep the transformed file's lines. It also wraps @jest/core's
+ * runCLI: once the run is done (its report written) it writes those results as the rounds'
+ * reports beside the run's own; where a file has none (jest 30, whose runTest is bundled), it
+ * calls runCLI again for each round instead, with the same tests (jest's own test locations
+ * would cost the run more than the rounds save). jest gives every test file run a new module
+ * registry and global either way, so a round sees what a new jest process would, without paying
+ * node's, jest's and the transformer's start again; from runTest, not runCLI's configuration,
+ * haste map and scheduling either. Pure.
  */
 import { ROUNDS_HOOK_COMMON } from './roundsHookCommon.js';
 import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, roundReport, writeRoundsHook } from '../command.js';
@@ -28,6 +31,7 @@ var path = require('path');
 ${ROUNDS_HOOK_COMMON}
 var load = Module._load;
 var wrapped = false;
+var inRound = false;
 function quietly(fn) {
   var out = process.stdout.write; var err = process.stderr.write;
   process.stdout.write = function () { return true; }; process.stderr.write = function () { return true; };
@@ -60,18 +64,20 @@ function withFileRounds(runTest) {
       var chosen = chosenIn({ testResults: [Object.assign({}, first, { testFilePath: testPath })] });
       if (!chosen.tests.length) return first;
       var again = args.slice();
-      again[1] = Object.assign({}, globalConfig, { testNamePattern: patternOf(chosen.tests), silent: true });
+      again[1] = Object.assign({}, globalConfig, { testNamePattern: patternOf(chosen.tests), silent: true, collectCoverage: false });
       if (again.length > 5) again[5] = function () { };
       var round = 0;
       function next() {
         if (++round > plan.rounds) return undefined;
+        inRound = true;
         return runTest.apply(null, again).then(function (r) {
+          inRound = false;
           var failed = r.numFailingTests > 0 || !!r.testExecError;
           writePart('jest', round, testPath, { name: testPath, status: failed ? 'failed' : 'passed', message: r.failureMessage || '', assertionResults: (r.testResults || []).map(reported) });
           return next();
         });
       }
-      return Promise.resolve().then(next).then(function () { return first; }, function () { return first; });
+      return Promise.resolve().then(next).then(function () { return first; }, function () { inRound = false; return first; });
     });
   };
 }
@@ -98,9 +104,17 @@ function withRounds(runCLI, argv, projects) {
     return next();
   });
 }
+function withoutMapsInRounds(Runtime) {
+  var maps = Runtime.prototype.getSourceMaps;
+  var own = function () { return inRound ? null : maps.apply(this, arguments); };
+  own.swtRounds = true;
+  Runtime.prototype.getSourceMaps = own;
+}
 if (plan) {
   Module._load = function (request, parent) {
     var exp = load.apply(this, arguments);
+    var Runtime = request === 'jest-runtime' && exp && (exp.default || exp);
+    if (Runtime && Runtime.prototype && typeof Runtime.prototype.getSourceMaps === 'function' && !Runtime.prototype.getSourceMaps.swtRounds) withoutMapsInRounds(Runtime);
     if (request === './runTest' && parent && /jest-runner[\\/]build[\\/][^\\/]+\.js$/.test(parent.filename || '') && exp && typeof exp.default === 'function' && !exp.default.swtRounds) {
       var each = withFileRounds(exp.default);
       each.swtRounds = true;
