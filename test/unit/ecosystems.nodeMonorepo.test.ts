@@ -1,4 +1,5 @@
 import { node } from '../../src/ecosystems/node/index.js';
+import { jestJsonPrepare } from '../../src/ecosystems/node/jestJson.js';
 import { LOCAL_NPX } from '../../src/ecosystems/node/localNpx.js';
 import { isNodeTestStep, workflowTestEnv } from '../../src/ecosystems/node/workflowEnv.js';
 import { nestedManifests, owningPackage, workspaceGlobs, workspacePackages } from '../../src/ecosystems/node/workspaces.js';
@@ -189,7 +190,7 @@ describe('harness: runs grouped by owning package', () => {
   it('one command per group, from its directory, with its own out dir and exit status, under the workflow environment', () => {
     const cmd = buildTestCommand(spec, ['packages/cli/__tests__/a.test.js', 'packages/core/test/x.test.js'], '/swt-out');
     expect(cmd.startsWith('mkdir -p /swt-out 2>/dev/null; export TZ=America/New_York LANG=en_US.utf8; rc=0; ')).toBe(true);
-    expect(cmd).toContain(`( cd packages/cli && mkdir -p /swt-out/p0 2>/dev/null;${LOCAL_NPX} npx jest --ci --runTestsByPath --json --outputFile=/swt-out/p0/jest.json __tests__/a.test.js ); s=$?; echo $s > /swt-out/p0/exit-status;`);
+    expect(cmd).toContain(`( cd packages/cli && mkdir -p /swt-out/p0 2>/dev/null;${LOCAL_NPX}${jestJsonPrepare()} npx jest --ci --runTestsByPath --json --outputFile=/swt-out/p0/jest.json __tests__/a.test.js ); s=$?; echo $s > /swt-out/p0/exit-status;`);
     expect(cmd).toContain('( cd packages/core && mkdir -p /swt-out/p1 2>/dev/null;');
     expect(cmd).toContain('--test-reporter-destination=/swt-out/p1/junit-0.xml');
     expect(cmd.endsWith('exit $rc')).toBe(true);
@@ -197,7 +198,7 @@ describe('harness: runs grouped by owning package', () => {
 
   it('a spec with only an environment exports it before the one command', () => {
     expect(buildTestCommand({ kind: 'jest', template: 'npx jest {files}', env: { TZ: 'UTC' } }, ['a.test.js'], '/o')).toBe(
-      `mkdir -p /o 2>/dev/null; export TZ=UTC;${LOCAL_NPX} npx jest --ci --runTestsByPath --json --outputFile=/o/jest.json a.test.js`,
+      `mkdir -p /o 2>/dev/null; export TZ=UTC;${LOCAL_NPX}${jestJsonPrepare()} npx jest --ci --runTestsByPath --json --outputFile=/o/jest.json a.test.js`,
     );
     expect(buildTestCommand({ kind: 'jest', template: 'npx jest {files}', env: { FLAGS: "a b'c" } }, ['a.test.js'], '/o')).toContain(`export FLAGS='a b'\\''c';`);
     expect(() => buildTestCommand({ kind: 'jest', template: 'npx jest', env: { 'A B': 'x' } }, ['a.test.js'])).toThrow(/not a valid name/);

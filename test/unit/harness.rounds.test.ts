@@ -1,7 +1,6 @@
 import { confirmedInProcess, joinRounds, literalsOf, roundPlan, titlesOf } from '../../src/harness/rounds.js';
 import { buildRerunCommand, buildTestCommand, roundReportName, roundsFresh, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
 import { VITEST_ROUNDS_SOURCE } from '../../src/ecosystems/node/vitestRounds.js';
-import { LOCAL_NPX } from '../../src/ecosystems/node/localNpx.js';
 import { ROUNDS_PLUGIN_SOURCE } from '../../src/ecosystems/python/rounds.js';
 import type { RunResult } from '../../src/results/types.js';
 import { runTestsKept } from '../../src/harness/runTests.js';
@@ -134,7 +133,10 @@ describe('the run command with rounds', () => {
     const withRounds = buildTestCommand(jest, ['a.test.js'], '/swt-out', { rounds: plan });
     expect(withRounds).not.toMatch(/[\r\n]/);
     expect(withRounds).toContain('export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--require /tmp/swt-rounds/jest-rounds.cjs"');
-    expect(withRounds.endsWith(buildTestCommand(jest, ['a.test.js'], '/swt-out').replace(`mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX}`, ''))).toBe(true);
+    // After the --json hook's own preload (jestJson.ts), before the command, which is as without rounds.
+    expect(withRounds.indexOf('--require /tmp/swt-jest-json.cjs')).toBeLessThan(withRounds.indexOf('--require /tmp/swt-rounds/jest-rounds.cjs'));
+    expect(withRounds.endsWith(' npx jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json a.test.js')).toBe(true);
+    expect(buildTestCommand(jest, ['a.test.js'], '/swt-out').endsWith(' npx jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json a.test.js')).toBe(true);
     expect(roundReportName(jest, 1)).toBe('jest.json.round1');
   });
 

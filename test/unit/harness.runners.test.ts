@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { LOCAL_NPX } from '../../src/ecosystems/node/localNpx.js';
+import { JEST_JSON_HOOK, jestJsonPrepare } from '../../src/ecosystems/node/jestJson.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,9 +30,12 @@ function swtCode(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-/** A command without the step that writes mocha's reporter (a long quoted line). */
+/** jest's step that writes its --json hook and preloads it (jestJson.ts). */
+const JEST_JSON = jestJsonPrepare();
+
+/** A command without the step that writes mocha's reporter (a long quoted line) or jest's --json hook. */
 function withoutInstall(cmd: string): string {
-  return cmd.replace(/ printf '%s\\n' '(?:[^']|'\\'')*' > \S+;/, '');
+  return cmd.split(JEST_JSON).join('').replace(/ printf '%s\\n' '(?:[^']|'\\'')*' > \S+;/, '');
 }
 
 describe('runnerFromCommand', () => {
@@ -112,7 +116,7 @@ describe('buildTestCommand', () => {
       'mkdir -p /swt-out 2>/dev/null; python3 -m pytest -p no:cacheprovider -rA --continue-on-collection-errors --junitxml=/swt-out/junit.xml -o junit_family=xunit1 tests/test_a.py',
     );
     expect(buildTestCommand(runnerFromCommand('npx jest --preset ts-jest {files}'), ['a.test.ts'], out)).toBe(
-      `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX} npx jest --preset ts-jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json a.test.ts`,
+      `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX}${JEST_JSON} npx jest --preset ts-jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json a.test.ts`,
     );
     expect(buildTestCommand(runnerFromCommand('npx vitest run {files}'), ['a.test.ts'], out)).toBe(
       `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX} npx vitest run --reporter=default --reporter=junit --outputFile.junit=/swt-out/junit.xml a.test.ts`,
@@ -140,12 +144,34 @@ describe('buildTestCommand', () => {
     expect(install).not.toMatch(/[\r\n]/);
     expect(install).toMatch(/^ printf '%s\\n' '.*' > \/tmp\/o\/swt-mocha-reporter\.cjs;$/);
     // A command calling npx gets the shim that calls an installed bin directly (localNpx.ts).
-    expect(reporterInstall(runnerFromCommand('npx jest {files}'))).toBe(LOCAL_NPX);
-    expect(reporterInstall(runnerFromCommand('jest {files}'))).toBe('');
+    expect(reporterInstall(runnerFromCommand('npx vitest run {files}'))).toBe(LOCAL_NPX);
+    expect(reporterInstall(runnerFromCommand('vitest run {files}'))).toBe('');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'swt-reporter-'));
     try {
       execFileSync('sh', ['-c', reporterInstall(runnerFromCommand('mocha'), dir)]);
       expect(fs.readFileSync(path.join(dir, 'swt-mocha-reporter.cjs'), 'utf8')).toBe(`${mochaReporterOneLine()}\n`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("preloads jest's --json hook once per shell, after a NODE_OPTIONS of the project's own", () => {
+    expect(reporterInstall(runnerFromCommand('npx jest {files}'))).toBe(`${LOCAL_NPX}${JEST_JSON}`);
+    expect(reporterInstall(runnerFromCommand('jest {files}'))).toBe(JEST_JSON);
+    expect(JEST_JSON).not.toMatch(/[\r\n]/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'swt-jest-json-'));
+    const hook = path.join(dir, 'hook.cjs');
+    const prepare = JEST_JSON.split(JEST_JSON_HOOK).join(hook);
+    try {
+      // Twice in one shell, as reruns do: written, and named once.
+      const options = execFileSync('sh', ['-c', `${prepare}${prepare} printf '%s' "$NODE_OPTIONS"`], { env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=512' } }).toString();
+      expect(options).toBe(`--max-old-space-size=512 --require ${hook}`);
+      expect(fs.readFileSync(hook, 'utf8')).toContain("request !== '@jest/test-result'");
+      // A /tmp that refuses the hook leaves NODE_OPTIONS as it was (node would refuse to start).
+      const refused = JEST_JSON.split(JEST_JSON_HOOK).join(path.join(dir, 'missing', 'hook.cjs'));
+      const env = { ...process.env };
+      delete env.NODE_OPTIONS;
+      expect(execFileSync('sh', ['-c', `${refused} printf '%s' "\${NODE_OPTIONS:-unset}"`], { env, stdio: ['ignore', 'pipe', 'ignore'] }).toString()).toBe('unset');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -168,7 +194,7 @@ describe('buildTestCommand', () => {
       'mkdir -p /swt-out 2>/dev/null; pytest -rA --continue-on-collection-errors --junitxml=/swt-out/junit.xml -o junit_family=xunit1 t.py',
     );
     expect(buildTestCommand({ kind: 'jest', template: 'cd web && npx jest {files} && echo done' }, ['x.test.js'], out)).toBe(
-      `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX} cd web && npx jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json x.test.js && echo done`,
+      `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX}${JEST_JSON} cd web && npx jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json x.test.js && echo done`,
     );
   });
 

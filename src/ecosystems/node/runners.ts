@@ -1,4 +1,5 @@
 /** Node's runners: vitest, jest, ava, jasmine, bun test, deno test, mocha, uvu, node --test, node-tap and tape. Pure. */
+import { jestJsonPrepare } from './jestJson.js';
 import { MOCHA_REPORT_FILE, MOCHA_REPORTER_FILE, mochaReporterOneLine } from '../../results/formats/mochaReporter.js';
 import { parseJestJson } from '../../results/formats/jest.js';
 import { parseJUnit } from '../../results/formats/junit.js';
@@ -82,6 +83,8 @@ export const jest: RunnerDef = {
   commandForTests(spec, file, ids, out, report) {
     return fillTemplate(spec.template, ['--ci', '--runTestsByPath', '--json', `--outputFile=${reportPath(out, report)}`, '-t', namePattern(ids), ...words([file])]);
   },
+  // Its --json report even when a failure's details are not JSON (jest 28 and later wrote none).
+  prepare: () => jestJsonPrepare(),
   parse: (content, ctx) => whole(parseJestJson(content, ctx)),
   // runCLI again in the run's own process (a new module registry per test file): the rounds cost the tests, not jest's start.
   roundsInProcess: jestRounds,
