@@ -6,7 +6,7 @@
  * had no report, and every test of it counted as missing. A module preloaded through NODE_OPTIONS
  * hands jest a `@jest/test-result` whose formatTestResults, which shapes that report, gives a copy
  * only when jest's own serialization would throw: one where a value that refers back to an enclosing
- * one reads "[Circular]" and a BigInt its digits. Pure.
+ * one reads "[Circular]", a BigInt its digits, and what nests past 64 levels "[Too deep]". Pure.
  */
 import { writeLines } from '../command.js';
 
@@ -19,12 +19,14 @@ var Module = require('module');
 var load = Module._load;
 var wrapped = [];
 function copy(value, above) {
+  if (typeof value === 'bigint') return String(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (above.indexOf(value) >= 0) return '[Circular]';
+  if (above.length >= 64) return '[Too deep]';
+  var path = above.concat([value]);
   var v = value;
-  if (typeof v === 'bigint') return String(v);
-  if (v && typeof v.toJSON === 'function') { try { v = v.toJSON(); } catch (e) { return String(e); } }
-  if (v === null || typeof v !== 'object') return v;
-  if (above.indexOf(v) >= 0) return '[Circular]';
-  var path = above.concat([v]);
+  if (typeof v.toJSON === 'function') { try { v = v.toJSON(); } catch (e) { return String(e); } }
+  if (v !== value) return copy(v, path);
   if (Array.isArray(v)) return v.map(function (x) { return copy(x, path); });
   var out = {};
   Object.keys(v).forEach(function (k) { out[k] = copy(v[k], path); });
