@@ -160,6 +160,8 @@ export function rerunDir(outDir: string, round: number, i: number): string {
 export function buildRerunCommand(spec: RunnerSpec, targets: readonly RerunTarget[], rounds: number, outDir: string = DEFAULT_OUT_DIR): string {
   if (/[\r\n]/.test(spec.template)) throw new SwtError('BAD_INPUT', 'The test command must be a single line');
   const parts: string[] = [];
+  // A step that writes the same thing into the one shell (jest's --json hook, the npx shim) goes in once.
+  const installed = new Set<string>();
   for (let r = 0; r < rounds; r++) {
     targets.forEach((t, i) => {
       const dir = rerunDir(outDir, r, i);
@@ -170,7 +172,9 @@ export function buildRerunCommand(spec: RunnerSpec, targets: readonly RerunTarge
       const file = own.dir ? t.file.slice(own.dir.length + 1) : t.file;
       const ids = t.ids?.map((id) => idToLocal(own.dir, id));
       const cmd = ids?.length && def.commandForTests ? def.commandForTests(own.spec, file, ids, dir, report) : def.command(own.spec, [file], dir, report);
-      parts.push(`mkdir -p ${shellQuote(dir)} 2>/dev/null;${reporterInstall(own.spec, dir)} ( ${inDir(own.dir, cmd)} ) || rc=$?;`);
+      const install = reporterInstall(own.spec, dir);
+      parts.push(`mkdir -p ${shellQuote(dir)} 2>/dev/null;${installed.has(install) ? '' : install} ( ${inDir(own.dir, cmd)} ) || rc=$?;`);
+      installed.add(install);
     });
   }
   return `rc=0;${envExports(spec)} ${parts.join(' ')} exit $rc`;

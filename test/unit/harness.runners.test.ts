@@ -225,6 +225,12 @@ describe('buildTestCommand', () => {
       "( npx jest --ci --runTestsByPath --json --outputFile=/swt-out/c0-0/jest.json -t 'adds \\(1\\+1\\)|other' a.test.js ) || rc=$?;",
     );
     expect(cmd('npx vitest run {files}', [{ file: 'a.test.ts', ids: ['a.test.ts > s > x.y'] }])).toContain("--outputFile.junit=/swt-out/c0-0/junit.xml -t 'x\\.y' a.test.ts");
+    // jest's --json hook and the npx shim go into the one shell once, whatever the targets and rounds.
+    const jestTwice = buildRerunCommand(runnerFromCommand('npx jest {files}'), [{ file: 'a.test.js', ids: ['a.test.js > x'] }, { file: 'b.test.js' }], 2, out);
+    expect(jestTwice.split(JEST_JSON)).toHaveLength(2);
+    expect(jestTwice.split(LOCAL_NPX)).toHaveLength(2);
+    expect(jestTwice.indexOf(JEST_JSON)).toBeLessThan(jestTwice.indexOf('( npx jest'));
+    expect(jestTwice.match(/\( npx jest /g)).toHaveLength(4);
     const mocha = buildRerunCommand(runnerFromCommand('npx mocha --exit {files}'), [{ file: 't/a.js', ids: ["t/a.js > it's"] }], 1, out);
     // Each invocation has its own reporter, which writes its report beside itself.
     expect(mocha).toContain(`mkdir -p /swt-out/c0-0 2>/dev/null;${reporterInstall(runnerFromCommand('npx mocha --exit {files}'), '/swt-out/c0-0')} ( npx mocha --exit --require /swt-out/c0-0/swt-mocha-reporter.cjs`);
