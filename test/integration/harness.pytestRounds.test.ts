@@ -18,14 +18,14 @@ let env: Environment;
 
 const OLD = 'import os\nimport random\nimport time\n\nimport counter\nimport numpy\n\nAT_IMPORT = numpy.random.random()\n\n\ndef test_existing():\n    assert counter.CALLS == []\n';
 // Added by the "test patch": module state a second run in the same process would see, a file the
-// run leaves behind, a test that hangs once its own file exists (in a round only), and random
+// run leaves behind, a test that hangs from the HANG_IN_ROUNDS-th round on (a file counts), and random
 // draws that must differ from every earlier one: Python reseeds random in a fork; numpy's global
 // generator, already drawn from at import, the plugin reseeds (else every round repeats its numbers).
 const TEST_PATCH = [
   'diff --git a/test_state.py b/test_state.py',
   '--- a/test_state.py',
   '+++ b/test_state.py',
-  '@@ -10,3 +10,27 @@ AT_IMPORT = numpy.random.random()',
+  '@@ -10,3 +10,28 @@ AT_IMPORT = numpy.random.random()',
   ' ',
   ' def test_existing():',
   '     assert counter.CALLS == []',
@@ -43,9 +43,10 @@ const TEST_PATCH = [
   '+',
   '+',
   '+def test_hangs_in_a_round():',
-  "+    if os.environ.get('HANG_IN_ROUNDS') and os.path.exists('/tmp/swt-hang-marker'):",
+  "+    runs = open('/tmp/swt-hang-runs').read() if os.path.exists('/tmp/swt-hang-runs') else ''",
+  "+    open('/tmp/swt-hang-runs', 'a').write('x')",
+  "+    if len(runs) >= int(os.environ.get('HANG_IN_ROUNDS', '9')):",
   '+        time.sleep(3600)',
-  "+    open('/tmp/swt-hang-marker', 'a').close()",
   '+',
   '+',
   '+def test_draws_afresh():',
@@ -171,12 +172,18 @@ describe('pytest rounds inside the first run (real containers)', () => {
     expect(result.output).not.toMatch(/swt_rounds/);
   }, 300_000);
 
-  it('a round that hangs is killed after 10 s: the run keeps its result and there are no rounds', async () => {
-    const { result, rounds, ms } = await run({ ...PYTEST, env: { HANG_IN_ROUNDS: '1' } });
+  // The first round is a child of the waiting copy, which kills it; the last is the copy itself, which the run kills.
+  it.each([
+    ['the first', '1'],
+    ['the last', '2'],
+  ])('a round that hangs (%s) is killed after 10 s: the run keeps its result and there are no rounds', async (_which, from) => {
+    const { result, rounds, ms } = await run({ ...PYTEST, env: { HANG_IN_ROUNDS: from } });
     expect(outcomes(result)).toEqual({ test_existing: 'passed', test_fresh_module_state: 'passed', test_after_the_run: 'passed', test_hangs_in_a_round: 'passed', test_draws_afresh: 'passed' });
     expect(result.timedOut).toBe(false);
     expect(rounds).toBeUndefined();
-    expect(ms).toBeLessThan(120_000);
+    // 10 s and the container's own time: not the 25 s the run allows all its rounds.
+    expect(ms).toBeGreaterThan(10_000);
+    expect(ms).toBeLessThan(22_000);
   }, 300_000);
 
   it('a run whose imports started a thread gets no rounds (the forks would lack it): its result stands', async () => {

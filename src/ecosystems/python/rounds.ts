@@ -11,10 +11,11 @@ export const ROUNDS_PLUGIN = 'swt_rounds';
 /** The plugin, one line per item (commands are single lines: printf writes it). */
 export const ROUNDS_PLUGIN_SOURCE = `# swt-bot: confirmation rounds of the tests a test patch adds or changes. Once collection is done
 # and before any test ran, a copy of this process is forked and waits; after the run it forks one
-# child per round. Each round starts from the state a new pytest process would have, without
-# paying the interpreter's start, the plugins and the collection again; it runs after the run,
-# as a rerun would, so the run itself is what it was without the rounds.
-import json, os, select, signal, sys, time
+# child per round but the last, which it runs itself. Each round starts from the state a new
+# pytest process would have, without paying the interpreter's start, the plugins and the
+# collection again; it runs after the run, as a rerun would, so the run itself is what it was
+# without the rounds.
+import bisect, json, os, select, signal, sys, time
 
 import pytest
 
@@ -35,37 +36,66 @@ def _last_line(code):
     return last
 
 
-def _span(item):
-    # A test's lines, its decorators' first to its body's last, from its code: reading and tokenizing
-    # its source (inspect.getsourcelines) cost the copy 14 ms on 43 tests, on the run's one CPU.
+def _code(item, same):
+    # A test's code, when it is in the item's own file (an inherited test's lines are another file's).
     try:
         import inspect
         code = inspect.unwrap(getattr(item, "function", None) or item.obj).__code__
-        return code.co_firstlineno, _last_line(code)
+        key = (code.co_filename, str(item.path))
+        if key not in same:
+            same[key] = os.path.samefile(*key)
+        return code if same[key] else None
     except Exception:
         return None
 
 
 def _chosen(session, plan):
-    # A test of a patched file whose lines hold an added one, or whose id holds a literal of one (a parameter).
+    # A test of a patched file whose lines (its decorators' first to its body's last) hold an added
+    # one, or whose id holds a literal of one (a parameter). A file's tests do not overlap, so an
+    # added line can only be in those that start last before it: only their ends are looked for.
     root = str(session.config.rootpath)
     names = plan.get("names") or []
-    out = []
+    wanted = {}
+    same = {}
+    items = []
     for item in session.items:
-        wanted = plan["lines"].get(os.path.relpath(str(item.path), root))
-        if not wanted:
-            continue
-        span = _span(item)
-        if (span and any(span[0] <= n <= span[1] for n in wanted)) or any(n in item.nodeid for n in names):
-            out.append(item)
-    return out
+        path = str(item.path)
+        if path not in wanted:
+            wanted[path] = plan["lines"].get(os.path.relpath(path, root))
+        if wanted[path]:
+            items.append((item, _code(item, same)))
+    starts = {}
+    for item, code in items:
+        if code is not None:
+            starts.setdefault(str(item.path), {})[code] = code.co_firstlineno
+    hit = set()
+    ends = {}
+    for path, codes in starts.items():
+        found = sorted(codes.items(), key=lambda c: c[1])
+        firsts = [first for _, first in found]
+        for n in wanted[path]:
+            i = bisect.bisect_right(firsts, n)
+            start = firsts[i - 1] if i else None
+            while i and firsts[i - 1] == start:
+                i -= 1
+                code = found[i][0]
+                if code not in ends:
+                    ends[code] = _last_line(code)
+                if n <= ends[code]:
+                    hit.add(code)
+    return [item for item, code in items if code in hit or any(n in item.nodeid for n in names)]
 
 
-def _done(fd, pid, limit):
-    # A process is done once it says so on its pipe (its reports written), not once the kernel has torn
-    # it down; one that hangs (say a lock held by a thread the fork did not copy) is killed after its limit.
+def _done(fd, pid, *limits):
+    # A process is done once it says so on its pipe ("d": its reports written), not once the kernel has
+    # torn it down; one that hangs (say a lock held by a thread the fork did not copy) is killed after
+    # its limit. "r" (the copy's own round begins) moves on to the next limit.
+    said = b""
     try:
-        said = os.read(fd, 1) if select.select([fd], [], [], limit)[0] else b""
+        for limit in limits:
+            said = os.read(fd, 1) if select.select([fd], [], [], limit)[0] else b""
+            if said != b"r":
+                break
     except OSError:
         said = b""
     finally:
@@ -78,9 +108,9 @@ def _done(fd, pid, limit):
     return said == b"d"
 
 
-def _tell(fd):
+def _tell(fd, what=b"d"):
     try:
-        os.write(fd, b"d")
+        os.write(fd, what)
     except OSError:
         pass
 
@@ -147,6 +177,13 @@ def pytest_runtestloop(session):
         return None
     if xml is None:
         return None
+    # Chosen before the copy exists: read only, and a run with no test to run again forks nothing.
+    try:
+        chosen = _chosen(session, plan)
+    except Exception:
+        chosen = []
+    if not chosen:
+        return None
     go_read, go_write = os.pipe()
     back_read, back_write = os.pipe()
     copy = os.fork()
@@ -158,25 +195,22 @@ def pytest_runtestloop(session):
     os.close(go_write)
     os.close(back_read)
     _quiet(config)
-    # The tests to run again are chosen here, while the run goes on in the parent: it does not wait for that.
-    try:
-        chosen = _chosen(session, plan)
-    except Exception:
-        chosen = []
-    if not chosen:
-        os._exit(0)
     # The run's end (or its death: end of file) releases this copy.
     go = os.read(go_read, 64)
     if not go.startswith(b"g"):
         os._exit(0)
     limit = _limit(float(go[1:] or 0))
     report = xml.logfile
-    children = []
     for r in range(1, plan["rounds"] + 1):
-        done_read, done_write = os.pipe()
-        child = os.fork()
+        last = r == plan["rounds"]
+        done_read, done_write = (None, back_write) if last else os.pipe()
+        # The last round is this copy itself: it says when its report is written on the run's pipe.
+        child = 0 if last else os.fork()
         if child == 0:
-            os.close(done_read)
+            if last:
+                _tell(back_write, b"r")
+            else:
+                os.close(done_read)
             _reseed()
             config.stash[_round] = done_write
             session.items[:] = chosen
@@ -185,13 +219,12 @@ def pytest_runtestloop(session):
             xml.logfile = "%s.round%d" % (report, r)
             return None
         os.close(done_write)
-        children.append(child)
-        # The next round starts once this one's report is written, while the kernel still tears it down.
-        if not _done(done_read, child, limit):
+        # The next round starts once this one's report is written and it is reaped.
+        ok = _done(done_read, child, limit)
+        os.waitpid(child, 0)
+        if not ok:
             break
     _tell(back_write)
-    for child in children:
-        os.waitpid(child, 0)
     os._exit(0)
 
 
@@ -211,10 +244,10 @@ def pytest_unconfigure(config):
         try:
             os.write(go_write, b"g%.3f" % took)
         except OSError:
-            pass  # the copy found no test to run again and is gone
+            pass  # the copy is gone
         os.close(go_write)
-        # Once the copy says the rounds' reports are written, it reaps its rounds and leaves on its own.
-        _done(back_read, copy, _limit(took) * rounds + 5)`.split('\n');
+        # The copy's own round, the last, has a round's limit from when it says it begins; it leaves on its own.
+        _done(back_read, copy, _limit(took) * (rounds - 1) + 5, _limit(took))`.split('\n');
 
 export const pytestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   prepare(_out: string, plan: RoundPlan): string {
