@@ -1,5 +1,6 @@
 import { runTestsKept } from '../../src/harness/runTests.js';
 import { roundPlan } from '../../src/harness/rounds.js';
+import { pytestRounds } from '../../src/ecosystems/python/rounds.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Environment, Sandbox } from '../../src/sandbox/types.js';
 import type { RunResult, RunnerSpec } from '../../src/results/types.js';
@@ -122,12 +123,97 @@ const SPANS_PATCH = [
   '',
 ].join('\n');
 
+// Test shapes whose lines the plugin must tell apart: parametrize rows, methods of two classes
+// (one with a nested function, one decorated, a class attribute between them), a helper between
+// tests, and a test inherited from another file (whose lines are that file's, never this one's).
+const SHAPES = [
+  'import pytest',
+  'from shapes_base import Base',
+  '',
+  '',
+  'def helper():',
+  '    return 1',
+  '',
+  '',
+  "@pytest.mark.parametrize('n', [",
+  '    1,',
+  '    2,',
+  '])',
+  'def test_rows(n):',
+  '    assert n',
+  '',
+  '',
+  'class TestThings:',
+  '    def test_a(self):',
+  '        def inner():',
+  '            return [',
+  '                1,',
+  '            ]',
+  '        assert inner()',
+  '',
+  "    @pytest.mark.skipif(False, reason='no')",
+  '    def test_b(self):',
+  '        assert (lambda: 1)()',
+  '',
+  '    x = 1',
+  '',
+  '    def test_c(self):',
+  '        assert True',
+  '',
+  '',
+  'class TestInherited(Base):',
+  '    pass',
+  '',
+  '',
+  'def test_last():',
+  '    assert sum([',
+  '        1,',
+  '    ])',
+  '',
+].join('\n');
+// Beside the run: for every line of test_shapes.py, the plugin's choice against measuring every
+// test's lines (its first to its last, from its code, when its code is in its own file).
+const CHECK_CHOSEN = [
+  'import inspect, json, os',
+  'import swt_rounds',
+  '',
+  '',
+  'def pytest_collection_finish(session):',
+  '    root = str(session.config.rootpath)',
+  "    path = 'test_shapes.py'",
+  '    count = len(open(os.path.join(root, path)).read().splitlines())',
+  '    def measured(lines):',
+  '        out = []',
+  '        for item in session.items:',
+  '            code = inspect.unwrap(item.function).__code__',
+  '            if os.path.realpath(code.co_filename) != os.path.realpath(str(item.path)):',
+  '                continue',
+  '            if any(code.co_firstlineno <= n <= swt_rounds._last_line(code) for n in lines):',
+  '                out.append(item.nodeid)',
+  '        return out',
+  '    def chosen(lines):',
+  "        return [i.nodeid for i in swt_rounds._chosen(session, {'lines': {path: lines}, 'names': []})]",
+  '    plans = [[n] for n in range(1, count + 1)] + [list(range(1, count + 1, k)) for k in (2, 3, 5)]',
+  '    differing = [p for p in plans if chosen(p) != measured(p)]',
+  "    by_line = {n: chosen([n]) for n in range(1, count + 1)}",
+  "    with open('/tmp/swt-chosen.json', 'w') as f:",
+  "        json.dump({'plans': len(plans), 'differing': differing, 'byLine': by_line}, f)",
+  '',
+].join('\n');
+
 const PYTEST: RunnerSpec = { kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' };
 const FILES = ['test_state.py'];
 
 beforeAll(async () => {
   sandbox = createDockerSandbox();
-  repo = createGitRepo({ 'counter.py': 'CALLS = []\n', 'test_state.py': OLD, 'test_spans.py': SPANS_OLD });
+  repo = createGitRepo({
+    'counter.py': 'CALLS = []\n',
+    'test_state.py': OLD,
+    'test_spans.py': SPANS_OLD,
+    'test_shapes.py': SHAPES,
+    'shapes_base.py': 'class Base:\n    def test_from_base(self):\n        assert True\n',
+    'check_chosen.py': CHECK_CHOSEN,
+  });
   // numpy from PyPI, through the egress proxy.
   env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: 'python3 -m pip install --no-input --progress-bar off numpy' });
 }, 900_000);
@@ -163,6 +249,25 @@ describe('pytest rounds inside the first run (real containers)', () => {
     expect(outcomes(result)).toEqual({ 'test_spans.py::test_row[1]': 'passed', 'test_spans.py::test_row[2]': 'passed', 'test_spans.py::test_sum': 'passed', 'test_spans.py::test_untouched': 'passed' });
     expect(rounds).toHaveLength(2);
     for (const round of rounds!) expect(outcomes(round)).toEqual({ 'test_spans.py::test_row[1]': 'passed', 'test_spans.py::test_row[2]': 'passed', 'test_spans.py::test_sum': 'passed' });
+  }, 300_000);
+
+  it('an added line chooses the test whose lines hold it, as measuring every test would, on every line of a file of every shape', async () => {
+    const command = `${pytestRounds.prepare('/tmp/swt-out', { rounds: 2, lines: {} })} python3 -m pytest -p no:cacheprovider -p check_chosen --collect-only -q test_shapes.py && printf 'SWT-CHOSEN ' && cat /tmp/swt-chosen.json`;
+    const outcome = await sandbox.run({ env, repo: repo.path, state: { rev: repo.sha, patches: [] }, command });
+    const line = (outcome.output ?? '').split('\n').find((l) => l.startsWith('SWT-CHOSEN '));
+    expect(line).toBeDefined();
+    const found = JSON.parse(line!.slice('SWT-CHOSEN '.length)) as { plans: number; differing: number[][]; byLine: Record<string, string[]> };
+    expect(found.plans).toBe(SHAPES.split('\n').length - 1 + 3);
+    expect(found.differing).toEqual([]);
+    const at = (text: string) => found.byLine[String(SHAPES.split('\n').indexOf(text) + 1)];
+    expect(at('    2,')).toEqual(['test_shapes.py::test_rows[1]', 'test_shapes.py::test_rows[2]']);
+    expect(at('                1,')).toEqual(['test_shapes.py::TestThings::test_a']);
+    expect(at("    @pytest.mark.skipif(False, reason='no')")).toEqual(['test_shapes.py::TestThings::test_b']);
+    expect(at('        1,')).toEqual(['test_shapes.py::test_last']);
+    for (const none of ['    return 1', '    x = 1', '    pass', 'class TestInherited(Base):']) expect(at(none)).toEqual([]);
+    // The inherited test is collected here, and no line of this file chooses it.
+    expect(Object.values(found.byLine).flat()).not.toContain('test_shapes.py::TestInherited::test_from_base');
+    expect(outcome.output).toContain('test_shapes.py::TestInherited::test_from_base');
   }, 300_000);
 
   it('a command whose own PYTHONPATH keeps the hook from loading gets its run as it is, without rounds', async () => {
