@@ -201,6 +201,7 @@ def pytest_runtestloop(session):
         os._exit(0)
     limit = _limit(float(go[1:] or 0))
     report = xml.logfile
+    children = []
     for r in range(1, plan["rounds"] + 1):
         last = r == plan["rounds"]
         done_read, done_write = (None, back_write) if last else os.pipe()
@@ -212,19 +213,21 @@ def pytest_runtestloop(session):
             else:
                 os.close(done_read)
             _reseed()
-            config.stash[_round] = done_write
+            # What the round says it is done on, and the rounds it reaps once it has (the copy's).
+            config.stash[_round] = (done_write, children if last else [])
             session.items[:] = chosen
             # A round's report needs a failure's message, not its source: a native traceback skips pytest's parse of the test file.
             config.option.tbstyle = "native"
             xml.logfile = "%s.round%d" % (report, r)
             return None
         os.close(done_write)
-        # The next round starts once this one's report is written and it is reaped.
-        ok = _done(done_read, child, limit)
-        os.waitpid(child, 0)
-        if not ok:
+        children.append(child)
+        # The next round starts once this one's report is written, while the kernel still tears it down.
+        if not _done(done_read, child, limit):
             break
     _tell(back_write)
+    for child in children:
+        os.waitpid(child, 0)
     os._exit(0)
 
 
@@ -235,7 +238,9 @@ def pytest_unconfigure(config):
     done = config.stash.get(_round, None)
     if done is not None:
         # A round leaves without the interpreter's shutdown, which costs more than its tests.
-        _tell(done)
+        _tell(done[0])
+        for child in done[1]:
+            os.waitpid(child, 0)
         os._exit(0)
     waiting = config.stash.get(_waiting, None)
     if waiting:
