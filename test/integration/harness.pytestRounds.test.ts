@@ -123,9 +123,9 @@ const SPANS_PATCH = [
   '',
 ].join('\n');
 
-// Test shapes whose lines the plugin must tell apart: parametrize rows, methods of two classes
-// (one with a nested function, one decorated, a class attribute between them), a helper between
-// tests, and a test inherited from another file (whose lines are that file's, never this one's).
+// Test shapes whose lines the plugin must tell apart: parametrize rows, a class's methods (one
+// with a nested function, one decorated, a class attribute between them), a helper between tests,
+// and a test inherited from another file (whose lines are that file's, never this one's).
 const SHAPES = [
   'import pytest',
   'from shapes_base import Base',
@@ -151,7 +151,7 @@ const SHAPES = [
   '            ]',
   '        assert inner()',
   '',
-  "    @pytest.mark.skipif(False, reason='no')",
+  "    @pytest.mark.filterwarnings('ignore')",
   '    def test_b(self):',
   '        assert (lambda: 1)()',
   '',
@@ -262,7 +262,7 @@ describe('pytest rounds inside the first run (real containers)', () => {
     const at = (text: string) => found.byLine[String(SHAPES.split('\n').indexOf(text) + 1)];
     expect(at('    2,')).toEqual(['test_shapes.py::test_rows[1]', 'test_shapes.py::test_rows[2]']);
     expect(at('                1,')).toEqual(['test_shapes.py::TestThings::test_a']);
-    expect(at("    @pytest.mark.skipif(False, reason='no')")).toEqual(['test_shapes.py::TestThings::test_b']);
+    expect(at("    @pytest.mark.filterwarnings('ignore')")).toEqual(['test_shapes.py::TestThings::test_b']);
     expect(at('        1,')).toEqual(['test_shapes.py::test_last']);
     for (const none of ['    return 1', '    x = 1', '    pass', 'class TestInherited(Base):']) expect(at(none)).toEqual([]);
     // The inherited test is collected here, and no line of this file chooses it.
