@@ -67,18 +67,14 @@ def _chosen(session, plan):
     starts = {}
     for item, code in items:
         if code is not None:
-            starts.setdefault(str(item.path), {})[code] = code.co_firstlineno
+            starts.setdefault(str(item.path), {}).setdefault(code.co_firstlineno, set()).add(code)
     hit = set()
     ends = {}
-    for path, codes in starts.items():
-        found = sorted(codes.items(), key=lambda c: c[1])
-        firsts = [first for _, first in found]
+    for path, by_first in starts.items():
+        firsts = sorted(by_first)
         for n in wanted[path]:
             i = bisect.bisect_right(firsts, n)
-            start = firsts[i - 1] if i else None
-            while i and firsts[i - 1] == start:
-                i -= 1
-                code = found[i][0]
+            for code in by_first[firsts[i - 1]] if i else ():
                 if code not in ends:
                     ends[code] = _last_line(code)
                 if n <= ends[code]:
@@ -200,35 +196,38 @@ def pytest_runtestloop(session):
     if not go.startswith(b"g"):
         os._exit(0)
     limit = _limit(float(go[1:] or 0))
-    report = xml.logfile
     children = []
-    for r in range(1, plan["rounds"] + 1):
-        last = r == plan["rounds"]
-        done_read, done_write = (None, back_write) if last else os.pipe()
-        # The last round is this copy itself: it says when its report is written on the run's pipe.
-        child = 0 if last else os.fork()
+    for r in range(1, plan["rounds"]):
+        done_read, done_write = os.pipe()
+        child = os.fork()
         if child == 0:
-            if last:
-                _tell(back_write, b"r")
-            else:
-                os.close(done_read)
-            _reseed()
-            # What the round says it is done on, and the rounds it reaps once it has (the copy's).
-            config.stash[_round] = (done_write, children if last else [])
-            session.items[:] = chosen
-            # A round's report needs a failure's message, not its source: a native traceback skips pytest's parse of the test file.
-            config.option.tbstyle = "native"
-            xml.logfile = "%s.round%d" % (report, r)
-            return None
+            os.close(done_read)
+            return _begin_round(session, xml, chosen, r, done_write, [])
         os.close(done_write)
         children.append(child)
         # The next round starts once this one's report is written, while the kernel still tears it down.
         if not _done(done_read, child, limit):
-            break
-    _tell(back_write)
-    for child in children:
-        os.waitpid(child, 0)
-    os._exit(0)
+            _tell(back_write)
+            for child in children:
+                os.waitpid(child, 0)
+            os._exit(0)
+    # The last round is this copy itself: it says when it begins and when its report is written on
+    # the run's pipe, and reaps the other rounds after that.
+    _tell(back_write, b"r")
+    return _begin_round(session, xml, chosen, plan["rounds"], back_write, children)
+
+
+def _begin_round(session, xml, chosen, r, done, reap):
+    # This process runs round r of the chosen tests from here on; pytest_unconfigure ends it.
+    _reseed()
+    config = session.config
+    config.stash[_round] = (done, reap)
+    # A round's report needs a failure's message, not its source: a native traceback skips pytest's parse of the test file.
+    config.option.tbstyle = "native"
+    # The run's own name: every round's process sets it once, from the copy's untouched one.
+    xml.logfile = "%s.round%d" % (xml.logfile, r)
+    session.items[:] = chosen
+    return None
 
 
 @pytest.hookimpl(trylast=True)
