@@ -67,6 +67,7 @@ const BIGINT_TEST = ["it('fails on a BigInt', () => {", '  expect(BigInt(1)).toB
 
 const FILE = 'test/state.test.js';
 const outcomes = (r: RunResult) => Object.fromEntries(r.tests.map((t) => [t.id.replace(`${FILE} > `, ''), t.outcome]));
+const messageOf = (r: RunResult, name: string) => r.tests.find((t) => t.id === `${FILE} > ${name}`)?.message;
 const ADDED = { 'sees a fresh module state': 'passed', 'draws afresh at import': 'passed', 'logs a marker': 'passed', fails: 'failed' };
 
 let sandbox: Sandbox;
@@ -116,6 +117,8 @@ describe.each([
       expect(rounds).toHaveLength(2);
       // Only what the patch added; `calls` as a new module has it; `drawn` drawn again.
       for (const round of rounds!) expect(outcomes(round)).toEqual(expected);
+      // A round's failure keeps its own message (jest's rounds skip only the file's formatted one).
+      for (const r of [result, ...rounds!]) expect(messageOf(r, 'fails')).toContain('failing on purpose');
       // The rounds' console output is not the run's.
       expect(result.output.match(/swt-log-marker/g)).toHaveLength(1);
       const written = await kept!.rerun(`ls /tmp/swt-rounds/${runner} 2>/dev/null; true`);

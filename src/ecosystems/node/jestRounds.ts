@@ -4,7 +4,9 @@
  * its own (jest 24 to 29), it wraps it: right after a patched file's run, in the same process, it
  * runs that file again once per round, with only the tests whose name holds one of the plan's
  * names (the titles an added line declares, else its literals: a data-driven test's new row),
- * silent, without coverage and telling jest nothing, and writes each round's result to a round
+ * silent, without coverage, without the file's formatted failure message's stacks and code frames
+ * (the rounds keep each test's own raw failure messages; the file's message goes unread, and
+ * formatting it cost path-to-regexp's failing round a fifth of its time) and telling jest nothing, and writes each round's result to a round
  * file (what jest's --json report says of the tests it ran, not of the ones its name pattern
  * skipped: 183 KB a round on path-to-regexp, for 37 of 703; a failure's details may hold what
  * JSON cannot). While a round runs, jest-runtime shows no source maps: a round counts for its
@@ -66,7 +68,7 @@ function withFileRounds(runTest) {
       var chosen = chosenIn({ testResults: [Object.assign({}, first, { testFilePath: testPath })] });
       if (!chosen.tests.length) return first;
       var again = args.slice();
-      again[1] = Object.assign({}, globalConfig, { testNamePattern: patternOf(chosen.tests), silent: true, collectCoverage: false });
+      again[1] = Object.assign({}, globalConfig, { testNamePattern: patternOf(chosen.tests), silent: true, collectCoverage: false, noStackTrace: true });
       if (again.length > 5) again[5] = function () { };
       var round = 0;
       function next() {
@@ -99,7 +101,7 @@ function withRounds(runCLI, argv, projects) {
       if (++round > plan.rounds) return first;
       var again = {};
       Object.keys(argv).forEach(function (k) { again[k] = argv[k]; });
-      again._ = chosen.files; again.runTestsByPath = true; again.testNamePattern = pattern;
+      again._ = chosen.files; again.runTestsByPath = true; again.testNamePattern = pattern; again.noStackTrace = true;
       again.outputFile = argv.outputFile + '.round' + round;
       return quietly(function () { return runCLI(again, projects); }).then(next, function () { return first; });
     }
