@@ -5,7 +5,8 @@
  *   and the floor: the same test command, the first exec in a fresh already-running container, once on base and
  *   once on head. Then how a validation's cost grows with repository size and with test count
  *   (synthetic repos). Validation is timed with confirmation of the tests that move (the
- *   default) and without it (confirm 0), in pairs back to back (which goes first alternates): the
+ *   default) and without it (confirm 0), in pairs back to back (which goes first alternates;
+ *   SWT_BENCH_PAIRS of them, 11 by default; SWT_BENCH_ROUNDS, 2, counts the cold builds): the
  *   best of each, and the median of the pairs' ratios. A JSON object with every figure is the last
  *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
  * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree;
@@ -113,7 +114,7 @@ async function coldBuilds(sandbox: Sandbox, docker: Docker, name: string, input:
   return { coldEmptyMs, coldWarmMs };
 }
 
-async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProject, opts: { rounds: number; envOnly: boolean; validationOnly: boolean }): Promise<Row> {
+async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProject, opts: { rounds: number; pairs: number; envOnly: boolean; validationOnly: boolean }): Promise<Row> {
   const repo = inst.repo;
   const input = { repo, base: inst.base, image: inst.image, install: inst.install, testCmd: inst.testCmd };
   const { coldEmptyMs, coldWarmMs } = opts.validationOnly ? { coldEmptyMs: NaN, coldWarmMs: NaN } : await coldBuilds(sandbox, docker, inst.name, input, opts.rounds);
@@ -139,13 +140,13 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
     }
   };
   await validated(); // first run warms the page cache
-  // With and without confirmation, interleaved, the best of `rounds` each.
+  // With and without confirmation, interleaved, in `pairs` pairs.
   let validateMs = Infinity;
   let validateNoConfirmMs = Infinity;
   const pairs: Row['pairs'] = [];
-  for (let i = 0; i < opts.rounds; i++) {
+  for (let i = 0; i < opts.pairs; i++) {
     // Which of the pair goes first alternates: neither always follows the other.
-    log(`${inst.name}: validation with and without confirmation (${i + 1}/${opts.rounds})`);
+    log(`${inst.name}: validation with and without confirmation (${i + 1}/${opts.pairs})`);
     let on: number;
     let off: number;
     if (i % 2 === 0) {
@@ -254,6 +255,9 @@ async function main() {
   const validationOnly = args.includes('--validation-only');
   const only = args.filter((a) => !a.startsWith('--'));
   const rounds = Math.max(1, Number(process.env.SWT_BENCH_ROUNDS) || 2);
+  // A validation costs seconds where a cold build costs minutes, and one pair's ratio swings by a
+  // tenth or more on a VM whose CPU others steal: the median needs pairs in number.
+  const pairs = Math.max(1, Number(process.env.SWT_BENCH_PAIRS) || 11);
   const instances = parseInstances(readFileSync(file, 'utf8'), file).filter((i) => only.length === 0 || only.includes(i.instance_id));
   // The App's sandbox: a warm pool of idle run containers per environment in use (settings.ts).
   const sandbox = await createDockerSandbox({ warmPool: APP_WARM_POOL });
@@ -270,7 +274,7 @@ async function main() {
     if (!args.includes('--examples-only')) projects.push(...(await ecosystemProjects(root, args.filter((a) => a.startsWith('--project=')).map((a) => a.slice('--project='.length)))));
     // `--deps-only`: the dependency tree alone.
     for (const p of args.includes('--deps-only') ? [] : projects) {
-      rows.push(await benchInstance(sandbox, docker, p, { rounds, envOnly, validationOnly }));
+      rows.push(await benchInstance(sandbox, docker, p, { rounds, pairs, envOnly, validationOnly }));
       log(`row ${JSON.stringify(rows[rows.length - 1])}`);
     }
     if (!args.includes('--examples-only') && !args.includes('--no-deps') && !validationOnly) deps = await depTreeScaling(sandbox, docker, root, (process.env.SWT_BENCH_DEP_SIZES ?? '10,100,1000').split(',').map(Number), log);
@@ -293,7 +297,7 @@ async function main() {
       const ok = r.validateNoConfirmMs <= 1.2 * r.floorMs;
       out.push(`| ${r.name} | ${ms(r.validateNoConfirmMs)} | ${ms(r.floorMs)} | ${(r.validateNoConfirmMs / r.floorMs).toFixed(2)} | ${ok ? 'met' : 'MISSED'} |`);
     }
-    out.push('', `## Confirmation of the tests that move (${rounds} pairs back to back, which goes first alternating)`, '');
+    out.push('', `## Confirmation of the tests that move (${pairs} pairs back to back, which goes first alternating)`, '');
     out.push('| instance | validation, confirmation on (default), best | off (confirm 0), best | best ÷ best | on ÷ off, median of the pairs | target ≤ 1.1 (pairs) |', '|---|---|---|---|---|---|');
     for (const r of rows) {
       const q = pairedRatio([r]);
@@ -320,6 +324,7 @@ async function main() {
   const ratio = (a: number, b: number) => two(a / b);
   const json = {
     rounds,
+    pairs,
     instances: rows.map((r) => ({
       name: r.name,
       coldEmptyCacheMs: round(r.coldEmptyMs),
