@@ -4,9 +4,9 @@
  * its own (jest 24 to 29), it wraps it: right after a patched file's run, in the same process, it
  * runs that file again once per round, with only the tests whose name holds one of the plan's
  * names (the titles an added line declares, else its literals: a data-driven test's new row),
- * silent, without coverage, without the file's formatted failure message's stacks and code frames
- * (the rounds keep each test's own raw failure messages; the file's message goes unread, and
- * formatting it cost path-to-regexp's failing round a fifth of its time) and telling jest nothing, and writes each round's result to a round
+ * silent, without coverage, without stacks or code frames in the file's formatted failure message
+ * (which the rounds never read: they keep each test's own; formatting it took a fifth of
+ * path-to-regexp's failing rounds), telling jest nothing, and writes each round's result to a round
  * file (what jest's --json report says of the tests it ran, not of the ones its name pattern
  * skipped: 183 KB a round on path-to-regexp, for 37 of 703; a failure's details may hold what
  * JSON cannot). While a round runs, jest-runtime shows no source maps: a round counts for its
