@@ -15,7 +15,8 @@ import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 // `vitest/runners`) runs them through its API in new workers, jest 30 (runTest bundled) through
 // runCLI again, mocha in a new Mocha once the run is done (the project's modules loaded again).
 // Either way a round runs only the tests the patch adds, from a new module state, re-drawing what
-// the module drew at import; the run's own report is what it is without rounds; a round's console
+// the module drew at import (jest's rounds hold no other test in jest-circus's tree, nor a group
+// left empty); the run's own report is what it is without rounds; a round's console
 // output is not in the run's. A failure whose details are not JSON (an error that refers to
 // itself, a BigInt) is reported by every runner: jest 28 and later wrote no report for it before
 // the harness's --json hook (jestJson.ts).
@@ -38,6 +39,8 @@ const MOCHA = {
   ],
 };
 const EXISTING = ['', "it('existing', () => {", '  expect(calls).toEqual([]);', '});', ''];
+/** jest's also has a group whose one test no round runs. */
+const EXISTING_GROUP = ["describe('existing group', () => {", "  it('existing nested', () => {", '    expect(calls).toEqual([]);', '  });', '});', ''];
 /** What the "test patch" adds: the rounds' tests. */
 const ADDED_TESTS = [
   '',
@@ -64,6 +67,15 @@ const ADDED_TESTS = [
   '',
 ];
 const BIGINT_TEST = ["it('fails on a BigInt', () => {", '  expect(BigInt(1)).toBe(BigInt(2));', '});', ''];
+/** jest's: how many tests and groups jest-circus holds for the file when it runs (the rounds drop what they do not run). */
+const HELD_TEST = [
+  "it('runs among the chosen tests only', () => {",
+  "  const state = global[Object.getOwnPropertySymbols(global).find((s) => String(s) === 'Symbol(JEST_STATE_SYMBOL)')];",
+  "  const count = (block, type) => block.children.reduce((n, c) => n + (c.type === type ? 1 : 0) + (c.type === 'test' ? 0 : count(c, type)), 0);",
+  "  fs.appendFileSync('/tmp/swt-held', `${count(state.rootDescribeBlock, 'test')}/${count(state.rootDescribeBlock, 'describeBlock')} `);",
+  '});',
+  '',
+];
 
 const FILE = 'test/state.test.js';
 const outcomes = (r: RunResult) => Object.fromEntries(r.tests.map((t) => [t.id.replace(`${FILE} > `, ''), t.outcome]));
@@ -93,9 +105,10 @@ describe.each([
   const options = 'options' in rest ? ` ${rest.options}` : '';
   const kind = runner === 'vitest' ? ESM : runner === 'jest' ? CJS : MOCHA;
   // jest's also fails on a BigInt (not JSON either, as the failing test's error referring to itself is not).
-  const added = runner === 'jest' ? [...ADDED_TESTS, ...BIGINT_TEST] : ADDED_TESTS;
-  const expected = runner === 'jest' ? { ...ADDED, 'fails on a BigInt': 'failed' } : ADDED;
-  const test = (withAdded: boolean) => [...kind.imports, ...EXISTING, ...(withAdded ? added : [])].join('\n');
+  const added = runner === 'jest' ? [...ADDED_TESTS, ...BIGINT_TEST, ...HELD_TEST] : ADDED_TESTS;
+  const expected = runner === 'jest' ? { ...ADDED, 'fails on a BigInt': 'failed', 'runs among the chosen tests only': 'passed' } : ADDED;
+  const existing = runner === 'jest' ? [...EXISTING, ...EXISTING_GROUP] : EXISTING;
+  const test = (withAdded: boolean) => [...kind.imports, ...existing, ...(withAdded ? added : [])].join('\n');
   const spec = runnerFromCommand(`npx ${runner}${runner === 'vitest' ? ' run' : ''}${options} {files}`);
   let repo: TempRepo;
   let env: Environment;
@@ -113,7 +126,7 @@ describe.each([
     const opts = { env, repo: repo.path, state: { rev: base, patches: [testPatch] }, runner: spec, files: [FILE] };
     const { result, rounds, kept } = await runTestsKept(sandbox, { ...opts, roundPlan: roundPlan(testPatch, [FILE], 2)! });
     try {
-      expect(outcomes(result)).toEqual({ existing: 'passed', ...expected });
+      expect(outcomes(result)).toEqual({ existing: 'passed', ...(runner === 'jest' ? { 'existing group > existing nested': 'passed' } : {}), ...expected });
       expect(rounds).toHaveLength(2);
       // Only what the patch added; `calls` as a new module has it; `drawn` drawn again.
       for (const round of rounds!) expect(outcomes(round)).toEqual(expected);
@@ -123,6 +136,12 @@ describe.each([
       expect(result.output.match(/swt-log-marker/g)).toHaveLength(1);
       const written = await kept!.rerun(`ls /tmp/swt-rounds/${runner} 2>/dev/null; true`);
       expect(written.output.trim().split('\n').filter(Boolean).sort()).toEqual(roundFiles ? ['round1-test%2Fstate.test.js.json', 'round2-test%2Fstate.test.js.json'] : []);
+      if (runner === 'jest') {
+        // The run holds the file's 8 tests and its group; each round only the 6 tests it runs, not the existing ones
+        // its name pattern would skip, nor the group they leave empty.
+        const held = await kept!.rerun('cat /tmp/swt-held');
+        expect(held.output.trim()).toBe('8/1 6/0 6/0');
+      }
     } finally {
       await kept?.release();
     }

@@ -9,9 +9,13 @@
  * path-to-regexp's failing rounds), telling jest nothing, and writes each round's result to a round
  * file (what jest's --json report says of the tests it ran, not of the ones its name pattern
  * skipped: 183 KB a round on path-to-regexp, for 37 of 703; a failure's details may hold what
- * JSON cannot). While a round runs, jest-runtime shows no source maps: a round counts for its
- * outcomes, and parsing a large test file's map again for its first stack trace cost a round a
- * third of its time; its traces keep the transformed file's lines. It also wraps @jest/core's
+ * JSON cannot). Once a round's file has declared its tests, the hook drops from jest-circus's tree
+ * every test the round does not run and every group left empty (their hooks would not run
+ * either): jest would otherwise walk, announce and report each skipped one, and path-to-regexp's
+ * rounds took twice as long (a round that finds none of its tests reports none, and they rerun).
+ * While a round runs, jest-runtime shows no source maps: a round counts for its outcomes, and
+ * parsing a large test file's map again for its first stack trace cost a round a third of its
+ * time; its traces keep the transformed file's lines. It also wraps @jest/core's
  * runCLI: once the run is done (its report written) it writes those results as the rounds'
  * reports beside the run's own; where a file has none (jest 30, whose runTest is bundled), it
  * calls runCLI again for each round instead, with the same tests (jest's own test locations
@@ -35,6 +39,7 @@ ${ROUNDS_HOOK_COMMON}
 var load = Module._load;
 var wrapped = false;
 var inRound = false;
+var pruning = null;
 function quietly(fn) {
   var out = process.stdout.write; var err = process.stderr.write;
   process.stdout.write = function () { return true; }; process.stderr.write = function () { return true; };
@@ -55,6 +60,27 @@ function chosenIn(results) {
   return { tests: tests, files: files };
 }
 function patternOf(tests) { return '^(?:' + tests.map(escapeRe).join('|') + ')$'; }
+function pruningFor(chosen) {
+  var p = { files: Object.create(null), tests: Object.create(null) };
+  chosen.files.forEach(function (f) { p.files[f] = true; });
+  chosen.tests.forEach(function (t) { p.tests[t] = true; });
+  return p;
+}
+function prune(block, titles) {
+  var own = function (t) { return pruning.tests[titles.concat(t.name).join(' ')] === true; };
+  if (block.tests) block.tests = block.tests.filter(own);
+  var left = block.tests ? block.tests.length : 0;
+  block.children = block.children.filter(function (c) {
+    if (c.type === 'test') { var kept = own(c); if (kept && !block.tests) left++; return kept; }
+    var inside = prune(c, titles.concat(c.name)); left += inside; return inside > 0;
+  });
+  return left;
+}
+function circusState(global) {
+  var sym = Object.getOwnPropertySymbols(global).filter(function (s) { return String(s) === 'Symbol(JEST_STATE_SYMBOL)'; })[0];
+  var state = sym && global[sym];
+  return state && state.rootDescribeBlock && Array.isArray(state.rootDescribeBlock.children) ? state : null;
+}
 function ran(a) { return a.status === 'passed' || a.status === 'failed'; }
 function reported(a) {
   var details = (a.failureDetails || []).map(function (d) { return d && typeof d === 'object' && d.matcherResult ? { matcherResult: {} } : {}; });
@@ -73,15 +99,15 @@ function withFileRounds(runTest) {
       var round = 0;
       function next() {
         if (++round > plan.rounds) return undefined;
-        inRound = true;
+        inRound = true; pruning = pruningFor(chosen);
         return runTest.apply(null, again).then(function (r) {
-          inRound = false;
+          inRound = false; pruning = null;
           var failed = r.numFailingTests > 0 || !!r.testExecError;
           writePart('jest', round, testPath, { name: testPath, status: failed ? 'failed' : 'passed', message: r.failureMessage || '', assertionResults: (r.testResults || []).filter(ran).map(reported) });
           return next();
         });
       }
-      return Promise.resolve().then(next).then(function () { return first; }, function () { inRound = false; return first; });
+      return Promise.resolve().then(next).then(function () { return first; }, function () { inRound = false; pruning = null; return first; });
     });
   };
 }
@@ -103,22 +129,30 @@ function withRounds(runCLI, argv, projects) {
       Object.keys(argv).forEach(function (k) { again[k] = argv[k]; });
       again._ = chosen.files; again.runTestsByPath = true; again.testNamePattern = pattern; again.noStackTrace = true;
       again.outputFile = argv.outputFile + '.round' + round;
-      return quietly(function () { return runCLI(again, projects); }).then(next, function () { return first; });
+      pruning = pruningFor(chosen);
+      return quietly(function () { return runCLI(again, projects); }).then(function () { pruning = null; return next(); }, function () { pruning = null; return first; });
     }
     return next();
   });
 }
-function withoutMapsInRounds(Runtime) {
+function inRounds(Runtime) {
   var maps = Runtime.prototype.getSourceMaps;
   var own = function () { return inRound ? null : maps.apply(this, arguments); };
   own.swtRounds = true;
   Runtime.prototype.getSourceMaps = own;
+  var requireModule = Runtime.prototype.requireModule;
+  Runtime.prototype.requireModule = function (from, moduleName) {
+    var exp = requireModule.apply(this, arguments);
+    var state = pruning && moduleName === undefined && pruning.files[from] === true && this._environment && circusState(this._environment.global);
+    if (state) prune(state.rootDescribeBlock, []);
+    return exp;
+  };
 }
 if (plan) {
   Module._load = function (request, parent) {
     var exp = load.apply(this, arguments);
     var Runtime = request === 'jest-runtime' && exp && (exp.default || exp);
-    if (Runtime && Runtime.prototype && typeof Runtime.prototype.getSourceMaps === 'function' && !Runtime.prototype.getSourceMaps.swtRounds) withoutMapsInRounds(Runtime);
+    if (Runtime && Runtime.prototype && typeof Runtime.prototype.getSourceMaps === 'function' && !Runtime.prototype.getSourceMaps.swtRounds) inRounds(Runtime);
     if (request === './runTest' && parent && /jest-runner[\\/]build[\\/][^\\/]+\.js$/.test(parent.filename || '') && exp && typeof exp.default === 'function' && !exp.default.swtRounds) {
       var each = withFileRounds(exp.default);
       each.swtRounds = true;
