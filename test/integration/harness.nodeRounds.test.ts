@@ -16,7 +16,7 @@ import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 // runCLI again, mocha in a new Mocha once the run is done (the project's modules loaded again).
 // Either way a round runs only the tests the patch adds, from a new module state, re-drawing what
 // the module drew at import (jest's rounds hold no other test in jest-circus's tree, nor a group
-// left empty); the run's own report is what it is without rounds; a round's console
+// left empty, and leave the snapshots of those they drop as they are); the run's own report is what it is without rounds; a round's console
 // output is not in the run's. A failure whose details are not JSON (an error that refers to
 // itself, a BigInt) is reported by every runner: jest 28 and later wrote no report for it before
 // the harness's --json hook (jestJson.ts).
@@ -39,8 +39,12 @@ const MOCHA = {
   ],
 };
 const EXISTING = ['', "it('existing', () => {", '  expect(calls).toEqual([]);', '});', ''];
-/** jest's also has a group whose one test no round runs. */
-const EXISTING_GROUP = ["describe('existing group', () => {", "  it('existing nested', () => {", '    expect(calls).toEqual([]);', '  });', '});', ''];
+/** jest's also has a group whose one test no round runs, with a snapshot. */
+const EXISTING_GROUP = ["describe('existing group', () => {", "  it('existing nested', () => {", '    expect(calls).toEqual([]);', "    expect('swt').toMatchSnapshot();", '  });', '});', ''];
+/** Its snapshot file as no jest writes it (the comment): a round that saved the file again would drop it. jest 30 wants its own guide link. */
+const SNAPSHOT_FILE = 'test/__snapshots__/state.test.js.snap';
+const snapshotFile = (version: string) =>
+  `// Jest Snapshot v1, ${version.startsWith('^30') ? 'https://jestjs.io/docs/snapshot-testing' : 'https://goo.gl/fbAQLP'}\n\n// written by hand\nexports[\`existing group existing nested 1\`] = \`"swt"\`;\n`;
 /** What the "test patch" adds: the rounds' tests. */
 const ADDED_TESTS = [
   '',
@@ -116,7 +120,7 @@ describe.each([
   let base: string;
   beforeAll(async () => {
     const pkg = JSON.stringify({ name: 'state', version: '1.0.0', private: true, ...(runner === 'vitest' ? { type: 'module' } : {}), devDependencies: { [runner]: version } });
-    repo = createGitRepo({ 'package.json': pkg, 'src/state.js': kind.module, [FILE]: test(false) });
+    repo = createGitRepo({ 'package.json': pkg, 'src/state.js': kind.module, [FILE]: test(false), ...(runner === 'jest' ? { [SNAPSHOT_FILE]: snapshotFile(version) } : {}) });
     base = repo.sha;
     testPatch = repo.git('diff', base, repo.commit({ [FILE]: test(true) }, 'tests'));
     env = await sandbox.ensureEnvironment({ repo: repo.path, rev: base, baseImage: image, install: ('install' in rest && rest.install) || 'npm install --no-audit --no-fund' });
@@ -141,6 +145,8 @@ describe.each([
         // its name pattern would skip, nor the group they leave empty.
         const held = await kept!.rerun('cat /tmp/swt-held');
         expect(held.output.trim()).toBe('8/1 6/0 6/0');
+        // Its snapshot counts as checked in the rounds, as a skipped test's does: the file is not written again.
+        expect((await kept!.rerun(`cat ${SNAPSHOT_FILE}`)).output).toBe(snapshotFile(version));
       }
     } finally {
       await kept?.release();

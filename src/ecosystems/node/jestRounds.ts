@@ -11,8 +11,10 @@
  * skipped: 183 KB a round on path-to-regexp, for 37 of 703; a failure's details may hold what
  * JSON cannot). Once a round's file has declared its tests, the hook drops from jest-circus's tree
  * every test the round does not run and every group left empty (their hooks would not run
- * either): jest would otherwise walk, announce and report each skipped one, and path-to-regexp's
- * rounds took twice as long (a round that finds none of its tests reports none, and they rerun).
+ * either), and marks their snapshots checked, as jest does a skipped test's (else the file would
+ * be written again, and under -u lose them): jest would otherwise walk, announce and report each
+ * skipped one, and path-to-regexp's rounds took twice as long (a round that finds none of its
+ * tests reports none, and they rerun).
  * While a round runs, jest-runtime shows no source maps: a round counts for its outcomes, and
  * parsing a large test file's map again for its first stack trace cost a round a third of its
  * time; its traces keep the transformed file's lines. It also wraps @jest/core's
@@ -66,13 +68,13 @@ function pruningFor(chosen) {
   chosen.tests.forEach(function (t) { p.tests[t] = true; });
   return p;
 }
-function prune(block, titles) {
-  var own = function (t) { return pruning.tests[titles.concat(t.name).join(' ')] === true; };
+function prune(block, titles, dropped) {
+  var own = function (t) { var name = titles.concat(t.name).join(' '); if (pruning.tests[name] === true) return true; dropped[name] = true; return false; };
   if (block.tests) block.tests = block.tests.filter(own);
   var left = block.tests ? block.tests.length : 0;
   block.children = block.children.filter(function (c) {
     if (c.type === 'test') { var kept = own(c); if (kept && !block.tests) left++; return kept; }
-    var inside = prune(c, titles.concat(c.name)); left += inside; return inside > 0;
+    var inside = prune(c, titles.concat(c.name), dropped); left += inside; return inside > 0;
   });
   return left;
 }
@@ -80,6 +82,19 @@ function circusState(global) {
   var sym = Object.getOwnPropertySymbols(global).filter(function (s) { return String(s) === 'Symbol(JEST_STATE_SYMBOL)'; })[0];
   var state = sym && global[sym];
   return state && state.rootDescribeBlock && Array.isArray(state.rootDescribeBlock.children) ? state : null;
+}
+function snapshotsOf(global) {
+  var matchers = global[Symbol.for('$$jest-matchers-object')];
+  var snapshots = matchers && matchers.state && matchers.state.snapshotState;
+  return snapshots && typeof snapshots.markSnapshotsAsCheckedForTest === 'function' && typeof snapshots.getUncheckedCount === 'function' ? snapshots : null;
+}
+function pruneRound(global) {
+  var state = circusState(global);
+  var snapshots = snapshotsOf(global);
+  if (!state || !snapshots) return;
+  var dropped = Object.create(null);
+  prune(state.rootDescribeBlock, [], dropped);
+  if (snapshots.getUncheckedCount() > 0) Object.keys(dropped).forEach(function (name) { snapshots.markSnapshotsAsCheckedForTest(name); });
 }
 function ran(a) { return a.status === 'passed' || a.status === 'failed'; }
 function reported(a) {
@@ -143,8 +158,7 @@ function inRounds(Runtime) {
   var requireModule = Runtime.prototype.requireModule;
   Runtime.prototype.requireModule = function (from, moduleName) {
     var exp = requireModule.apply(this, arguments);
-    var state = pruning && moduleName === undefined && pruning.files[from] === true && this._environment && circusState(this._environment.global);
-    if (state) prune(state.rootDescribeBlock, []);
+    if (pruning && moduleName === undefined && pruning.files[from] === true && this._environment) pruneRound(this._environment.global);
     return exp;
   };
 }
