@@ -16,10 +16,10 @@ import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 // runCLI again, mocha in a new Mocha once the run is done (the project's modules loaded again).
 // Either way a round runs only the tests the patch adds, from a new module state, re-drawing what
 // the module drew at import (jest's rounds hold no other test in jest-circus's tree, nor a group
-// left empty, and leave the snapshots of those they drop as they are); the run's own report is what it is without rounds; a round's console
-// output is not in the run's. A failure whose details are not JSON (an error that refers to
-// itself, a BigInt) is reported by every runner: jest 28 and later wrote no report for it before
-// the harness's --json hook (jestJson.ts).
+// left empty, and leave the snapshots of those they drop as they are); the run's own report is
+// what it is without rounds; a round's console output is not in the run's. A failure whose
+// details are not JSON (an error that refers to itself, a BigInt) is reported by every runner:
+// jest 28 and later wrote no report for it before the harness's --json hook (jestJson.ts).
 
 const ESM = {
   module: 'export const calls = [];\nexport const drawn = Math.random();\n',

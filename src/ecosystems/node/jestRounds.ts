@@ -150,7 +150,7 @@ function withRounds(runCLI, argv, projects) {
     return next();
   });
 }
-function inRounds(Runtime) {
+function runtimeForRounds(Runtime) {
   var maps = Runtime.prototype.getSourceMaps;
   var own = function () { return inRound ? null : maps.apply(this, arguments); };
   own.swtRounds = true;
@@ -166,7 +166,7 @@ if (plan) {
   Module._load = function (request, parent) {
     var exp = load.apply(this, arguments);
     var Runtime = request === 'jest-runtime' && exp && (exp.default || exp);
-    if (Runtime && Runtime.prototype && typeof Runtime.prototype.getSourceMaps === 'function' && !Runtime.prototype.getSourceMaps.swtRounds) inRounds(Runtime);
+    if (Runtime && Runtime.prototype && typeof Runtime.prototype.getSourceMaps === 'function' && !Runtime.prototype.getSourceMaps.swtRounds) runtimeForRounds(Runtime);
     if (request === './runTest' && parent && /jest-runner[\\/]build[\\/][^\\/]+\.js$/.test(parent.filename || '') && exp && typeof exp.default === 'function' && !exp.default.swtRounds) {
       var each = withFileRounds(exp.default);
       each.swtRounds = true;
