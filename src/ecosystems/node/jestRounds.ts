@@ -14,11 +14,10 @@
  * either), and marks their snapshots checked, as jest does a skipped test's (else the file would
  * be written again, and under -u lose them): jest would otherwise walk, announce and report each
  * skipped one, and path-to-regexp's rounds took twice as long (a round that finds none of its
- * tests reports none, and they rerun).
- * While a round runs, jest-runtime shows no source maps: a round counts for its outcomes, and
- * parsing a large test file's map again for its first stack trace cost a round a third of its
- * time; its traces keep the transformed file's lines. It also wraps @jest/core's
- * runCLI: once the run is done (its report written) it writes those results as the rounds'
+ * tests reports none, and they rerun). While a round runs, jest-runtime shows no source maps: a
+ * round counts for its outcomes, and parsing a large test file's map again for its first stack
+ * trace cost a round a third of its time; its traces keep the transformed file's lines. It also
+ * wraps @jest/core's runCLI: once the run is done (its report written) it writes those results as the rounds'
  * reports beside the run's own; where a file has none (jest 30, whose runTest is bundled), it
  * calls runCLI again for each round instead, with the same tests (jest's own test locations
  * would cost the run more than the rounds save). jest gives every test file run a new module
@@ -111,10 +110,11 @@ function withFileRounds(runTest) {
       var again = args.slice();
       again[1] = Object.assign({}, globalConfig, { testNamePattern: patternOf(chosen.tests), silent: true, collectCoverage: false, noStackTrace: true });
       if (again.length > 5) again[5] = function () { };
+      var chosenOnly = pruningFor(chosen);
       var round = 0;
       function next() {
         if (++round > plan.rounds) return undefined;
-        inRound = true; pruning = pruningFor(chosen);
+        inRound = true; pruning = chosenOnly;
         return runTest.apply(null, again).then(function (r) {
           inRound = false; pruning = null;
           var failed = r.numFailingTests > 0 || !!r.testExecError;
@@ -137,6 +137,7 @@ function withRounds(runCLI, argv, projects) {
     var chosen = chosenIn(first.results);
     if (!chosen.tests.length || fromFiles(chosen, argv.outputFile)) return first;
     var pattern = patternOf(chosen.tests);
+    var chosenOnly = pruningFor(chosen);
     var round = 0;
     function next() {
       if (++round > plan.rounds) return first;
@@ -144,7 +145,7 @@ function withRounds(runCLI, argv, projects) {
       Object.keys(argv).forEach(function (k) { again[k] = argv[k]; });
       again._ = chosen.files; again.runTestsByPath = true; again.testNamePattern = pattern; again.noStackTrace = true;
       again.outputFile = argv.outputFile + '.round' + round;
-      pruning = pruningFor(chosen);
+      pruning = chosenOnly;
       return quietly(function () { return runCLI(again, projects); }).then(function () { pruning = null; return next(); }, function () { pruning = null; return first; });
     }
     return next();
