@@ -1,5 +1,5 @@
 /**
- * The layers of src/ as the README's Architecture block draws them, held against every import the
+ * The layers of src/ as docs/architecture.md's block draws them, held against every import the
  * code makes (read with the TypeScript compiler API: static, dynamic and type-only imports and
  * re-exports). An arrow may only go down the block; no folder cycle.
  */
@@ -17,9 +17,9 @@ const NOT_PRODUCT = new Set(['bench']);
  */
 const KNOWN: Array<{ from: string; to: string; why: string }> = [];
 
-/** The README's Architecture block: one layer a line, its folders (`name/`) or files (`dir/file.ts`) before the description. */
-export function layersOf(readme: string): string[][] {
-  const section = readme.slice(readme.indexOf('## Architecture'));
+/** docs/architecture.md's block under "## Layers": one layer a line, its folders (`name/`) or files (`dir/file.ts`) before the description. */
+export function layersOf(doc: string): string[][] {
+  const section = doc.slice(doc.indexOf('## Layers'));
   const block = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   return block
     .split('\n')
@@ -92,14 +92,14 @@ function cycleOf(edges: Map<string, Set<string>>): string[] | undefined {
   return undefined;
 }
 
-const layers = layersOf(readFileSync('README.md', 'utf8'));
+const layers = layersOf(readFileSync('docs/architecture.md', 'utf8'));
 const layerOf = new Map(layers.flatMap((names, i) => names.map((n) => [n, i] as const)));
 const fileNodes = new Set([...layerOf.keys()].filter((n) => n.endsWith('.ts')));
 const all = arrows(fileNodes);
 const known = (a: Arrow) => KNOWN.some((k) => k.from === a.from && k.to === a.to);
 
-describe('architecture: the README order against the imports of src/', () => {
-  it('the README block names every folder of src/, and only folders and files that exist', () => {
+describe('architecture: the docs/architecture.md order against the imports of src/', () => {
+  it('the block names every folder of src/, and only folders and files that exist', () => {
     expect(layers.length).toBeGreaterThan(10);
     const folders = readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isDirectory() && !NOT_PRODUCT.has(e.name)).map((e) => e.name).sort();
     expect([...layerOf.keys()].filter((n) => !n.endsWith('.ts')).sort()).toEqual(folders);
