@@ -133,7 +133,7 @@ describe('architecture: the docs/architecture.md order against the imports of sr
   it('finds an arrow against the order and a cycle when there is one', () => {
     const edges = new Map([['jobs', new Set(['github'])], ['github', new Set(['jobs'])]]);
     expect(cycleOf(edges)).toEqual(['jobs', 'github', 'jobs']);
-    expect(layersOf('## Architecture\n\n```\na/ b/    top\nc/x.ts   bottom\n```\n')).toEqual([['a', 'b'], ['c/x.ts']]);
+    expect(layersOf('# Architecture\n\n## Layers\n\n```\na/ b/    top\nc/x.ts   bottom\n```\n')).toEqual([['a', 'b'], ['c/x.ts']]);
   });
 });
 
