@@ -3,6 +3,7 @@ import { describeCoverage } from '../coverage/describe.js';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseInstances, parsePredictions } from '../eval/instances.js';
+import { generatedTests } from '../eval/generated.js';
 import { runEval, type TestSource } from '../eval/runEval.js';
 import { defaultConcurrency, thisMachine } from '../eval/concurrency.js';
 import { loadRun } from '../eval/loadRun.js';
@@ -11,8 +12,9 @@ import { compareEvalRuns, renderCompareHtml, renderCompareText } from '../report
 import { writeReportHtml } from '../report/write.js';
 import { mkdir } from 'node:fs/promises';
 import { runDemo } from '../demo/demo.js';
-import { FIXTURE_NAMES, parseIssueMarkdown, type FixtureName } from '../demo/fixtureRepos.js';
+import { FIXTURE_NAMES, type FixtureName } from '../demo/fixtureRepos.js';
 import { STRATEGIES } from '../generation/index.js';
+import { parseIssueMarkdown } from '../generation/issueText.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
 import { writeFile } from 'node:fs/promises';
 import { validate } from '../pipeline/validate.js';
@@ -176,21 +178,7 @@ function addEvalCommand(program: Command): void {
     const instances = parseInstances(await readText(o.instances, 'instances'), o.instances);
     const progress = terminalProgress({ quiet: program.opts().quiet });
     const sandbox = await createDockerSandbox();
-    const source: TestSource =
-      o.predictions === 'generate'
-        ? {
-            kind: 'generate',
-            label: o.strategy ?? 'default',
-            generate: async (inst, repoPath) => {
-              const rep = await reproduceIssue(
-                sandbox,
-                { repo: repoPath, base: inst.base_commit, image: inst.image, install: inst.install, testCmd: inst.test_cmd, issue: parseIssueMarkdown(inst.problem_statement), generation: { strategy: o.strategy } },
-                { step: (m) => progress.step(`${inst.instance_id}: ${m}`) },
-              );
-              return { modelPatch: rep.testPatch, reproduction: { strategy: rep.strategy, status: rep.status, reason: rep.reason } };
-            },
-          }
-        : await testSource(o.predictions);
+    const source: TestSource = o.predictions === 'generate' ? generatedTests(sandbox, { strategy: o.strategy }, progress) : await testSource(o.predictions);
     const limits = limitsFrom(o);
     const out = resolve(o.out);
     const outcome = await runEval(

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IssueInput } from '../generation/types.js';
 import { git as runGit } from '../repo/gitExec.js';
+import { parseIssueMarkdown } from '../generation/issueText.js';
 
 /** The project's own small bug-fix repositories, shipped in fixtures/ (no ../shared needed). */
 export const FIXTURE_NAMES = ['py-durations', 'ts-chunk', 'go-durations'] as const;
@@ -52,11 +53,6 @@ const GIT_ENV = {
 
 async function git(dir: string, ...args: string[]): Promise<string> {
   return (await runGit(dir, ['-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false', ...args], { env: GIT_ENV })).trim();
-}
-
-export function parseIssueMarkdown(text: string): IssueInput {
-  const [first, ...rest] = text.replace(/\r\n/g, '\n').split('\n');
-  return { title: first.replace(/^#+\s*/, '').trim(), body: rest.join('\n').trim() };
 }
 
 /** Builds the fixture's git repository in a fresh temp dir (`parent` to choose where). */

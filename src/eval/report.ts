@@ -12,6 +12,14 @@ export type ResultTest = Pick<TestTransition, 'id' | 'base' | 'head' | 'transiti
 /** ΔC of one instance as results.jsonl keeps it (the line lists included, for the report). */
 export type InstanceCoverage = Pick<ChangeCoverage, 'counter' | 'dC' | 'referenceDC' | 'lines' | 'covered' | 'executableBy' | 'executable' | 'coveredLines' | 'runs' | 'reused' | 'durationMs'>;
 
+/** How a strategy's tests for one instance came about: its status, why, and what it spent. */
+export interface GenerationRecord {
+  strategy: string;
+  status: string;
+  reason: string;
+  usage?: { promptTokens: number; completionTokens: number; costUsd: number; wallMs: number };
+}
+
 /** One row of results.jsonl. */
 export interface InstanceResult {
   instance_id: string;
@@ -28,7 +36,7 @@ export interface InstanceResult {
   warnings?: string[];
   testPatch?: string;
   /** Generation evidence when predictions were generated. */
-  reproduction?: { strategy: string; status: string; reason: string };
+  reproduction?: GenerationRecord;
   /** Change coverage, when measured (--coverage); coverageError when it could not be. */
   coverage?: InstanceCoverage;
   coverageError?: string;

@@ -12,7 +12,7 @@ import { isSwtError } from '../util/errors.js';
 import type { Instance, Prediction } from './instances.js';
 import { PhaseClock } from './phases.js';
 import { resolveRepoPath } from './repos.js';
-import { summarize, type EvalReport, type InstanceCoverage, type InstanceResult, type ResultTest } from './report.js';
+import { summarize, type EvalReport, type GenerationRecord, type InstanceCoverage, type InstanceResult, type ResultTest } from './report.js';
 import { openRun, predictionsDigest, RESULTS_FILE, type RunSettings } from './resume.js';
 
 /**
@@ -26,10 +26,7 @@ export type TestSource =
   | { kind: 'generate'; generate: TestGenerator; label?: string };
 
 /** Produces model output (any format applyModelPatch reads) for an instance, e.g. a strategy. */
-export type TestGenerator = (instance: Instance, repoPath: string) => Promise<{
-  modelPatch: string;
-  reproduction: { strategy: string; status: string; reason: string };
-}>;
+export type TestGenerator = (instance: Instance, repoPath: string) => Promise<{ modelPatch: string; reproduction: GenerationRecord }>;
 
 export interface EvalOptions {
   instances: readonly Instance[];

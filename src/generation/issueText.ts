@@ -3,6 +3,14 @@
  * mentions, and whether it describes a hang. Pure functions (verification and the snippet readers).
  */
 
+import type { IssueInput } from './types.js';
+
+/** An issue written as markdown: its first line (a `#` heading or not) is the title, the rest the body. */
+export function parseIssueMarkdown(text: string): IssueInput {
+  const [first, ...rest] = text.replace(/\r\n/g, '\n').split('\n');
+  return { title: first.replace(/^#+\s*/, '').trim(), body: rest.join('\n').trim() };
+}
+
 export interface TracebackFrame {
   file: string;
   line: number;

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseIssueMarkdown } from '../../src/demo/fixtureRepos.js';
+import { parseIssueMarkdown } from '../../src/generation/issueText.js';
 import { resolveRepoPath } from '../../src/eval/repos.js';
 import { LlmClient, llmSettingsFrom, reproduce, type StrategyName } from '../../src/generation/index.js';
 import type { Reproduction } from '../../src/generation/types.js';

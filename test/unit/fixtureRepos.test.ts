@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createFixtureRepo, FIXTURE_NAMES, parseIssueMarkdown } from '../../src/demo/fixtureRepos.js';
+import { createFixtureRepo, FIXTURE_NAMES } from '../../src/demo/fixtureRepos.js';
+import { parseIssueMarkdown } from '../../src/generation/issueText.js';
 
 describe('fixture repositories', () => {
   it.each(FIXTURE_NAMES)('%s builds base and fix commits with the golden patches', async (name) => {

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseIssueMarkdown } from '../../src/demo/fixtureRepos.js';
+import { parseIssueMarkdown } from '../../src/generation/issueText.js';
 import { pythonTraceback } from '../../src/generation/issueText.js';
 import { repoInfo, repoInfoOf, type RepoInfo } from '../../src/generation/repoFiles.js';
 import { readClaim, notABugReport } from '../../src/generation/snippet/claims.js';

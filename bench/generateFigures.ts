@@ -1,0 +1,27 @@
+/** bench:generate's arithmetic over eval rows, pure (test/unit/benchGenerate.test.ts). */
+import { summarize, type InstanceResult } from '../src/eval/report.js';
+
+/** One strategy's figures over the instances it ran. */
+export function strategyFigures(strategy: string, rows: readonly InstanceResult[]) {
+  const report = summarize(rows);
+  const posted = rows.filter((r) => r.reproduction?.status === 'reproduced');
+  // A posted test that fails on the real fix too reproduces nothing the fix changes.
+  const falseRepro = posted.filter((r) => r.tests.some((t) => t.head === 'fail' && !t.flaky));
+  const n = rows.length || 1;
+  const tokens = rows.reduce((a, r) => a + (r.reproduction?.usage ? r.reproduction.usage.promptTokens + r.reproduction.usage.completionTokens : 0), 0);
+  const seconds = rows.reduce((a, r) => a + r.durationMs, 0) / 1000;
+  return {
+    strategy,
+    instances: rows.length,
+    errors: report.errors,
+    S: report.S,
+    W: report.W,
+    F2P: report.F2P,
+    posted: posted.length,
+    falseReproductions: falseRepro.length,
+    falseIds: falseRepro.map((r) => r.instance_id),
+    solved: rows.filter((r) => r.success).map((r) => r.instance_id),
+    tokensPerInstance: Math.round(tokens / n),
+    secondsPerInstance: +(seconds / n).toFixed(1),
+  };
+}
