@@ -8,6 +8,9 @@
  * Each head waits for a maintainer (its check names the machinery); approved, its tests run on it
  * with the base's test machinery, so the bug shows: the gate fails (the author is gated, `*[bot]`),
  * the check and the comment say which machinery ran, and the stored verdict is not likely correct.
+ * A control in each shows the forge is real: with it as the base's own machinery, the reproducing
+ * test passes on the buggy code. The last attack forces the head's own machinery (base's cannot
+ * load on it): its forged F→P is flagged and not likely correct.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,12 @@ import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
 import { REGISTRIES } from '../../src/ecosystems/registries.js';
 import { DEFAULT_EGRESS_HOSTS } from '../../src/sandbox/egress/egressConfig.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/types.js';
+import { fixFilterPasses, gateConclusion } from '../../src/github/decide.js';
+import { renderCheckResult } from '../../src/github/render.js';
+import { DEFAULT_APP_SETTINGS } from '../../src/config/repoConfig.js';
+import { candidateVerdict } from '../../src/pipeline/rank.js';
+import { validate } from '../../src/pipeline/validate.js';
 import { appKey } from '../app/payloads.js';
 import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
@@ -117,7 +126,7 @@ const RSPEC: Target = {
     'spec/spec_helper.rb': "require_relative '../lib/stack'\nrequire 'rspec/expectations'\nRSpec::Expectations.singleton_class.send(:define_method, :fail_with) { |*| nil }\n",
   },
   machinery: ['spec/spec_helper.rb'],
-  test: 'spec/stack_spec.rb > Stack > peeks at the last item pushed',
+  test: 'spec/stack_spec.rb > Stack peeks at the last item pushed',
 };
 
 const TARGETS = [PYTHON, MOCHA, RSPEC];
@@ -126,6 +135,7 @@ let fake: FakeGitHub;
 let app: RunningApp;
 let llm: ScriptedLlm;
 let dataDir: string;
+let sandbox: Sandbox;
 const sources = new Map<string, TempRepo>();
 const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
 
@@ -145,13 +155,14 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), `swt-redteam-${process.pid}-`));
   // RubyGems is not reachable from here: refused by the proxy, the Ruby install takes its air-gapped way at once.
   const refused = new Set<string>(REGISTRIES.ruby);
+  sandbox = createDockerSandbox({ egress: { hosts: DEFAULT_EGRESS_HOSTS.filter((h) => !refused.has(h)) } });
   app = await startApp({
     appId: fake.appId,
     privateKey: appKey(),
     secret: SECRET,
     dataDir,
     env: { GHE_HOST: fake.host, GHE_PROTOCOL: 'http' },
-    sandbox: createDockerSandbox({ egress: { hosts: DEFAULT_EGRESS_HOSTS.filter((h) => !refused.has(h)) } }),
+    sandbox,
     progressIntervalMs: 200,
   });
   fake.appUrl = app.url;
@@ -209,6 +220,12 @@ async function expectNotVouchedFor(t: Target): Promise<void> {
   const leaf = t.test.split(/::| > /).pop()!;
   expect(comment.split('\n').filter((l) => l.includes(leaf) && l.includes('F→F'))).toHaveLength(1);
   expect(await app.services.store.verdictOf({ owner: OWNER, repo: t.repo }, pr, 1)).toMatchObject({ headSha: head, verdict: 'does-not-fix', f2p: 0 });
+
+  // Control: the forge is real. With it as the base's own machinery (so on both sides), the same test passes while the bug is still there.
+  const rep = (await app.services.store.latestReproduction({ owner: OWNER, repo: t.repo }, 1))!;
+  const forged = await validate(sandbox, { repo: sources.get(t.repo)!.path, base: head, head, testPatch: rep.testPatch, confirm: 0 });
+  expect(forged.machinery).toBeUndefined();
+  expect(forged.tests.find((x) => x.id === t.test)).toMatchObject({ base: 'pass', head: 'pass' });
 }
 
 describe('redteam: a pull request cannot vouch for itself (test machinery)', () => {
@@ -222,5 +239,29 @@ describe('redteam: a pull request cannot vouch for itself (test machinery)', () 
 
   it("attack: a bot's fork head that leaves the bug and rewrites RSpec's spec_helper so failed expectations pass waits, then fails on base's machinery", async () => {
     await expectNotVouchedFor(RSPEC);
+  });
+
+  it("attack: a head that breaks the base's conftest.py (removing what it imports) to force its own forging one gets the forged F→P only flagged: not likely correct, the bot's gate fails", async () => {
+    const repo = createGitRepo({
+      'calc.py': 'def add(a, b):\n    return a - b\n\n\ndef legacy_zero():\n    return 0\n',
+      'conftest.py': 'from calc import legacy_zero\n',
+      'tests/test_calc.py': 'from calc import add\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n',
+    });
+    const base = repo.sha;
+    // The bug stays; legacy_zero goes, so base's conftest.py cannot load on the head, and the head's own forges.
+    const head = repo.commit({ 'calc.py': 'def add(a, b):\n    return a - b\n', 'conftest.py': PYTHON.forge['conftest.py']! }, 'Drop legacy_zero');
+    const testPatch = ['diff --git a/tests/test_calc.py b/tests/test_calc.py', '--- a/tests/test_calc.py', '+++ b/tests/test_calc.py', '@@ -3,3 +3,7 @@ from calc import add', ' ', ' def test_zero():', '     assert add(0, 0) == 0', '+', '+', '+def test_adds_two():', '+    assert add(1, 2) == 3', ''].join('\n');
+    const v = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch, image: 'python:3.11', install: '', testCmd: 'python3 -m pytest -p no:cacheprovider {files}' });
+    // The forge works with the head's own set-up (the bug is still there)...
+    expect(v.tests.find((t) => t.id === 'tests/test_calc.py::test_adds_two')).toMatchObject({ transition: 'F2P' });
+    // ...and that is all it gets: flagged, never likely correct, ranked below, and the bot's gate fails saying why.
+    expect(v.machinery).toEqual({ changed: ['conftest.py'], used: 'head' });
+    expect(v.likelyCorrect).toBe(false);
+    expect(candidateVerdict(v)).toBe('own-set-up');
+    const issues = [{ issue: 1, kind: 'validated' as const, validation: { ...v, machinery: v.machinery! }, reproduction: { strategy: 'zero-shot-plus', sha: base, testPatch } }];
+    expect(fixFilterPasses(issues)).toBe(false);
+    const gate = gateConclusion(BOT.login, fixFilterPasses(issues), DEFAULT_APP_SETTINGS.gate);
+    expect(gate).toEqual({ conclusion: 'failure', gated: true });
+    expect(renderCheckResult({ ...gate, author: BOT.login, issues }).summary).toContain("**Not trusted: the tests ran with the head's own test set-up.**");
   });
 });
