@@ -1,10 +1,10 @@
 /**
  * What the ecosystems' dependency-manifest and test-machinery rules share: a file whose part
- * (a pyproject's `[tool.pytest]`) changed, a file a config names (a set-up file, a bootstrap).
+ * (a pyproject's `[tool.pytest]`) changed, the configs to read beside the changed paths.
  * When a part cannot be read (a file that does not parse), the whole change counts. Pure.
  */
 import { parse as parseToml } from 'smol-toml';
-import type { MachineryTexts, PathInfo } from './types.js';
+import type { MachineryTexts } from './types.js';
 
 /** The same value, compared as JSON (undefined and a missing key alike). */
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -49,19 +49,6 @@ export function iniSections(names: readonly string[]): (text: string) => unknown
     }
     return out;
   };
-}
-
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
- * A file one of `configs` names (a jest `setupFiles` entry, a mocha `--require`, a PHPUnit
- * bootstrap), at base or at head: its path, with or without its extension, `./` or `<rootDir>/`,
- * appears there as a word. Over-approximates (a mention anywhere counts), which is the safe side.
- */
-export function namedIn(p: PathInfo, configs: readonly string[], texts: MachineryTexts): boolean {
-  const stem = p.path.replace(/\.[^./]+$/, '');
-  const re = new RegExp(`(^|[\\s'"\`=:,\\[(/])(\\./)?(${escapeRe(p.path)}|${escapeRe(stem)})(?=$|[\\s'"\`,\\])])`, 'm');
-  return configs.some((c) => [texts.base[c], texts.head[c]].some((t) => t !== undefined && re.test(t)));
 }
 
 /** `package.json` (or another name) in the directory of each changed path and every directory above it. */
