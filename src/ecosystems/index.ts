@@ -13,7 +13,7 @@ import { python } from './python/index.js';
 import { ruby } from './ruby/index.js';
 import { rust } from './rust/index.js';
 import { java } from './java/index.js';
-import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from './types.js';
+import type { Ecosystem, MachineryTexts, PathInfo, RepoFacts, RunnerDef } from './types.js';
 
 export type * from './types.js';
 export { pathInfo, quoteTestFile, fillTemplate, INSTALL_NOTES, installNote } from './command.js';
@@ -66,6 +66,34 @@ export function manifestPaths(): string[] {
 export function factPaths(files: readonly string[]): string[] {
   const present = new Set(files);
   return [...new Set([...manifestPaths(), ...ECOSYSTEMS.flatMap((e) => e.readsFiles?.(files) ?? [])])].filter((p) => present.has(p));
+}
+
+/**
+ * A dependency manifest or lockfile of some ecosystem (`package.json`, `sub/requirements-dev.txt`):
+ * what makes a side need its own install, a fork's head wait for a maintainer, and the environment
+ * key. An installed copy (under node_modules) is not the project's.
+ */
+export function isDependencyManifest(path: string): boolean {
+  const p = pathInfo(path);
+  return !p.dirs.includes('node_modules') && ECOSYSTEMS.some((e) => e.dependencyManifest(p));
+}
+
+/** The dependency manifests among changed paths, sorted. */
+export function changedManifests(paths: readonly string[]): string[] {
+  return paths.filter(isDependencyManifest).sort();
+}
+
+/** The files whose text, at base and at head, decides which of `changed` are test machinery. */
+export function machineryReads(changed: readonly string[]): string[] {
+  return [...new Set(ECOSYSTEMS.flatMap((e) => e.testMachinery.reads(changed)))];
+}
+
+/**
+ * The test machinery among changed paths (sorted): files whose change alters how tests run or
+ * report, by any ecosystem's rules (a repository may be two). `texts` holds `machineryReads`' files.
+ */
+export function changedMachinery(changed: readonly string[], texts: MachineryTexts): string[] {
+  return changed.filter((f) => ECOSYSTEMS.some((e) => e.testMachinery.changes(pathInfo(f), texts))).sort();
 }
 
 /** The ecosystem whose language a path is in (the first that owns it), or undefined. */

@@ -146,6 +146,25 @@ export interface RoundPlan {
   names?: string[];
 }
 
+/** Texts of the files a `TestMachinery.reads` named, at base and at head (absent: not in that revision). */
+export interface MachineryTexts {
+  base: Readonly<Record<string, string>>;
+  head: Readonly<Record<string, string>>;
+}
+
+/**
+ * Test machinery: the files whose change alters how tests run or how their results are reported
+ * (conftest.py, a jest set-up file, a Go TestMain, build.rs). A head that changes one runs the
+ * reproducing tests with base's instead; a fork's head waits for a maintainer, and a result that
+ * needed the head's own is flagged and never likely correct.
+ */
+export interface TestMachinery {
+  /** Files whose text `changes` reads, given the changed paths (root configs that name set-up files, a changed `_test.go`). */
+  reads(changed: readonly string[]): string[];
+  /** Whether the change to `p` (a path git finds changed from base to head) is one. */
+  changes(p: PathInfo, texts: MachineryTexts): boolean;
+}
+
 /** A base image and install command for a repository, by the versions it declares. */
 export interface EnvironmentChoice {
   image: string;
@@ -174,6 +193,12 @@ export interface Ecosystem {
    * and to a named test command alike.
    */
   testEnvironment?(facts: RepoFacts): { env: Record<string, string>; source: string } | undefined;
+  /**
+   * A dependency manifest or lockfile of its (any directory): a head that changes one gets its own
+   * install, a fork's head waits for a maintainer, and the environment key hashes it.
+   */
+  dependencyManifest(p: PathInfo): boolean;
+  testMachinery: TestMachinery;
   /** Its runners as users name them, for "supported runners: …" messages. */
   runnerNames: readonly string[];
   /** Whether a path is source of this ecosystem's language (decides which module a path's test-file question goes to). */

@@ -4,7 +4,6 @@
  */
 import type { AppSettings } from '../config/repoConfig.js';
 import type { HeadInstall } from '../pipeline/validate.js';
-import { isDependencyManifest } from '../sandbox/images/envKey.js';
 import type { CheckConclusion, IssueOutcome } from './outcome.js';
 
 /** GitHub's own limit for an issue body; longer text is refused with a message, never read. */
@@ -97,16 +96,18 @@ export function gateConclusion(author: string, filterPasses: boolean, gate: AppS
 }
 
 /**
- * A fork's PR whose head differs from its base in dependency manifests waits for a maintainer
- * before anything is installed from it. `files` are the paths git finds changed from the base
- * commit to the head commit (the same diff that decides whether the head gets its own install),
- * not GitHub's list of the PR's own changes: that one leaves out what the base changed since the
- * fork branched, and stops at 3,000 files.
+ * A fork's PR whose head differs from its base in dependency manifests or test machinery waits for
+ * a maintainer before anything is installed or run from it. `manifests` and `machinery` come from
+ * the paths git finds changed from the base commit to the head commit (pipeline/headChanges.ts, the
+ * same diff that decides whether the head gets its own install and which test machinery it runs
+ * with), not GitHub's list of the PR's own changes: that one leaves out what the base changed since
+ * the fork branched, and stops at 3,000 files.
  */
-export function needsApproval(pr: { fork: boolean; files: string[]; approved: boolean }): string[] | null {
+export function needsApproval(pr: { fork: boolean; manifests: string[]; machinery: string[]; approved: boolean }): { manifests: string[]; machinery: string[] } | null {
   if (!pr.fork || pr.approved) return null;
-  const manifests = pr.files.filter(isDependencyManifest);
-  return manifests.length ? manifests : null;
+  // A file both (a pyproject.toml whose pytest section changed) is listed once, as a manifest.
+  const machinery = pr.machinery.filter((m) => !pr.manifests.includes(m));
+  return pr.manifests.length || machinery.length ? { manifests: pr.manifests, machinery } : null;
 }
 
 /**

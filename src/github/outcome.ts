@@ -12,6 +12,8 @@ export interface ValidationView extends Verdict {
   /** ΔC of the tests over the PR's code change, when the repository asks for it (`coverage: true`). */
   coverage?: Pick<ChangeCoverage, 'dC' | 'referenceDC' | 'covered' | 'lines'>;
   coverageError?: string;
+  /** The head changed test machinery: which files, and whose the tests ran with (see ValidationResult.machinery). */
+  machinery?: { changed: string[]; used: 'base' | 'head' };
   /** The variables the test runs set and where they came from (the project's CI workflow). */
   testEnvironment?: { env: Record<string, string>; source: string };
 }

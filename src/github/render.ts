@@ -226,15 +226,19 @@ export function renderNoLinkedIssue(): CheckOutput {
   };
 }
 
-export function renderAwaitingApproval(manifests: string[], headSha: string): CheckOutput {
+export function renderAwaitingApproval(waiting: { manifests: string[]; machinery: string[] }, headSha: string): CheckOutput {
+  const list = (paths: string[]) => ['', ...paths.map((m) => `- \`${m}\``), ''];
+  const manifests = waiting.manifests.length ? [`differs from the base in dependency manifests:`, ...list(waiting.manifests)] : [];
+  // A head's own conftest.py or set-up file decides how its tests run and what they report: it could make a failing test pass.
+  const machinery = waiting.machinery.length
+    ? [`${manifests.length ? 'It also changes' : 'changes'} test machinery (how tests run and how their results are reported), so it could make its own tests report a pass:`, ...list(waiting.machinery)]
+    : [];
   return {
     title: 'Waiting for a maintainer',
     summary: [
-      `This pull request comes from a fork, and its head ${short(headSha)} differs from the base in dependency manifests:`,
+      `This pull request comes from a fork, and its head ${short(headSha)} ${[...manifests, ...machinery].join('\n')}`.trimEnd(),
       '',
-      ...manifests.map((m) => `- \`${m}\``),
-      '',
-      `Installing them runs code from the fork, so nothing is installed or run until a maintainer approves this head: \`/swt validate ${headSha}\` on this pull request. An approval holds for the head it names (or, without a sha, the head pushed before the comment); a later push needs a new one.`,
+      `${manifests.length ? 'Installing them runs code from the fork, so n' : 'N'}othing is installed or run until a maintainer approves this head: \`/swt validate ${headSha}\` on this pull request. An approval holds for the head it names (or, without a sha, the head pushed before the comment); a later push needs a new one.${machinery.length ? " Once approved, the reproducing tests run on the head with the base's test machinery where they can, and the result says which was used." : ''}`,
     ].join('\n'),
   };
 }
@@ -274,6 +278,7 @@ function issueSection(o: IssueOutcome): string {
     '',
     renderVerdictMarkdown(v, { maxRows: 30 }),
   ];
+  if (v.machinery) lines.push(machineryMarkdown(v.machinery), '');
   if (v.coverage) lines.push(`📏 ${describeCoverage(v.coverage)} (of the code this pull request changes).`, '');
   if (v.coverageError) lines.push('📏 Change coverage was not measured:', '', fence(v.coverageError, 'text'), '');
   if (v.testEnvironment) lines.push(`🧪 Tests ran with ${Object.entries(v.testEnvironment.env).map(([k, val]) => `\`${inline(`${k}=${val}`).replace(/`/g, '')}\``).join(' ')}, taken from ${v.testEnvironment.source.replace(/`/g, '')}.`, '');
@@ -281,22 +286,31 @@ function issueSection(o: IssueOutcome): string {
   return lines.join('\n');
 }
 
+/** Whose test machinery the head's runs used, when the head changed some: said plainly, as the reason a result is not trusted. */
+export function machineryMarkdown(m: { changed: string[]; used: 'base' | 'head' }): string {
+  const files = m.changed.slice(0, 10).map((f) => `\`${inline(f).replace(/`/g, '')}\``).join(', ') + (m.changed.length > 10 ? ` and ${m.changed.length - 10} more` : '');
+  if (m.used === 'base') return `🔧 This head changes test machinery (${files}): the tests ran on it with the base's test machinery, the head's set aside.`;
+  return `⚠️ **Not trusted: the tests ran with the head's own test set-up.** This head changes test machinery (${files}), and the tests could not run on it with the base's. A head's own set-up can make a failing test report a pass, so this result never counts as likely correct.`;
+}
+
 /** Why the check concluded as it did, in one sentence. */
-function gateSentence(conclusion: CheckConclusion, gated: boolean, author: string): string {
+function gateSentence(conclusion: CheckConclusion, gated: boolean, author: string, issues: readonly IssueOutcome[] = []): string {
   if (conclusion === 'success') return 'Every reproducing test fails on the base and passes on the head, and none fails on the head.';
-  const why = 'The fix filter (at least one test from failing to passing, and no test failing on the head) does not pass';
+  const own = issues.filter((o) => o.kind === 'validated' && o.validation.machinery?.used === 'head').map((o) => `#${o.issue}`);
+  const untrusted = own.length ? ` (for ${own.join(', ')} the tests ran with the head's own test set-up, which it does not trust)` : '';
+  const why = `The fix filter (at least one test from failing to passing, and no test failing on the head) does not pass${untrusted}`;
   return gated ? `${why}; pull requests by ${author} must pass it (\`gate\` in \`.github/swt.yml\`).` : `${why}. For pull requests by ${author} this is informational.`;
 }
 
 export function renderCheckResult(r: { conclusion: CheckConclusion; gated: boolean; author: string; issues: IssueOutcome[] }): CheckOutput {
-  const summary = [gateSentence(r.conclusion, r.gated, r.author), '', ...r.issues.map(issueSection)].join('\n');
+  const summary = [gateSentence(r.conclusion, r.gated, r.author, r.issues), '', ...r.issues.map(issueSection)].join('\n');
   return { title: CONCLUSION_TITLE[r.conclusion], summary: clip(summary) };
 }
 
 /** The same table as the check, as one PR comment found again by its marker. */
 export function renderPrComment(r: { conclusion: CheckConclusion; gated: boolean; author: string; issues: IssueOutcome[] }): string {
   const icon = r.conclusion === 'success' ? '✅' : r.conclusion === 'failure' ? '❌' : '➖';
-  return clip([marker('validation'), `### ${icon} swt-bot: ${CONCLUSION_TITLE[r.conclusion].toLowerCase()}`, '', gateSentence(r.conclusion, r.gated, r.author), '', ...r.issues.map(issueSection)].join('\n'));
+  return clip([marker('validation'), `### ${icon} swt-bot: ${CONCLUSION_TITLE[r.conclusion].toLowerCase()}`, '', gateSentence(r.conclusion, r.gated, r.author, r.issues), '', ...r.issues.map(issueSection)].join('\n'));
 }
 
 function clip(text: string): string {
@@ -391,7 +405,7 @@ export function renderStats(repo: string, rows: ReadonlyArray<{ row: LiveAccurac
 export function renderRanking(issue: number, ranked: readonly Candidate[]): string {
   const rows = ranked.map(
     (c, i) =>
-      `| ${i + 1} | #${c.pr} | ${c.author} | ${c.verdict === 'likely-correct' ? '**likely correct**' : CANDIDATE_VERDICT_TEXT[c.verdict]} | ${c.f2p} | ${c.failing} | ${(c.durationMs / 1000).toFixed(1)} s | ${c.diffSize} | ${short(c.headSha)} |`,
+      `| ${i + 1} | #${c.pr} | ${c.author} | ${c.verdict === 'likely-correct' ? '**likely correct**' : c.verdict === 'own-set-up' ? `⚠️ ${CANDIDATE_VERDICT_TEXT[c.verdict]}` : CANDIDATE_VERDICT_TEXT[c.verdict]} | ${c.f2p} | ${c.failing} | ${(c.durationMs / 1000).toFixed(1)} s | ${c.diffSize} | ${short(c.headSha)} |`,
   );
   return [
     marker('ranking'),

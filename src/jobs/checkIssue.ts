@@ -83,7 +83,7 @@ async function writeReproduction(d: JobDeps, run: IssueRun, issue: number): Prom
 }
 
 function viewOf(v: ValidationResult): ValidationView {
-  const view: ValidationView = { tests: v.tests, counts: v.counts, success: v.success, likelyCorrect: v.likelyCorrect, base: v.base, head: v.head, durationMs: v.durationMs, warnings: v.warnings, ...(v.testEnvironment ? { testEnvironment: v.testEnvironment } : {}) };
+  const view: ValidationView = { tests: v.tests, counts: v.counts, success: v.success, likelyCorrect: v.likelyCorrect, base: v.base, head: v.head, durationMs: v.durationMs, warnings: v.warnings, ...(v.testEnvironment ? { testEnvironment: v.testEnvironment } : {}), ...(v.machinery ? { machinery: v.machinery } : {}) };
   if (v.coverage) view.coverage = { dC: v.coverage.dC, referenceDC: v.coverage.referenceDC, covered: v.coverage.covered, lines: v.coverage.lines };
   if (v.coverageError) view.coverageError = v.coverageError;
   return view;

@@ -10,7 +10,7 @@ import { annotationsFor, batches, renderAwaitingApproval, renderCheckResult, ren
 import { repoSlug, type Target } from '../github/types.js';
 import { judgedTests, reproduces } from '../harness/classify.js';
 import { candidateVerdict } from '../pipeline/rank.js';
-import { headManifestChanges } from '../pipeline/validate.js';
+import { headChanges } from '../pipeline/headChanges.js';
 import { isPermanent, type JobContext, type JobRecord } from '../queue/queue.js';
 import { checkIssue, type IssueRun } from './checkIssue.js';
 import { fetchRepo, jobLog, refOf, writes, type JobDeps } from './deps.js';
@@ -62,12 +62,12 @@ export async function handle(d: JobDeps, { job, lastAttempt, signal }: JobContex
       { sha: p.headSha, ref: `refs/pull/${p.pr}/head` },
     ]);
     // One diff decides both: whether this head waits for a maintainer, and whether it gets its own install.
-    const manifests = await headManifestChanges(dir, pull.base.sha, { rev: p.headSha, patches: [] });
+    const { manifests, machinery } = await headChanges(dir, pull.base.sha, { rev: p.headSha, patches: [] });
     const approved = await d.store.isApproved(r, p.pr, p.headSha);
-    const waiting = needsApproval({ fork: pull.fork, files: manifests, approved });
+    const waiting = needsApproval({ fork: pull.fork, manifests, machinery, approved });
     if (waiting) {
       await progress.close();
-      log.info({ pr: p.pr, headSha: p.headSha, manifests: waiting }, "a fork's head changes dependency manifests: waiting for a maintainer");
+      log.info({ pr: p.pr, headSha: p.headSha, ...waiting }, "a fork's head changes dependency manifests or test machinery: waiting for a maintainer");
       await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'action_required', output: renderAwaitingApproval(waiting, p.headSha), detailsUrl: `${d.gitBaseUrl}/${repoSlug(r)}/pull/${p.pr}` });
       return;
     }

@@ -22,8 +22,16 @@ export function testEnvironmentLine(t: TestEnvironment): string {
   return `test environment ${Object.entries(t.env).map(([k, v]) => `${k}=${v}`).join(' ')}, from ${t.source}`;
 }
 
-export function renderNotesText(v: Pick<ValidationResult, 'environment' | 'limitsCapped' | 'testEnvironment'>): string {
-  return [environmentLine(v.environment), ...(v.testEnvironment ? [testEnvironmentLine(v.testEnvironment)] : []), ...cappedLines(v.limitsCapped).map((l) => `limit capped: ${l}`)].join('\n') + '\n';
+/** Whose test machinery the head's runs used, when the head changed some. */
+export function machineryLine(m: NonNullable<ValidationResult['machinery']>): string {
+  const files = m.changed.join(', ');
+  return m.used === 'base'
+    ? `test machinery: the head changes ${files}; its tests ran with the base's (the head's set aside)`
+    : `test machinery: NOT TRUSTED: the head changes ${files} and the tests could not run on it with the base's, so they ran with the head's own set-up (never likely correct)`;
+}
+
+export function renderNotesText(v: Pick<ValidationResult, 'environment' | 'limitsCapped' | 'testEnvironment' | 'machinery'>): string {
+  return [...(v.machinery ? [machineryLine(v.machinery)] : []), environmentLine(v.environment), ...(v.testEnvironment ? [testEnvironmentLine(v.testEnvironment)] : []), ...cappedLines(v.limitsCapped).map((l) => `limit capped: ${l}`)].join('\n') + '\n';
 }
 
 export function renderNotesMarkdown(v: Pick<ValidationResult, 'environment' | 'limitsCapped' | 'testEnvironment'>): string {

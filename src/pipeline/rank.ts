@@ -6,7 +6,7 @@
 import { judgedTests } from '../harness/classify.js';
 import type { Verdict } from '../results/types.js';
 
-export type CandidateVerdict = 'likely-correct' | 'does-not-fix' | 'breaks-reproduction' | 'error';
+export type CandidateVerdict = 'likely-correct' | 'own-set-up' | 'does-not-fix' | 'breaks-reproduction' | 'error';
 
 export interface Candidate {
   pr: number;
@@ -22,10 +22,11 @@ export interface Candidate {
   diffSize: number;
 }
 
-const ORDER: CandidateVerdict[] = ['likely-correct', 'does-not-fix', 'breaks-reproduction', 'error'];
+const ORDER: CandidateVerdict[] = ['likely-correct', 'own-set-up', 'does-not-fix', 'breaks-reproduction', 'error'];
 
 export const CANDIDATE_VERDICT_TEXT: Record<CandidateVerdict, string> = {
   'likely-correct': 'likely correct',
+  'own-set-up': 'passes only with its own test set-up (not trusted)',
   'does-not-fix': 'does not fix',
   'breaks-reproduction': 'breaks the reproduction',
   error: 'error',
@@ -34,10 +35,14 @@ export const CANDIDATE_VERDICT_TEXT: Record<CandidateVerdict, string> = {
 /**
  * A validation's place in the ranking: the fix filter passes; or a test that passed before fails
  * after, or the reproducing test cannot even run on the fixed code; or it simply does not fix.
+ * A head whose tests ran with its own changed test machinery is never likely correct: it passes
+ * the fix filter's tests only with its own set-up (`own-set-up`), ranked below.
  */
-export function candidateVerdict(v: Verdict): CandidateVerdict {
-  if (v.likelyCorrect) return 'likely-correct';
+export function candidateVerdict(v: Verdict & { machinery?: { used: 'base' | 'head' } }): CandidateVerdict {
   const judged = judgedTests(v);
+  if (v.machinery?.used === 'head') {
+    if (judged.some((t) => t.transition === 'F2P') && judged.every((t) => t.head === 'pass')) return 'own-set-up';
+  } else if (v.likelyCorrect) return 'likely-correct';
   // Still failing, but no longer the way it did: the test cannot be collected or found, or now hangs.
   const unrunnable = (t: (typeof judged)[number]) =>
     t.transition === 'F2F' && ['collection', 'missing', 'timeout'].includes(t.headFailure?.kind ?? '') && t.headFailure?.kind !== t.baseFailure?.kind;

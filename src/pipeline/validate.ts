@@ -10,10 +10,9 @@ import type { RoundPlan } from '../ecosystems/types.js';
 import type { RunResult, Verdict } from '../results/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
-import { changedManifests } from '../sandbox/images/envKey.js';
-import { changedPathsSince, listFiles, materialize, resolveRev, withState } from '../repo/git.js';
+import { headChanges } from './headChanges.js';
+import { listFiles, materialize, patchToRevAt, resolveRev, withState } from '../repo/git.js';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
-import type { GitRepo } from '../repo/git.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import { decideLimits, prepareContext, type CappedNote, type ContextInput, type RepoContext } from './context.js';
 import { testTargetsOfPatch } from './testTargets.js';
@@ -49,12 +48,10 @@ export interface ValidateInput extends ContextInput {
  */
 export type HeadInstall = 'writer' | 'other' | 'refused';
 
-/**
- * The dependency manifests that differ between the base commit and the fixed code: the one diff that
- * decides both whether a fork's PR waits for approval and whether the head gets its own install.
- */
-export async function headManifestChanges(repo: string | GitRepo, base: string, fixedCode: RepoState): Promise<string[]> {
-  return changedManifests(await changedPathsSince(repo, base, fixedCode));
+/** Which test machinery the head's runs used, when the head changed some (ValidationResult.machinery). */
+export interface MachineryUse {
+  changed: string[];
+  used: 'base' | 'head';
 }
 
 /** The test runs' own variables (RunnerSpec.env) and their source, as reported. */
@@ -84,6 +81,12 @@ export interface ValidationResult extends Verdict {
     base: EnvironmentSummary;
     head: EnvironmentSummary & { own: boolean; manifests: string[] };
   };
+  /**
+   * The head changed test machinery (`changed`: conftest.py, a set-up file, a TestMain): the tests
+   * ran on head with base's (`used: 'base'`), or, when they could not run so, with the head's own
+   * (`used: 'head'`: flagged, never likely correct). Absent: the head changed none.
+   */
+  machinery?: MachineryUse;
   /** Limits asked for (by `.github/swt.yml` or the caller) above the operator's ceilings, and lowered to them. */
   limitsCapped: CappedNote[];
   /** The variables every test run set, and where they came from (the project's CI workflow); absent: none. */
@@ -138,65 +141,109 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
   const opts = runOptions(input, ctx, decided.limits);
+  // One diff: head's own install (manifests), and whether its tests run with base's test machinery.
+  const changes = await headChanges(ctx.repo, ctx.base, fixedCode);
+  const asBase = changes.machinery.length ? await withBaseMachinery(ctx, fixedCode, changes.machinery) : undefined;
   // The first runs' containers start while the steps before them work (head's with the test patch as given).
   // The sides' containers with the tests are kept for their confirmation reruns (runSides).
   const keep = opts.confirm > 0 && Math.max(0, opts.reruns ?? 0) === 0;
-  const headWithTests: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, input.testPatch] };
+  const headWithTests: RepoState = { rev: fixedCode.rev, patches: [...(asBase ?? fixedCode).patches, input.testPatch] };
   // The tests the patch adds or changes get their confirmation rounds inside the first runs, where the runner can.
   const plan = (testPatch: string) => (keep ? roundPlan(testPatch, files, opts.confirm) : undefined);
   const warm = warmFirstRuns(sandbox, ctx, { baseState, headWithTests, files, keep, plan: plan(input.testPatch), limits: decided.limits }, releases);
-  // Three independent looks at the fixed code, side by side: each is git work the first runs wait for.
-  const [headEnv, headTests, existing] = await Promise.all([
-    fixedEnvironment(sandbox, ctx, fixedCode, input.headInstall ?? 'writer', progress).then(async (h) => {
-      await warm.headIn(h.env);
-      return h;
-    }),
-    rebaseTestPatch(ctx.repo, fixedCode, input.testPatch, warnings),
-    touchedFilesThatExist(ctx, fixedCode, files),
-  ]);
-  const fixed: RepoState = { rev: fixedCode.rev, patches: [...fixedCode.patches, headTests.patch], patchNames: [...(fixedCode.patchNames ?? []), 'test patch'] };
-  if (headTests.contained) {
-    const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => diffPath(p.newFileName)));
-    existing.head = existing.head.filter((f) => !created.has(f));
+  const headEnv = fixedEnvironment(sandbox, ctx, fixedCode, changes.manifests, input.headInstall ?? 'writer', progress).then(async (h) => {
+    await warm.headIn(h.env);
+    return h;
+  });
+  const judging: Judging = { sandbox, ctx, input, files, baseState, headEnv, opts, plan, progress };
+  let judged = await judge(judging, asBase ?? fixedCode, warnings);
+  const machinery: MachineryUse | undefined = asBase ? { changed: changes.machinery, used: 'base' } : undefined;
+  if (machinery && brokeWith(judged.runs.head)) {
+    // The fix may need its own set-up (a fixture it renames): its result, flagged, rather than none.
+    progress.step(`the tests did not run on the head with the base's test set-up: running them with the head's own (${changes.machinery.join(', ')} changed)`);
+    judged = await judge(judging, fixedCode, warnings);
+    machinery.used = 'head';
   }
-  // A head that already holds the tests (a PR that adds them) gets its baseline with them taken out.
-  const headBaseline: RepoState = headTests.contained
-    ? { rev: fixedCode.rev, patches: [...fixedCode.patches, formatPatch(reversePatch(parsePatch(input.testPatch)))], patchNames: [...(fixedCode.patchNames ?? []), 'reversed test patch'] }
-    : fixedCode;
-  // Head's rounds follow the test patch as it applied there (its lines may have moved).
-  const sides = { base: baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs: { base: ctx.env, head: headEnv.env }, rounds: { base: plan(input.testPatch), head: plan(headTests.patch) } };
-  const runs = await runSides(sandbox, ctx, sides, existing, opts, progress);
-  // Compiled languages: a unit that does not build at base takes only the tests the patch adds or changes into account.
-  const changedTest = ecosystemOfRunner(ctx.runner)?.changedTests?.(input.testPatch);
-  const withTests = labelKnown(compareRuns(runs.base, runs.head, { ...(changedTest ? { changedTest } : {}), ...(runs.confirm ? { confirm: runs.confirm } : {}) }), opts.knownFlaky);
-  const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
-  const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;
+  const { runs, verdict, state } = judged;
   if (input.coverage) progress.step('measuring change coverage (extra runs with line counting)');
   const coverage = input.coverage
     ? await coverageOfValidation(
         sandbox,
-        { repo: ctx.repo, env: ctx.env, runner: ctx.runner, base: ctx.base, fixedCode, fixPatch: input.fixPatch, withTests: { base: baseState, head: fixed, files }, existing, headBaseline, limits: opts.limits },
+        { repo: ctx.repo, env: ctx.env, runner: ctx.runner, base: ctx.base, fixedCode: state.code, fixPatch: input.fixPatch, withTests: { base: baseState, head: state.fixed, files }, existing: state.existing, headBaseline: state.headBaseline, limits: opts.limits },
         input.coverage,
       )
     : {};
+  const env = await headEnv;
   return {
     ...verdict,
+    // A result with the head's own test set-up is never likely correct: the head could have made it pass.
+    ...(machinery?.used === 'head' ? { likelyCorrect: false, machinery } : machinery ? { machinery } : {}),
     base: ctx.base,
     head,
     files,
     runner: ctx.runner.kind,
-    environment: { ...summary(ctx.env), base: summary(ctx.env), head: { ...summary(headEnv.env), own: headEnv.env !== ctx.env, manifests: headEnv.manifests } },
+    environment: { ...summary(ctx.env), base: summary(ctx.env), head: { ...summary(env.env), own: env.env !== ctx.env, manifests: env.manifests } },
     limitsCapped: decided.capped,
     ...(ctx.runner.env && Object.keys(ctx.runner.env).length ? { testEnvironment: { env: { ...ctx.runner.env }, source: ctx.runner.envSource ?? 'the runner' } } : {}),
     runs: { base: runs.base, head: runs.head },
     ...(runs.confirm
       ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, ...(runs.confirm.inProcess ? { inProcess: [...runs.confirm.inProcess] } : {}), runs: { base: runs.confirm.base, head: runs.confirm.head } } }
       : {}),
-    baseline,
+    baseline: judged.baseline,
     warnings,
     ...coverage,
     durationMs: Date.now() - started,
   };
+}
+
+/** What judging the fixed code needs, whichever test machinery it runs with. */
+interface Judging {
+  sandbox: Sandbox;
+  ctx: RepoContext;
+  input: ValidateInput;
+  files: string[];
+  baseState: RepoState;
+  headEnv: Promise<{ env: Environment; manifests: string[] }>;
+  opts: ReturnType<typeof runOptions>;
+  plan: (testPatch: string) => RoundPlan | undefined;
+  progress: Progress;
+}
+
+/** The tests on base and on `code` (the fixed code, with base's test machinery or its own), classified. */
+async function judge(j: Judging, code: RepoState, warnings: string[]) {
+  const { ctx, input, files } = j;
+  // Three independent looks at the fixed code, side by side: each is git work the first runs wait for.
+  const [headEnv, headTests, existing] = await Promise.all([j.headEnv, rebaseTestPatch(ctx.repo, code, input.testPatch, warnings), touchedFilesThatExist(ctx, code, files)]);
+  const fixed: RepoState = { rev: code.rev, patches: [...code.patches, headTests.patch], patchNames: [...(code.patchNames ?? []), 'test patch'] };
+  if (headTests.contained) {
+    const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => diffPath(p.newFileName)));
+    existing.head = existing.head.filter((f) => !created.has(f));
+  }
+  // A head that already holds the tests (a PR that adds them) gets its baseline with them taken out.
+  const headBaseline: RepoState = headTests.contained
+    ? { rev: code.rev, patches: [...code.patches, formatPatch(reversePatch(parsePatch(input.testPatch)))], patchNames: [...(code.patchNames ?? []), 'reversed test patch'] }
+    : code;
+  // Head's rounds follow the test patch as it applied there (its lines may have moved).
+  const sides = { base: j.baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs: { base: ctx.env, head: headEnv.env }, rounds: { base: j.plan(input.testPatch), head: j.plan(headTests.patch) } };
+  const runs = await runSides(j.sandbox, ctx, sides, existing, j.opts, j.progress);
+  // Compiled languages: a unit that does not build at base takes only the tests the patch adds or changes into account.
+  const changedTest = ecosystemOfRunner(ctx.runner)?.changedTests?.(input.testPatch);
+  const withTests = labelKnown(compareRuns(runs.base, runs.head, { ...(changedTest ? { changedTest } : {}), ...(runs.confirm ? { confirm: runs.confirm } : {}) }), j.opts.knownFlaky);
+  const baseline = runs.baseline ? { verdict: compareRuns([runs.baseline.base], [runs.baseline.head]), ...runs.baseline } : null;
+  const verdict = baseline ? relativeTo(withTests, baseline.verdict) : withTests;
+  return { runs, verdict, baseline, state: { code, fixed, existing, headBaseline } };
+}
+
+/** The tests did not run on the head: a file did not load or build, the run timed out, or it reported no test. */
+function brokeWith(head: readonly RunResult[]): boolean {
+  const first = head[0];
+  return !first || first.fileErrors.length > 0 || (first.buildFailures?.length ?? 0) > 0 || first.timedOut || first.tests.length === 0;
+}
+
+/** The fixed code with base's version of its changed test machinery (the files head added taken out). */
+async function withBaseMachinery(ctx: RepoContext, fixedCode: RepoState, machinery: string[]): Promise<RepoState> {
+  const patch = await patchToRevAt(ctx.repo, fixedCode, ctx.base, machinery);
+  return { rev: fixedCode.rev, patches: [...fixedCode.patches, patch], patchNames: [...(fixedCode.patchNames ?? []), "base's test machinery"] };
 }
 
 /**
@@ -259,8 +306,7 @@ function summary(env: Environment): EnvironmentSummary {
  * The fixed code's environment: base's, unless the fix changes a dependency manifest (and there is
  * an install step); then its own, built from the fixed code and cached by the same key.
  */
-async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: RepoState, trust: HeadInstall, progress: Progress): Promise<{ env: Environment; manifests: string[] }> {
-  const manifests = await headManifestChanges(ctx.repo, ctx.base, fixedCode);
+async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: RepoState, manifests: string[], trust: HeadInstall, progress: Progress): Promise<{ env: Environment; manifests: string[] }> {
   if (manifests.length === 0 || !ctx.install.trim()) return { env: ctx.env, manifests };
   if (trust === 'refused') throw new SwtError('NOT_APPROVED', `the head changes ${manifests.join(', ')} and nobody with write access approved installing it`);
   progress.step(`environment for the fixed code (${manifests.join(', ')} changed)`);

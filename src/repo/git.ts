@@ -303,3 +303,20 @@ export async function changedPathsSince(repoOrPath: GitRepo | string, rev: strin
   const from = `${await resolveRev(repo, rev)}^{tree}`;
   return withState(repo, state, async (st) => (await changedFiles(repo, from, st.tree, st.env)).map((c) => c.path));
 }
+
+/**
+ * A patch that, applied to the state, gives `paths` as they are at `rev` (a path `rev` lacks is
+ * deleted): binary-safe, full blob ids. Empty when they already are.
+ */
+export async function patchToRevAt(repoOrPath: GitRepo | string, state: RepoState, rev: string, paths: readonly string[]): Promise<string> {
+  const repo = await asRepo(repoOrPath);
+  const to = `${await resolveRev(repo, rev)}^{tree}`;
+  return withState(repo, state, async (st) => {
+    const parts: string[] = [];
+    // In batches: a vendored tree can name thousands of paths, past one command line.
+    for (let i = 0; i < paths.length; i += 500) {
+      parts.push(await git(repo.path, ['diff-tree', '-p', '--binary', '--full-index', '--no-renames', st.tree, to, '--', ...paths.slice(i, i + 500).map((p) => `:(literal)${p}`)], { env: st.env }));
+    }
+    return parts.join('');
+  });
+}

@@ -186,11 +186,15 @@ describe('the gate', () => {
     const err: IssueOutcome = { issue: 4, kind: 'error', message: 'm' };
     expect([fixFilterPasses([ok]), fixFilterPasses([ok, none]), fixFilterPasses([ok, bad]), fixFilterPasses([ok, err]), fixFilterPasses([none])]).toEqual([true, true, false, false, false]);
   });
-  it('a fork changing dependency manifests needs approval', () => {
-    expect(needsApproval({ fork: true, files: ['src/a.ts', 'package.json', 'sub/requirements-dev.txt'], approved: false })).toEqual(['package.json', 'sub/requirements-dev.txt']);
-    expect(needsApproval({ fork: true, files: ['package.json'], approved: true })).toBeNull();
-    expect(needsApproval({ fork: false, files: ['package.json'], approved: false })).toBeNull();
-    expect(needsApproval({ fork: true, files: ['src/a.ts'], approved: false })).toBeNull();
+  it('a fork changing dependency manifests or test machinery needs approval', () => {
+    const none: string[] = [];
+    expect(needsApproval({ fork: true, manifests: ['package.json', 'sub/requirements-dev.txt'], machinery: none, approved: false })).toEqual({ manifests: ['package.json', 'sub/requirements-dev.txt'], machinery: [] });
+    expect(needsApproval({ fork: true, manifests: none, machinery: ['conftest.py'], approved: false })).toEqual({ manifests: [], machinery: ['conftest.py'] });
+    // A file both is named once, as a manifest.
+    expect(needsApproval({ fork: true, manifests: ['pyproject.toml'], machinery: ['pyproject.toml', 'tests/conftest.py'], approved: false })).toEqual({ manifests: ['pyproject.toml'], machinery: ['tests/conftest.py'] });
+    expect(needsApproval({ fork: true, manifests: ['package.json'], machinery: ['jest.config.js'], approved: true })).toBeNull();
+    expect(needsApproval({ fork: false, manifests: ['package.json'], machinery: ['conftest.py'], approved: false })).toBeNull();
+    expect(needsApproval({ fork: true, manifests: none, machinery: none, approved: false })).toBeNull();
   });
   it('an approval binds to the head seen before the comment, or the one it names', () => {
     const head = 'abcdef1234567890abcdef1234567890abcdef12';

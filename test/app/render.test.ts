@@ -137,8 +137,11 @@ describe('issue comments', () => {
     expect(renderConfigError('.github/swt.yml: gate.mode: Invalid option')).toBe(
       '<!-- swt-bot:notice -->\nswt-bot cannot run here: the configuration is invalid.\n\n```text\n.github/swt.yml: gate.mode: Invalid option\n```\n\nFix `.github/swt.yml` on the default branch; the next event uses the new file.',
     );
-    expect(renderAwaitingApproval(['package.json'], 'ec26c3e57ca3a959ca5aad62de7213c562f8c821').summary).toBe(
+    expect(renderAwaitingApproval({ manifests: ['package.json'], machinery: [] }, 'ec26c3e57ca3a959ca5aad62de7213c562f8c821').summary).toBe(
       'This pull request comes from a fork, and its head ec26c3e differs from the base in dependency manifests:\n\n- `package.json`\n\nInstalling them runs code from the fork, so nothing is installed or run until a maintainer approves this head: `/swt validate ec26c3e57ca3a959ca5aad62de7213c562f8c821` on this pull request. An approval holds for the head it names (or, without a sha, the head pushed before the comment); a later push needs a new one.',
+    );
+    expect(renderAwaitingApproval({ manifests: [], machinery: ['conftest.py'] }, 'ec26c3e57ca3a959ca5aad62de7213c562f8c821').summary).toBe(
+      "This pull request comes from a fork, and its head ec26c3e changes test machinery (how tests run and how their results are reported), so it could make its own tests report a pass:\n\n- `conftest.py`\n\nNothing is installed or run until a maintainer approves this head: `/swt validate ec26c3e57ca3a959ca5aad62de7213c562f8c821` on this pull request. An approval holds for the head it names (or, without a sha, the head pushed before the comment); a later push needs a new one. Once approved, the reproducing tests run on the head with the base's test machinery where they can, and the result says which was used.",
     );
   });
 });

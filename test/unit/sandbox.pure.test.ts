@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { describeApplyFailure, findHunk, listHunks, patchLabel } from '../../src/repo/applyErrors.js';
 import { bundleFromPem, caEnv, caFiles, caFingerprint, caPathsFromEnv, parsePemCertificates } from '../../src/sandbox/images/caCertificates.js';
 import { demuxBuffer, isBinary, TailBuffer } from '../../src/sandbox/containers/containerIo.js';
-import { changedManifests, environmentFamily, environmentKey, envImageTag, isDependencyManifest } from '../../src/sandbox/images/envKey.js';
+import { environmentFamily, environmentKey, envImageTag } from '../../src/sandbox/images/envKey.js';
+import { changedManifests, isDependencyManifest } from '../../src/ecosystems/index.js';
 import {
   baseIdentity,
   baseImageName,

@@ -7,6 +7,7 @@ import type { RunnerSpec } from '../../results/types.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { changedGoTests, isChangedGoTest } from './changedTests.js';
 import { parseGoTestJson } from './goTestJson.js';
+import { goDependencyManifest, goMachinery } from './machinery.js';
 
 /** The Go the module asks for: its `toolchain` line, else its `go` line, as major.minor; undefined without either. */
 export function goVersionOf(goMod: string | undefined): string | undefined {
@@ -96,6 +97,8 @@ export const go: Ecosystem = {
   id: 'go',
   language: 'Go',
   manifests: ['go.mod'],
+  dependencyManifest: goDependencyManifest,
+  testMachinery: goMachinery,
   runnerNames: ['go test'],
   ownsPath: (p) => p.base.endsWith('.go'),
   detect: (facts: RepoFacts) => (facts.files.includes('go.mod') ? 20 : facts.files.some((f) => f.endsWith('/go.mod')) ? 8 : 0),

@@ -7,6 +7,7 @@ import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../dif
 import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from '../types.js';
 import { OUTPUT_MARKER, REPORT_MARKER, moduleDirOf, parseJvmReports } from './reports.js';
 import { saveToCache, seedFromCache } from '../packageCacheShell.js';
+import { javaDependencyManifest, javaMachinery } from './machinery.js';
 
 /** The JDK images come in these releases; a project gets the first at or above what it declares. */
 const JDK_RELEASES = [8, 11, 17, 21, 25];
@@ -205,6 +206,8 @@ export const java: Ecosystem = {
   id: 'java',
   language: 'Java',
   manifests: ['pom.xml', 'build.gradle', 'build.gradle.kts'],
+  dependencyManifest: javaDependencyManifest,
+  testMachinery: javaMachinery,
   runnerNames: ['Maven (Surefire)', 'Gradle'],
   ownsPath: (p) => SOURCE.test(p.base),
   detect(facts: RepoFacts) {

@@ -9,6 +9,7 @@ import { NODE_RUNNERS } from './runners.js';
 import { namedByConfig, nodeTestFileRules, testConfigFiles } from './testConfig.js';
 import { isNodeTestStep, WORKFLOW_FILE, workflowTestEnv } from './workflowEnv.js';
 import { nestedManifests, owningPackage, WORKSPACE_FILES, workspaceGlobs, workspacePackages } from './workspaces.js';
+import { nodeDependencyManifest, nodeMachinery } from './machinery.js';
 
 export { isTape } from './runners.js';
 
@@ -195,6 +196,8 @@ export const node: Ecosystem = {
   manifests: [...PM_MANIFESTS, ...DENO_CONFIGS, 'deno.lock'],
   // A monorepo's workspace files and package manifests, and the CI workflows (the test environment).
   readsFiles: (files) => [...WORKSPACE_FILES, ...nestedManifests(files), ...files.filter((f) => WORKFLOW_FILE.test(f))],
+  dependencyManifest: nodeDependencyManifest,
+  testMachinery: nodeMachinery,
   runnerNames: ['jest', 'vitest', 'ava', 'jasmine', 'bun test', 'deno test', 'mocha', 'uvu', 'node --test', 'tap (node-tap)', 'tape'],
   ownsPath: (p: PathInfo) => SCRIPT.test(p.base) || p.base.startsWith('.mocharc.'),
   detect(facts) {

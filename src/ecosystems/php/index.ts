@@ -4,6 +4,7 @@ import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
 import { newestAllowedPhp } from './phpVersion.js';
 import { phpunit } from './runners.js';
+import { phpDependencyManifest, phpMachinery } from './machinery.js';
 
 export const DEFAULT_PHP = '8.3';
 
@@ -42,6 +43,8 @@ export const php: Ecosystem = {
   id: 'php',
   language: 'PHP',
   manifests: ['composer.json'],
+  dependencyManifest: phpDependencyManifest,
+  testMachinery: phpMachinery,
   runnerNames: ['phpunit'],
   ownsPath: (p) => p.base.endsWith('.php') || p.base.endsWith('.phpt'),
   detect(facts) {

@@ -5,6 +5,7 @@ import { REGISTRIES } from '../registries.js';
 import { pytestRounds } from './rounds.js';
 import { PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
+import { pythonDependencyManifest, pythonMachinery } from './machinery.js';
 
 const PY_TEST_NAME = /^(test_[^/]*|[^/]*_test)\.py$/;
 const MARKERS = /^(setup\.py|setup\.cfg|pyproject\.toml|pytest\.ini|tox\.ini|requirements[^/]*\.txt)$/;
@@ -32,6 +33,8 @@ export const python: Ecosystem = {
   id: 'python',
   language: 'Python',
   manifests: PYTHON_MANIFESTS,
+  dependencyManifest: pythonDependencyManifest,
+  testMachinery: pythonMachinery,
   runnerNames: ['pytest'],
   ownsPath: (p) => p.base.endsWith('.py'),
   detect(facts: RepoFacts) {

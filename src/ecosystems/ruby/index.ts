@@ -3,6 +3,7 @@ import { installNote } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import type { Ecosystem, PathInfo, RepoFacts } from '../types.js';
 import { minitest, rspec } from './runners.js';
+import { rubyDependencyManifest, rubyMachinery } from './machinery.js';
 
 const SUPPORT_FILES = new Set(['spec_helper.rb', 'rails_helper.rb', 'test_helper.rb', 'minitest_helper.rb', 'helper.rb']);
 const SUPPORT_DIRS = new Set(['support', 'fixtures', 'factories', 'shared_examples', 'shared_contexts']);
@@ -52,6 +53,8 @@ export const ruby: Ecosystem = {
   id: 'ruby',
   language: 'Ruby',
   manifests: ['.ruby-version', 'Gemfile'],
+  dependencyManifest: rubyDependencyManifest,
+  testMachinery: rubyMachinery,
   runnerNames: ['rspec', 'minitest'],
   ownsPath: (p) => p.base.endsWith('.rb'),
   detect(facts) {

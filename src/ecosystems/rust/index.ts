@@ -6,6 +6,7 @@ import { changedFunctions, isChangedFunction, type FunctionSyntax } from '../dif
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { PACKAGE_MARKER, modulePath, packageDirOf, parseLibtest } from './libtest.js';
 import { saveToCache, seedFromCache } from '../packageCacheShell.js';
+import { rustDependencyManifest, rustMachinery } from './machinery.js';
 
 /** Without a declared toolchain. */
 export const DEFAULT_RUST = '1.85';
@@ -142,6 +143,8 @@ export const rust: Ecosystem = {
   id: 'rust',
   language: 'Rust',
   manifests: ['Cargo.toml', 'rust-toolchain.toml', 'rust-toolchain'],
+  dependencyManifest: rustDependencyManifest,
+  testMachinery: rustMachinery,
   runnerNames: ['cargo test'],
   ownsPath: (p) => p.base.endsWith('.rs'),
   detect: (facts: RepoFacts) => (facts.files.includes('Cargo.toml') ? 20 : facts.files.some((f) => f.endsWith('/Cargo.toml')) ? 8 : 0),

@@ -1,40 +1,12 @@
 import { createHash } from 'node:crypto';
+import { isDependencyManifest } from '../../ecosystems/index.js';
 
 /**
  * The environment cache key: sha256 over the repository's scope (whose image it is), whether its
  * install was trusted, the base image id, the install command and the blob ids of the dependency
- * manifests and lockfiles at the snapshot revision (none when nothing is installed). Pure.
+ * manifests and lockfiles at the snapshot revision (none when nothing is installed; which files
+ * those are, the ecosystems say). Pure.
  */
-
-const MANIFEST_NAMES = new Set([
-  'package.json',
-  'package-lock.json',
-  'npm-shrinkwrap.json',
-  'yarn.lock',
-  'pnpm-lock.yaml',
-  'setup.py',
-  'setup.cfg',
-  'pyproject.toml',
-  'Pipfile.lock',
-  'poetry.lock',
-  'go.mod',
-  'go.sum',
-  // Rust, Java, Ruby, PHP: a change to one of these needs its own install as much as package.json's.
-  'Cargo.toml',
-  'Cargo.lock',
-  'rust-toolchain',
-  'rust-toolchain.toml',
-  'pom.xml',
-  'build.gradle',
-  'build.gradle.kts',
-  'settings.gradle',
-  'settings.gradle.kts',
-  'gradle.properties',
-  'Gemfile',
-  'Gemfile.lock',
-  'composer.json',
-  'composer.lock',
-]);
 
 /** The warm-up's part of a key: absent when it has no step (so keys without one stay as they were). */
 function warmPart(w: EnvKeyInput['warm']): { warm?: string; before?: string } {
@@ -43,13 +15,6 @@ function warmPart(w: EnvKeyInput['warm']): { warm?: string; before?: string } {
 
 /** Bump when the key's inputs or the environment build change meaning. */
 export const ENV_KEY_VERSION = 3;
-
-export function isDependencyManifest(path: string): boolean {
-  const segs = path.split('/');
-  if (segs.includes('node_modules')) return false;
-  const base = segs[segs.length - 1]!;
-  return MANIFEST_NAMES.has(base) || /^requirements.*\.txt$/.test(base) || base.endsWith('.gemspec');
-}
 
 export interface EnvKeyInput {
   /** The repository the image is for (EnvironmentSpec.cacheScope, or the repository's path): one repository never reuses another's image. */
@@ -112,8 +77,3 @@ export const ENV_LABELS = {
   /** What the install recorded in its notes file (base64), read at the build: a hit needs no container to read it. */
   installNotes: 'swt-bot.env.installNotes',
 } as const;
-
-/** The dependency manifests among changed paths: what makes a side need its own environment. */
-export function changedManifests(paths: string[]): string[] {
-  return paths.filter(isDependencyManifest).sort();
-}
