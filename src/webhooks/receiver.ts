@@ -7,9 +7,11 @@
  * delivery id or event name, adds nothing), and answers. Workers build the Context.
  *
  * Nothing is buffered before it is known to fit: a body must declare its length (GitHub's do),
- * at most the size GitHub sends, and the bodies being read at once share a fixed allowance
- * (`bufferBytes`), so unsigned requests cannot grow the process. The HMAC is computed as the body
- * arrives.
+ * at most the size GitHub sends, and carry a signature of the right form; the bodies being read at
+ * once share a fixed allowance (`bufferBytes`), with a reserve for bodies of GitHub's usual size,
+ * caps per client, and room taken back from bodies that arrive too slowly (admission.ts), so
+ * unsigned requests can neither grow the process nor keep a delivery out. A body that stops
+ * arriving is cut after `idleMs`. The HMAC is computed as the body arrives.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
