@@ -70,23 +70,26 @@ const PASTED: Array<[string, string]> = [
 ];
 
 describe('redteam: commands a person cannot see', () => {
-  it.each(PASTED)('attack: a maintainer\'s comment hiding `/swt validate` in %s approves no fork head', async (_where, body) => {
-    source.git('checkout', '-q', '-B', `fork-${Math.random().toString(36).slice(2, 8)}`, 'main');
-    const head = source.commit({ 'package.json': '{ "name": "adder", "version": "1.0.0", "scripts": { "postinstall": "node pwn.js" } }\n' }, 'Fix add');
-    source.git('checkout', '-q', 'main');
-    await fake.pushRef(OWNER, REPO, source.path, head, `refs/heads/hidden-${head.slice(0, 12)}`);
-    const pr = await fake.addPull(OWNER, REPO, { title: 'Fix add', body: 'Fixes #1', user: MALLORY, headSha: head, headRef: 'patch-1', fork: true });
-    expect((await fake.deliver('pull_request', await fake.pullPayload(OWNER, REPO, pr.number, 'opened'))).status).toBe(200);
-    await settle();
-    const waiting = runsOf(head);
-    expect(waiting.map((r) => [r.conclusion, r.output?.title])).toEqual([['action_required', 'Waiting for a maintainer']]);
+  // One attack (a command the maintainer cannot see), in each of the forms Markdown hides a line in.
+  for (const [where, body] of PASTED) {
+    it(`attack: a maintainer's comment hiding \`/swt validate\` in ${where} approves no fork head`, async () => {
+      source.git('checkout', '-q', '-B', `fork-${Math.random().toString(36).slice(2, 8)}`, 'main');
+      const head = source.commit({ 'package.json': '{ "name": "adder", "version": "1.0.0", "scripts": { "postinstall": "node pwn.js" } }\n' }, 'Fix add');
+      source.git('checkout', '-q', 'main');
+      await fake.pushRef(OWNER, REPO, source.path, head, `refs/heads/hidden-${head.slice(0, 12)}`);
+      const pr = await fake.addPull(OWNER, REPO, { title: 'Fix add', body: 'Fixes #1', user: MALLORY, headSha: head, headRef: 'patch-1', fork: true });
+      expect((await fake.deliver('pull_request', await fake.pullPayload(OWNER, REPO, pr.number, 'opened'))).status).toBe(200);
+      await settle();
+      const waiting = runsOf(head);
+      expect(waiting.map((r) => [r.conclusion, r.output?.title])).toEqual([['action_required', 'Waiting for a maintainer']]);
 
-    expect((await fake.deliver('issue_comment', fake.commentPayload(OWNER, REPO, pr.number, body, MAINTAINER, 'MEMBER'))).status).toBe(200);
-    await settle();
-    // Not approved: still only the run waiting for a maintainer, and no answer to a command.
-    expect(runsOf(head).map((r) => [r.conclusion, r.output?.title])).toEqual([['action_required', 'Waiting for a maintainer']]);
-    expect(fake.issue(OWNER, REPO, pr.number).comments.filter((c) => c.user.type === 'Bot')).toEqual([]);
-  });
+      expect((await fake.deliver('issue_comment', fake.commentPayload(OWNER, REPO, pr.number, body, MAINTAINER, 'MEMBER'))).status).toBe(200);
+      await settle();
+      // Not approved: still only the run waiting for a maintainer, and no answer to a command.
+      expect(runsOf(head).map((r) => [r.conclusion, r.output?.title])).toEqual([['action_required', 'Waiting for a maintainer']]);
+      expect(fake.issue(OWNER, REPO, pr.number).comments.filter((c) => c.user.type === 'Bot')).toEqual([]);
+    });
+  }
 
   it('control: the same maintainer\'s `/swt validate` on a line of text is taken (a check run for the head)', async () => {
     const head = source.commit({ 'README.md': 'adder\n' }, 'Docs');
