@@ -142,6 +142,10 @@ export function settingsFrom(env: NodeJS.ProcessEnv = process.env): Settings {
   }
   const e = r.data;
   const requestTimeoutMs = e.SWT_HTTP_REQUEST_TIMEOUT_MS;
+  // A reserve as large as the buffer would leave no room for any body over SWT_WEBHOOK_SMALL_KIB.
+  if (e.SWT_WEBHOOK_RESERVE_MIB >= e.SWT_WEBHOOK_BUFFER_MIB) {
+    throw new SwtError('BAD_CONFIG', `SWT_WEBHOOK_RESERVE_MIB must be less than SWT_WEBHOOK_BUFFER_MIB (${e.SWT_WEBHOOK_BUFFER_MIB}), got ${e.SWT_WEBHOOK_RESERVE_MIB}`);
+  }
   return {
     role: e.SWT_ROLE,
     dataDir: defaultDataDir(env),

@@ -78,6 +78,7 @@ describe('settingsFrom: every delivery-side variable parsed once', () => {
     [{ SWT_HTTP_MAX_CONNECTIONS: '0' }, 'SWT_HTTP_MAX_CONNECTIONS must be a positive number, got "0"'],
     [{ SWT_WEBHOOK_CLIENT_BODIES: '2.5' }, 'SWT_WEBHOOK_CLIENT_BODIES must be a whole number > 0, got "2.5"'],
     [{ SWT_WEBHOOK_BODY_IDLE_MS: '0' }, 'SWT_WEBHOOK_BODY_IDLE_MS must be a positive number, got "0"'],
+    [{ SWT_WEBHOOK_BUFFER_MIB: '8' }, 'SWT_WEBHOOK_RESERVE_MIB must be less than SWT_WEBHOOK_BUFFER_MIB (8), got 8'],
     [{ SWT_HEARTBEAT_SECONDS: 'soon' }, 'SWT_HEARTBEAT_SECONDS must be a positive number, got "soon"'],
     [{ PORT: '80a' }, 'PORT must be a port number, got "80a"'],
     [{ SWT_WARM_CONTAINERS: '-1' }, 'SWT_WARM_CONTAINERS must be a whole number ≥ 0, got "-1"'],
