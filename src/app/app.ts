@@ -29,7 +29,7 @@ import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type
 import { openDatabase, SqliteStore, type Store } from '../store/sqliteStore.js';
 import type { WorkerDeps } from '../jobs/index.js';
 import { repoSlug, type Target } from '../github/types.js';
-import { settingsFrom, type Role, type Settings } from '../settings/index.js';
+import { settingsFrom, type Role, type Settings, type WebhookLimits } from '../settings/index.js';
 import { healthHandler } from '../web/health.js';
 
 export type { Role } from '../settings/index.js';
@@ -209,6 +209,8 @@ export interface WebhookOptions {
   path?: string;
   /** What webhook bodies being read at once may hold (SWT_WEBHOOK_BUFFER_MIB). */
   bufferBytes?: number;
+  /** The reserve, per-client caps and idle cut (SWT_WEBHOOK_*). */
+  limits?: WebhookLimits;
 }
 
 /**
@@ -326,7 +328,7 @@ export async function listenApp(services: Services, probot: Probot, opts: Listen
   const server: Server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: 1000 });
   server.maxConnections = limits.maxConnections;
   try {
-    const handle = await appHandler(swtApp(services, { bufferBytes: limits.webhookBufferBytes, ...opts.webhook }), probot, services.logger);
+    const handle = await appHandler(swtApp(services, { bufferBytes: limits.webhookBufferBytes, limits: limits.webhook, ...opts.webhook }), probot, services.logger);
     server.on('request', (req, res) => void handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

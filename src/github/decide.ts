@@ -5,6 +5,7 @@
 import type { AppSettings } from '../config/repoConfig.js';
 import type { HeadInstall } from '../pipeline/validate.js';
 import type { CheckConclusion, IssueOutcome } from './outcome.js';
+import { visibleText } from './markdown.js';
 
 /** GitHub's own limit for an issue body; longer text is refused with a message, never read. */
 export const MAX_ISSUE_BODY = 65_536;
@@ -60,9 +61,15 @@ export type CommandName = (typeof COMMANDS)[number];
 /** `/swt validate <sha>` names the head a maintainer approves (7 to 40 hex digits of it). */
 export type Command = { name: Exclude<CommandName, 'validate'> } | { name: 'validate'; sha?: string } | { name: 'unknown'; word: string };
 
-/** The first `/swt <word> [<sha>]` at the start of a line; null when the comment holds none. */
+/**
+ * The first `/swt <word> [<sha>]` at the start of a line a reader sees as text; null when the
+ * comment holds none. One in an HTML comment, a code block or a quote is not a command: a
+ * maintainer who pastes someone's text must not approve a head by a line they cannot see.
+ */
 export function parseCommand(body: string | null | undefined): Command | null {
-  const m = /^[ \t]*\/swt(?:[ \t]+([\w-]+)(?:[ \t]+(\S+))?)?[ \t]*$/im.exec((body ?? '').replace(/```[\s\S]*?```/g, ''));
+  const line = /^[ \t]*\/swt(?:[ \t]+([\w-]+)(?:[ \t]+(\S+))?)?[ \t]*$/im;
+  // Most comments hold no such line at all: only those are parsed as Markdown.
+  const m = body && line.test(body) ? line.exec(visibleText(body)) : null;
   if (!m) return null;
   const word = (m[1] ?? 'help').toLowerCase();
   const arg = m[2];

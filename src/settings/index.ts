@@ -36,6 +36,21 @@ export interface HttpLimits {
   requestTimeoutMs: number;
   /** What webhook bodies being read at once may hold (SWT_WEBHOOK_BUFFER_MIB). */
   webhookBufferBytes: number;
+  /** The reserve for small bodies, the per-client caps and the idle cut (webhooks/admission.ts). */
+  webhook: WebhookLimits;
+}
+
+export interface WebhookLimits {
+  /** SWT_WEBHOOK_RESERVE_MIB (8): kept for bodies of at most `smallBytes`. */
+  reserveBytes: number;
+  /** SWT_WEBHOOK_SMALL_KIB (256): GitHub's usual deliveries are a few KiB, rarely over 100. */
+  smallBytes: number;
+  /** SWT_WEBHOOK_CLIENT_BODIES (16): bodies one address (IPv6: /64) may have in flight. */
+  clientBodies: number;
+  /** SWT_WEBHOOK_CLIENT_MIB (26): bytes they may declare together (room for GitHub's largest, 25 MB). */
+  clientBytes: number;
+  /** SWT_WEBHOOK_BODY_IDLE_MS (5000): a body with no byte for this long is cut (408). */
+  idleMs: number;
 }
 
 export interface Settings {
@@ -56,7 +71,7 @@ export interface Settings {
   /** PORT (3000) and HOST (localhost), Probot's names: where `npm start` listens. */
   port: number;
   host: string;
-  /** SWT_HTTP_MAX_CONNECTIONS (256), SWT_HTTP_HEADERS_TIMEOUT_MS (10 s), SWT_HTTP_REQUEST_TIMEOUT_MS (15 s: GitHub gives up after 10), SWT_WEBHOOK_BUFFER_MIB (40). */
+  /** SWT_HTTP_MAX_CONNECTIONS (256), SWT_HTTP_HEADERS_TIMEOUT_MS (10 s), SWT_HTTP_REQUEST_TIMEOUT_MS (15 s: GitHub gives up after 10), SWT_WEBHOOK_BUFFER_MIB (40), SWT_WEBHOOK_RESERVE_MIB, _SMALL_KIB, _CLIENT_BODIES, _CLIENT_MIB, _BODY_IDLE_MS (WebhookLimits). */
   http: HttpLimits;
   /** SWT_DAILY_TOKENS (2 000 000), SWT_DAILY_USD (10), SWT_DAILY_CONTAINER_MINUTES (600), SWT_AUTHOR_RUNS_PER_HOUR (10), SWT_MAX_LINKED_ISSUES (5). */
   spend: SpendLimits;
@@ -73,6 +88,9 @@ export const APP_WARM_POOL = { size: 3, idleMs: 600_000 };
 
 /** Bodies read at once, together: room for one payload of GitHub's largest (25 MB) and the usual small ones. */
 export const DEFAULT_WEBHOOK_BUFFER_MIB = 40;
+const KiB = 1024;
+const MiB = 1024 * KiB;
+export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = { reserveBytes: 8 * MiB, smallBytes: 256 * KiB, clientBodies: 16, clientBytes: 26 * MiB, idleMs: 5000 };
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : typeof v === 'string' ? v.trim() : v);
 const number = (rule: (n: z.ZodNumber) => z.ZodNumber, dflt: number, says: string) =>
@@ -94,6 +112,11 @@ const ENV = z.object({
   SWT_HTTP_HEADERS_TIMEOUT_MS: positive(10_000),
   SWT_HTTP_REQUEST_TIMEOUT_MS: positive(15_000),
   SWT_WEBHOOK_BUFFER_MIB: positive(DEFAULT_WEBHOOK_BUFFER_MIB),
+  SWT_WEBHOOK_RESERVE_MIB: atLeast0(DEFAULT_WEBHOOK_LIMITS.reserveBytes / MiB),
+  SWT_WEBHOOK_SMALL_KIB: positive(DEFAULT_WEBHOOK_LIMITS.smallBytes / KiB),
+  SWT_WEBHOOK_CLIENT_BODIES: number((n) => n.int({ message: 'must be a whole number > 0' }).positive({ message: 'must be a whole number > 0' }), DEFAULT_WEBHOOK_LIMITS.clientBodies, 'must be a whole number > 0'),
+  SWT_WEBHOOK_CLIENT_MIB: positive(DEFAULT_WEBHOOK_LIMITS.clientBytes / MiB),
+  SWT_WEBHOOK_BODY_IDLE_MS: positive(DEFAULT_WEBHOOK_LIMITS.idleMs),
   SWT_DAILY_TOKENS: atLeast0(2_000_000),
   SWT_DAILY_USD: atLeast0(10),
   SWT_DAILY_CONTAINER_MINUTES: atLeast0(600),
@@ -119,6 +142,10 @@ export function settingsFrom(env: NodeJS.ProcessEnv = process.env): Settings {
   }
   const e = r.data;
   const requestTimeoutMs = e.SWT_HTTP_REQUEST_TIMEOUT_MS;
+  // A reserve as large as the buffer would leave no room for any body over SWT_WEBHOOK_SMALL_KIB.
+  if (e.SWT_WEBHOOK_RESERVE_MIB >= e.SWT_WEBHOOK_BUFFER_MIB) {
+    throw new SwtError('BAD_CONFIG', `SWT_WEBHOOK_RESERVE_MIB must be less than SWT_WEBHOOK_BUFFER_MIB (${e.SWT_WEBHOOK_BUFFER_MIB}), got ${e.SWT_WEBHOOK_RESERVE_MIB}`);
+  }
   return {
     role: e.SWT_ROLE,
     dataDir: defaultDataDir(env),
@@ -133,7 +160,14 @@ export function settingsFrom(env: NodeJS.ProcessEnv = process.env): Settings {
       maxConnections: Math.floor(e.SWT_HTTP_MAX_CONNECTIONS),
       headersTimeoutMs: Math.min(e.SWT_HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs),
       requestTimeoutMs,
-      webhookBufferBytes: Math.floor(e.SWT_WEBHOOK_BUFFER_MIB * 1024 * 1024),
+      webhookBufferBytes: Math.floor(e.SWT_WEBHOOK_BUFFER_MIB * MiB),
+      webhook: {
+        reserveBytes: Math.floor(e.SWT_WEBHOOK_RESERVE_MIB * MiB),
+        smallBytes: Math.floor(e.SWT_WEBHOOK_SMALL_KIB * KiB),
+        clientBodies: e.SWT_WEBHOOK_CLIENT_BODIES,
+        clientBytes: Math.floor(e.SWT_WEBHOOK_CLIENT_MIB * MiB),
+        idleMs: e.SWT_WEBHOOK_BODY_IDLE_MS,
+      },
     },
     spend: {
       daily: { tokens: e.SWT_DAILY_TOKENS, usd: e.SWT_DAILY_USD, containerMs: e.SWT_DAILY_CONTAINER_MINUTES * 60_000 },

@@ -7,9 +7,11 @@
  * delivery id or event name, adds nothing), and answers. Workers build the Context.
  *
  * Nothing is buffered before it is known to fit: a body must declare its length (GitHub's do),
- * at most the size GitHub sends, and the bodies being read at once share a fixed allowance
- * (`bufferBytes`), so unsigned requests cannot grow the process. The HMAC is computed as the body
- * arrives.
+ * at most the size GitHub sends, and carry a signature of the right form; the bodies being read at
+ * once share a fixed allowance (`bufferBytes`), with a reserve for bodies of GitHub's usual size,
+ * caps per client, and room taken back from bodies that arrive too slowly (admission.ts), so
+ * unsigned requests can neither grow the process nor keep a delivery out. A body that stops
+ * arriving is cut after `idleMs`. The HMAC is computed as the body arrives.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,7 +19,8 @@ import { JOB, type EventPayload } from '../jobs/payloads.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
 import type { Target } from '../github/types.js';
-import { DEFAULT_WEBHOOK_BUFFER_MIB } from '../settings/index.js';
+import { DEFAULT_WEBHOOK_BUFFER_MIB, DEFAULT_WEBHOOK_LIMITS } from '../settings/index.js';
+import { BodyAdmission, clientOf, type Body, type BodyLimits } from './admission.js';
 
 /** Probot's (and @octokit/webhooks') default path. */
 export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
@@ -25,12 +28,10 @@ export const DEFAULT_WEBHOOK_PATH = '/api/github/webhooks';
 const MAX_BODY_BYTES = 25 * 1024 * 1024;
 /** Bodies read at once, together (SWT_WEBHOOK_BUFFER_MIB; settings/index.ts says why this much). */
 const DEFAULT_BUFFER_BYTES = DEFAULT_WEBHOOK_BUFFER_MIB * 1024 * 1024;
-/** Bodies up to this size keep this much of the allowance for themselves: large ones cannot starve them. */
-const SMALL_BODY_BYTES = 1024 * 1024;
-const SMALL_HEADROOM_BYTES = 8 * 1024 * 1024;
 /** GitHub gives up after 10 s: answer before it does, truthfully. */
 const ANSWER_WITHIN_MS = 9_000;
 const HEADERS = ['x-github-event', 'x-hub-signature-256', 'x-github-delivery'] as const;
+const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 const JSON_TYPE = /^\s*application\/json\s*(?:;|$)/i;
 
 export interface ReceiverOptions {
@@ -45,6 +46,8 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
   /** What all bodies being read at once may hold (default 40 MiB). */
   bufferBytes?: number;
+  /** The reserve, per-client caps and idle cut of bodies being read (admission.ts). */
+  limits?: Partial<BodyLimits & { idleMs: number }>;
   answerWithinMs?: number;
 }
 
@@ -96,27 +99,56 @@ interface ReadBody {
   hmac: string;
 }
 
-/** Reads a body of a declared length, hashing as it arrives; rejects when the client goes away. */
-function readBody(req: IncomingMessage, secret: string): Promise<ReadBody> {
+/** Why a body was not read to its end: its client went away, it stalled, or a newcomer took its room. */
+class BodyCut extends Error {
+  readonly why: 'gone' | 'idle' | 'evicted';
+  constructor(why: 'gone' | 'idle' | 'evicted') {
+    super(`webhook body not read: ${why}`);
+    this.why = why;
+  }
+}
+
+/**
+ * Reads a body of a declared length, hashing as it arrives and counting it on `body`; rejects
+ * (BodyCut) when the client goes away, no byte came for `idleMs`, or `signal` aborts (eviction).
+ */
+function readBody(req: IncomingMessage, secret: string, body: Body, idleMs: number, signal: AbortSignal): Promise<ReadBody> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const hash = createHash('sha256');
     const hmac = createHmac('sha256', secret);
-    req.on('data', (c: Buffer) => {
+    let idle: NodeJS.Timeout | undefined;
+    const onData = (c: Buffer) => {
       hash.update(c);
       hmac.update(c);
       chunks.push(c);
+      body.received += c.length;
+      idle?.refresh();
+    };
+    const stop = (e: BodyCut) => {
+      clearTimeout(idle);
+      req.off('data', onData);
+      signal.removeEventListener('abort', onAbort);
+      reject(e);
+    };
+    const onAbort = () => stop(new BodyCut('evicted'));
+    idle = setTimeout(() => stop(new BodyCut('idle')), idleMs);
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.on('data', onData);
+    req.once('end', () => {
+      clearTimeout(idle);
+      signal.removeEventListener('abort', onAbort);
+      resolve({ body: Buffer.concat(chunks), digest: hash.digest('hex'), hmac: hmac.digest('hex') });
     });
-    req.once('end', () => resolve({ body: Buffer.concat(chunks), digest: hash.digest('hex'), hmac: hmac.digest('hex') }));
-    req.once('error', reject);
+    req.once('error', () => stop(new BodyCut('gone')));
     req.once('close', () => {
-      if (!req.complete) reject(new Error('the client closed the connection before the body ended'));
+      if (!req.complete) stop(new BodyCut('gone'));
     });
   });
 }
 
 function signatureMatches(header: string, hmacHex: string): boolean {
-  const m = /^sha256=([0-9a-f]{64})$/i.exec(header.trim());
+  const m = SIGNATURE.exec(header.trim());
   if (!m) return false;
   return timingSafeEqual(Buffer.from(m[1]!.toLowerCase(), 'hex'), Buffer.from(hmacHex, 'hex'));
 }
@@ -161,41 +193,68 @@ async function enqueueInTime(
   }
 }
 
+/** Default limits of the bodies read at once (settings/index.ts reads the operator's). */
+export const DEFAULT_BODY_LIMITS: BodyLimits & { idleMs: number } = { ...DEFAULT_WEBHOOK_LIMITS, bufferBytes: DEFAULT_BUFFER_BYTES };
+
+/** Refuses a request that the headers already condemn, before a byte of its body is held; true when refused. */
+function refusedOnHeaders(o: ReceiverOptions, req: IncomingMessage, res: ServerResponse, max: number): boolean {
+  const missing = HEADERS.filter((h) => typeof req.headers[h] !== 'string');
+  if (missing.length) return (refuse(res, 400, `Required headers missing: ${missing.join(', ')}`), true);
+  if (!SIGNATURE.test((req.headers['x-hub-signature-256'] as string).trim())) return (refuse(res, 400, 'signature does not match event payload and secret'), true);
+  const declared = req.headers['content-length'];
+  if (declared === undefined || !/^\d+$/.test(declared)) return (refuse(res, 411, 'a webhook must declare its Content-Length'), true);
+  if (Number(declared) > max) return (refuse(res, 413, `payload larger than ${max} bytes`), true);
+  return false;
+}
+
+/**
+ * Admits a body (admission.ts decides: pool, reserve, per-client caps, eviction) and reads it; or
+ * answers why not: 503 when there is no room or a newcomer took its room, 408 when it stalled.
+ * Undefined when it was not read (answered, or the client is gone).
+ */
+async function admitAndRead(o: ReceiverOptions, admission: BodyAdmission, idleMs: number, req: IncomingMessage, res: ServerResponse): Promise<ReadBody | undefined> {
+  const id = req.headers['x-github-delivery'] as string;
+  const length = Number(req.headers['content-length']);
+  const client = clientOf(req.socket.remoteAddress);
+  const abort = new AbortController();
+  const body = admission.admit(client, length, () => abort.abort());
+  if (typeof body === 'string') {
+    const reserved = admission.reserved;
+    o.log.warn({ delivery: id, client, bytes: length, reserved }, body === 'client' ? 'webhook refused: this client already has its share of bodies in flight' : "webhook refused: the bodies being read already hold the receiver's allowance");
+    refuse(res, 503, 'too many webhook bodies are being received; redeliver later', { 'retry-after': '10' });
+    return undefined;
+  }
+  try {
+    return await readBody(req, o.secret, body, idleMs, abort.signal);
+  } catch (e) {
+    const why = (e as BodyCut).why;
+    if (why === 'gone') return undefined; // nothing to answer
+    o.log.warn({ delivery: id, client, bytes: length, received: body.received }, why === 'idle' ? `webhook body stalled for ${idleMs} ms: cut` : 'webhook body too slow: its room went to another request');
+    refuse(res, why === 'idle' ? 408 : 503, why === 'idle' ? 'the body stopped arriving' : 'the body arrived too slowly; redeliver later');
+    // It may never stop sending: the socket goes once the answer is out.
+    res.once('finish', () => req.socket.destroy());
+    return undefined;
+  } finally {
+    admission.release(body);
+  }
+}
+
 export function webhookReceiver(o: ReceiverOptions): RequestHandler {
   if (!o.secret) throw new Error('the webhook receiver needs the App\'s webhook secret (WEBHOOK_SECRET)');
   const path = trimSlashes(o.path ?? DEFAULT_WEBHOOK_PATH);
   const max = o.maxBodyBytes ?? MAX_BODY_BYTES;
-  const allowance = o.bufferBytes ?? DEFAULT_BUFFER_BYTES;
+  const { idleMs, ...limits } = { ...DEFAULT_BODY_LIMITS, ...(o.bufferBytes ? { bufferBytes: o.bufferBytes } : {}), ...o.limits };
+  const admission = new BodyAdmission(limits);
   const within = o.answerWithinMs ?? ANSWER_WITHIN_MS;
-  /** Bytes the bodies being read have declared. */
-  let reserved = 0;
 
   const receive = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method !== 'POST') return answer(res, 404, { error: `Unknown route: ${req.method} ${path}` });
-    if (!JSON_TYPE.test(req.headers['content-type'] ?? '')) return answer(res, 415, { error: 'Unsupported "Content-Type" header value. Must be "application/json"' });
-    const missing = HEADERS.filter((h) => typeof req.headers[h] !== 'string');
-    if (missing.length) return answer(res, 400, { error: `Required headers missing: ${missing.join(', ')}` });
+    if (req.method !== 'POST') return refuse(res, 404, `Unknown route: ${req.method} ${path}`);
+    if (!JSON_TYPE.test(req.headers['content-type'] ?? '')) return refuse(res, 415, 'Unsupported "Content-Type" header value. Must be "application/json"');
+    if (refusedOnHeaders(o, req, res, max)) return;
     const name = req.headers['x-github-event'] as string;
     const id = req.headers['x-github-delivery'] as string;
-    // Decided on the headers alone, before a byte of the body is held.
-    const declared = req.headers['content-length'];
-    if (declared === undefined || !/^\d+$/.test(declared)) return refuse(res, 411, 'a webhook must declare its Content-Length');
-    const length = Number(declared);
-    if (length > max) return refuse(res, 413, `payload larger than ${max} bytes`);
-    const headroom = length > SMALL_BODY_BYTES ? SMALL_HEADROOM_BYTES : 0;
-    if (reserved + length > allowance - headroom) {
-      o.log.warn({ delivery: id, event: name, bytes: length, reserved }, 'webhook refused: the bodies being read already hold the receiver\'s allowance');
-      return refuse(res, 503, 'too many webhook bodies are being received; redeliver later', { 'retry-after': '10' });
-    }
-    reserved += length;
-    let read: ReadBody;
-    try {
-      read = await readBody(req, o.secret);
-    } catch {
-      return; // the client is gone: nothing to answer
-    } finally {
-      reserved -= length;
-    }
+    const read = await admitAndRead(o, admission, idleMs, req, res);
+    if (!read) return;
     const signature = req.headers['x-hub-signature-256'] as string;
     if (read.body.length === 0 || !signatureMatches(signature, read.hmac)) {
       o.log.warn({ delivery: id, event: name }, 'webhook signature does not match: not from this App (or WEBHOOK_SECRET differs)');

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -51,6 +51,21 @@ async function post(body: string, headers: Record<string, string | undefined>, p
 
 /** The queue key of a payload: the digest of the body as sent. */
 const keyOf = (payload: unknown) => eventKey(createHash('sha256').update(JSON.stringify(payload)).digest('hex'));
+
+/** A request written by hand (so it can stop mid-body): its status, body, and whether the App closed the connection. */
+function rawRequest(headers: Record<string, string>, partialBody: string): Promise<{ status: number; body: string; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const { port } = new URL(url);
+    const s = connect(Number(port), '127.0.0.1');
+    let text = '';
+    s.on('data', (d) => (text += d.toString('latin1')));
+    s.on('error', reject);
+    s.on('close', () => resolve({ status: Number(text.split(' ')[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4), closed: true }));
+    const all = { host: `127.0.0.1:${port}`, 'content-type': 'application/json', 'x-github-event': 'issues', 'x-github-delivery': 'raw-1', ...headers };
+    s.write(`POST /api/github/webhooks HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${partialBody}`);
+    // A connection the App never closes would leave this pending: the test's timeout says so.
+  });
+}
 
 const signed = (event: string, payload: unknown, id: string, secret = SECRET) => {
   const body = JSON.stringify(payload);
@@ -134,6 +149,28 @@ describe('webhook receiver', () => {
     expect(n.status).toBe(400);
     expect(JSON.parse(n.text).error).toBe('issues.opened payload names no repository');
     expect(await queue.list()).toEqual([]);
+  });
+
+  it('condemned on its headers (no signature in the right form), a request is refused before a byte of its body is read', async () => {
+    await serve();
+    // Headers only: the App answers without waiting for the 1 MiB the request declares.
+    const first = await rawRequest({ 'x-hub-signature-256': 'sha1=abc', 'content-length': String(1024 * 1024) }, '');
+    expect(first.status).toBe(400);
+    expect(first.body).toContain('signature does not match event payload and secret');
+    expect(first.closed).toBe(true);
+    expect(await queue.list()).toEqual([]);
+  });
+
+  it('a body that stops arriving is cut after the idle time (408, connection closed), and its room is free again', async () => {
+    await serve({ limits: { idleMs: 300, clientBodies: 1 } });
+    const started = performance.now();
+    const cut = await rawRequest({ 'x-hub-signature-256': `sha256=${'0'.repeat(64)}`, 'content-length': '1000' }, '{"a":');
+    expect(cut.status).toBe(408);
+    expect(cut.closed).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(logLines.join('')).toContain('webhook body stalled for 300 ms: cut');
+    // The client's only slot is free again.
+    expect((await signed('issues', example('issues', 'opened'), 'after-cut-1')).status).toBe(200);
   });
 
   it('a queue that fails: 500, so GitHub shows the delivery as failed and it can be redelivered', async () => {

@@ -55,4 +55,34 @@ describe('log redaction', () => {
     expect(text()).not.toContain(token.slice(4));
     expect(JSON.parse(text()).remote).toBe('https://x-access-token:[REDACTED]@github.com/o/r.git');
   });
+
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+  it('attack: the webhook secret is logged base64- and URL-encoded, alone, inside a basic-auth pair, and URL-safe', () => {
+    const secret = 'we/b+hook secret?42';
+    const { log, text } = capture({ WEBHOOK_SECRET: secret });
+    const encoded = [b64(secret), b64(`admin:${secret}`), b64(`ab:${secret}`), b64(`a:${secret}`), Buffer.from(`a:${secret}`).toString('base64url'), encodeURIComponent(secret), encodeURIComponent(secret).toLowerCase()];
+    log.info({ forms: encoded }, `sent Authorization: Basic ${b64(`app:${secret}`)} to ?secret=${encodeURIComponent(secret)}`);
+    const line = text();
+    // No 8-character run of any encoding of the secret survives (its bits sit in those).
+    for (const e of [...encoded, b64(`app:${secret}`)]) for (let i = 8; i + 8 <= e.length - 2; i += 4) expect(line).not.toContain(e.slice(i, i + 8));
+    expect(line).not.toContain('hook');
+    expect(line.match(/\[REDACTED\]/g)?.length).toBe(encoded.length + 2);
+  });
+
+  it("attack: an installation token (ghs_) is logged base64-encoded, alone and as git's basic-auth `x-access-token:<token>`", () => {
+    const token = `ghs_${'Zq8Lm3Np0Rt5Vx7Yb2Cd4Fg6Hj9Kk1Ss3Uu5'}`;
+    const { log, text } = capture();
+    log.info({ header: `AUTHORIZATION: basic ${b64(`x-access-token:${token}`)}`, alone: b64(token), pair: b64(`x-access-token:${token}`) }, 'git -c http.extraheader');
+    const parsed = JSON.parse(text());
+    expect(parsed).toMatchObject({ header: 'AUTHORIZATION: basic [REDACTED]', alone: '[REDACTED]', pair: '[REDACTED]' });
+  });
+
+  it("attack: the Redis password (REDIS_URL's) is logged outside its URL: bare, URL-encoded, base64 in an AUTH pair", () => {
+    const { log, text } = capture({ REDIS_URL: 'rediss://default:R3dis%2Fpw-0815@cache.internal:6380/0' });
+    log.error({ reply: 'WRONGPASS for R3dis/pw-0815', sent: b64('default:R3dis/pw-0815'), url: encodeURIComponent('R3dis/pw-0815') }, 'AUTH R3dis/pw-0815 refused');
+    expect(text()).not.toContain('pw-0815');
+    expect(text()).not.toContain(b64('default:R3dis/pw-0815').slice(12));
+    expect(JSON.parse(text())).toMatchObject({ msg: 'AUTH [REDACTED] refused', reply: 'WRONGPASS for [REDACTED]', url: '[REDACTED]' });
+  });
 });

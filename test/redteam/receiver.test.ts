@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startApp, type RunningApp } from '../../src/app/app.js';
 import { eventKey } from '../../src/webhooks/receiver.js';
+import { STALL_GRACE_MS } from '../../src/webhooks/admission.js';
 import { JOB } from '../../src/jobs/payloads.js';
 import { appKey, deliver, example, SECRET, sign } from '../app/payloads.js';
 
@@ -44,51 +45,69 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
+/** The App compiled (`tsc`, as `npm run build` does) and started as a web process in a child: what runs in production. */
+interface CompiledApp {
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startCompiledApp(): Promise<CompiledApp> {
+  // Inside the checkout, so that the build finds node_modules and the package's "type": "module".
+  mkdirSync(resolve('test-artifacts'), { recursive: true });
+  const build = mkdtempSync(resolve('test-artifacts', `redteam-build-${process.pid}-`));
+  const dataDir = mkdtempSync(join(tmpdir(), `swt-redteam-mem-${process.pid}-`));
+  const remove = () => [build, dataDir].forEach((d) => rmSync(d, { recursive: true, force: true }));
+  const tsc = spawnSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', build], { encoding: 'utf8' });
+  if (tsc.stdout + tsc.stderr !== '') {
+    remove();
+    throw new Error(`tsc: ${tsc.stdout}${tsc.stderr}`);
+  }
+  // The App as a web process serves it (SWT_ROLE=web): the receiver, health and status page, the SQLite queue.
+  writeFileSync(
+    join(build, 'web-app.mjs'),
+    `import { startApp } from ${JSON.stringify(pathToFileURL(join(build, 'app', 'app.js')).href)};
+const running = await startApp({ appId: 1, privateKey: process.env.TEST_APP_KEY, secret: process.env.TEST_SECRET, dataDir: process.env.TEST_DATA_DIR, host: '127.0.0.1', role: 'web', env: process.env });
+console.log('LISTENING ' + running.port);
+`,
+  );
+  const proc: ChildProcess = spawn(process.execPath, ['--no-warnings', join(build, 'web-app.mjs')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TEST_APP_KEY: appKey(), TEST_SECRET: SECRET, TEST_DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+  });
+  const stop = async () => {
+    if (proc.exitCode === null) {
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGTERM');
+      await exited;
+    }
+    remove();
+  };
+  let output = '';
+  proc.stdout!.on('data', (d) => (output += d));
+  proc.stderr!.on('data', (d) => (output += d));
+  for (let i = 0; !/LISTENING \d+/.test(output); i++) {
+    if (i > 1200 || proc.exitCode !== null) {
+      await stop();
+      throw new Error(`the App did not start: ${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { port: Number(/LISTENING (\d+)/.exec(output)![1]), pid: proc.pid!, stop };
+}
+
 describe('unauthenticated memory', () => {
-  let child: ChildProcess | undefined;
-  let build: string | undefined;
-  let dataDir: string | undefined;
+  let app: CompiledApp | undefined;
   const sockets: Socket[] = [];
 
   afterAll(async () => {
     for (const s of sockets) s.destroy();
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    for (const d of [build, dataDir]) if (d) rmSync(d, { recursive: true, force: true });
+    await app?.stop();
   });
 
   it('attack: 32 slow, unsigned 24 MiB bodies leave the App under 150 MiB, and it still answers a good delivery', async () => {
-    // Inside the checkout, so that the build finds node_modules and the package's "type": "module".
-    mkdirSync(resolve('test-artifacts'), { recursive: true });
-    build = mkdtempSync(resolve('test-artifacts', `redteam-build-${process.pid}-`));
-    const tsc = spawnSync(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', build], { encoding: 'utf8' });
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    dataDir = mkdtempSync(join(tmpdir(), `swt-redteam-mem-${process.pid}-`));
-    // The App as a web process serves it (SWT_ROLE=web): the receiver, health and status page, the SQLite queue.
-    writeFileSync(
-      join(build, 'web-app.mjs'),
-      `import { startApp } from ${JSON.stringify(pathToFileURL(join(build, 'app', 'app.js')).href)};
-const running = await startApp({ appId: 1, privateKey: process.env.TEST_APP_KEY, secret: process.env.TEST_SECRET, dataDir: process.env.TEST_DATA_DIR, role: 'web', env: process.env });
-console.log('LISTENING ' + running.port);
-`,
-    );
-    const proc = spawn(process.execPath, ['--no-warnings', join(build, 'web-app.mjs')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TEST_APP_KEY: appKey(), TEST_SECRET: SECRET, TEST_DATA_DIR: dataDir, LOG_LEVEL: 'error' },
-    });
-    child = proc;
-    let output = '';
-    proc.stdout!.on('data', (d) => (output += d));
-    proc.stderr!.on('data', (d) => (output += d));
-    for (let i = 0; !/LISTENING \d+/.test(output); i++) {
-      if (i > 1200 || proc.exitCode !== null) throw new Error(`the App did not start: ${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const port = Number(/LISTENING (\d+)/.exec(output)![1]);
-    const pid = proc.pid!;
+    app = await startCompiledApp();
+    const { port, pid } = app;
     const before = memoryOf(pid);
 
     // Each attacker declares 24 MiB (under GitHub's 25 MB) and sends it 256 KiB at a time, every 250 ms: a minute and a half per body.
@@ -141,6 +160,80 @@ console.log('LISTENING ' + running.port);
     } finally {
       for (const t of timers) clearInterval(t);
     }
+  });
+});
+
+/** A slow, unsigned request: headers declaring `bytes`, then one byte of body, then nothing. */
+function slowBody(port: number, from: string, bytes: number): Socket {
+  const s = connect({ port, host: '127.0.0.1', localAddress: from });
+  s.on('error', () => undefined); // the App closes it when it refuses or cuts it
+  s.resume(); // reads the App's answer, so that its close is seen
+  s.write(
+    [
+      'POST /api/github/webhooks HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      'Content-Type: application/json',
+      'X-GitHub-Event: issues',
+      `X-GitHub-Delivery: ${randomUUID()}`,
+      `X-Hub-Signature-256: sha256=${'0'.repeat(64)}`,
+      `Content-Length: ${bytes}`,
+      '',
+      '{',
+    ].join('\r\n'),
+  );
+  return s;
+}
+
+describe('slow unsigned bodies at the door', () => {
+  let app: CompiledApp | undefined;
+  let sockets: Socket[] = [];
+  const queued = async () => ((await (await fetch(`http://127.0.0.1:${app!.port}/healthz`)).json()) as { jobs: Record<string, number> }).jobs.queued ?? 0;
+
+  beforeAll(async () => {
+    app = await startCompiledApp();
+  }, 120_000);
+  afterEach(() => {
+    for (const s of sockets) s.destroy();
+    sockets = [];
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  // Loopback has a whole /8: attackers on 127.0.0.2–11, GitHub (the test's fetch) on 127.0.0.1.
+  it('attack: 100 slow connections from 10 other addresses, each declaring 1 MiB and sending one byte, try to keep a signed delivery out: it is answered 200 within 10 s', async () => {
+    const { port } = app!;
+    for (let i = 0; i < 100; i++) sockets.push(slowBody(port, `127.0.0.${2 + (i % 10)}`, MiB));
+    await Promise.all(sockets.map((s) => new Promise((r) => (s.connecting ? s.once('connect', r) : r(undefined)))));
+    await new Promise((r) => setTimeout(r, 500));
+    const before = await queued();
+    const good = await deliver(`http://127.0.0.1:${port}`, 'issues', example('issues', 'opened', (p) => (p.issue.number = 101)));
+    const open = sockets.filter((s) => !s.destroyed).length;
+    // eslint-disable-next-line no-console
+    console.log(`a delivery among 100 slow bodies from other addresses: ${good.status} in ${good.ms.toFixed(0)} ms; ${open} attackers still held open`);
+    expect(good.status).toBe(200);
+    expect(good.ms).toBeLessThan(10_000);
+    // It got in while the attackers held the general pool (32 MiB of 1 MiB bodies): the reserve kept its room.
+    expect(open).toBeGreaterThanOrEqual(30);
+    expect(await queued()).toBe(before + 1);
+  });
+
+  // Behind a reverse proxy every request comes from the proxy's address, the delivery's too.
+  it('attack: 100 slow connections from the delivery\'s own address (a proxy), each declaring 1 MiB and sending one byte, try to keep a signed delivery out: it is answered 200 within 10 s', async () => {
+    const { port } = app!;
+    for (let i = 0; i < 100; i++) sockets.push(slowBody(port, '127.0.0.1', MiB));
+    await Promise.all(sockets.map((s) => new Promise((r) => (s.connecting ? s.once('connect', r) : r(undefined)))));
+    // The bodies the App took are behind once their grace is over: a newcomer may take their room.
+    await new Promise((r) => setTimeout(r, STALL_GRACE_MS + 1500)); // and well within the idle cut (5 s)
+    const open = sockets.filter((s) => !s.destroyed).length;
+    const before = await queued();
+    const good = await deliver(`http://127.0.0.1:${port}`, 'issues', example('issues', 'opened', (p) => (p.issue.number = 102)));
+    // eslint-disable-next-line no-console
+    console.log(`a delivery among 100 slow bodies from its own address: ${good.status} in ${good.ms.toFixed(0)} ms; ${open} attackers were held open`);
+    expect(good.status).toBe(200);
+    expect(good.ms).toBeLessThan(10_000);
+    expect(open).toBeGreaterThan(0);
+    expect(await queued()).toBe(before + 1);
   });
 });
 

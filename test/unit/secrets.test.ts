@@ -42,6 +42,27 @@ describe('secrets', () => {
     expect(redact('ghp_abcdefghijklmnopqrstuvwxyz0123 github_pat_11ABCDEFG0123456789_abcdefghijkl', [])).toBe('[REDACTED] [REDACTED]');
     expect(redact('ghs_short and the ghost_of_a_word', [])).toBe('ghs_short and the ghost_of_a_word');
   });
+  it('collects each secret in its encodings (URL, base64 whole and at each offset, URL-safe) and the password of URLs in the environment', () => {
+    const secrets = secretValues({ WEBHOOK_SECRET: 'a b/c+d?e', REDIS_URL: 'redis://:Pw%40redis99@redis.invalid:6379', PROXY: 'http://user:Prox-pw-77@proxy.invalid:3128', SHORT_URL: 'redis://:pw@h', PATH: '/usr/bin' });
+    expect(secrets).toEqual(expect.arrayContaining(['a b/c+d?e', 'a%20b%2Fc%2Bd%3Fe', 'a+b%2Fc%2Bd%3Fe', Buffer.from('a b/c+d?e').toString('base64'), 'Pw@redis99', 'Pw%40redis99', 'Prox-pw-77']));
+    // A password under 8 characters, like any short value, is left: it would blank common words.
+    expect(secrets).not.toContain('pw');
+    expect(secrets).not.toContain('/usr/bin');
+    for (const user of ['', 'u:', 'us:', 'usr:']) {
+      const pair = Buffer.from(`${user}a b/c+d?e`);
+      for (const enc of [pair.toString('base64'), pair.toString('base64url')]) expect(redact(`h ${enc} t`, secrets)).toMatch(/^h \S{0,8}\[REDACTED\]\S{0,3} t$/);
+    }
+    // Ordinary text is untouched.
+    expect(redact('GET /repos/o/r/pulls?state=open 200 in 31 ms', secrets)).toBe('GET /repos/o/r/pulls?state=open 200 in 31 ms');
+  });
+  it('scrubs Authorization headers and base64 GitHub tokens by their shape', () => {
+    const ghs = 'ghs_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    for (const kind of ['ghp_', 'gho_', 'ghu_', 'ghr_', 'ghs_']) expect(redact(Buffer.from(kind + ghs.slice(4)).toString('base64'), [])).toBe('[REDACTED]');
+    expect(redact(Buffer.from('github_pat_11ABCDEFG0123456789_abcdefghijkl').toString('base64'), [])).toBe('[REDACTED]');
+    expect(redact(`-c http.extraheader=AUTHORIZATION: basic ${Buffer.from(`x-access-token:${ghs}`).toString('base64')}`, [])).toBe('-c http.extraheader=AUTHORIZATION: basic [REDACTED]');
+    expect(redact('{"authorization":"Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2ln"}', [])).toBe('{"authorization":"Bearer [REDACTED]"}');
+    expect(redact('the authorization step failed', [])).toBe('the authorization step failed');
+  });
   it('renders errors on one line with the hint', () => {
     const e = new SwtError('DOCKER_UNREACHABLE', 'cannot reach Docker\nat /var/run/docker.sock', { hint: 'start dockerd' });
     expect(e.oneLine()).toBe('cannot reach Docker at /var/run/docker.sock (start dockerd)');
