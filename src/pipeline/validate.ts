@@ -138,6 +138,9 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
   const opts = runOptions(input, ctx, decided.limits);
+  // What the fixed code copies into a run's container counts against the run's limits: one that
+  // cannot fit is refused now, from git's sizes, before any container of this validation starts.
+  await sandbox.admit?.({ env: ctx.env, repo: ctx.repo, state: fixedCode, limits: decided.limits }, head ? "head's files" : "the fixed code's files");
   // The first runs' containers start while the steps before them work (head's with the test patch as given).
   // The sides' containers with the tests are kept for their confirmation reruns (runSides).
   const keep = opts.confirm > 0 && Math.max(0, opts.reruns ?? 0) === 0;

@@ -12,7 +12,8 @@ import { withInstallNetwork, type InstallNetwork } from '../egress/egress.js';
 import type { EgressSettings } from '../egress/egressConfig.js';
 import { markUsed, type EnvCacheSettings } from '../images/envCache.js';
 import { ENV_LABELS, envImageTag, environmentFamily, environmentKey, isDependencyManifest } from '../images/envKey.js';
-import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from '../../repo/git.js';
+import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, type GitRepo, type StateTree } from '../../repo/git.js';
+import { admitCopy, copyPlan } from '../containers/copyIn.js';
 import { runGit } from '../../repo/gitExec.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from '../containers/limits.js';
 import { haltIfInterrupted, registerContainer, removeContainer, retireContainer } from '../containers/liveContainers.js';
@@ -223,6 +224,9 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   // A saved install stands for this key's only on a fresh tree (a nearest layer's would mix with it).
   const saved: SavedUse | undefined = install && volume && o.warm?.saveInstall ? { key: o.key, extract: !o.from, only: restoreOnly } : undefined;
   const script = install || o.warm?.after?.trim() ? installScript(install, restore, o.warm, plan.delete, saved) : '';
+  const what = `the files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''}`;
+  // Counted before the install container exists: the tree and the patched files' copies together.
+  await admitCopy(o.repo, restore ? [plan, restore] : [plan], { env: o.state.env, limits, what, role: 'install' });
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
   const vars = net === 'none' ? (restoreOnly ? cacheEnv() : []) : [...net.env, ...cacheEnv()];
@@ -250,11 +254,12 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   let committed = false;
   try {
     o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''} into /testbed${o.from ? ` over the nearest layer ${o.from.image}` : ''}`);
-    await container.putArchive(overlayTar(o.repo, plan, { env: o.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' });
+    // The copies share the install's time limit.
+    const deadline = Date.now() + limits.timeoutMs;
+    const copy = { env: o.state.env, what, timeoutMs: limits.timeoutMs };
+    await copyPlan(container, o.repo, plan, { ...copy, path: '/testbed' });
     if (restore?.write.length) {
-      await container.putArchive(overlayTar(o.repo, restore, { env: o.state.env, prefix: RESTORE_DIR.split('/').pop() }) as unknown as NodeJS.ReadableStream, {
-        path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')),
-      });
+      await copyPlan(container, o.repo, restore, { ...copy, timeoutMs: Math.max(1, deadline - Date.now()), prefix: RESTORE_DIR.split('/').pop()!, path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')) });
     }
     if (saved) await putTrackedList(o, container, patched);
     if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore, restoreOnly });
