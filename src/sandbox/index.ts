@@ -156,9 +156,7 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
       // After init: the engine is checked and orphans reaped before this container exists.
       return warm.hold(prewarmRun(deps, req, init()));
     },
-    admit(req, what) {
-      return admitState(deps, req, what);
-    },
+    admit: (req, what) => admitState(deps, req, what),
     async openSession(req) {
       await init();
       return openSandboxSession(deps, req);

@@ -254,13 +254,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   let committed = false;
   try {
     o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''} into /testbed${o.from ? ` over the nearest layer ${o.from.image}` : ''}`);
-    // The copies share the install's time limit.
-    const deadline = Date.now() + limits.timeoutMs;
-    const copy = { env: o.state.env, what, timeoutMs: limits.timeoutMs };
-    await copyPlan(container, o.repo, plan, { ...copy, path: '/testbed' });
-    if (restore?.write.length) {
-      await copyPlan(container, o.repo, restore, { ...copy, timeoutMs: Math.max(1, deadline - Date.now()), prefix: RESTORE_DIR.split('/').pop()!, path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')) });
-    }
+    await copySnapshot(container, o, { plan, restore, what, timeoutMs: limits.timeoutMs });
     if (saved) await putTrackedList(o, container, patched);
     if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore, restoreOnly });
     const notes = install ? await installNotesOf(container) : '';
@@ -286,6 +280,15 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
     if (committed && net === 'none') retireContainer(docker, container.id);
     else await removeContainer(docker, container.id).catch((e) => log.warn({ err: (e as Error).message }, 'removing the install container failed'));
   }
+}
+
+/** The state's files into /testbed, and the patched files' own versions aside (restore); both within the install's time limit. */
+async function copySnapshot(container: Docker.Container, o: BuildInput, c: { plan: OverlayPlan; restore?: OverlayPlan; what: string; timeoutMs: number }): Promise<void> {
+  const deadline = Date.now() + c.timeoutMs;
+  await copyPlan(container, o.repo, c.plan, { env: o.state.env, what: c.what, timeoutMs: c.timeoutMs, path: '/testbed' });
+  if (!c.restore?.write.length) return;
+  const to = { prefix: RESTORE_DIR.split('/').pop()!, path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')) };
+  await copyPlan(container, o.repo, c.restore, { env: o.state.env, what: c.what, timeoutMs: Math.max(1, deadline - Date.now()), ...to });
 }
 
 /** The install's notes file in the stopped install container (at most 8 KiB; none: empty), read through the engine, no container started. */
