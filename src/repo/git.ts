@@ -254,6 +254,8 @@ export function overlayTar(repo: GitRepo, plan: OverlayPlan, opts: OverlayTarOpt
   const add = (header: Partial<tarStream.Header> & { name: string }, body?: AsyncGenerator<Buffer>) =>
     new Promise<void>((res, rej) => {
       const sink = pack.entry(header, (err?: Error | null) => (err ? rej(err) : res()));
+      // Its failure comes through the callback (and the archive's own error).
+      sink.on('error', () => undefined);
       if (body) void pour(body, sink).catch((e: Error) => sink.destroy(e));
     });
   const at = (p: string) => (opts.prefix ? `${opts.prefix}/${p}` : p);

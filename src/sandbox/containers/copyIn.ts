@@ -4,6 +4,7 @@ import { overlayTar, planSize, type GitRepo, type PlanSize } from '../../repo/gi
 import type { OverlayPlan } from '../../repo/overlay.js';
 import type { Docker } from '../docker.js';
 import { copyRefusal } from './limits.js';
+import { onInterrupt } from './liveContainers.js';
 import type { ResourceLimits } from '../types.js';
 
 /**
@@ -59,6 +60,7 @@ export async function copyTar(container: Docker.Container, tar: Readable, o: { p
   else o.signal?.addEventListener('abort', onAbort, { once: true });
   // A blob git could not give (or git killed): the archive is broken, the request must not wait for more.
   tar.once('error', (e: Error) => end(e));
+  const forget = onInterrupt(() => end(new Error('the process is stopping')));
   try {
     if (why) throw why;
     await container.putArchive(tar as unknown as NodeJS.ReadableStream, { path: o.path, abortSignal: stop.signal } as { path: string });
@@ -68,6 +70,7 @@ export async function copyTar(container: Docker.Container, tar: Readable, o: { p
     throw why ?? e;
   } finally {
     clearTimeout(timer);
+    forget();
     o.signal?.removeEventListener('abort', onAbort);
   }
 }
