@@ -238,6 +238,10 @@ async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, li
     limits,
     meanwhile: attachAndStart,
     ...(req.signal ? { signal: req.signal } : {}),
+  }).catch((e: unknown) => {
+    // The attach of a container that never started outlives its removal: closed here.
+    (attached?.attach as unknown as { destroy?: () => void } | undefined)?.destroy?.();
+    throw e;
   });
   return { prepared, attach: attached!.attach, ended: attached!.ended, streamedTail, limits };
 }
