@@ -141,6 +141,9 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
   const opts = runOptions(input, ctx, decided.limits);
+  // What the fixed code copies into a run's container counts against the run's limits: one that
+  // cannot fit is refused now, from git's sizes, before any container of this validation starts.
+  await sandbox.admit?.({ env: ctx.env, repo: ctx.repo, state: fixedCode, limits: decided.limits }, head ? "head's files" : "the fixed code's files");
   // One diff: head's own install (manifests), and whether its tests run with base's test machinery.
   const changes = await headChanges(ctx.repo, ctx.base, fixedCode);
   const asBase = changes.machinery.length ? await withBaseMachinery(ctx, fixedCode, changes.machinery) : undefined;

@@ -113,7 +113,7 @@ export class PermanentJobError extends Error {
 }
 
 /** SwtError codes a user must fix; retrying changes nothing. */
-const PERMANENT_CODES = new Set(['CANCELLED', 'NOT_APPROVED', 'BAD_CONFIG', 'BAD_INPUT', 'NOT_A_REPO', 'UNKNOWN_REVISION', 'PATCH_MALFORMED', 'UNSAFE_PATH', 'PATCH_TOO_LARGE', 'NO_TEST_FILES']);
+const PERMANENT_CODES = new Set(['CANCELLED', 'NOT_APPROVED', 'BAD_CONFIG', 'BAD_INPUT', 'NOT_A_REPO', 'UNKNOWN_REVISION', 'PATCH_MALFORMED', 'UNSAFE_PATH', 'PATCH_TOO_LARGE', 'STATE_TOO_LARGE', 'NO_TEST_FILES']);
 
 export function isPermanent(e: unknown): boolean {
   return e instanceof PermanentJobError || (isSwtError(e) && PERMANENT_CODES.has(e.code)) || (e as { status?: number })?.status === 404 || (e as { status?: number })?.status === 422;

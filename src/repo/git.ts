@@ -5,7 +5,7 @@ import tarStream from 'tar-stream';
 import { SwtError } from '../util/errors.js';
 import type { RepoState } from './state.js';
 import { describeApplyFailure, patchLabel } from './applyErrors.js';
-import { catFileBatch, git, runGit } from './gitExec.js';
+import { catFileBatch, catFileObjects, git, objectSizes, runGit } from './gitExec.js';
 import { gitModeToTar, parseDiffTreeRaw, planOverlay, type OverlayPlan, type TreeChange } from './overlay.js';
 import { makeTempDir, removeTempDir } from '../util/tempDirs.js';
 
@@ -237,33 +237,43 @@ export interface OverlayTarOptions {
   prefix?: string;
 }
 
+/** The most a symlink's target may hold (Linux's PATH_MAX): it is read whole. */
+const SYMLINK_MAX = 4096;
+
 /**
  * A tar stream (for putArchive into /testbed) of the plan's directories and files, owned by the
- * sandbox user. Blobs are read with one cat-file process and streamed into the archive.
+ * sandbox user. Blobs are read with one cat-file process and streamed into the archive chunk by
+ * chunk (a blob is never held whole); destroying the stream kills git.
  */
 export function overlayTar(repo: GitRepo, plan: OverlayPlan, opts: OverlayTarOptions = {}): Readable {
   const pack = tarStream.pack();
+  const stop = new AbortController();
+  pack.on('close', () => stop.abort(new Error('the archive was closed')));
   const mtime = opts.mtime ?? new Date(Date.now() - 60_000);
   const owner = { uid: SANDBOX_UID, gid: SANDBOX_GID, uname: 'swt', gname: 'swt', mtime };
-  const add = (header: Partial<tarStream.Header> & { name: string }, body?: Buffer) =>
+  const add = (header: Partial<tarStream.Header> & { name: string }, body?: AsyncGenerator<Buffer>) =>
     new Promise<void>((res, rej) => {
-      const cb = (err?: Error | null) => (err ? rej(err) : res());
-      if (body) pack.entry(header, body, cb);
-      else pack.entry(header, cb);
+      const sink = pack.entry(header, (err?: Error | null) => (err ? rej(err) : res()));
+      // Its failure comes through the callback (and the archive's own error).
+      sink.on('error', () => undefined);
+      if (body) void pour(body, sink).catch((e: Error) => sink.destroy(e));
     });
   const at = (p: string) => (opts.prefix ? `${opts.prefix}/${p}` : p);
   void (async () => {
     try {
       if (opts.prefix) await add({ ...owner, name: opts.prefix, type: 'directory', mode: 0o755 });
       for (const d of plan.dirs) await add({ ...owner, name: at(d), type: 'directory', mode: 0o755 });
-      const byBlob = plan.write;
       let i = 0;
-      for await (const b of catFileBatch(repo.path, byBlob.map((w) => w.blob), opts.env ?? {})) {
-        const w = byBlob[i++]!;
-        if (!b.content) throw new Error(`object ${w.blob} (${w.path}) is missing`);
+      for await (const o of catFileObjects(repo.path, plan.write.map((w) => w.blob), opts.env ?? {}, stop.signal)) {
+        const w = plan.write[i++]!;
+        if (!o.found) throw new Error(`object ${w.blob} (${w.path}) is missing`);
         const t = gitModeToTar(w.mode);
-        if (t.type === 'symlink') await add({ ...owner, name: at(w.path), type: 'symlink', mode: t.mode, linkname: b.content.toString('utf8') });
-        else await add({ ...owner, name: at(w.path), type: 'file', mode: t.mode, size: b.content.length }, b.content);
+        if (t.type === 'symlink') {
+          if (o.size > SYMLINK_MAX) throw new Error(`symlink ${w.path} points at a path of ${o.size} bytes`);
+          const parts: Buffer[] = [];
+          for await (const c of o.body()) parts.push(c);
+          await add({ ...owner, name: at(w.path), type: 'symlink', mode: t.mode, linkname: Buffer.concat(parts).toString('utf8') });
+        } else await add({ ...owner, name: at(w.path), type: 'file', mode: t.mode, size: o.size }, o.body());
       }
       pack.finalize();
     } catch (e) {
@@ -271,6 +281,39 @@ export function overlayTar(repo: GitRepo, plan: OverlayPlan, opts: OverlayTarOpt
     }
   })();
   return pack as unknown as Readable;
+}
+
+/** Writes a body into a tar entry as the archive is read (its back-pressure respected), then ends it. */
+async function pour(body: AsyncGenerator<Buffer>, sink: ReturnType<tarStream.Pack['entry']>): Promise<void> {
+  for await (const chunk of body) {
+    if (!sink.write(chunk)) {
+      await new Promise<void>((res) => {
+        const done = () => {
+          sink.off('drain', done);
+          sink.off('close', done);
+          res();
+        };
+        sink.on('drain', done);
+        sink.on('close', done);
+      });
+    }
+    if (sink.destroyed) throw new Error('the archive was closed');
+  }
+  sink.end(() => undefined);
+}
+
+/** What a plan puts into a container: bytes of its files, and the files, links and directories it creates. */
+export interface PlanSize {
+  bytes: number;
+  files: number;
+}
+
+/** The size of a plan from git's object sizes (`cat-file --batch-check`), nothing read or checked out. */
+export async function planSize(repo: GitRepo, plan: OverlayPlan, env: Record<string, string> = {}): Promise<PlanSize> {
+  const sizes = await objectSizes(repo.path, [...new Set(plan.write.map((w) => w.blob))], env);
+  let bytes = 0;
+  for (const w of plan.write) bytes += sizes.get(w.blob) ?? 0;
+  return { bytes, files: plan.write.length + plan.dirs.length };
 }
 
 /** What to put into and delete from /testbed so an image holding `fromRev` holds the state instead. */

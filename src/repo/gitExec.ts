@@ -66,11 +66,65 @@ export interface Blob {
   content: Buffer | null;
 }
 
+/** One object of `git cat-file --batch`: its body streams (read it, or leave it: the next object skips what is left). */
+export interface GitObject {
+  spec: string;
+  /** False when the object is missing (no body). */
+  found: boolean;
+  type: string;
+  size: number;
+  body(): AsyncGenerator<Buffer>;
+}
+
+/** Lines and counted bytes off a byte stream, pulled as asked: a large body is never held whole. */
+class ByteReader {
+  private buf: Buffer = Buffer.alloc(0);
+  /** Bytes of the current body not yet read. */
+  pending = 0;
+  private readonly it: AsyncIterator<Buffer>;
+  constructor(it: AsyncIterator<Buffer>) {
+    this.it = it;
+  }
+  private async more(): Promise<boolean> {
+    const r = await this.it.next();
+    if (r.done) return false;
+    this.buf = this.buf.length ? Buffer.concat([this.buf, r.value]) : r.value;
+    return true;
+  }
+  async line(): Promise<string | undefined> {
+    for (;;) {
+      const nl = this.buf.indexOf(10);
+      if (nl >= 0) {
+        const l = this.buf.subarray(0, nl).toString('utf8');
+        this.buf = this.buf.subarray(nl + 1);
+        return l;
+      }
+      if (!(await this.more())) return undefined;
+    }
+  }
+  /** The next `pending` bytes, as they come. */
+  async *take(): AsyncGenerator<Buffer> {
+    while (this.pending > 0) {
+      if (!this.buf.length && !(await this.more())) throw new Error('git cat-file --batch ended inside an object');
+      const c = this.buf.subarray(0, Math.min(this.pending, this.buf.length));
+      this.buf = this.buf.subarray(c.length);
+      this.pending -= c.length;
+      yield c;
+    }
+  }
+  async skip(n: number): Promise<void> {
+    this.pending += n;
+    const rest = this.take();
+    while (!(await rest.next()).done);
+  }
+}
+
 /**
- * Streams objects through one `git cat-file --batch` process, in the order asked.
- * `specs` are object names (`<sha>` or `<tree>:<path>`), one per line.
+ * Streams objects through one `git cat-file --batch` process, in the order asked, each body read
+ * as it comes. `specs` are object names (`<sha>` or `<tree>:<path>`), one per line. Aborting
+ * `signal` (or leaving the loop) kills git.
  */
-export async function* catFileBatch(cwd: string, specs: string[], env: Record<string, string> = {}): AsyncGenerator<Blob> {
+export async function* catFileObjects(cwd: string, specs: string[], env: Record<string, string> = {}, signal?: AbortSignal): AsyncGenerator<GitObject> {
   if (specs.length === 0) return;
   const child = spawn('git', ['-c', 'safe.directory=*', 'cat-file', '--batch'], {
     cwd,
@@ -80,35 +134,59 @@ export async function* catFileBatch(cwd: string, specs: string[], env: Record<st
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 128)));
+  const kill = () => child.kill('SIGKILL');
+  signal?.addEventListener('abort', kill, { once: true });
   child.stdin.on('error', () => {});
   child.stdin.end(specs.map((s) => s.replace(/\n/g, '')).join('\n') + '\n');
-
-  let buf: Buffer = Buffer.alloc(0);
+  const reader = new ByteReader((child.stdout as AsyncIterable<Buffer>)[Symbol.asyncIterator]());
   let i = 0;
   try {
-    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-      buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-      for (;;) {
-        const nl = buf.indexOf(10);
-        if (nl < 0) break;
-        const header = buf.subarray(0, nl).toString('utf8');
-        if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
-          buf = buf.subarray(nl + 1);
-          yield { spec: specs[i++]!, content: null };
-          continue;
-        }
-        const m = /^[0-9a-f]+ \w+ (\d+)$/.exec(header);
-        if (!m) throw new Error(`unexpected git cat-file output: ${header}`);
-        const size = Number(m[1]);
-        if (buf.length < nl + 1 + size + 1) break;
-        const content = Buffer.from(buf.subarray(nl + 1, nl + 1 + size));
-        buf = buf.subarray(nl + 1 + size + 1);
-        yield { spec: specs[i++]!, content };
+    for (; i < specs.length; i++) {
+      const header = await reader.line();
+      if (header === undefined) break;
+      if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
+        yield { spec: specs[i]!, found: false, type: '', size: 0, body: async function* () {} };
+        continue;
       }
+      const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
+      if (!m) throw new Error(`unexpected git cat-file output: ${header}`);
+      const size = Number(m[2]);
+      reader.pending = size;
+      yield { spec: specs[i]!, found: true, type: m[1]!, size, body: () => reader.take() };
+      // What the caller left of the body, and the newline after it.
+      await reader.skip(1);
     }
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    signal?.removeEventListener('abort', kill);
+    if (child.exitCode === null) kill();
   }
   const code = await exited;
+  if (signal?.aborted) throw signal.reason ?? new Error('aborted');
   if (i < specs.length) throw new Error(`git cat-file --batch ended early (${code}): ${stderr.trim()}`);
+}
+
+/** Whole objects through one `git cat-file --batch` process, in the order asked (small files: manifests, sources). */
+export async function* catFileBatch(cwd: string, specs: string[], env: Record<string, string> = {}): AsyncGenerator<Blob> {
+  for await (const o of catFileObjects(cwd, specs, env)) {
+    if (!o.found) {
+      yield { spec: o.spec, content: null };
+      continue;
+    }
+    const parts: Buffer[] = [];
+    for await (const c of o.body()) parts.push(c);
+    yield { spec: o.spec, content: Buffer.concat(parts, o.size) };
+  }
+}
+
+/** Sizes of objects by name (`git cat-file --batch-check`), without reading them; missing ones are absent. */
+export async function objectSizes(cwd: string, ids: string[], env: Record<string, string> = {}): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (ids.length === 0) return out;
+  const r = await runGit(cwd, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], { env, input: ids.join('\n') + '\n' });
+  if (r.code !== 0) throw new Error(`git cat-file --batch-check failed (${r.code}): ${r.stderr.trim()}`);
+  for (const line of r.stdout.toString('utf8').split('\n')) {
+    const m = /^([0-9a-f]+) (\d+)$/.exec(line);
+    if (m) out.set(m[1]!, Number(m[2]));
+  }
+  return out;
 }

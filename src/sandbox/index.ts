@@ -3,7 +3,7 @@ import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { loadCaBundle, type CaBundle } from './images/caCertificates.js';
 import { ceilingsFromEnv, clampLimits } from './containers/ceilings.js';
-import { discardWarm, prewarmRun, runInSandbox, startIdleContainer, warmKey, limitsFor, type PrewarmedRun, type SandboxDeps } from './containers/container.js';
+import { admitState, discardWarm, prewarmRun, runInSandbox, startIdleContainer, warmKey, limitsFor, type PrewarmedRun, type SandboxDeps } from './containers/container.js';
 import { WarmPool, type WarmPoolSettings } from './containers/warmPool.js';
 import { connectDocker, dockerLocation, inspectImage, pingDocker, type Docker } from './docker.js';
 import { ensureBaseImage } from './images/baseImages.js';
@@ -156,6 +156,7 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
       // After init: the engine is checked and orphans reaped before this container exists.
       return warm.hold(prewarmRun(deps, req, init()));
     },
+    admit: (req, what) => admitState(deps, req, what),
     async openSession(req) {
       await init();
       return openSandboxSession(deps, req);

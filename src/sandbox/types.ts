@@ -152,6 +152,12 @@ export interface Sandbox {
   run(req: RunRequest): Promise<RunOutcome>;
   openSession(req: Omit<RunRequest, 'command'>): Promise<SandboxSession>;
   /**
+   * Refuses (SwtError STATE_TOO_LARGE) a state whose files would not fit a run's disk or file
+   * limit in `req.env`, from git's object sizes alone, before any container: `what` names it in
+   * the reason (`head's files`). Every run and session checks this too, with a plainer name.
+   */
+  admit?(req: Omit<RunRequest, 'command'>, what: string): Promise<void>;
+  /**
    * Starts the container of a coming `run` with this request now (it waits for the run to start
    * its command); the next `run` with the same request takes it. Returns a release that removes it
    * when no run took it.

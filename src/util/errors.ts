@@ -23,6 +23,8 @@ export type SwtErrorCode =
   | 'INTERRUPTED'
   /** A head whose own install nobody with write access approved: nothing is installed from it. */
   | 'NOT_APPROVED'
+  /** A repository state whose files do not fit the run's disk or file limit, or not in its time: refused before (or while) it is copied in. */
+  | 'STATE_TOO_LARGE'
   /** The caller gave up on the work (a newer push supersedes a check): not a failure, nothing to retry. */
   | 'CANCELLED';
 

@@ -5,7 +5,8 @@ import { demux, outputAfterExit, readTarFiles, TailBuffer, withinMs } from './co
 import { storageOptSupported, watchDisk } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from '../docker.js';
 import { markUsed } from '../images/envCache.js';
-import { openRepo, overlayTar, planStateOverlay, openState, type StateTree } from '../../repo/git.js';
+import { openRepo, planStateOverlay, openState, type StateTree } from '../../repo/git.js';
+import { admitCopy, copyPlan } from './copyIn.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type ContainerRole } from './limits.js';
 import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { deletionScript, type OverlayPlan } from '../../repo/overlay.js';
@@ -128,22 +129,50 @@ export async function prepareContainer(
     meanwhile?: (container: Docker.Container) => Promise<unknown>;
     /** Already created and started (the warm pool's): only the overlay goes in. */
     started?: Docker.Container;
+    /** Ends the copy (and removes the container): SwtError('CANCELLED'). */
+    signal?: AbortSignal;
   },
 ): Promise<PreparedContainer> {
   const { docker } = deps;
-  const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
-  if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
-  await markUsed(opts.env.image);
-  const container = opts.started ?? (await createSandboxContainer(deps, { image: opts.env.image, role: opts.role, cmd: opts.cmd(plan), limits: opts.limits, ...(opts.stdin ? { stdin: true } : {}) }));
+  const what = `the files of ${stateName(opts.state)}`;
+  let container = opts.started;
   try {
-    const fill = plan.write.length || plan.dirs.length ? container.putArchive(overlayTar(opts.state.repo, plan, { env: opts.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' }) : Promise.resolve();
-    const settled = await Promise.allSettled([fill, opts.started ? undefined : opts.meanwhile?.(container)]);
+    const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
+    if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
+    // Counted before any container is made for it: one over the run's disk or file limit is refused here.
+    await admitCopy(opts.state.repo, [plan], { env: opts.state.env, limits: opts.limits, what, role: opts.role });
+    await markUsed(opts.env.image);
+    container ??= await createSandboxContainer(deps, { image: opts.env.image, role: opts.role, cmd: opts.cmd(plan), limits: opts.limits, ...(opts.stdin ? { stdin: true } : {}) });
+    const into = container;
+    const copy = { path: '/testbed', env: opts.state.env, timeoutMs: opts.limits.timeoutMs, what, ...(opts.signal ? { signal: opts.signal } : {}) };
+    const fill = plan.write.length || plan.dirs.length ? copyPlan(into, opts.state.repo, plan, copy) : Promise.resolve();
+    const settled = await Promise.allSettled([fill, opts.started ? undefined : opts.meanwhile?.(into)]);
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
+    return { id: into.id, container: into, plan, state: opts.state };
   } catch (e) {
-    await removeContainer(docker, container.id).catch(() => undefined);
+    if (container) await removeContainer(docker, container.id).catch(() => undefined);
+    if (opts.signal?.aborted) throw cancelled();
     throw e;
   }
-  return { id: container.id, container, plan, state: opts.state };
+}
+
+/**
+ * Refuses (STATE_TOO_LARGE) a state whose files, copied into a run's container of `req.env`, would
+ * not fit the run's limits; `what` names it (`head's files`). Only git is asked: no container.
+ */
+export async function admitState(deps: SandboxDeps, req: Omit<RunRequest, 'command'>, what: string): Promise<void> {
+  const state = await openState(await openRepo(req.repo), req.state);
+  try {
+    const plan = await planStateOverlay(state, req.env.snapshotRev);
+    await admitCopy(state.repo, [plan], { env: state.env, limits: limitsFor(deps, req.limits), what });
+  } finally {
+    await state.dispose();
+  }
+}
+
+/** A state as a person reads it: `a1b2c3d4e5f6`, `a1b2c3d4e5f6 with patches`. */
+export function stateName(st: StateTree): string {
+  return `${st.commit.slice(0, 12)}${Object.keys(st.env).length ? ' with patches' : ''}`;
 }
 
 /** Where the run's wrapper writes the command's exit status, under /swt-out; not a report. */
@@ -208,6 +237,11 @@ async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, li
     ],
     limits,
     meanwhile: attachAndStart,
+    ...(req.signal ? { signal: req.signal } : {}),
+  }).catch((e: unknown) => {
+    // The attach of a container that never started outlives its removal: closed here.
+    (attached?.attach as unknown as { destroy?: () => void } | undefined)?.destroy?.();
+    throw e;
   });
   return { prepared, attach: attached!.attach, ended: attached!.ended, streamedTail, limits };
 }

@@ -21,7 +21,7 @@ export async function startKept(deps: SandboxDeps, req: RunRequest, state: State
   // A warm pool's idle container when there is one; else started while the overlay goes in (its
   // process only waits, and each command's exec comes after both).
   const started = deps.pool?.take(req.env.image, limits);
-  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start(), ...(started ? { started } : {}) });
+  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start(), ...(started ? { started } : {}), ...(req.signal ? { signal: req.signal } : {}) });
 }
 
 /** Runs `command` in a started kept container (prepared) and hands the container on when it is still usable. */

@@ -87,6 +87,41 @@ export function diskLimitText(limits: ResourceLimits, reason: DiskLimitReason = 
     : `disk limit, wrote more than ${Math.round(limits.diskBytes / 1024 ** 2)} MiB`;
 }
 
+/** Bytes for people: `512 MiB`, `3.9 GiB`, `812 KiB`. */
+export function bytesText(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${n} bytes` : `${v < 10 ? v.toFixed(1).replace(/\.0$/, '') : Math.round(v)} ${units[i]}`;
+}
+
+/** What is copied into a container before its command: bytes of files, and files, links and directories created. */
+export interface CopySize {
+  bytes: number;
+  files: number;
+}
+
+/**
+ * Why a copy of `size` into a container with these limits is refused, or undefined when it fits.
+ * What goes in counts against the same limits as what the command writes (the disk watchdog's:
+ * reaching a limit is passing it), so a copy that reaches one leaves the command nothing.
+ * `what` names the copy (`head's files`), `role` the container (`run`, `install`).
+ */
+export function copyRefusal(size: CopySize, limits: ResourceLimits, what: string, role = 'run'): string | undefined {
+  if (size.bytes >= limits.diskBytes) {
+    return `${what} to copy into the ${role} container are ${bytesText(size.bytes)} (${size.files} files and directories), over the ${role}'s disk limit of ${bytesText(limits.diskBytes)}`;
+  }
+  const files = inodeLimit(limits);
+  if (size.files >= files) {
+    return `${what} to copy into the ${role} container are ${size.files} files and directories, over the ${role}'s file limit of ${files} (one per 16 KiB of its ${bytesText(limits.diskBytes)} disk limit)`;
+  }
+  return undefined;
+}
+
 /** /tmp is a tmpfs (its pages count as the container's memory): half the memory, at most the disk limit. */
 export function tmpSizeBytes(limits: ResourceLimits): number {
   return Math.max(16 * 1024 ** 2, Math.min(limits.diskBytes, Math.floor(Math.max(MIN_MEMORY, limits.memoryBytes) / 2)));

@@ -33,6 +33,15 @@ export function haltIfInterrupted(): Promise<void> {
   return exiting ? new Promise<void>(() => {}) : Promise.resolve();
 }
 
+/** What ends work that would hold a removal up (a copy into a container): run first at a signal. */
+const stoppers = new Set<() => void>();
+
+/** Runs `stop` at a SIGINT/SIGTERM, before the containers are removed; the returned function unregisters it. */
+export function onInterrupt(stop: () => void): () => void {
+  stoppers.add(stop);
+  return () => stoppers.delete(stop);
+}
+
 export function liveContainerIds(): string[] {
   return [...live.keys()];
 }
@@ -134,6 +143,8 @@ function onSignal(signal: NodeJS.Signals, code: number): void {
   exiting = true;
   const timer = setTimeout(() => process.exit(code), 10_000);
   timer.unref();
+  // A container that is being copied into is not removed until the copy ends: end the copies first.
+  for (const stop of stoppers) stop();
   removeAllLive()
     .then(() => Promise.allSettled(late))
     .then(() => sweepOwn())

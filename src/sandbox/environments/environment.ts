@@ -13,7 +13,8 @@ import type { EgressSettings } from '../egress/egressConfig.js';
 import { markUsed, type EnvCacheSettings } from '../images/envCache.js';
 import { ENV_LABELS, envImageTag, environmentFamily, environmentKey } from '../images/envKey.js';
 import { isDependencyManifest } from '../../ecosystems/index.js';
-import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, overlayTar, type GitRepo, type StateTree } from '../../repo/git.js';
+import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, type GitRepo, type StateTree } from '../../repo/git.js';
+import { admitCopy, copyPlan } from '../containers/copyIn.js';
 import { runGit } from '../../repo/gitExec.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from '../containers/limits.js';
 import { haltIfInterrupted, registerContainer, removeContainer, retireContainer } from '../containers/liveContainers.js';
@@ -210,12 +211,9 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   const limits = installLimitsFrom(deps);
   // From the nearest layer: what changed since its snapshot, and every manifest (an install may have rewritten one).
   const changes = await changedFiles(o.repo, o.from ? `${o.from.snapshotRev}^{tree}` : await emptyTree(o.repo), o.state.tree, o.state.env);
-  if (o.from) {
-    const changed = new Set(changes.map((c) => c.path));
-    const all = await changedFiles(o.repo, await emptyTree(o.repo), o.state.tree, o.state.env);
-    changes.push(...all.filter((c) => isDependencyManifest(c.path) && !changed.has(c.path)));
-  }
-  const plan = planOverlay(changes);
+  const all = o.from ? await changedFiles(o.repo, await emptyTree(o.repo), o.state.tree, o.state.env) : [];
+  const manifests = all.filter((c) => isDependencyManifest(c.path) && !changes.some((d) => d.path === c.path));
+  const plan = planOverlay([...changes, ...manifests]);
   const image = o.from?.image ?? o.baseImage;
   const patched = o.state.tree !== (await runGit(o.repo.path, ['rev-parse', `${o.commit}^{tree}`])).stdout.toString('utf8').trim();
   const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
@@ -224,6 +222,9 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   // A saved install stands for this key's only on a fresh tree (a nearest layer's would mix with it).
   const saved: SavedUse | undefined = install && volume && o.warm?.saveInstall ? { key: o.key, extract: !o.from, only: restoreOnly } : undefined;
   const script = install || o.warm?.after?.trim() ? installScript(install, restore, o.warm, plan.delete, saved) : '';
+  const what = `the files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''}`;
+  // Counted before the install container exists: the tree and the patched files' copies together.
+  await admitCopy(o.repo, restore ? [plan, restore] : [plan], { env: o.state.env, limits, what, role: 'install' });
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
   const vars = net === 'none' ? (restoreOnly ? cacheEnv() : []) : [...net.env, ...cacheEnv()];
@@ -251,12 +252,7 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   let committed = false;
   try {
     o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''} into /testbed${o.from ? ` over the nearest layer ${o.from.image}` : ''}`);
-    await container.putArchive(overlayTar(o.repo, plan, { env: o.state.env }) as unknown as NodeJS.ReadableStream, { path: '/testbed' });
-    if (restore?.write.length) {
-      await container.putArchive(overlayTar(o.repo, restore, { env: o.state.env, prefix: RESTORE_DIR.split('/').pop() }) as unknown as NodeJS.ReadableStream, {
-        path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')),
-      });
-    }
+    await copySnapshot(container, o, { plan, restore, what, timeoutMs: limits.timeoutMs });
     if (saved) await putTrackedList(o, container, patched);
     if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore, restoreOnly });
     const notes = install ? await installNotesOf(container) : '';
@@ -282,6 +278,15 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
     if (committed && net === 'none') retireContainer(docker, container.id);
     else await removeContainer(docker, container.id).catch((e) => log.warn({ err: (e as Error).message }, 'removing the install container failed'));
   }
+}
+
+/** The state's files into /testbed, and the patched files' own versions aside (restore); both within the install's time limit. */
+async function copySnapshot(container: Docker.Container, o: BuildInput, c: { plan: OverlayPlan; restore?: OverlayPlan; what: string; timeoutMs: number }): Promise<void> {
+  const deadline = Date.now() + c.timeoutMs;
+  await copyPlan(container, o.repo, c.plan, { env: o.state.env, what: c.what, timeoutMs: c.timeoutMs, path: '/testbed' });
+  if (!c.restore?.write.length) return;
+  const to = { prefix: RESTORE_DIR.split('/').pop()!, path: RESTORE_DIR.slice(0, RESTORE_DIR.lastIndexOf('/')) };
+  await copyPlan(container, o.repo, c.restore, { env: o.state.env, what: c.what, timeoutMs: Math.max(1, deadline - Date.now()), ...to });
 }
 
 /** The install's notes file in the stopped install container (at most 8 KiB; none: empty), read through the engine, no container started. */

@@ -1,0 +1,76 @@
+import type { Readable } from 'node:stream';
+import { SwtError } from '../../util/errors.js';
+import { overlayTar, planSize, type GitRepo, type PlanSize } from '../../repo/git.js';
+import type { OverlayPlan } from '../../repo/overlay.js';
+import type { Docker } from '../docker.js';
+import { copyRefusal } from './limits.js';
+import { onInterrupt } from './liveContainers.js';
+import type { ResourceLimits } from '../types.js';
+
+/**
+ * What enters a container counts against its limits before it is copied: a plan's size comes from
+ * git's object sizes (nothing read, nothing checked out) and a plan over the disk or file limit is
+ * refused before any container exists. The copy itself runs under the run's time limit and the
+ * caller's signal, and a blob streams through it.
+ */
+
+/** Refuses (STATE_TOO_LARGE) plans that would not fit these limits together; their size otherwise. */
+export async function admitCopy(
+  repo: GitRepo,
+  plans: OverlayPlan[],
+  o: { env?: Record<string, string>; limits: ResourceLimits; what: string; role?: string },
+): Promise<PlanSize> {
+  const size: PlanSize = { bytes: 0, files: 0 };
+  for (const p of plans) {
+    const s = await planSize(repo, p, o.env ?? {});
+    size.bytes += s.bytes;
+    size.files += s.files;
+  }
+  const why = copyRefusal(size, o.limits, o.what, o.role);
+  if (why) throw new SwtError('STATE_TOO_LARGE', why, { hint: 'nothing was copied and no container was started; a smaller state, or a higher disk limit (`disk_mib` in .github/swt.yml, up to the operator\'s SWT_MAX_DISK_MIB)' });
+  return size;
+}
+
+/**
+ * Puts a plan's files into the container at `path`: ended (the archive and git destroyed, the
+ * request aborted) when `timeoutMs` passes (STATE_TOO_LARGE) or `signal` aborts (its reason).
+ */
+export async function copyPlan(
+  container: Docker.Container,
+  repo: GitRepo,
+  plan: OverlayPlan,
+  o: { path: string; env?: Record<string, string>; prefix?: string; timeoutMs: number; signal?: AbortSignal; what: string },
+): Promise<void> {
+  const tar = overlayTar(repo, plan, { ...(o.env ? { env: o.env } : {}), ...(o.prefix ? { prefix: o.prefix } : {}) });
+  await copyTar(container, tar, o);
+}
+
+/** Puts a tar stream into the container under a deadline and a signal; the stream is destroyed on any failure. */
+export async function copyTar(container: Docker.Container, tar: Readable, o: { path: string; timeoutMs: number; signal?: AbortSignal; what: string }): Promise<void> {
+  const stop = new AbortController();
+  let why: Error | undefined;
+  const end = (e: Error) => {
+    why ??= e;
+    stop.abort(e);
+    tar.destroy(e);
+  };
+  const timer = setTimeout(() => end(new SwtError('STATE_TOO_LARGE', `copying ${o.what} into the container took longer than the run's time limit of ${Math.round(o.timeoutMs / 1000)} s`)), o.timeoutMs);
+  const onAbort = () => end(o.signal?.reason instanceof Error ? o.signal.reason : new Error('the copy was cancelled'));
+  if (o.signal?.aborted) onAbort();
+  else o.signal?.addEventListener('abort', onAbort, { once: true });
+  // A blob git could not give (or git killed): the archive is broken, the request must not wait for more.
+  tar.once('error', (e: Error) => end(e));
+  const forget = onInterrupt(() => end(new Error('the process is stopping')));
+  try {
+    if (why) throw why;
+    await container.putArchive(tar as unknown as NodeJS.ReadableStream, { path: o.path, abortSignal: stop.signal } as { path: string });
+    if (why) throw why;
+  } catch (e) {
+    tar.destroy();
+    throw why ?? e;
+  } finally {
+    clearTimeout(timer);
+    forget();
+    o.signal?.removeEventListener('abort', onAbort);
+  }
+}
