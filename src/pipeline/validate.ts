@@ -81,6 +81,8 @@ export interface ValidationResult extends Verdict {
    * its own); `head.own` says whether head got its own image because `head.manifests` changed.
    */
   environment: EnvironmentSummary & {
+    /** The date the default install resolved unpinned dependencies as of (the base commit's); absent: today's registries. */
+    dependenciesAsOf?: string;
     base: EnvironmentSummary;
     head: EnvironmentSummary & { own: boolean; manifests: string[] };
   };
@@ -185,7 +187,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     head,
     files,
     runner: ctx.runner.kind,
-    environment: { ...summary(ctx.env), base: summary(ctx.env), head: { ...summary(headEnv.env), own: headEnv.env !== ctx.env, manifests: headEnv.manifests } },
+    environment: { ...summary(ctx.env), ...(ctx.dependenciesAsOf ? { dependenciesAsOf: ctx.dependenciesAsOf } : {}), base: summary(ctx.env), head: { ...summary(headEnv.env), own: headEnv.env !== ctx.env, manifests: headEnv.manifests } },
     limitsCapped: decided.capped,
     ...(ctx.runner.env && Object.keys(ctx.runner.env).length ? { testEnvironment: { env: { ...ctx.runner.env }, source: ctx.runner.envSource ?? 'the runner' } } : {}),
     runs: { base: runs.base, head: runs.head },
