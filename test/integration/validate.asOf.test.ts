@@ -1,0 +1,90 @@
+import { validate } from '../../src/pipeline/validate.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { createGitRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
+
+// Issue 39: a commit from 2023 whose one dependency, werkzeug, is unpinned. werkzeug 3.0.0
+// (2023-09-30) removed `werkzeug.urls.url_quote`, which the project imports: installed with
+// today's releases every test fails on import on both sides (F→F, nothing judged), as a 2023 Flask
+// did. Installed as of the base commit's date (uv --exclude-newer, by default for a commit older
+// than 30 days) it gets werkzeug 2.3.x and the new test is F→P. Real PyPI through the egress proxy.
+
+const PYPROJECT = `[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "webq"
+version = "0.1.0"
+requires-python = ">=3.8"
+dependencies = ["werkzeug"]
+`;
+const CODE = (fixed: boolean) => `from werkzeug.urls import url_quote
+
+
+def quote_segment(s):
+    """One path segment, quoted: a slash inside it is data."""
+    return url_quote(s${fixed ? ", safe=''" : ''})
+`;
+const OLD_TEST = `from importlib.metadata import version
+
+from webq import quote_segment
+
+
+def test_quote_segment():
+    assert quote_segment('a b') == 'a%20b'
+
+
+def test_werkzeug_of_its_time():
+    assert version('werkzeug').startswith('2.3.')
+`;
+const TEST_PATCH = [
+  'diff --git a/tests/test_webq.py b/tests/test_webq.py',
+  '--- a/tests/test_webq.py',
+  '+++ b/tests/test_webq.py',
+  '@@ -9,3 +9,7 @@ def test_quote_segment():',
+  ' ',
+  ' def test_werkzeug_of_its_time():',
+  "     assert version('werkzeug').startswith('2.3.')",
+  '+',
+  '+',
+  '+def test_slash_is_quoted():',
+  "+    assert quote_segment('a/b c') == 'a%2Fb%20c'",
+  '',
+].join('\n');
+
+function project() {
+  const date = '2023-06-01T12:00:00+00:00';
+  const repo = createGitRepo({ 'pyproject.toml': PYPROJECT, 'src/webq/__init__.py': CODE(false), 'tests/test_webq.py': OLD_TEST }, { date });
+  const base = repo.sha;
+  const head = repo.commit({ 'src/webq/__init__.py': CODE(true) }, 'quote slashes inside a segment');
+  return { repo, base, head };
+}
+
+afterAll(cleanUpEcosystemRuns);
+
+describe('time-consistent installs (real containers, real PyPI)', () => {
+  it('swt validate on a 2023 commit installs werkzeug 2.3.x as of its date (uv --exclude-newer), says so, and judges the new test F→P', async () => {
+    const { repo, base, head } = project();
+    const out = await validateJson(repo.path, base, head, TEST_PATCH);
+    expect(out.tests.map((t) => [t.id, t.transition])).toEqual([
+      ['tests/test_webq.py::test_quote_segment', 'P2P'],
+      ['tests/test_webq.py::test_slash_is_quoted', 'F2P'],
+      ['tests/test_webq.py::test_werkzeug_of_its_time', 'P2P'],
+    ]);
+    expect(out.success).toBe(true);
+    expect(out.environment).toMatchObject({ dependenciesAsOf: '2023-06-02T00:00:00Z' });
+    expect(out.warnings).toEqual(["swt: dependencies resolved as of 2023-06-02 (the base commit date; uv --exclude-newer 2023-06-02T00:00:00Z)"]);
+  }, 900_000);
+
+  it('the same commit with today\'s releases (dependencies_as_of: today): werkzeug 3 has no url_quote, every test fails on import on both sides', async () => {
+    const { repo, base, head } = project();
+    const v = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch: TEST_PATCH, dependenciesAsOf: 'today' });
+    expect(v.environment.dependenciesAsOf).toBeUndefined();
+    expect(v.success).toBe(false);
+    expect(v.tests.length).toBeGreaterThan(0);
+    expect(v.tests.every((t) => t.transition === 'F2F')).toBe(true);
+    const failure = JSON.stringify(v.runs.base);
+    expect(failure).toMatch(/cannot import name 'url_quote' from 'werkzeug\.urls'/);
+  }, 900_000);
+});
