@@ -14,6 +14,7 @@ import { changedManifests } from '../sandbox/images/envKey.js';
 import { changedPathsSince, listFiles, materialize, resolveRev, withState } from '../repo/git.js';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import type { GitRepo } from '../repo/git.js';
+import { whyNoTests } from '../harness/noTests.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import { decideLimits, prepareContext, type CappedNote, type ContextInput, type RepoContext } from './context.js';
 import { testTargetsOfPatch } from './testTargets.js';
@@ -191,6 +192,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     limitsCapped: decided.capped,
     ...(ctx.runner.env && Object.keys(ctx.runner.env).length ? { testEnvironment: { env: { ...ctx.runner.env }, source: ctx.runner.envSource ?? 'the runner' } } : {}),
     runs: { base: runs.base, head: runs.head },
+    ...(verdict.tests.length === 0 ? { noTests: whyNoTests(runs) ?? 'the runs reported tests, but none is left once the baseline is taken out' } : {}),
     ...(runs.confirm
       ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, ...(runs.confirm.inProcess ? { inProcess: [...runs.confirm.inProcess] } : {}), runs: { base: runs.confirm.base, head: runs.confirm.head } } }
       : {}),
