@@ -35,11 +35,13 @@ export function installAsOf(commitDate: string | undefined, mode: AsOfMode = 'au
 
 /**
  * A release version from `git describe --tags` output: `v7.3.1` → `7.3.1`; a describe past the
- * tag (`v7.3.1-12-gabc1234`) → `7.3.1.post12` (after the tag, as setuptools-scm would order it).
+ * tag (`v7.3.1-12-gabc1234`) → `7.3.1.post12` (after the tag); past a pre-release tag
+ * (`8.0.0.dev0-79-g…`, pytest's main in 2023), the tag's own version.
  * Undefined for a tag that is not a version.
  */
 export function versionFromDescribe(describe: string): string | undefined {
   const m = /^(?:[A-Za-z_-]*?[-_]?)?v?(\d+(?:\.\d+)*(?:(?:a|b|rc|\.dev|\.post)\d+)?)(?:-(\d+)-g[0-9a-f]+)?$/.exec(describe.trim());
   if (!m) return undefined;
-  return m[2] && m[2] !== '0' ? `${m[1]}.post${m[2]}` : m[1];
+  // `.post` goes only after a release: `8.0.0.dev0.post79` is no version (PEP 440).
+  return m[2] && m[2] !== '0' && /^[\d.]+$/.test(m[1]!) ? `${m[1]}.post${m[2]}` : m[1];
 }

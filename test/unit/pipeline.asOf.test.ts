@@ -47,6 +47,7 @@ describe('the project version from its tags', () => {
     expect(versionFromDescribe('v2.3.0')).toBe('2.3.0');
     expect(versionFromDescribe('v7.3.1-12-gabc1234')).toBe('7.3.1.post12');
     expect(versionFromDescribe('1.0rc1')).toBe('1.0rc1');
+    expect(versionFromDescribe('8.0.0.dev0-79-gf5a9aa0b8')).toBe('8.0.0.dev0');
     expect(versionFromDescribe('release-1.4')).toBe('1.4');
     expect(versionFromDescribe('nightly')).toBeUndefined();
   });
