@@ -1,4 +1,5 @@
 import { validate } from '../../src/pipeline/validate.js';
+import { renderText } from '../../src/harness/render.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo } from '../helpers/gitRepo.js';
 import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
@@ -75,6 +76,17 @@ describe('time-consistent installs (real containers, real PyPI)', () => {
     expect(out.success).toBe(true);
     expect(out.environment).toMatchObject({ dependenciesAsOf: '2023-06-02T00:00:00Z' });
     expect(out.warnings).toEqual(["swt: dependencies resolved as of 2023-06-02 (the base commit date; uv --exclude-newer 2023-06-02T00:00:00Z)"]);
+  }, 900_000);
+
+  // A file without a test under plain pytest is a collection failure with pytest's output (exit 5);
+  // a command that exits 0 all the same (as uvu does with nothing registered) used to say only "No test results".
+  it('a run that exits 0 and reports no test: no result, and the verdict says why with the end of the runner\'s output', async () => {
+    const { repo, base, head } = project();
+    const empty = ['diff --git a/tests/test_helpers.py b/tests/test_helpers.py', 'new file mode 100644', '--- /dev/null', '+++ b/tests/test_helpers.py', '@@ -0,0 +1,2 @@', '+def helper():', '+    return 1', ''].join('\n');
+    const v = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch: empty, testCmd: 'python3 -m pytest -p no:cacheprovider {files} || true' });
+    expect(v.tests).toEqual([]);
+    expect(v.noTests).toMatch(/^base and head: the runner exited with code 0 and reported no test; the end of its output:\n[^]*no tests ran/);
+    expect(renderText(v)).toContain(`No test results: ${v.noTests}`);
   }, 900_000);
 
   it('the same commit with today\'s releases (dependencies_as_of: today): werkzeug 3 has no url_quote, every test fails on import on both sides', async () => {

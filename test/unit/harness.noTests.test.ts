@@ -27,6 +27,10 @@ describe('whyNoTests', () => {
     const why = whyNoTests({ base: [run(MAVEN, 0)], head: [run(MAVEN, 0)] });
     expect(why).toBe(`base and head: the runner exited with code 0 and reported no test; the end of its output:\n${MAVEN}`);
   });
+  it('outputs that differ only in timings are said once (base\'s)', () => {
+    const why = whyNoTests({ base: [run('no tests ran in 0.08s', 0)], head: [run('no tests ran in 0.05s', 0)] });
+    expect(why).toBe('base and head: the runner exited with code 0 and reported no test; the end of its output:\nno tests ran in 0.08s');
+  });
   it('sides that differ are said apart; a timeout, files that did not load and silence are named', () => {
     const why = whyNoTests({
       base: [run(UVU, 1, { fileErrors: [{ file: 'test/a.js', kind: 'collection', message: 'x' }] })],
