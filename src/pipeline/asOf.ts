@@ -5,6 +5,8 @@
  * on both sides. Pure.
  */
 
+import { SwtError } from '../util/errors.js';
+
 export type AsOfMode = 'auto' | 'base' | 'today';
 
 /** Older than this, `auto` resolves as of the commit's date. */
@@ -12,10 +14,12 @@ export const AS_OF_AFTER_DAYS = 30;
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** The operator's setting (SWT_DEPENDENCIES_AS_OF), when it is one of the modes. */
+/** The operator's setting (SWT_DEPENDENCIES_AS_OF); unset or empty: none. A bad value is refused with its name. */
 export function asOfModeFromEnv(env: NodeJS.ProcessEnv = process.env): AsOfMode | undefined {
   const v = env.SWT_DEPENDENCIES_AS_OF?.trim();
-  return v === 'auto' || v === 'base' || v === 'today' ? v : undefined;
+  if (!v) return undefined;
+  if (v === 'auto' || v === 'base' || v === 'today') return v;
+  throw new SwtError('BAD_INPUT', `SWT_DEPENDENCIES_AS_OF must be auto, base or today (got ${JSON.stringify(v)})`);
 }
 
 /**

@@ -31,11 +31,12 @@ describe('installAsOf: the cut-off for the base commit', () => {
     expect(installAsOf(undefined, 'base', NOW)).toBeUndefined();
     expect(installAsOf('not a date', 'base', NOW)).toBeUndefined();
   });
-  it('the setting: SWT_DEPENDENCIES_AS_OF (only its three values) and .github/swt.yml dependencies_as_of', () => {
+  it('the setting: SWT_DEPENDENCIES_AS_OF (its three values; another is refused by name) and .github/swt.yml dependencies_as_of', () => {
     expect(asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: 'today' })).toBe('today');
     expect(asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: ' base ' })).toBe('base');
-    expect(asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: 'yesterday' })).toBeUndefined();
+    expect(() => asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: 'yesterday' })).toThrow('SWT_DEPENDENCIES_AS_OF must be auto, base or today (got "yesterday")');
     expect(asOfModeFromEnv({})).toBeUndefined();
+    expect(asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: '' })).toBeUndefined();
     expect(parseRepoConfig('dependencies_as_of: today\n').dependencies_as_of).toBe('today');
     expect(() => parseRepoConfig('dependencies_as_of: 2023-01-01\n')).toThrow(/dependencies_as_of/);
   });
