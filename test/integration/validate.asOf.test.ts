@@ -9,6 +9,8 @@ import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
 // today's releases every test fails on import on both sides (F→F, nothing judged), as a 2023 Flask
 // did. Installed as of the base commit's date (uv --exclude-newer, by default for a commit older
 // than 30 days) it gets werkzeug 2.3.x and the new test is F→P. Real PyPI through the egress proxy.
+// Also: a run that exits 0 with no test says why (the end of the runner's output), and npm's
+// --before with its fallback to today's releases.
 
 const PYPROJECT = `[build-system]
 requires = ["setuptools>=64"]
@@ -98,5 +100,24 @@ describe('time-consistent installs (real containers, real PyPI)', () => {
     expect(v.tests.every((t) => t.transition === 'F2F')).toBe(true);
     const failure = JSON.stringify(v.runs.base);
     expect(failure).toMatch(/cannot import name 'url_quote' from 'werkzeug\.urls'/);
+  }, 900_000);
+
+  // npm without a lockfile installs with --before. The npm registry reachable here serves rewritten
+  // publish times (every version "published" in 2024 or later), so a real date cannot show the
+  // pinning here; a date before any version of the dependency exists shows the flow everywhere:
+  // --before finds no version, the install says so and takes today's releases, and the tests run.
+  it('npm: a project dated before its dependency existed: --before finds nothing, today\'s install follows and says so, the new test is F→P', async () => {
+    const pkg = JSON.stringify({ name: 'parity', version: '1.0.0', private: true, dependencies: { 'is-number': '*' } });
+    const buggy = "const isNumber = require('is-number');\nexports.isEven = (n) => isNumber(n) && typeof n === 'number' && n % 2 === 0;\n";
+    const fixed = "const isNumber = require('is-number');\nexports.isEven = (n) => isNumber(n) && Number(n) % 2 === 0;\n";
+    const oldTest = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { isEven } = require('../index.js');\n\ntest('two is even', () => assert.strictEqual(isEven(2), true));\n";
+    const repo = createGitRepo({ 'package.json': pkg, 'index.js': buggy, 'test/even.test.js': oldTest }, { date: '2005-03-01T12:00:00+00:00' });
+    const base = repo.sha;
+    const head = repo.commit({ 'index.js': fixed }, 'numeric strings');
+    const testPatch = ['diff --git a/test/strings.test.js b/test/strings.test.js', 'new file mode 100644', '--- /dev/null', '+++ b/test/strings.test.js', '@@ -0,0 +1,4 @@', "+const test = require('node:test');", "+const assert = require('node:assert');", "+const { isEven } = require('../index.js');", "+test('a numeric string is even', () => assert.strictEqual(isEven('4'), true));", ''].join('\n');
+    const v = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch });
+    expect(v.environment.dependenciesAsOf).toBe('2005-03-02T00:00:00Z');
+    expect(v.tests.filter((t) => t.transition === 'F2P').map((t) => t.id)).toEqual(['test/strings.test.js > a numeric string is even']);
+    expect(v.warnings).toEqual(['swt: the install as of 2005-03-02 (npm --before) failed: installing current releases instead']);
   }, 900_000);
 });
