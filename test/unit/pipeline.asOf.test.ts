@@ -11,6 +11,7 @@ import { python } from '../../src/ecosystems/python/index.js';
 import { node } from '../../src/ecosystems/node/index.js';
 import { commitDateAndTag } from '../../src/repo/git.js';
 import { parseRepoConfig } from '../../src/config/repoConfig.js';
+import { environmentKey } from '../../src/sandbox/images/envKey.js';
 import { cleanupGitRepos, createGitRepo } from '../helpers/gitRepo.js';
 
 const NOW = new Date('2026-11-28T12:00:00Z');
@@ -130,4 +131,13 @@ describe('Node: npm install --before without a lockfile', () => {
     expect(node.environment(facts(['package-lock.json'], '2021-04-02T00:00:00Z')).install).toBe('npm ci --no-audit --no-fund');
     expect(node.environment(facts([])).install).toBe('npm install --no-audit --no-fund');
   });
+});
+
+it('the environment key holds the date through the install command: two commits of one day share an image, another day gets its own', () => {
+  const key = (commitDate: string) => {
+    const install = python.environment({ files: ['pyproject.toml'], manifests: { 'pyproject.toml': FLASKISH }, asOf: installAsOf(commitDate, 'auto', NOW)! }).install;
+    return environmentKey({ scope: '/r', trusted: true, baseImageId: 'sha256:1', install, files: [{ path: 'pyproject.toml', blob: 'b1' }] });
+  };
+  expect(key('2023-06-01T08:00:00Z')).toBe(key('2023-06-01T21:00:00Z'));
+  expect(key('2023-06-01T08:00:00Z')).not.toBe(key('2023-06-02T08:00:00Z'));
 });
