@@ -1,4 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { validate } from '../../src/pipeline/validate.js';
+import { swt } from '../helpers/cli.js';
 import { renderText } from '../../src/harness/render.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo } from '../helpers/gitRepo.js';
@@ -91,15 +95,18 @@ describe('time-consistent installs (real containers, real PyPI)', () => {
     expect(renderText(v)).toContain(`No test results: ${v.noTests}`);
   }, 900_000);
 
-  it('the same commit with today\'s releases (dependencies_as_of: today): werkzeug 3 has no url_quote, every test fails on import on both sides', async () => {
+  it('the same commit with today\'s releases (swt validate --dependencies-as-of today): werkzeug 3 has no url_quote, every test fails on import on both sides', async () => {
     const { repo, base, head } = project();
-    const v = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch: TEST_PATCH, dependenciesAsOf: 'today' });
+    const dir = await mkdtemp(join(tmpdir(), 'swt-test-patch-'));
+    const tests = join(dir, 'tests.patch');
+    await writeFile(tests, TEST_PATCH);
+    const r = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', tests, '--dependencies-as-of', 'today', '--json').finally(() => rm(dir, { recursive: true, force: true }));
+    const v = JSON.parse(r.stdout.trim().split('\n').pop()!);
     expect(v.environment.dependenciesAsOf).toBeUndefined();
     expect(v.success).toBe(false);
     expect(v.tests.length).toBeGreaterThan(0);
-    expect(v.tests.every((t) => t.transition === 'F2F')).toBe(true);
-    const failure = JSON.stringify(v.runs.base);
-    expect(failure).toMatch(/cannot import name 'url_quote' from 'werkzeug\.urls'/);
+    expect(v.tests.every((t: { transition: string }) => t.transition === 'F2F')).toBe(true);
+    expect(JSON.stringify(v.runs.base)).toMatch(/cannot import name 'url_quote' from 'werkzeug\.urls'/);
   }, 900_000);
 
   // npm without a lockfile installs with --before. The npm registry reachable here serves rewritten
