@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { asOfModeFromEnv, installAsOf, versionFromDescribe } from '../../src/pipeline/asOf.js';
-import { pythonInstall, pythonProject } from '../../src/ecosystems/python/install.js';
+import { pythonInstall, pythonProject, pythonVersionFor } from '../../src/ecosystems/python/install.js';
 import { python } from '../../src/ecosystems/python/index.js';
 import { node } from '../../src/ecosystems/node/index.js';
 import { commitDateAndTag } from '../../src/repo/git.js';
@@ -140,4 +140,16 @@ it('the environment key holds the date through the install command: two commits 
   };
   expect(key('2023-06-01T08:00:00Z')).toBe(key('2023-06-01T21:00:00Z'));
   expect(key('2023-06-01T08:00:00Z')).not.toBe(key('2023-06-02T08:00:00Z'));
+});
+
+it('the Python of its time: the newest minor out for 60 days at the date (up to 3.11), within requires-python', () => {
+  expect(pythonVersionFor(undefined, '2023-01-04T00:00:00Z')).toBe('3.11');
+  expect(pythonVersionFor(undefined, '2022-12-01T00:00:00Z')).toBe('3.10');
+  expect(pythonVersionFor(undefined, '2022-03-01T00:00:00Z')).toBe('3.10');
+  expect(pythonVersionFor(undefined, '2021-11-01T00:00:00Z')).toBe('3.9');
+  expect(pythonVersionFor(undefined, '2015-01-01T00:00:00Z')).toBe('3.6');
+  expect(pythonVersionFor(undefined, '2025-01-01T00:00:00Z')).toBe('3.11');
+  expect(pythonVersionFor('>=3.11', '2022-03-01T00:00:00Z')).toBe('3.11');
+  expect(pythonVersionFor('>=3.7,<3.9', '2022-03-01T00:00:00Z')).toBe('3.8');
+  expect(python.environment({ files: ['setup.py'], manifests: { 'setup.py': 'from setuptools import setup\nsetup(name="old")\n' }, asOf: '2022-03-01T00:00:00Z' }).image).toBe('python:3.10');
 });

@@ -49,7 +49,7 @@ export const python: Ecosystem = {
   environment(facts) {
     // pytest ships in the image; the project and its test dependencies are installed (see install.ts).
     const project = pythonProject(facts);
-    return { image: `python:${pythonVersionFor(project.requiresPython)}`, install: pythonInstall(project, { ...(facts.asOf ? { asOf: facts.asOf } : {}), ...(facts.tagVersion ? { tagVersion: facts.tagVersion } : {}) }) };
+    return { image: `python:${pythonVersionFor(project.requiresPython, facts.asOf)}`, install: pythonInstall(project, { ...(facts.asOf ? { asOf: facts.asOf } : {}), ...(facts.tagVersion ? { tagVersion: facts.tagVersion } : {}) }) };
   },
   defaultRunner: () => ({ kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' }),
   runners: [pytest],

@@ -123,10 +123,35 @@ function projectName(pyproject: Record<string, any> | undefined, setupCfg: strin
   return n && /^[A-Za-z0-9._-]+$/.test(n) ? n : undefined;
 }
 
-/** The Python minor for a requires-python specifier: 3.11 when it allows it, else the nearest it allows. */
-export function pythonVersionFor(spec: string | undefined): string {
-  if (!spec) return DEFAULT_PYTHON;
-  const [, def] = DEFAULT_PYTHON.split('.').map(Number) as [number, number];
+/** When each Python minor came out: its wheels for the dependencies of the day follow within weeks. */
+const PYTHON_RELEASES: ReadonlyArray<[minor: number, date: string]> = [
+  [6, '2016-12-23'],
+  [7, '2018-06-27'],
+  [8, '2019-10-14'],
+  [9, '2020-10-05'],
+  [10, '2021-10-04'],
+  [11, '2022-10-24'],
+];
+const WHEELS_AFTER_DAYS = 60;
+
+/**
+ * The newest Python minor (up to the default) out for 60 days at `asOf`: a 2022 commit resolved
+ * as of its date gets numpy 1.22, which has no wheels for 3.11 (built from source, it fails).
+ */
+function minorOfItsTime(def: number, asOf: string | undefined): number {
+  const t = asOf ? Date.parse(asOf) : NaN;
+  if (Number.isNaN(t)) return def;
+  const out = PYTHON_RELEASES.filter(([, d]) => Date.parse(d) + WHEELS_AFTER_DAYS * 864e5 <= t).map(([m]) => m);
+  return Math.min(def, out.length ? out[out.length - 1]! : PYTHON_RELEASES[0]![0]);
+}
+
+/**
+ * The Python minor for a requires-python specifier: 3.11 (or, with `asOf`, the minor of that
+ * date) when it allows it, else the nearest it allows.
+ */
+export function pythonVersionFor(spec: string | undefined, asOf?: string): string {
+  const def = minorOfItsTime(Number(DEFAULT_PYTHON.split('.')[1]), asOf);
+  if (!spec) return `3.${def}`;
   let low = 0;
   let high = Infinity;
   for (const m of spec.matchAll(/(>=|>|<=|<|==|~=)\s*3\.(\d+)/g)) {
