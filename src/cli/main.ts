@@ -106,6 +106,7 @@ function addValidateCommand(program: Command): void {
       .option('--image <ref>', 'base image, e.g. node:18 or python:3.11 (default: from the repository)')
       .option('--install <cmd>', 'dependency install command, run with the package registries only (default: from the repository)')
       .option('--test-cmd <cmd>', 'test command with {files}, e.g. "npx mocha --exit {files}"')
+      .addOption(new Option('--dependencies-as-of <mode>', "the default install's registry state: auto (the base commit's date when older than 30 days), base (always its date), today").choices(['auto', 'base', 'today']))
       .addOption(new Option('--reruns <n>', 'extra runs per side to detect flaky tests').argParser(positiveInt('--reruns')).default(0))
       .addOption(new Option('--confirm <n>', 'reruns of each test that moves (not P2P) on both sides before it counts; 0 = off (default: .github/swt.yml confirm, else 2)').argParser(positiveInt('--confirm')))
       .option('--coverage', 'also measure change coverage ΔC of the tests (extra runs)')
@@ -129,6 +130,7 @@ function addValidateCommand(program: Command): void {
         image: o.image,
         install: o.install,
         testCmd: o.testCmd,
+        ...(o.dependenciesAsOf ? { dependenciesAsOf: o.dependenciesAsOf } : {}),
         reruns: o.reruns,
         ...(o.confirm !== undefined ? { confirm: o.confirm } : {}),
         limits: limitsFrom(o),

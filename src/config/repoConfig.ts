@@ -16,6 +16,11 @@ export const repoConfigSchema = z
     image: z.string().min(1).optional(),
     /** Dependency install command, run while the environment image is built; reaches only the package registries. */
     install: z.string().optional(),
+    /**
+     * Which registry state the default install resolves unpinned dependencies against: `auto` (the
+     * base commit's date when it is older than 30 days), `base` (always its date), `today`.
+     */
+    dependencies_as_of: z.enum(['auto', 'base', 'today']).optional(),
     /** Test command with `{files}`. */
     test_command: z.string().includes('{files}', { message: 'must contain {files}' }).optional(),
     /** Per test run; lowered by the operator's ceilings (SWT_MAX_*), never raised past them. */

@@ -14,6 +14,13 @@ export interface RepoFacts {
   manifests?: Readonly<Record<string, string>>;
   /** Parsed package.json at the root (older callers give it parsed; the Node module reads it from `manifests` otherwise). */
   packageJson?: any;
+  /**
+   * The date unpinned dependencies resolve as of (start of the UTC day after the base commit's, as
+   * RFC 3339): the install takes no release published after it. Absent: today's registries.
+   */
+  asOf?: string;
+  /** The project's own version from its git tags (`git describe`), for builds that take it from git. */
+  tagVersion?: string;
 }
 
 /**

@@ -33,6 +33,8 @@ export interface InstanceResult {
   tests: ResultTest[];
   /** Set when the instance could not be evaluated (unresolvable repo, missing commit, failed install…). */
   error?: string;
+  /** Why validation yielded no test at all (each side's exit and the end of its runner's output). */
+  noTests?: string;
   warnings?: string[];
   testPatch?: string;
   /** Generation evidence when predictions were generated. */

@@ -138,6 +138,7 @@ export async function evaluateInstance(clock: PhaseClock, inst: Instance, opts: 
     row.success = v.success;
     row.likelyCorrect = v.likelyCorrect;
     row.tests = v.tests.map(resultTest);
+    if (v.noTests) row.noTests = v.noTests;
     keepCoverage(row, v);
   } catch (e) {
     if (isSwtError(e) && FATAL.has(e.code)) throw e;

@@ -115,6 +115,12 @@ function code(s: string): string {
   return `${fence}${pad}${body}${pad}${fence}`;
 }
 
+/** A fenced block longer than any backtick run inside: a runner's output cannot close it. */
+function block(s: string): string {
+  const fence = '`'.repeat(Math.max(3, ...(s.match(/`+/g) ?? []).map((r) => r.length + 1)));
+  return `${fence}text\n${s}\n${fence}`;
+}
+
 /** Markdown for a GitHub comment: a table of tests, then the verdict. */
 export function renderMarkdown(v: Verdict, opts: RenderOptions = {}): string {
   const maxRows = opts.maxRows ?? 50;
@@ -123,6 +129,7 @@ export function renderMarkdown(v: Verdict, opts: RenderOptions = {}): string {
   if (opts.title) out.push(`### ${opts.title}`, '');
   if (v.tests.length === 0) {
     out.push('_No test results._', '');
+    if (v.noTests) out.push(block(v.noTests), '');
   } else {
     out.push('| Test | Before fix | After fix | Result | Details |', '| --- | --- | --- | --- | --- |');
     const rows = orderedTests(v);
@@ -165,7 +172,7 @@ export function renderText(v: Verdict, opts: RenderOptions & { width?: number } 
   const idWidth = Math.max(20, Math.min(opts.width ?? 70, Math.max(4, ...v.tests.map((t) => t.id.length))));
   const out: string[] = [];
   if (opts.title) out.push(opts.title, '');
-  if (v.tests.length === 0) out.push('No test results.');
+  if (v.tests.length === 0) out.push(v.noTests ? `No test results: ${v.noTests}` : 'No test results.');
   else {
     const sideWidth = Math.max(10, ...v.tests.flatMap((t) => [sideLabel(t, 'base').length, sideLabel(t, 'head').length]));
     const cols = [idWidth, sideWidth, sideWidth];

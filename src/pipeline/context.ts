@@ -4,7 +4,8 @@ import type { Progress } from './progress.js';
 import { silentProgress } from './progress.js';
 import { detectRunner, isFileLevel, runnerFromCommand } from '../harness/runners.js';
 import type { RunnerSpec } from '../results/types.js';
-import { listFiles, openRepo, readFileAt, readTreeFiles, resolveRev } from '../repo/git.js';
+import { commitDateAndTag, listFiles, openRepo, readFileAt, readTreeFiles, resolveRev } from '../repo/git.js';
+import { asOfModeFromEnv, installAsOf, versionFromDescribe, type AsOfMode } from './asOf.js';
 import { capLimits, ceilingsFromEnv, type CappedLimit } from '../sandbox/containers/ceilings.js';
 import type { Environment, ResourceLimits, Sandbox, WarmUp } from '../sandbox/types.js';
 import { CONFIG_PATH, parseRepoConfig, type RepoConfig } from '../config/repoConfig.js';
@@ -28,6 +29,8 @@ export interface RepoContext {
   cacheScope?: string;
   /** What the install's fallback did, when it had to (no registry answered). */
   installNotes: string[];
+  /** The date the default install resolved unpinned dependencies as of (RepoFacts.asOf); absent: today's registries, or a named install. */
+  dependenciesAsOf?: string;
 }
 
 export interface ContextInput {
@@ -42,6 +45,8 @@ export interface ContextInput {
   config?: RepoConfig;
   /** The files the test patch touches: a repository of several ecosystems runs the one they are in. */
   touched?: readonly string[];
+  /** Which registry state the default install resolves against (default: SWT_DEPENDENCIES_AS_OF, then the config's `dependencies_as_of`, then `auto`). */
+  dependenciesAsOf?: AsOfMode;
 }
 
 export async function prepareContext(sandbox: Sandbox, input: ContextInput, progress: Progress = silentProgress): Promise<RepoContext> {
@@ -54,7 +59,8 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const install = input.install ?? config.install;
   const testCmd = input.testCmd || config.test_command;
   // Read even with everything named: the project's own test environment comes from its files.
-  const facts = await repoFacts(repo, base, files);
+  const asOfMode = input.dependenciesAsOf ?? asOfModeFromEnv() ?? config.dependencies_as_of ?? 'auto';
+  const facts = await repoFacts(repo, base, files, asOfMode);
   const touched = input.touched ?? [];
   const named = testCmd ? runnerFromCommand(testCmd, facts, touched) : detectRunner(facts, touched);
   const testEnv = ecosystemOfRunner(named)?.testEnvironment?.(facts);
@@ -62,6 +68,9 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const defaults = environmentDefaults(facts, runner, touched);
   const baseImage = image || defaults!.image;
   const installCmd = install ?? defaults!.install;
+  // Only the default install takes the date: a named command is run as it is.
+  const asOf = install === undefined && facts.asOf && installCmd.trim() ? facts.asOf : undefined;
+  if (asOf) progress.step(`dependencies as of ${asOf.slice(0, 10)}, the base commit's date (dependencies_as_of: ${asOfMode})`);
   progress.step(`environment ${baseImage}${installCmd ? ` + ${installCmd}` : ''}`);
   const cacheScope = input.cacheScope;
   const eco = ecosystemOfRunner(runner);
@@ -70,7 +79,7 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
   const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
   for (const n of installNotes) progress.step(n);
-  return { repo, base, env, runner, config, files, baseImage, install: installCmd, ...(warm ? { warm } : {}), installNotes, ...(cacheScope ? { cacheScope } : {}) };
+  return { repo, base, env, runner, config, files, baseImage, install: installCmd, ...(warm ? { warm } : {}), installNotes, ...(cacheScope ? { cacheScope } : {}), ...(asOf ? { dependenciesAsOf: asOf } : {}) };
 }
 
 /** What an install's fallback recorded (air-gapped: installed from what the image holds), one note a line. */
@@ -125,12 +134,15 @@ export function decideLimits(config: RepoConfig, limits: Partial<ResourceLimits>
 }
 
 /** The files and the ones ecosystems read (root manifests such as package.json and go.mod, a monorepo's packages, CI workflows), at `rev`. */
-async function repoFacts(repo: string, rev: string, files: string[]): Promise<RepoFacts> {
+async function repoFacts(repo: string, rev: string, files: string[], asOfMode: AsOfMode): Promise<RepoFacts> {
   const manifests: Record<string, string> = {};
   const git = await openRepo(repo);
   // One batch read: a monorepo has hundreds of package manifests. An unreadable one (a submodule, a
   // symlink elsewhere) is absent: detection sees the file without its text.
   const texts = await readTreeFiles(git, `${await resolveRev(git, rev)}^{tree}`, factPaths(files));
   for (const [path, content] of texts) manifests[path] = content.toString('utf8');
-  return { files, manifests };
+  const { date, describe } = await commitDateAndTag(git, rev);
+  const asOf = installAsOf(date, asOfMode);
+  const tagVersion = describe ? versionFromDescribe(describe) : undefined;
+  return { files, manifests, ...(asOf ? { asOf } : {}), ...(tagVersion ? { tagVersion } : {}) };
 }

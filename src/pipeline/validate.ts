@@ -13,6 +13,7 @@ import { applyModelPatch } from '../patch/applyModelPatch.js';
 import { headChanges } from './headChanges.js';
 import { listFiles, materialize, patchToRevAt, resolveRev, withState } from '../repo/git.js';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
+import { whyNoTests } from '../harness/noTests.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import { decideLimits, prepareContext, type CappedNote, type ContextInput, type RepoContext } from './context.js';
 import { testTargetsOfPatch } from './testTargets.js';
@@ -78,6 +79,8 @@ export interface ValidationResult extends Verdict {
    * its own); `head.own` says whether head got its own image because `head.manifests` changed.
    */
   environment: EnvironmentSummary & {
+    /** The date the default install resolved unpinned dependencies as of (the base commit's); absent: today's registries. */
+    dependenciesAsOf?: string;
     base: EnvironmentSummary;
     head: EnvironmentSummary & { own: boolean; manifests: string[] };
   };
@@ -185,10 +188,11 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     head,
     files,
     runner: ctx.runner.kind,
-    environment: { ...summary(ctx.env), base: summary(ctx.env), head: { ...summary(env.env), own: env.env !== ctx.env, manifests: env.manifests } },
+    environment: { ...summary(ctx.env), ...(ctx.dependenciesAsOf ? { dependenciesAsOf: ctx.dependenciesAsOf } : {}), base: summary(ctx.env), head: { ...summary(env.env), own: env.env !== ctx.env, manifests: env.manifests } },
     limitsCapped: decided.capped,
     ...(ctx.runner.env && Object.keys(ctx.runner.env).length ? { testEnvironment: { env: { ...ctx.runner.env }, source: ctx.runner.envSource ?? 'the runner' } } : {}),
     runs: { base: runs.base, head: runs.head },
+    ...(verdict.tests.length === 0 ? { noTests: whyNoTests(runs) ?? 'the runs reported tests, but none is left once the baseline is taken out' } : {}),
     ...(runs.confirm
       ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, ...(runs.confirm.inProcess ? { inProcess: [...runs.confirm.inProcess] } : {}), runs: { base: runs.confirm.base, head: runs.confirm.head } } }
       : {}),

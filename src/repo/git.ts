@@ -209,6 +209,19 @@ export async function listFiles(repoOrPath: GitRepo | string, rev: string): Prom
   return listTreeFiles(repo, `${await resolveRev(repo, rev)}^{tree}`);
 }
 
+/**
+ * A commit's committer date (ISO 8601) and the nearest tag it descends from (`git describe --tags`
+ * output), each absent when git cannot say (a history without tags).
+ */
+export async function commitDateAndTag(repoOrPath: GitRepo | string, rev: string): Promise<{ date?: string; describe?: string }> {
+  const repo = await asRepo(repoOrPath);
+  const commit = await resolveRev(repo, rev);
+  const [d, t] = await Promise.all([runGit(repo.path, ['show', '-s', '--format=%cI', commit]), runGit(repo.path, ['describe', '--tags', commit])]);
+  const date = d.code === 0 ? d.stdout.toString('utf8').trim() : '';
+  const describe = t.code === 0 ? t.stdout.toString('utf8').trim() : '';
+  return { ...(date ? { date } : {}), ...(describe ? { describe } : {}) };
+}
+
 /** Text of one file at a revision; BAD_INPUT when the file is not there. */
 export async function readFileAt(repoOrPath: GitRepo | string, rev: string, path: string): Promise<string> {
   const repo = await asRepo(repoOrPath);

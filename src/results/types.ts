@@ -93,6 +93,8 @@ export interface Verdict {
   /** Fix filter: every test F2P or P2P, at least one F2P, none flaky. */
   likelyCorrect: boolean;
   counts: Record<Transition, number>;
+  /** When no test came out at all: why, each side's exit and the end of what its runner printed (harness/noTests.ts). */
+  noTests?: string;
 }
 
 /** How to run a repository's tests: a runner kind and a command template with `{files}`. */

@@ -41,10 +41,12 @@ export function tempRepoPrefix(): string {
   return `swt-testrepo-${process.pid}-`;
 }
 
-export function createGitRepo(files: Record<string, string>, opts: { message?: string } = {}): TempRepo {
+/** `date`: every commit's author and committer date (an old project's history). */
+export function createGitRepo(files: Record<string, string>, opts: { message?: string; date?: string } = {}): TempRepo {
   const path = mkdtempSync(join(tmpdir(), tempRepoPrefix()));
   created.add(path);
-  const run = (...args: string[]) => execFileSync('git', args, { cwd: path, env: cleanEnv(), encoding: 'utf8' });
+  const dated = opts.date ? { GIT_AUTHOR_DATE: opts.date, GIT_COMMITTER_DATE: opts.date } : {};
+  const run = (...args: string[]) => execFileSync('git', args, { cwd: path, env: { ...cleanEnv(), ...dated }, encoding: 'utf8' });
   run('init', '-q', '-b', 'main');
   const repo: TempRepo = {
     path,

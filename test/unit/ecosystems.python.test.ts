@@ -32,6 +32,8 @@ describe('Python projects that must be installed', () => {
       requirementFiles: ['requirements-dev.txt', 'requirements-test-extra.txt'],
       sourceRoot: 'src',
       requiresPython: '>=3.8',
+      name: 'mathx',
+      scmVersion: false,
     });
     const install = pythonInstall(p);
     expect(install).toMatch(/^python3 -m pip install --no-input --progress-bar off -e '\.\[test,dev\]' -r requirements-dev\.txt -r requirements-test-extra\.txt 'hypothesis>=6' ruff && /);

@@ -237,7 +237,7 @@ export const node: Ecosystem = {
     const needsDeno = runners.some((r) => r?.template.startsWith(DENO_CLI));
     // A Deno project with no package.json has nothing for npm to install: only the Deno CLI.
     const deno = needsDeno ? denoCliInstall() + denoImportsInstall(denoConfigOf(facts), facts.files.includes('deno.lock')) : '';
-    const install = !pkg && needsDeno ? deno : installCommand(pm) + (needsBun ? `; ${bunCliInstall()}` : '') + (needsDeno ? `; ${deno}` : '');
+    const install = !pkg && needsDeno ? deno : installCommand(pm, facts.asOf) + (needsBun ? `; ${bunCliInstall()}` : '') + (needsDeno ? `; ${deno}` : '');
     return { image, install };
   },
   defaultRunner: defaultRunnerOf,

@@ -187,11 +187,21 @@ function pinSourceText(from: PinSource): string {
  * The install: the pinned CLI, then a frozen install with its store or cache in the package-cache
  * volume (`$SWT_PKG_CACHE`), retried offline from that cache when no registry answers, saying so.
  */
-export function installCommand(pm: PackageManager): string {
+export function installCommand(pm: PackageManager, asOf?: string): string {
   const cache = (sub: string) => `"\${SWT_PKG_CACHE:-$HOME/.cache}"/${sub}`;
   switch (pm.name) {
-    case 'npm':
-      return pm.lockfile ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund';
+    case 'npm': {
+      if (pm.lockfile) return 'npm ci --no-audit --no-fund';
+      const today = 'npm install --no-audit --no-fund';
+      // Time-consistent (`asOf`): no version published after the base commit's date. pnpm, yarn
+      // and bun have no such date option; their lockfile (when there is one) pins them instead.
+      if (!asOf) return today;
+      const day = asOf.slice(0, 10);
+      return (
+        `{ ${today} --before=${shellQuote(asOf)} && ${installNote(`dependencies resolved as of ${day} (the base commit date; npm --before=${asOf})`)}; } || ` +
+        `{ ${installNote(`the install as of ${day} (npm --before) failed: installing current releases instead`)}; rm -rf node_modules; ${today}; }`
+      );
+    }
     case 'pnpm': {
       const frozen = pm.lockfile ? ' --frozen-lockfile' : '';
       // pnpm ≥ 9.7 would switch itself to packageManager's version: it already is that version.

@@ -3,6 +3,7 @@ import { parseJUnit } from '../../results/formats/junit.js';
 import { fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import { pytestRounds } from './rounds.js';
+import { namedByPytestConfig, pytestConfigFiles, pytestTestFileRules } from './pytestConfig.js';
 import { PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { pythonDependencyManifest, pythonMachinery } from './machinery.js';
@@ -42,14 +43,16 @@ export const python: Ecosystem = {
     // Python files without a marker: a weak clue, below any manifest of another ecosystem.
     return facts.files.some((f) => f.endsWith('.py')) ? 4 : 0;
   },
-  // pytest collects by name wherever it recurses, helpers directories included; fixture data is not collected.
-  isTestFile: (p) => PY_TEST_NAME.test(p.base) && !p.dirs.some((d) => DATA_DIRS.has(d)),
+  // pytest collects by name wherever it recurses, helpers directories included; fixture data is not
+  // collected. The project's `python_files` names more (pylint: `unittest_*.py`).
+  isTestFile: (p, rules) => (PY_TEST_NAME.test(p.base) || (!!rules && namedByPytestConfig(p, rules))) && !p.dirs.some((d) => DATA_DIRS.has(d)),
+  testFileRules: { reads: pytestConfigFiles, rules: (texts) => pytestTestFileRules(texts) },
   isTestSupport: (p) => p.base === 'conftest.py',
   languageOf: () => 'python',
   environment(facts) {
     // pytest ships in the image; the project and its test dependencies are installed (see install.ts).
     const project = pythonProject(facts);
-    return { image: `python:${pythonVersionFor(project.requiresPython)}`, install: pythonInstall(project) };
+    return { image: `python:${pythonVersionFor(project.requiresPython, facts.asOf)}`, install: pythonInstall(project, { ...(facts.asOf ? { asOf: facts.asOf } : {}), ...(facts.tagVersion ? { tagVersion: facts.tagVersion } : {}) }) };
   },
   defaultRunner: () => ({ kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' }),
   runners: [pytest],

@@ -11,7 +11,7 @@
  */
 import { parse as parseToml } from 'smol-toml';
 import { shellQuote } from '../../util/shell.js';
-import { installNote } from '../command.js';
+import { INSTALL_NOTES, installNote } from '../command.js';
 import type { RepoFacts } from '../types.js';
 
 export const PYTHON_MANIFESTS = ['pyproject.toml', 'setup.cfg', 'setup.py'] as const;
@@ -31,6 +31,16 @@ export interface PythonProject {
   sourceRoot: string;
   /** requires-python, when declared. */
   requiresPython?: string;
+  /** The distribution's name, when a manifest states it literally. */
+  name?: string;
+  /** Its version comes from git (setuptools-scm, hatch-vcs): /testbed has no .git to take it from. */
+  scmVersion: boolean;
+}
+
+/** What the install is told besides the manifests: RepoFacts' `asOf` and `tagVersion`. */
+export interface InstallTime {
+  asOf?: string;
+  tagVersion?: string;
 }
 
 function tomlOf(text: string | undefined): Record<string, any> | undefined {
@@ -97,14 +107,51 @@ export function pythonProject(facts: RepoFacts): PythonProject {
     .filter((f) => /^requirements[-_](test|tests|testing|dev)[^/]*\.txt$/i.test(f) || f === 'requirements.txt')
     .sort((a, b) => (a === 'requirements.txt' ? -1 : b === 'requirements.txt' ? 1 : a.localeCompare(b)));
   const srcLayout = files.some((f) => /^src\/[^/]+\/__init__\.py$/.test(f) || /^src\/[^/]+\.py$/.test(f));
+  const name = projectName(pyproject, text('setup.cfg'), text('setup.py'));
+  const scmVersion = [text('pyproject.toml'), text('setup.cfg'), text('setup.py')].some((t) => !!t && SCM_MARKERS.test(t));
   const requiresPython = typeof pyproject?.project?.['requires-python'] === 'string' ? (pyproject.project['requires-python'] as string) : undefined;
-  return { installable, extras, groupRequirements: groupReqs, requirementFiles, sourceRoot: srcLayout ? 'src' : '.', ...(requiresPython ? { requiresPython } : {}) };
+  return { installable, extras, groupRequirements: groupReqs, requirementFiles, sourceRoot: srcLayout ? 'src' : '.', ...(requiresPython ? { requiresPython } : {}), ...(name ? { name } : {}), scmVersion };
 }
 
-/** The Python minor for a requires-python specifier: 3.11 when it allows it, else the nearest it allows. */
-export function pythonVersionFor(spec: string | undefined): string {
-  if (!spec) return DEFAULT_PYTHON;
-  const [, def] = DEFAULT_PYTHON.split('.').map(Number) as [number, number];
+const SCM_MARKERS = /setuptools[-_]scm|hatch-vcs|use_scm_version|versioningit|pdm-backend.*scm|dunamai/;
+
+function projectName(pyproject: Record<string, any> | undefined, setupCfg: string | undefined, setupPy: string | undefined): string | undefined {
+  const n =
+    (typeof pyproject?.project?.name === 'string' ? (pyproject.project.name as string) : undefined) ??
+    /^\[metadata\][^[]*?^name\s*=\s*([A-Za-z0-9._-]+)\s*$/m.exec(setupCfg ?? '')?.[1] ??
+    /\bsetup\s*\([^]*?\bname\s*=\s*['"]([A-Za-z0-9._-]+)['"]/.exec(setupPy ?? '')?.[1];
+  return n && /^[A-Za-z0-9._-]+$/.test(n) ? n : undefined;
+}
+
+/** When each Python minor came out: its wheels for the dependencies of the day follow within weeks. */
+const PYTHON_RELEASES: ReadonlyArray<[minor: number, date: string]> = [
+  [6, '2016-12-23'],
+  [7, '2018-06-27'],
+  [8, '2019-10-14'],
+  [9, '2020-10-05'],
+  [10, '2021-10-04'],
+  [11, '2022-10-24'],
+];
+const WHEELS_AFTER_DAYS = 60;
+
+/**
+ * The newest Python minor (up to the default) out for 60 days at `asOf`: a 2022 commit resolved
+ * as of its date gets numpy 1.22, which has no wheels for 3.11 (built from source, it fails).
+ */
+function minorOfItsTime(def: number, asOf: string | undefined): number {
+  const t = asOf ? Date.parse(asOf) : NaN;
+  if (Number.isNaN(t)) return def;
+  const out = PYTHON_RELEASES.filter(([, d]) => Date.parse(d) + WHEELS_AFTER_DAYS * 864e5 <= t).map(([m]) => m);
+  return Math.min(def, out.length ? out[out.length - 1]! : PYTHON_RELEASES[0]![0]);
+}
+
+/**
+ * The Python minor for a requires-python specifier: 3.11 (or, with `asOf`, the minor of that
+ * date) when it allows it, else the nearest it allows.
+ */
+export function pythonVersionFor(spec: string | undefined, asOf?: string): string {
+  const def = minorOfItsTime(Number(DEFAULT_PYTHON.split('.')[1]), asOf);
+  if (!spec) return `3.${def}`;
   let low = 0;
   let high = Infinity;
   for (const m of spec.matchAll(/(>=|>|<=|<|==|~=)\s*3\.(\d+)/g)) {
@@ -119,21 +166,62 @@ export function pythonVersionFor(spec: string | undefined): string {
   return `3.${minor}`;
 }
 
+/** setuptools-scm's variable for one distribution only (dependencies built from source keep theirs). */
+function pretendVariable(name: string): string {
+  return `SETUPTOOLS_SCM_PRETEND_VERSION_FOR_${name.replace(/[-_.]+/g, '_').toUpperCase()}`;
+}
+
+/**
+ * The project's own version for a build that takes it from git: its tag (`tagVersion`), else, as
+ * of `asOf`, its last release on PyPI before then (uv resolves the name alone). A shell prefix
+ * exporting it for this distribution only, or '' when neither can tell.
+ */
+function ownVersion(project: PythonProject, time: InstallTime): string {
+  if (!project.scmVersion || !project.name) return '';
+  const v = pretendVariable(project.name);
+  if (time.tagVersion) return `export ${v}=${shellQuote(time.tagVersion)}; `;
+  if (!time.asOf) return '';
+  const ask = `printf '%s\\n' ${shellQuote(project.name)} | uv pip compile - --no-deps --no-header --no-annotate -q --exclude-newer ${shellQuote(time.asOf)} 2>/dev/null | sed -n 's/^[^=]*==//p'`;
+  const day = time.asOf.slice(0, 10);
+  return (
+    `${v}=$(${ask}); if [ -n "$${v}" ]; then printf '%s%s%s\\n' ${shellQuote('swt: the project version is ')} "$${v}" ${shellQuote(`, its last release on PyPI before ${day}: the repository has no tag to take it from`)} | tee -a ${INSTALL_NOTES}; ` +
+    `else ${v}=0.0.0+swt; ${installNote(`the project version is a stand-in, 0.0.0+swt: no tag in the repository, no release on PyPI before ${day}`)}; fi; export ${v}; `
+  );
+}
+
+/**
+ * Time-consistent: uv (from PyPI) installs with `--exclude-newer asOf`, into the user site as pip
+ * would (the images' site-packages belong to root); pytest too when the project does not bring it.
+ */
+function timedInstall(project: PythonProject, time: InstallTime & { asOf: string }, args: string): string {
+  const pip = 'python3 -m pip install --no-input --progress-bar off';
+  const uv = `uv pip install --python python3 --prefix "$(python3 -m site --user-base)" --exclude-newer ${shellQuote(time.asOf)}`;
+  const getUv = `{ command -v uv >/dev/null 2>&1 || ${pip} uv; }`;
+  const pytest = `{ python3 -c 'import pytest' 2>/dev/null || ${uv} pytest; }`;
+  const day = time.asOf.slice(0, 10);
+  return `{ ${getUv} && ( ${ownVersion(project, time)}${uv} ${args} ) && ${pytest} && ${installNote(`dependencies resolved as of ${day} (the base commit date; uv --exclude-newer ${time.asOf})`)}; }`;
+}
+
 /**
  * The install command. Online: pip installs the project with its test extras, groups and
- * requirement files. When that fails (no index answers), the fallback and a line saying so.
+ * requirement files. With `time.asOf`, uv installs the same first, taking no release published
+ * after that date; pip with today's releases is its fallback. When that fails too (no index
+ * answers), the air-gapped fallback and a line saying so.
  */
-export function pythonInstall(project: PythonProject): string {
+export function pythonInstall(project: PythonProject, time: InstallTime = {}): string {
   const pip = 'python3 -m pip install --no-input --progress-bar off';
   const reqs = project.requirementFiles.flatMap((f) => ['-r', shellQuote(f)]);
   const groups = project.groupRequirements.map(shellQuote);
-  if (!project.installable) {
-    if (!reqs.length && !groups.length) return '';
-    return `${pip} ${[...reqs, ...groups].join(' ')} || ${installNote('the install through the package index failed (no index answered?): tests run with the packages the image holds')}`;
-  }
   const target = project.extras.length ? shellQuote(`.[${project.extras.join(',')}]`) : '.';
+  const args = (project.installable ? ['-e', target, ...reqs, ...groups] : [...reqs, ...groups]).join(' ');
+  const timed = (ok: string) => (time.asOf && args ? `${timedInstall(project, { ...time, asOf: time.asOf }, args)} || { ${installNote(`the install as of ${time.asOf.slice(0, 10)} (uv --exclude-newer) failed: installing current releases instead`)}; ${ok}; }` : ok);
+  if (!project.installable) {
+    if (!args) return '';
+    return timed(`${pip} ${args} || ${installNote('the install through the package index failed (no index answered?): tests run with the packages the image holds')}`);
+  }
   // The official python images have no pytest: add it when the project's test dependencies did not.
-  const online = `${pip} -e ${target} ${[...reqs, ...groups].join(' ')}`.trim() + ` && { python3 -c 'import pytest' 2>/dev/null || ${pip} pytest; }`;
+  const own = project.scmVersion && project.name && time.tagVersion ? `export ${pretendVariable(project.name)}=${shellQuote(time.tagVersion)}; ` : '';
+  const online = `${pip} ${args} && { python3 -c 'import pytest' 2>/dev/null || ${pip} pytest; }`;
   const pth =
     `python3 -c ${shellQuote(`import os, site; d = site.getusersitepackages(); os.makedirs(d, exist_ok=True); open(os.path.join(d, 'swt-source.pth'), 'w').write(os.path.abspath(${JSON.stringify(project.sourceRoot)}) + '\\n')`)}`;
   const where = project.sourceRoot === 'src' ? 'src/' : 'the repository root';
@@ -144,5 +232,5 @@ export function pythonInstall(project: PythonProject): string {
   // found and the build fails. Retried with a stand-in version (not first: it would apply to every
   // dependency built from source too).
   const scm = `{ ( export SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0+swt; ${online} ) && ${installNote('installed with SETUPTOOLS_SCM_PRETEND_VERSION=0.0.0+swt: the sandbox has no .git to take the version from')}; }`;
-  return `${online} || ${scm} || ${offline}`;
+  return timed(`${own ? `( ${own}${online} )` : online} || ${scm} || ${offline}`);
 }

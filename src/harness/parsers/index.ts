@@ -127,7 +127,11 @@ function silentMessage(file: string, input: RunReportInput, reportMissing: boole
   if (input.diskLimit) return `killed: disk limit (the run wrote more than its disk limit)\n${lastLines(input.output, 4)}`.trim();
   if (input.timedOut) return `timed out before reporting results for this file\n${lastLines(input.output, 4)}`.trim();
   if (input.oomKilled) return 'killed: out of memory';
-  if (!reportMissing) return excerptForFile(input.output, file) || 'the runner reported no tests for this file';
+  // The excerpt is the why; when it is empty (only stack frames, or nothing printed), say what there is.
+  if (!reportMissing) {
+    const none = 'the runner reported no tests for this file';
+    return excerptForFile(input.output, file) || (input.output.trim() ? `${none}; the end of its output:\n${lastLines(input.output, 8)}` : `${none} and printed nothing (exit code ${String(input.exitCode)})`);
+  }
   if (culprits.length && !culprits.includes(file)) {
     return `not run: the runner stopped before running tests (${culprits.join(', ')} failed to load)`;
   }

@@ -53,6 +53,9 @@ export function cacheEnv(): string[] {
     'npm_config_update_notifier=false',
     `PIP_CACHE_DIR=${CACHE_MOUNT}/pip`,
     'PIP_DISABLE_PIP_VERSION_CHECK=1',
+    // uv (time-consistent Python installs): the volume is another filesystem, so copy, not hardlink.
+    `UV_CACHE_DIR=${CACHE_MOUNT}/uv`,
+    'UV_LINK_MODE=copy',
     `YARN_CACHE_FOLDER=${CACHE_MOUNT}/yarn`,
     `npm_config_store_dir=${CACHE_MOUNT}/pnpm`,
     // A module the volume lacks is a 404 there: Go asks the next proxy.

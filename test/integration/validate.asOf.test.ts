@@ -1,0 +1,130 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { validate } from '../../src/pipeline/validate.js';
+import { swt } from '../helpers/cli.js';
+import { renderText } from '../../src/harness/render.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { createGitRepo } from '../helpers/gitRepo.js';
+import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
+
+// Issue 39: a commit from 2023 whose one dependency, werkzeug, is unpinned. werkzeug 3.0.0
+// (2023-09-30) removed `werkzeug.urls.url_quote`, which the project imports: installed with
+// today's releases every test fails on import on both sides (F→F, nothing judged), as a 2023 Flask
+// did. Installed as of the base commit's date (uv --exclude-newer, by default for a commit older
+// than 30 days) it gets werkzeug 2.3.x and the new test is F→P. Real PyPI through the egress proxy.
+// Also: a run that exits 0 with no test says why (the end of the runner's output), and npm's
+// --before with its fallback to today's releases.
+
+const PYPROJECT = `[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "webq"
+version = "0.1.0"
+requires-python = ">=3.8"
+dependencies = ["werkzeug"]
+`;
+const CODE = (fixed: boolean) => `from werkzeug.urls import url_quote
+
+
+def quote_segment(s):
+    """One path segment, quoted: a slash inside it is data."""
+    return url_quote(s${fixed ? ", safe=''" : ''})
+`;
+const OLD_TEST = `from importlib.metadata import version
+
+from webq import quote_segment
+
+
+def test_quote_segment():
+    assert quote_segment('a b') == 'a%20b'
+
+
+def test_werkzeug_of_its_time():
+    assert version('werkzeug').startswith('2.3.')
+`;
+const TEST_PATCH = [
+  'diff --git a/tests/test_webq.py b/tests/test_webq.py',
+  '--- a/tests/test_webq.py',
+  '+++ b/tests/test_webq.py',
+  '@@ -9,3 +9,7 @@ def test_quote_segment():',
+  ' ',
+  ' def test_werkzeug_of_its_time():',
+  "     assert version('werkzeug').startswith('2.3.')",
+  '+',
+  '+',
+  '+def test_slash_is_quoted():',
+  "+    assert quote_segment('a/b c') == 'a%2Fb%20c'",
+  '',
+].join('\n');
+
+function project() {
+  const date = '2023-06-01T12:00:00+00:00';
+  const repo = createGitRepo({ 'pyproject.toml': PYPROJECT, 'src/webq/__init__.py': CODE(false), 'tests/test_webq.py': OLD_TEST }, { date });
+  const base = repo.sha;
+  const head = repo.commit({ 'src/webq/__init__.py': CODE(true) }, 'quote slashes inside a segment');
+  return { repo, base, head };
+}
+
+afterAll(cleanUpEcosystemRuns);
+
+describe('time-consistent installs (real containers, real PyPI)', () => {
+  it('swt validate on a 2023 commit installs werkzeug 2.3.x as of its date (uv --exclude-newer), says so, and judges the new test F→P', async () => {
+    const { repo, base, head } = project();
+    const out = await validateJson(repo.path, base, head, TEST_PATCH);
+    expect(out.tests.map((t) => [t.id, t.transition])).toEqual([
+      ['tests/test_webq.py::test_quote_segment', 'P2P'],
+      ['tests/test_webq.py::test_slash_is_quoted', 'F2P'],
+      ['tests/test_webq.py::test_werkzeug_of_its_time', 'P2P'],
+    ]);
+    expect(out.success).toBe(true);
+    expect(out.environment).toMatchObject({ dependenciesAsOf: '2023-06-02T00:00:00Z' });
+    expect(out.warnings).toEqual(["swt: dependencies resolved as of 2023-06-02 (the base commit date; uv --exclude-newer 2023-06-02T00:00:00Z)"]);
+  }, 900_000);
+
+  // A file without a test under plain pytest is a collection failure with pytest's output (exit 5);
+  // a command that exits 0 all the same (as uvu does with nothing registered) used to say only "No test results".
+  it('a run that exits 0 and reports no test: no result, and the verdict says why with the end of the runner\'s output', async () => {
+    const { repo, base, head } = project();
+    const empty = ['diff --git a/tests/test_helpers.py b/tests/test_helpers.py', 'new file mode 100644', '--- /dev/null', '+++ b/tests/test_helpers.py', '@@ -0,0 +1,2 @@', '+def helper():', '+    return 1', ''].join('\n');
+    const v = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch: empty, testCmd: 'python3 -m pytest -p no:cacheprovider {files} || true' });
+    expect(v.tests).toEqual([]);
+    expect(v.noTests).toMatch(/^base and head: the runner exited with code 0 and reported no test; the end of its output:\n[^]*no tests ran/);
+    expect(renderText(v)).toContain(`No test results: ${v.noTests}`);
+  }, 900_000);
+
+  it('the same commit with today\'s releases (swt validate --dependencies-as-of today): werkzeug 3 has no url_quote, every test fails on import on both sides', async () => {
+    const { repo, base, head } = project();
+    const dir = await mkdtemp(join(tmpdir(), 'swt-test-patch-'));
+    const tests = join(dir, 'tests.patch');
+    await writeFile(tests, TEST_PATCH);
+    const r = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', tests, '--dependencies-as-of', 'today', '--json').finally(() => rm(dir, { recursive: true, force: true }));
+    const v = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(v.environment.dependenciesAsOf).toBeUndefined();
+    expect(v.success).toBe(false);
+    expect(v.tests.length).toBeGreaterThan(0);
+    expect(v.tests.every((t: { transition: string }) => t.transition === 'F2F')).toBe(true);
+    expect(JSON.stringify(v.runs.base)).toMatch(/cannot import name 'url_quote' from 'werkzeug\.urls'/);
+  }, 900_000);
+
+  // npm without a lockfile installs with --before. The npm registry reachable here serves rewritten
+  // publish times (every version "published" in 2024 or later), so a real date cannot show the
+  // pinning here; a date before any version of the dependency exists shows the flow everywhere:
+  // --before finds no version, the install says so and takes today's releases, and the tests run.
+  it('npm: a project dated before its dependency existed: --before finds nothing, today\'s install follows and says so, the new test is F→P', async () => {
+    const pkg = JSON.stringify({ name: 'parity', version: '1.0.0', private: true, dependencies: { 'is-number': '*' } });
+    const buggy = "const isNumber = require('is-number');\nexports.isEven = (n) => isNumber(n) && typeof n === 'number' && n % 2 === 0;\n";
+    const fixed = "const isNumber = require('is-number');\nexports.isEven = (n) => isNumber(n) && Number(n) % 2 === 0;\n";
+    const oldTest = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { isEven } = require('../index.js');\n\ntest('two is even', () => assert.strictEqual(isEven(2), true));\n";
+    const repo = createGitRepo({ 'package.json': pkg, 'index.js': buggy, 'test/even.test.js': oldTest }, { date: '2005-03-01T12:00:00+00:00' });
+    const base = repo.sha;
+    const head = repo.commit({ 'index.js': fixed }, 'numeric strings');
+    const testPatch = ['diff --git a/test/strings.test.js b/test/strings.test.js', 'new file mode 100644', '--- /dev/null', '+++ b/test/strings.test.js', '@@ -0,0 +1,4 @@', "+const test = require('node:test');", "+const assert = require('node:assert');", "+const { isEven } = require('../index.js');", "+test('a numeric string is even', () => assert.strictEqual(isEven('4'), true));", ''].join('\n');
+    const v = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch });
+    expect(v.environment.dependenciesAsOf).toBe('2005-03-02T00:00:00Z');
+    expect(v.tests.filter((t) => t.transition === 'F2P').map((t) => t.id)).toEqual(['test/strings.test.js > a numeric string is even']);
+    expect(v.warnings).toEqual(['swt: the install as of 2005-03-02 (npm --before) failed: installing current releases instead']);
+  }, 900_000);
+});
