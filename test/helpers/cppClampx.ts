@@ -53,19 +53,22 @@ const CATCH2_CMAKE = [
   'add_library(clampx src/clampx.cpp)',
   'target_include_directories(clampx PUBLIC src)',
   'enable_testing()',
-  'add_executable(clampx_tests tests/test_clampx.cpp)',
+  'add_executable(clampx_tests tests/main.cpp tests/test_clampx.cpp)',
   'target_link_libraries(clampx_tests clampx Catch2::Catch2)',
   'include(Catch)',
   'catch_discover_tests(clampx_tests)',
   '',
 ].join('\n');
 
-const CATCH2_TEST = '#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n#include "clampx.h"\n\nTEST_CASE("clamp keeps a value inside") { REQUIRE(clampx(5, 0, 10) == 5); }\n';
+// Catch2's main in a file of its own, as its docs advise: a test file's change does not recompile it.
+const CATCH2_MAIN = '#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n';
+const CATCH2_TEST = '#include <catch2/catch.hpp>\n#include "clampx.h"\n\nTEST_CASE("clamp keeps a value inside") { REQUIRE(clampx(5, 0, 10) == 5); }\n';
 
 export const CATCH2_BASE: Record<string, string> = {
   'CMakeLists.txt': CATCH2_CMAKE,
   'src/clampx.h': HEADER,
   'src/clampx.cpp': BUGGY_CPP,
+  'tests/main.cpp': CATCH2_MAIN,
   'tests/test_clampx.cpp': CATCH2_TEST,
 };
 export const CATCH2_ABOVE = append('tests/test_clampx.cpp', CATCH2_TEST, ['TEST_CASE("clamp limits from above") { CHECK(clampx(15, 0, 10) == 10); }']);

@@ -259,6 +259,9 @@ describe('C/C++ detection, conventions and commands', () => {
     expect(steps).toContain('googletestConfig.cmake');
     expect(CMAKE_CONFIGURE).toContain('-DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS');
     expect(c.warm).toContain('touch -c -d @0');
+    // The build system's inputs recorded by checksum; a run touches the changed ones so the build regenerates.
+    expect(c.warm).toMatch(/-name Makefile\.am .* -exec md5sum \{\} \+ > "\$HOME\/\.swt-build-inputs"$/);
+    expect(buildTestCommand({ kind: 'ctest', template: 'ctest' }, ['tests/a_test.cc'])).toContain(`md5sum -c "$HOME/.swt-build-inputs" 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c "$f"; done`);
   });
 
   it('recognises ctest, meson test and make check; builds the command with the report bundle', () => {

@@ -16,6 +16,7 @@ import {
   CMAKE_CONFIGURE,
   MESON_COMPILE,
   MESON_SETUP,
+  RECORD_BUILD_INPUTS,
   ctestCommand,
   ctestRerun,
   makeCommand,
@@ -76,13 +77,14 @@ function languageOf(testFiles: readonly string[], files: readonly string[]): str
 /**
  * Warm-up: configure and build everything (tests too) with ccache, then date the objects 1970 so
  * every run recompiles them, through ccache (content-checked: a hit costs a lookup), and never
- * links a stale object for a file a run overlays with an older date than this build.
+ * links a stale object for a file a run overlays with an older date than this build; and record
+ * the build system's inputs by checksum (runners.ts BUILD_INPUTS).
  */
 const STALE_OBJECTS = "find . \\( -name '*.o' -o -name '*.lo' -o -name '*.obj' \\) -not -path './.git/*' -exec touch -c -d @0 {} +";
 const WARM =
   `if [ -f CMakeLists.txt ]; then ${CMAKE_CONFIGURE} && ${CMAKE_BUILD_ALL}; fi; ` +
   `if [ -f meson.build ]; then ${MESON_SETUP} && ${MESON_COMPILE}; fi; ` +
-  `if [ -f configure.ac ] || [ -f configure.in ]; then ${AUTOTOOLS_CONFIGURE} && make -k check TESTS=; fi; ${STALE_OBJECTS}`;
+  `if [ -f configure.ac ] || [ -f configure.in ]; then ${AUTOTOOLS_CONFIGURE} && make -k check TESTS=; fi; ${STALE_OBJECTS}; ${RECORD_BUILD_INPUTS}`;
 
 export const ctest: RunnerDef = {
   kind: 'ctest',

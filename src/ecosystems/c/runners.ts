@@ -15,6 +15,18 @@ export const MESON_BUILD = '.swt-meson';
 /** Per-test timeout (seconds) for CTest and Meson: a hanging test is said as timed out, the rest still run. */
 export const TEST_TIMEOUT = 300;
 
+/**
+ * The build system's own inputs (CMakeLists.txt, meson.build, configure.ac, Makefile.am, …) as the
+ * warm-up built from them, by checksum: a run touches those whose content differs, so the build
+ * regenerates from them even when a run's overlay dates them older than the build it finds.
+ */
+export const BUILD_INPUTS = '"$HOME/.swt-build-inputs"';
+export const RECORD_BUILD_INPUTS =
+  "find . \\( -name CMakeLists.txt -o -name '*.cmake' -o -name meson.build -o -name meson_options.txt -o -name meson.options " +
+  "-o -name configure.ac -o -name configure.in -o -name Makefile.am -o -name '*.m4' \\) -type f -not -path './.git/*' -not -path './.swt-*' " +
+  `-exec md5sum {} + > ${BUILD_INPUTS}`;
+const TOUCH_CHANGED_INPUTS = `[ ! -f ${BUILD_INPUTS} ] || md5sum -c ${BUILD_INPUTS} 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c "$f"; done`;
+
 /** The line that opens a section of the bundle: `@@swt-c <kind> <name>`. */
 export const SECTION = '@@swt-c';
 
@@ -62,7 +74,7 @@ function gtestReports(r: string, dir: string): string {
 
 /** The run's prelude: an empty report, a fresh folder for GoogleTest's XML. */
 function prelude(r: string, gtestDir: string): string {
-  return `: > ${r}; rm -rf ${gtestDir}; mkdir -p ${gtestDir}`;
+  return `: > ${r}; rm -rf ${gtestDir}; mkdir -p ${gtestDir}; ${TOUCH_CHANGED_INPUTS}`;
 }
 
 /**
