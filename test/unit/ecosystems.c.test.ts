@@ -162,6 +162,18 @@ describe('Catch2 2.13 and doctest 2.4', () => {
     expect(r.tests[1]!.message).toContain('values: CHECK( 15 == 10 )');
   });
 
+  it('a Catch2 or doctest binary CTest runs whole: its cases one by one from its own junit reporter, CTest\'s line for it dropped', () => {
+    const r = parse('whole-binaries.txt', ['tests/test_clampx.cpp', 'dtests/doctest_clampx_test.cpp']);
+    const byId = new Map(r.tests.map((t) => [t.id, t]));
+    expect(byId.has('catch_whole') || byId.has('doctest_whole')).toBe(false);
+    expect(byId.get('tests/test_clampx.cpp > clamp sections/high')).toMatchObject({ outcome: 'failed', failureKind: 'assertion' });
+    expect(byId.get('dtests/doctest_clampx_test.cpp > subcases/two')).toMatchObject({ outcome: 'failed', failureKind: 'assertion' });
+    expect(byId.get('dtests/doctest_clampx_test.cpp > crashes')).toMatchObject({ outcome: 'failed', failureKind: 'error', message: expect.stringContaining('SIGSEGV') });
+    // A name both files declare ("clamp above") is placed by the report's own file when it has one (doctest), else stays unplaced.
+    expect(byId.get('clamp above')).toMatchObject({ outcome: 'failed' });
+    expect(byId.get('dtests/doctest_clampx_test.cpp > clamp above')).toMatchObject({ outcome: 'failed' });
+  });
+
   it.each([
     ['catch2-2.13-junit.xml', 'catch2-2.13-junit-crash.xml'],
     ['doctest-2.4-junit.xml', 'doctest-2.4-junit-crash.xml'],
@@ -176,6 +188,48 @@ describe('Catch2 2.13 and doctest 2.4', () => {
     expect(crashed.tests.find((t) => t.id === 'crashes')).toMatchObject({ outcome: 'failed', failureKind: 'error', message: expect.stringContaining('SIGSEGV') });
     // doctest names the source file: the test is placed in it.
     if (ok.startsWith('doctest')) expect(plain.tests[0]!.file).toBe('tests/clampx_test.cpp');
+  });
+});
+
+// The same projects with Debian trixie's GoogleTest 1.16, Catch2 3.7.1, doctest 2.4.11, CMake 3.31
+// (whose JUnit gives a failure's verdict, `Failed`/`SEGFAULT`, as its message) and Meson 1.7.
+describe('the second versions: GoogleTest 1.16, Catch2 3.7, doctest 2.4.11 under CTest 3.31; Meson 1.7', () => {
+  it('GoogleTest 1.16: the same ids and verdicts; a crash said by CTest 3.31\'s own verdict', () => {
+    const r = parse('trixie-gtest-ctest.txt', GT);
+    const byId = new Map(r.tests.map((t) => [t.id, t]));
+    expect([...byId.keys()].sort()).toEqual(parse('gtest-ctest.txt', GT).tests.map((t) => t.id).sort());
+    expect(byId.get('tests/clampx_test.cpp > Clamp.Crash')).toMatchObject({ outcome: 'failed', failureKind: 'error', message: expect.stringMatching(/^crashed: SegFault\nSEGFAULT/) });
+    expect(byId.get('tests/clampx_test.cpp > Clamp.Above')).toMatchObject({ outcome: 'failed', failureKind: 'assertion', message: expect.stringContaining('Which is: 15') });
+  });
+
+  it('Catch2 3.7 (Catch2WithMain): discovered cases, and a binary run whole by its junit reporter, sections included', () => {
+    const r = parse('trixie-catch2-3-ctest.txt', ['tests/test_clampx.cpp']);
+    const byId = new Map(r.tests.map((t) => [t.id, t]));
+    expect(byId.get('tests/test_clampx.cpp > clamp above')).toMatchObject({ outcome: 'failed', failureKind: 'assertion', message: expect.stringContaining('CHECK( clampx(15, 0, 10) == 10 )') });
+    expect(byId.get('tests/test_clampx.cpp > clamp sections/high')).toMatchObject({ outcome: 'failed', failureKind: 'assertion' });
+    expect(byId.get('tests/test_clampx.cpp > clamp sections/low')!.outcome).toBe('passed');
+    expect(byId.get('tests/test_clampx.cpp > crashes')).toMatchObject({ outcome: 'failed', failureKind: 'error', message: expect.stringContaining('SIGSEGV') });
+    expect(byId.get('tests/test_clampx.cpp > throws')).toMatchObject({ outcome: 'failed', failureKind: 'error' });
+    expect(byId.get('tests/test_clampx.cpp > throws')!.message).not.toMatch(/host application/);
+    // The CTest test that ran the binary whole is said by the binary's own cases.
+    expect(byId.has('catch_whole')).toBe(false);
+  });
+
+  it('doctest 2.4.11 and Meson 1.7 give what 2.4.9 and 1.0 gave', () => {
+    const rowsOf = (name: string, files: string[]) => rows(parse(name, files).tests);
+    expect(rowsOf('trixie-doctest-ctest.txt', ['tests/clampx_test.cpp'])).toEqual(rowsOf('doctest-ctest.txt', ['tests/clampx_test.cpp']));
+    const m = ['tests/clampx_test.cpp', 'tests/plain_test.c'];
+    expect(rowsOf('trixie-meson.txt', m)).toEqual(rowsOf('meson.txt', m));
+  });
+
+  it('a build that could not be configured (a FetchContent with nothing to serve it, offline): each requested file errs, the run says why', () => {
+    const r = parse('configure-failure.txt', GT);
+    expect(r.tests).toEqual([]);
+    expect(r.fileErrors.map((e) => [e.file, e.kind])).toEqual([
+      ['tests/clampx_test.cpp', 'collection'],
+      ['tests/whole_test.cpp', 'collection'],
+    ]);
+    expect(r.errors[0]).toMatch(/^the build could not be configured:\n[\s\S]*Build step for googletest failed/);
   });
 });
 

@@ -52,7 +52,7 @@ export function parseBundle(content: string, ctx: ReportContext): OneReport {
   // A framework's own result wins over CTest's for the same test, and over a binary CTest ran
   // whole, unless that failed without the binary's XML saying why (a crash, a timeout).
   const named = new Set(frameworks.map((t) => t.id));
-  const reported = new Set(parts.filter((s) => s.kind === 'gtest').map((s) => binaryOf(s.name)));
+  const reported = new Set(parts.filter((s) => s.kind === 'gtest' || s.kind === 'junit').map((s) => binaryOf(s.name)));
   const covered = (t: TestResult) => {
     const bin = listing.whole.get(t.id);
     return !!bin && reported.has(bin) && (t.outcome !== 'failed' || failing.has(bin));
@@ -62,6 +62,8 @@ export function parseBundle(content: string, ctx: ReportContext): OneReport {
   const trs = parts.filter((s) => s.kind === 'trs').map((s) => automakeResult(s, parts, ctx));
   const tests = [...frameworks, ...kept, ...trs].map((t) => withFile(t, declared, ctx));
   const { fileErrors, buildFailures } = buildErrors(build, status, ctx, tests);
+  // The build could not be configured: no test of the requested files ran (the run's error says why).
+  if (status === 'configure-failed') fileErrors.push(...ctx.files.map((f) => ({ file: normalizeRel(f), kind: 'collection' as const, message: 'the build could not be configured' })));
   const fileLevel = tests.length === 0 && fileErrors.length === 0 && exit !== undefined ? exitVerdicts(exit, ctx, build) : [];
   return {
     tests: mergeDuplicates([...tests, ...fileLevel]),
@@ -106,7 +108,7 @@ export function ctestVerdicts(output: string | undefined): Map<string, string> {
 function withVerdict(t: TestResult, verdict: string | undefined): TestResult {
   if (t.outcome !== 'failed' || !verdict) return t;
   if (/^Timeout/.test(verdict)) return { ...t, failureKind: 'timeout', message: [`timed out (CTest's --timeout)`, t.message].filter(Boolean).join('\n') };
-  if (/^Exception/.test(verdict)) return { ...t, failureKind: 'error', message: [`crashed: ${verdict.replace(/^Exception:\s*/, '')}`, t.message].filter(Boolean).join('\n') };
+  if (/^(Exception|SEGFAULT|Subprocess aborted|Child aborted)/i.test(verdict)) return { ...t, failureKind: 'error', message: [`crashed: ${verdict.replace(/^Exception:\s*/, '')}`, t.message].filter(Boolean).join('\n') };
   return t;
 }
 
@@ -116,7 +118,7 @@ function binaryOf(xml: string): string {
 }
 
 /**
- * CTest's tests (`--show-only=json-v1`): those that run a binary whole (no `--gtest_filter`), by
+ * CTest's tests (`--show-only=json-v1`): those that run a binary whole (no arguments), by
  * test name, with the binary's file name; and a discovered GoogleTest test's own name (its filter).
  */
 function ctestListing(json: string | undefined): { whole: Map<string, string>; filters: Map<string, string> } {
@@ -129,7 +131,7 @@ function ctestListing(json: string | undefined): { whole: Map<string, string>; f
       const filter = args.find((a) => a.startsWith('--gtest_filter='))?.slice('--gtest_filter='.length);
       if (!t.name || !exe) continue;
       if (filter && !/[*?:-]/.test(filter)) filters.set(t.name, filter);
-      else if (!filter) whole.set(t.name, exe.slice(exe.lastIndexOf('/') + 1));
+      else if (!args.length) whole.set(t.name, exe.slice(exe.lastIndexOf('/') + 1));
     }
   } catch {
     // No listing: every CTest result stays as CTest names it.

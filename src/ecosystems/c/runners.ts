@@ -94,6 +94,38 @@ function gtestDirOf(out: string): string {
   return `${out}/gtest`;
 }
 
+/**
+ * Python (the image has it; without it this step is skipped) that prints a shell line for each
+ * CTest test running a Catch2 or doctest binary whole (no arguments: a discovered test case has its name): the binary
+ * again, in the test's directory, with its framework's JUnit reporter into `<dir>/<binary>.xml`,
+ * so its test cases are judged one by one. GoogleTest binaries need none (GTEST_OUTPUT).
+ */
+const WHOLE_BINARIES = [
+  'import json, shlex, sys, os',
+  'out = sys.argv[1]',
+  'for t in json.load(sys.stdin).get("tests", []):',
+  '  cmd = t.get("command") or []',
+  '  if not cmd or not os.path.isfile(cmd[0]): continue',
+  '  data = open(cmd[0], "rb").read()',
+  '  if len(cmd) > 1: continue',
+  '  name = os.path.basename(cmd[0])',
+  '  if b"[doctest]" in data: extra = ["--reporters=junit", "--out=" + os.path.join(out, name + ".xml")]',
+  '  elif b"Catch v" in data or b"Catch2 v" in data: extra = ["--reporter", "junit", "--out", os.path.join(out, name + ".xml")]',
+  '  else: continue',
+  '  props = {p.get("name"): p.get("value") for p in t.get("properties", [])}',
+  '  cwd = props.get("WORKING_DIRECTORY") or os.path.dirname(cmd[0])',
+  '  print("( cd %s && timeout %d %s ) >/dev/null 2>&1" % (shlex.quote(cwd), TIMEOUT, " ".join(shlex.quote(a) for a in cmd + extra)))',
+].join('\n');
+
+/** Catch2's and doctest's JUnit of the binaries CTest ran whole (WHOLE_BINARIES), one section each. */
+function wholeBinaryReports(r: string, dir: string): string {
+  const script = WHOLE_BINARIES.replace('TIMEOUT', String(TEST_TIMEOUT));
+  return (
+    `mkdir -p ${dir}; ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 2>/dev/null | python3 -c ${shellQuote(script)} ${dir} 2>/dev/null | sh; ` +
+    `for x in ${dir}/*.xml; do [ -f "$x" ] && { ${section(r, 'junit', '"${x##*/}"')}; cat "$x" >> ${r}; }; done`
+  );
+}
+
 /** CTest over our CMake build: `--output-junit`, each GoogleTest binary's XML, a per-test timeout. */
 export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, select?: string): string {
   const r = reportPath(out, report);
@@ -118,6 +150,7 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
     `${section(r, 'ctest-junit')}; cat ${junit} >> ${r} 2>/dev/null`,
     `${section(r, 'ctest-tests')}; ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 >> ${r} 2>/dev/null`,
     gtestReports(r, g),
+    wholeBinaryReports(r, shellQuote(`${out}/junit`)),
     `${section(r, 'exit', '"$rc"')}; exit $rc`,
   ].join('; ');
 }

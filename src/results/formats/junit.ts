@@ -104,8 +104,8 @@ export function parseJUnit(xml: string, ctx: JUnitContext): ParsedReport {
       const type = problem.type ?? (ctx.flavor === 'pytest' ? pytestExceptionType(problem.text) : undefined);
       t.failureKind = CXX.has(ctx.flavor) ? cxxFailureKind(c, `${text}\n${c.systemOut ?? ''}`) : failureKindOf(text, type);
       t.message =
-        (ctx.flavor === 'ctest' || ctx.flavor === 'meson') && !text.trim()
-          ? firstLines(ctestOutput(c.systemOut), 12, 1200)
+        (ctx.flavor === 'ctest' || ctx.flavor === 'meson') && (!text.trim() || CTEST_STATUS.test(text.trim()))
+          ? firstLines([CTEST_STATUS.test(text.trim()) && text.trim() !== 'Failed' ? text.trim() : '', ctestOutput(c.systemOut)].filter(Boolean).join('\n'), 12, 1200)
           : ctx.flavor === 'pytest'
           ? pytestMessage(problem)
           : ctx.flavor === 'node' && problem.message // node's text is an inspected error object; its message attribute is the message
@@ -142,9 +142,12 @@ function cxxFailureKind(c: RawCase, text: string): FailureKind {
   return failureKindOf(text) === 'timeout' ? 'timeout' : 'assertion';
 }
 
+/** CTest 3.26+ puts only its verdict in a failure's message (`Failed`, `SEGFAULT`, `Timeout`): the test's output says more. */
+const CTEST_STATUS = /^(Failed|SEGFAULT|Timeout|Subprocess aborted|Child aborted|BUS error|ILLEGAL|INTERRUPT|NUMERICAL|OTHER_FAULT|Exception|Not Run)$/i;
+
 /** GoogleTest's, Catch2's and doctest's own banner and summary lines. */
 const FRAMEWORK_CHATTER =
-  /^\[(=+|-+| +PASSED +| +FAILED +| +RUN +| +OK +)\]|^(Running main\(\)|Note: Google Test filter|Filters: |Randomness seeded|Run with -\? for options|test cases?:|assertions:)|^[-=.~]{10,}\s*$|^\[doctest\] (doctest version|run with|test cases|assertions|Status)|^\S+ is a Catch v[\d.]+ host application/;
+  /^\[(=+|-+| +PASSED +| +FAILED +| +RUN +| +OK +)\]|^(Running main\(\)|Note: Google Test filter|Filters: |Randomness seeded|Run with -\? for options|test cases?:|assertions:)|^[-=.~]{10,}\s*$|^\[doctest\] (doctest version|run with|test cases|assertions|Status)|^\S+ is a Catch2? v[\d.]+ host application/;
 
 /** The end of what a CTest test printed, GoogleTest's and Catch2's own summary lines left out. */
 function ctestOutput(out: string | undefined): string {
