@@ -173,7 +173,8 @@ export const c: Ecosystem = {
   runners: [ctest, mesonTest, makeCheck],
   changedTests(testPatch) {
     const changed = changedDeclarations(testPatch);
-    return (t) => isDeclared(nameOf(t.id), changed);
+    // A test placed in a file counts only for that file's declarations.
+    return (t) => isDeclared(nameOf(t.id), t.file ? changed.filter((d) => d.file === t.file) : changed);
   },
   // gcc and clang: a name, member or function that does not exist; the linker: a symbol no object defines
   ownErrorText:
