@@ -142,7 +142,7 @@ function ctestListing(json: string | undefined): { whole: Map<string, string>; f
 /** The id `<file> > <name>` when the test's file is known (its declaration, or the report's path when requested). */
 function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportContext): TestResult {
   const requested = new Set(ctx.files.map(normalizeRel));
-  const file = fileOfTest(t.id, declared) ?? (t.file && requested.has(t.file) ? t.file : undefined);
+  const file = fileOfTest(t.id, declared) ?? (t.file && requested.has(t.file) ? t.file : undefined) ?? programSource(t.id, requested);
   const out: TestResult = { ...t, id: file ? `${file} > ${t.id}` : t.id };
   if (file) out.file = file;
   else delete out.file;
@@ -151,6 +151,12 @@ function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportConte
   }
   if (out.outcome === 'failed' && out.message && /^\s*\*{0,3}Timeout\b|\btimed out\b/im.test(out.message)) out.failureKind = 'timeout';
   return out;
+}
+
+/** A test named after a program (CTest's `misc_tests`, a Unity or plain C test binary) placed in the requested file of that name. */
+function programSource(name: string, requested: ReadonlySet<string>): string | undefined {
+  const hits = [...requested].filter((f) => f.slice(f.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '') === name);
+  return hits.length === 1 ? hits[0] : undefined;
 }
 
 /** One automake test (`tests/test_x.trs`): its result, the end of its log as the message. */
