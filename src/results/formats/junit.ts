@@ -145,9 +145,9 @@ function cxxFailureKind(c: RawCase, text: string): FailureKind {
 /** CTest 3.26+ puts only its verdict in a failure's message (`Failed`, `SEGFAULT`, `Timeout`): the test's output says more. */
 const CTEST_STATUS = /^(Failed|SEGFAULT|Timeout|Subprocess aborted|Child aborted|BUS error|ILLEGAL|INTERRUPT|NUMERICAL|OTHER_FAULT|Exception|Not Run)$/i;
 
-/** GoogleTest's, Catch2's and doctest's own banner and summary lines. */
+/** GoogleTest's, Catch2's, doctest's and Unity's own banner, summary and passing lines. */
 const FRAMEWORK_CHATTER =
-  /^\[(=+|-+| +PASSED +| +FAILED +| +RUN +| +OK +)\]|^(Running main\(\)|Note: Google Test filter|Filters: |Randomness seeded|Run with -\? for options|test cases?:|assertions:)|^[-=.~]{10,}\s*$|^\[doctest\] (doctest version|run with|test cases|assertions|Status)|^\S+ is a Catch2? v[\d.]+ host application/;
+  /^\[(=+|-+| +PASSED +| +FAILED +| +RUN +| +OK +)\]|^(Running main\(\)|Note: Google Test filter|Filters: |Randomness seeded|Run with -\? for options|test cases?:|assertions:)|^[-=.~]{10,}\s*$|^\[doctest\] (doctest version|run with|test cases|assertions|Status)|^\S+ is a Catch2? v[\d.]+ host application|^\S+:\d+:\w+:PASS\s*$|^\d+ Tests \d+ Failures \d+ Ignored\s*$/;
 
 /** The end of what a CTest test printed, GoogleTest's and Catch2's own summary lines left out. */
 function ctestOutput(out: string | undefined): string {
