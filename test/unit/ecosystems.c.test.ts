@@ -266,10 +266,21 @@ describe('Meson 1.0 and automake 1.16', () => {
     expect(r.tests).toEqual([{ id: 'tests/t.c', file: 'tests/t.c', outcome: 'failed', fileLevel: true, failureKind: 'error', message: expect.stringContaining('Error 1') }]);
   });
 
-  it('a CTest test named after its program (a Unity or plain C test binary) is placed in the requested source of that name', () => {
-    const junit = '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="(empty)" tests="1" failures="1">\n\t<testcase name="misc_tests" classname="misc_tests" time="0.01" status="fail">\n\t\t<failure message=""/>\n\t\t<system-out>tests/misc_tests.c:295:detach:FAIL: Failed to detach in the middle.\ntests/misc_tests.c:771:get_string:PASS\n\n-----------------------\n2 Tests 1 Failures 0 Ignored\nFAIL</system-out>\n\t</testcase>\n</testsuite>\n';
-    const r = parseBundle(`\n@@swt-c status 0\n\n@@swt-c ctest-junit \n${junit}\n@@swt-c exit 8\n`, { files: ['tests/misc_tests.c'], root: '/testbed', output: '' });
-    expect(r.tests).toEqual([{ id: 'tests/misc_tests.c > misc_tests', file: 'tests/misc_tests.c', outcome: 'failed', failureKind: 'assertion', message: 'tests/misc_tests.c:295:detach:FAIL: Failed to detach in the middle.\nFAIL' }]);
+  it('Unity (C, cJSON\'s own suite at a real fix): each test by its line, the CTest test of the binary dropped; an IGNORE a skip', () => {
+    const r = parse('unity-cjson.txt', ['tests/misc_tests.c']);
+    const byId = new Map(r.tests.map((t) => [t.id, t]));
+    expect(r.tests).toHaveLength(130);
+    expect(byId.get('tests/misc_tests.c > cjson_detach_item_via_pointer_should_return_null_if_item_prev_is_null')).toMatchObject({ outcome: 'failed', failureKind: 'assertion', message: 'Failed to detach in the middle.' });
+    expect(byId.get('tests/misc_tests.c > cjson_detach_item_via_pointer_should_detach_items')!.outcome).toBe('passed');
+    // Another binary's test, its file not requested: by its name alone.
+    expect(byId.get('print_number_should_print_non_number')!.outcome).toBe('skipped');
+    expect(byId.has('misc_tests') || byId.has('tests/misc_tests.c > misc_tests')).toBe(false);
+  });
+
+  it('a CTest test named after its program (a plain C test binary) is placed in the requested source of that name', () => {
+    const junit = '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="(empty)" tests="1" failures="1">\n\t<testcase name="sum_test" classname="sum_test" time="0.01" status="fail">\n\t\t<failure message=""/>\n\t\t<system-out>sum(2, 2) = 5</system-out>\n\t</testcase>\n</testsuite>\n';
+    const r = parseBundle(`\n@@swt-c status 0\n\n@@swt-c ctest-junit \n${junit}\n@@swt-c exit 8\n`, { files: ['tests/sum_test.c'], root: '/testbed', output: '' });
+    expect(r.tests).toEqual([{ id: 'tests/sum_test.c > sum_test', file: 'tests/sum_test.c', outcome: 'failed', failureKind: 'assertion', message: 'sum(2, 2) = 5' }]);
   });
 
   it('a report cut short (no exit section) is not complete; a failed configure is an error of the run', () => {

@@ -5,6 +5,7 @@
  * else from the report). A file that did not compile is a file error and its unit a build
  * failure; a test killed by a signal or a timeout says so. Pure.
  */
+import { XMLParser } from 'fast-xml-parser';
 import { parseJUnit, type CxxFlavor } from '../../results/formats/junit.js';
 import { firstLines, mergeDuplicates, normalizeRel, resolveFile } from '../../results/formats/common.js';
 import type { BuildFailure, FileError, TestResult } from '../../results/types.js';
@@ -45,6 +46,11 @@ export function parseBundle(content: string, ctx: ReportContext): OneReport {
   const exit = parts.find((s) => s.kind === 'exit')?.name;
   const declared: Declared[] = parts.filter((s) => s.kind === 'decl').flatMap((s) => declaredTests(normalizeRel(s.name), s.body));
   const { frameworks, runner, failing } = reports(parts, ctx);
+  const unity = unityResults(body('ctest-junit'), ctx);
+  for (const [name, tests] of unity) {
+    frameworks.push(...tests);
+    if (tests.some((t) => t.outcome === 'failed')) failing.add(name);
+  }
   const listing = ctestListing(body('ctest-tests'));
   const verdicts = ctestVerdicts(body('ctest-output'));
   // A discovered GoogleTest test under the name its binary gives it (CTest's may show a parameter's value instead of its index).
@@ -54,6 +60,7 @@ export function parseBundle(content: string, ctx: ReportContext): OneReport {
   const named = new Set(frameworks.map((t) => t.id));
   const reported = new Set(parts.filter((s) => s.kind === 'gtest' || s.kind === 'junit').map((s) => binaryOf(s.name)));
   const covered = (t: TestResult) => {
+    if (unity.has(t.id)) return t.outcome !== 'failed' || failing.has(t.id);
     const bin = listing.whole.get(t.id);
     return !!bin && reported.has(bin) && (t.outcome !== 'failed' || failing.has(bin));
   };
@@ -92,6 +99,38 @@ function reports(parts: readonly Section[], ctx: ReportContext): { frameworks: T
     }
   }
   return { frameworks, runner, failing };
+}
+
+/** Unity's line for one test: `file:line:name:PASS`, `…:FAIL: message`, `…:IGNORE[: reason]`. */
+const UNITY = /^(\S+?):(\d+):(\w+):(PASS|FAIL|IGNORE)(?::\s*(.*))?$/;
+const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (n) => n === 'testcase' });
+
+/**
+ * Unity (C) prints a line per test: each CTest test whose output has them is judged test by test,
+ * by CTest test name (a binary that crashed midway keeps CTest's verdict for itself).
+ */
+export function unityResults(junit: string | undefined, ctx: ReportContext): Map<string, TestResult[]> {
+  const out = new Map<string, TestResult[]>();
+  let cases: any[] = [];
+  try {
+    cases = (xml.parse(junit ?? '') as any)?.testsuite?.testcase ?? [];
+  } catch {
+    return out;
+  }
+  for (const c of cases) {
+    const printed = typeof c['system-out'] === 'string' ? c['system-out'] : String(c['system-out']?.['#text'] ?? '');
+    const tests: TestResult[] = [];
+    for (const line of printed.split('\n')) {
+      const m = UNITY.exec(line.trim());
+      if (!m) continue;
+      const t: TestResult = { id: m[3]!, file: resolveFile(m[1]!.replace(/^(\.\.\/)+/, ''), ctx), outcome: m[4] === 'PASS' ? 'passed' : m[4] === 'FAIL' ? 'failed' : 'skipped' };
+      if (m[5]) t.message = m[5];
+      if (t.outcome === 'failed') t.failureKind = 'assertion';
+      tests.push(t);
+    }
+    if (tests.length) out.set(String(c['@_name']), tests);
+  }
+  return out;
 }
 
 /** CTest's console verdict of each test (`***Exception: SegFault`, `***Timeout`), by name. */
