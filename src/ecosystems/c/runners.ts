@@ -27,6 +27,9 @@ export const RECORD_BUILD_INPUTS =
   `-exec md5sum {} + > ${BUILD_INPUTS}`;
 const TOUCH_CHANGED_INPUTS = `[ ! -f ${BUILD_INPUTS} ] || md5sum -c ${BUILD_INPUTS} 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c "$f"; done`;
 
+/** Bytes of each test's output CTest keeps in its JUnit. */
+const OUTPUT_KEPT = 4_000_000;
+
 /** The line that opens a section of the bundle: `@@swt-c <kind> <name>`. */
 export const SECTION = '@@swt-c';
 
@@ -137,6 +140,8 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
     `--output-junit ${junit}`,
     `--timeout ${TEST_TIMEOUT}`,
     '--output-on-failure',
+    // CTest keeps 1 KB of a passing test's output by default: a Unity binary's per-test lines need it all.
+    `--test-output-size-passed ${OUTPUT_KEPT} --test-output-size-failed ${OUTPUT_KEPT}`,
     '--no-tests=ignore',
     ...(select ? [select] : []),
   ]);
