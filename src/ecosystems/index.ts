@@ -13,13 +13,14 @@ import { python } from './python/index.js';
 import { ruby } from './ruby/index.js';
 import { rust } from './rust/index.js';
 import { java } from './java/index.js';
+import { c } from './c/index.js';
 import type { Ecosystem, MachineryTexts, PathInfo, RepoFacts, RunnerDef } from './types.js';
 
 export type * from './types.js';
 export { pathInfo, quoteTestFile, fillTemplate, INSTALL_NOTES, installNote } from './command.js';
 
 /** In the order runners are recognised in a command (most specific patterns first). */
-export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, ruby, php, go, rust, java];
+export const ECOSYSTEMS: readonly Ecosystem[] = [python, node, ruby, php, go, rust, java, c];
 
 /** Every ecosystem's text for a test broken by itself (see Ecosystem.ownErrorText), as one pattern. */
 export function ownErrorText(): RegExp {

@@ -12,4 +12,6 @@ export const REGISTRIES = {
   go: ['proxy.golang.org', 'sum.golang.org'],
   rust: ['crates.io', 'index.crates.io', 'static.crates.io'],
   java: ['repo.maven.apache.org', 'repo1.maven.org', 'plugins.gradle.org'],
+  // C and C++: the toolchain and test frameworks come with the image (Debian's packages); installs fetch nothing.
+  c: [],
 } as const satisfies Record<string, readonly string[]>;

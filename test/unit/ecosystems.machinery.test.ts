@@ -94,6 +94,20 @@ describe('test machinery', () => {
     expect(machinery(['Cargo.toml'], { 'Cargo.toml': cargo }, { 'Cargo.toml': `${cargo}\n[[test]]\nname = "t"\nharness = false\n` })).toEqual(['Cargo.toml']);
   });
 
+  it('c/c++: build files anywhere, the automake test driver and vendored test frameworks; never plain sources', () => {
+    expect(machinery(['CMakeLists.txt', 'tests/CMakeLists.txt', 'cmake/Warnings.cmake', 'tests/meson.build', 'Makefile', 'test-driver', 'third_party/catch.hpp', 'extern/googletest/src/gtest.cc', 'src/parse.c', 'include/parse.h', 'tests/test_parse.c'])).toEqual([
+      'CMakeLists.txt',
+      'Makefile',
+      'cmake/Warnings.cmake',
+      'extern/googletest/src/gtest.cc',
+      'test-driver',
+      'tests/CMakeLists.txt',
+      'tests/meson.build',
+      'third_party/catch.hpp',
+    ]);
+    expect(changedManifests(['CMakeLists.txt', 'meson.build', 'subprojects/zlib.wrap', 'vcpkg.json', 'conanfile.txt', 'Makefile', 'src/a.c'])).toEqual(['CMakeLists.txt', 'conanfile.txt', 'meson.build', 'subprojects/zlib.wrap', 'vcpkg.json']);
+  });
+
   it('java: build files, Maven and Gradle settings, JUnit Platform properties and service registrations in test resources', () => {
     expect(
       machinery(['pom.xml', 'm/build.gradle.kts', '.mvn/extensions.xml', 'src/test/resources/junit-platform.properties', 'm/src/test/resources/META-INF/services/org.junit.platform.launcher.TestExecutionListener', 'src/test/resources/data.json', 'src/main/java/A.java']),

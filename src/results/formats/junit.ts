@@ -1,9 +1,10 @@
 /**
  * JUnit/xUnit XML: pytest (xunit1 and xunit2), vitest's junit reporter, node --test's junit
- * reporter, mocha's xunit reporter, Maven Surefire's and Gradle's TEST-*.xml. Pure.
+ * reporter, mocha's xunit reporter, Maven Surefire's and Gradle's TEST-*.xml; C and C++: CTest's
+ * `--output-junit`, GoogleTest's XML, Meson's JUnit log, Catch2's and doctest's junit reporters. Pure.
  */
 import { XMLParser } from 'fast-xml-parser';
-import type { FileError, TestResult } from '../types.js';
+import type { FailureKind, FileError, TestResult } from '../types.js';
 import {
   excerptForFile,
   failureKindOf,
@@ -16,7 +17,16 @@ import {
   type ParsedReport,
 } from './common.js';
 
-export type JUnitFlavor = 'pytest' | 'vitest' | 'mocha' | 'node' | 'surefire' | 'bun' | 'deno' | 'generic';
+export type JUnitFlavor = 'pytest' | 'vitest' | 'mocha' | 'node' | 'surefire' | 'bun' | 'deno' | 'generic' | CxxFlavor;
+
+/**
+ * C and C++ reports, ids as the framework names a test (the ecosystem adds the file): CTest's test
+ * name; GoogleTest's `Suite.Name`; Meson's test name, or a GoogleTest subtest's `Suite.Name`;
+ * Catch2's and doctest's test case (`case/section`). Their `status="notrun"` (GoogleTest's
+ * disabled, CTest's skipped or disabled) is a skip; GoogleTest's listing (no status) is no result.
+ */
+export type CxxFlavor = 'ctest' | 'gtest' | 'meson' | 'catch2';
+const CXX = new Set<JUnitFlavor>(['ctest', 'gtest', 'meson', 'catch2']);
 
 export interface JUnitContext extends ParseContext {
   flavor: JUnitFlavor;
@@ -41,9 +51,14 @@ interface RawCase {
   failures: Problem[];
   errors: Problem[];
   skipped: Problem[];
+  /** GoogleTest's, CTest's and Meson's `status` (`run`, `fail`, `notrun`, `disabled`). */
+  status?: string;
+  /** What the test printed, out and err (CTest's and Meson's failures carry their message only there). */
+  systemOut?: string;
 }
 
 const ARRAYS = new Set(['testsuite', 'testcase', 'failure', 'error', 'skipped']);
+const NOT_RUN = new Set(['notrun', 'disabled']);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -69,6 +84,7 @@ export function parseJUnit(xml: string, ctx: JUnitContext): ParsedReport {
   const tests: TestResult[] = [];
   const fileErrors: FileError[] = [];
   for (const c of cases) {
+    if (CXX.has(ctx.flavor) && !cxxCase(c, ctx.flavor)) continue;
     const who = identify(c, ctx);
     const problem = c.failures[0] ?? c.errors[0];
     if (who.fileLevel) {
@@ -86,9 +102,11 @@ export function parseJUnit(xml: string, ctx: JUnitContext): ParsedReport {
       t.outcome = 'failed';
       const text = problemText(problem);
       const type = problem.type ?? (ctx.flavor === 'pytest' ? pytestExceptionType(problem.text) : undefined);
-      t.failureKind = failureKindOf(text, type);
+      t.failureKind = CXX.has(ctx.flavor) ? cxxFailureKind(c, `${text}\n${c.systemOut ?? ''}`) : failureKindOf(text, type);
       t.message =
-        ctx.flavor === 'pytest'
+        (ctx.flavor === 'ctest' || ctx.flavor === 'meson') && (!text.trim() || CTEST_STATUS.test(text.trim()))
+          ? firstLines([CTEST_STATUS.test(text.trim()) && text.trim() !== 'Failed' ? text.trim() : '', ctestOutput(c.systemOut)].filter(Boolean).join('\n'), 12, 1200)
+          : ctx.flavor === 'pytest'
           ? pytestMessage(problem)
           : ctx.flavor === 'node' && problem.message // node's text is an inspected error object; its message attribute is the message
             ? firstLines(problem.message)
@@ -103,6 +121,40 @@ export function parseJUnit(xml: string, ctx: JUnitContext): ParsedReport {
   return { tests: mergeDuplicates(tests), fileErrors: mergeFileErrors(fileErrors) };
 }
 
+/**
+ * A C/C++ case that is a result: GoogleTest's listing (`--gtest_list_tests` with XML output) has
+ * no status; a case not run (disabled, CTest's skip) becomes a skip.
+ */
+function cxxCase(c: RawCase, flavor: JUnitFlavor): boolean {
+  if (flavor === 'gtest' && c.status === undefined) return false;
+  if (c.status && NOT_RUN.has(c.status) && !c.skipped.length && !c.failures.length && !c.errors.length) {
+    c.skipped.push({ text: '', message: c.status === 'disabled' || c.name.startsWith('DISABLED_') ? 'disabled' : 'not run' });
+  }
+  return true;
+}
+
+/**
+ * C/C++: a `<failure>` is a failed check (GoogleTest's EXPECT/ASSERT, Catch2's REQUIRE, doctest's
+ * CHECK); an `<error>`, an exception or a signal the framework caught is an error.
+ */
+function cxxFailureKind(c: RawCase, text: string): FailureKind {
+  if (c.errors.length || /\b(SIG[A-Z]+|exception|Segmentation|signal)\b/i.test(text)) return 'error';
+  return failureKindOf(text) === 'timeout' ? 'timeout' : 'assertion';
+}
+
+/** CTest 3.26+ puts only its verdict in a failure's message (`Failed`, `SEGFAULT`, `Timeout`): the test's output says more. */
+const CTEST_STATUS = /^(Failed|SEGFAULT|Timeout|Subprocess aborted|Child aborted|BUS error|ILLEGAL|INTERRUPT|NUMERICAL|OTHER_FAULT|Exception|Not Run)$/i;
+
+/** GoogleTest's, Catch2's, doctest's and Unity's own banner, summary and passing lines. */
+const FRAMEWORK_CHATTER =
+  /^\[(=+|-+| +PASSED +| +FAILED +| +RUN +| +OK +)\]|^(Running main\(\)|Note: Google Test filter|Filters: |Randomness seeded|Run with -\? for options|test cases?:|assertions:)|^[-=.~]{10,}\s*$|^\[doctest\] (doctest version|run with|test cases|assertions|Status)|^\S+ is a Catch2? v[\d.]+ host application|^\S+:\d+:\w+:PASS\s*$|^\d+ Tests \d+ Failures \d+ Ignored\s*$/;
+
+/** The end of what a CTest test printed, GoogleTest's and Catch2's own summary lines left out. */
+function ctestOutput(out: string | undefined): string {
+  const lines = (out ?? '').split('\n').filter((l) => l.trim() && !FRAMEWORK_CHATTER.test(l));
+  return lines.slice(-12).join('\n');
+}
+
 function walk(node: any, suites: string[], depth: number, out: RawCase[]): void {
   for (const tc of asArray(node.testcase)) {
     out.push({
@@ -114,11 +166,17 @@ function walk(node: any, suites: string[], depth: number, out: RawCase[]): void 
       failures: asArray(tc.failure).map(problem),
       errors: asArray(tc.error).map(problem),
       skipped: asArray(tc.skipped).map(problem),
+      ...(tc['@_status'] !== undefined ? { status: str(tc['@_status']) } : {}),
+      ...(tc['system-out'] !== undefined || tc['system-err'] !== undefined ? { systemOut: [tc['system-out'], tc['system-err']].map(textOf).join('\n') } : {}),
     });
   }
   for (const ts of asArray(node.testsuite)) {
     walk(ts, [...suites, str(ts['@_name'])], depth + 1, out);
   }
+}
+
+function textOf(x: any): string {
+  return x === undefined || x === null ? '' : typeof x === 'object' ? str(x['#text']) : str(x);
 }
 
 function asArray(x: unknown): any[] {
@@ -187,6 +245,18 @@ function identify(c: RawCase, ctx: JUnitContext): Identity {
       // JVM ids as the ecosystem writes them: `com.example.CalcTest.adds`; the file is the requested source of the (outer) class.
       const file = jvmSourceOf(c.classname, ctx.files);
       return { id: c.classname ? `${c.classname}.${c.name}` : c.name, file, fileLevel: false };
+    }
+    case 'ctest':
+      return { id: c.name, fileLevel: false };
+    case 'gtest':
+      return { id: `${c.classname}.${c.name}`, ...(c.file ? { file: resolveFile(c.file, ctx) } : {}), fileLevel: false };
+    case 'meson':
+      // A GoogleTest subtest sits in a suite of its own (`project.test.Suite`), classname its suite.
+      return { id: c.classname && c.classname !== c.suites[c.suites.length - 1] ? `${c.classname}.${c.name}` : c.name, fileLevel: false };
+    case 'catch2': {
+      // doctest's classname is the test's source file; Catch2's is `<binary>.global`.
+      const file = /\.(c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx)$/i.test(c.classname) ? resolveFile(c.classname, ctx) : undefined;
+      return { id: c.name, ...(file ? { file } : {}), fileLevel: false };
     }
     default: {
       const file = c.file ? resolveFile(c.file, ctx) : ctx.file;

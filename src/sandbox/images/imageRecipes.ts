@@ -41,6 +41,25 @@ function aptInstall(packages: string): string {
 }
 
 /**
+ * `find_package(googletest)`, which a FetchContent of googletest asks first with
+ * FETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS: Debian's GTest package, and the target names a
+ * googletest built in the tree would give (`gtest_main`, `GTest::gtest_main`).
+ */
+const GOOGLETEST_SHIM = [
+  'find_package(GTest CONFIG REQUIRED)',
+  'foreach(t gtest gtest_main gmock gmock_main)',
+  '  if(TARGET GTest::${t} AND NOT TARGET ${t})',
+  '    set_property(TARGET GTest::${t} PROPERTY IMPORTED_GLOBAL TRUE)',
+  '    add_library(${t} INTERFACE IMPORTED GLOBAL)',
+  '    target_link_libraries(${t} INTERFACE GTest::${t})',
+  '  endif()',
+  'endforeach()',
+  'set(googletest_FOUND TRUE)',
+]
+  .map((l) => `'${l}'`)
+  .join(' ');
+
+/**
  * Offline recipes by official image name. Go: Debian trixie's golang (1.24; bookworm's 1.19 is
  * older than most go.mod files ask for); with GOTOOLCHAIN=auto, a module that asks for a newer Go
  * gets that toolchain through the module proxy during its install (kept in the image's module cache).
@@ -78,6 +97,23 @@ export const TOOLCHAIN_RECIPES: Record<string, ToolchainRecipe> = {
     suite: 'trixie',
     steps: [aptInstall('rustc cargo gcc libc6-dev git ca-certificates'), 'ENV CARGO_TERM_COLOR=never', 'RUN cargo --version'],
     holds: "Debian trixie's Rust 1.85 and cargo",
+  },
+  // C and C++ (no official image holds the test frameworks, so this name is ours and never pulled
+  // from a registry: `library/` holds only official images): bookworm's gcc 12, clang 14, CMake
+  // 3.25, Ninja, Meson 1.0, autotools, GoogleTest 1.12, Catch2 2.13, doctest 2.4 and ccache. A
+  // FetchContent of googletest (whose own package name is GTest) finds Debian's through a shim.
+  'swt-cc': {
+    suite: 'bookworm',
+    steps: [
+      aptInstall(
+        'build-essential g++ clang cmake ninja-build meson pkg-config ccache autoconf automake libtool ' +
+          'libgtest-dev libgmock-dev googletest catch2 doctest-dev python3 git ca-certificates',
+      ),
+      `RUN mkdir -p /usr/local/lib/cmake/googletest && printf '%s\\n' ${GOOGLETEST_SHIM} > /usr/local/lib/cmake/googletest/googletestConfig.cmake`,
+      'ENV CCACHE_DIR=/home/swt/.ccache CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=/testbed',
+      'RUN gcc --version && cmake --version && meson --version && ccache --version',
+    ],
+    holds: "Debian bookworm's gcc 12, clang 14, CMake 3.25, Ninja, Meson 1.0, autotools, GoogleTest 1.12, Catch2 2.13, doctest 2.4 and ccache",
   },
   // Maven: bookworm's OpenJDK 17 and Maven 3.8.7; ca-certificates-java puts the extra CAs into the JDK's trust store.
   maven: {

@@ -1,0 +1,217 @@
+/**
+ * C and C++ runners: CTest, Meson and autotools `make check`. Each builds the project (its own
+ * build directory, kept warm in the environment image), runs its tests and writes one report
+ * bundle: the build's output, the runner's own report (CTest's or Meson's JUnit, automake's
+ * `.trs` files), the XML every GoogleTest binary writes (GTEST_OUTPUT reaches the binaries whatever
+ * runs them) and the requested files' test declarations (which file a test is in). Pure.
+ */
+import { shellQuote } from '../../util/shell.js';
+import { quoteTestFile, regexEscape, reportPath } from '../command.js';
+import type { RunnerSpec } from '../../results/types.js';
+
+/** CMake's build directory of ours (Ninja, ccache): the warm-up fills it, runs rebuild what changed. */
+export const CMAKE_BUILD = '.swt-build';
+export const MESON_BUILD = '.swt-meson';
+/** Per-test timeout (seconds) for CTest and Meson: a hanging test is said as timed out, the rest still run. */
+export const TEST_TIMEOUT = 300;
+
+/**
+ * The build system's own inputs (CMakeLists.txt, meson.build, configure.ac, Makefile.am, …) as the
+ * warm-up built from them, by checksum: a run touches those whose content differs, so the build
+ * regenerates from them even when a run's overlay dates them older than the build it finds.
+ */
+export const BUILD_INPUTS = '"$HOME/.swt-build-inputs"';
+export const RECORD_BUILD_INPUTS =
+  "find . \\( -name CMakeLists.txt -o -name '*.cmake' -o -name meson.build -o -name meson_options.txt -o -name meson.options " +
+  "-o -name configure.ac -o -name configure.in -o -name Makefile.am -o -name '*.m4' \\) -type f -not -path './.git/*' -not -path './.swt-*' " +
+  `-exec md5sum {} + > ${BUILD_INPUTS}`;
+const TOUCH_CHANGED_INPUTS = `[ ! -f ${BUILD_INPUTS} ] || md5sum -c ${BUILD_INPUTS} 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c "$f"; done`;
+
+/** Bytes of each test's output CTest keeps in its JUnit. */
+const OUTPUT_KEPT = 4_000_000;
+
+/** The line that opens a section of the bundle: `@@swt-c <kind> <name>`. */
+export const SECTION = '@@swt-c';
+
+/**
+ * CMake's configure: Ninja, ccache, tests on; a FetchContent of a test framework (GitHub is not
+ * reachable) is served by the image's package (CMake ≥ 3.24 asks find_package first).
+ */
+export const CMAKE_CONFIGURE =
+  `cmake -S . -B ${CMAKE_BUILD} -G Ninja -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS ` +
+  '-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache';
+/** Every target, on past a failed one (`-k 0`): the tests that do build still run. */
+export const CMAKE_BUILD_ALL = `cmake --build ${CMAKE_BUILD} -- -k 0`;
+export const MESON_SETUP = `CC="ccache cc" CXX="ccache c++" meson setup ${MESON_BUILD} --buildtype=debug`;
+export const MESON_COMPILE = `meson compile -C ${MESON_BUILD} --ninja-args=-k0`;
+/** autotools: generate and run configure when the tree has no Makefile yet (in-tree, as `make check` expects). */
+export const AUTOTOOLS_CONFIGURE = '[ -f Makefile ] || { [ -x configure ] || autoreconf -fi; ./configure CC="ccache cc" CXX="ccache c++"; }';
+
+/** Shell appending a section header to the report `r` (a quoted path). */
+function section(r: string, kind: string, name = ''): string {
+  return `printf '\\n${SECTION} %s %s\\n' ${shellQuote(kind)} ${name || "''"} >> ${r}`;
+}
+
+/**
+ * The requested files' test declarations (GoogleTest's `TEST(Suite, Name)`, Catch2's and doctest's
+ * `TEST_CASE("name")`), with line numbers: the parser tells from them which file a test is in.
+ */
+function declarations(r: string, files: readonly string[]): string {
+  return files
+    .map((f) => `${section(r, 'decl', shellQuote(f))}; grep -nE '^[[:space:]]*[A-Z_]*(TEST|SCENARIO)[A-Z_]*[[:space:]]*\\(' ${quoteTestFile(f)} >> ${r} 2>/dev/null`)
+    .join('; ');
+}
+
+/** The build step into the bundle, its status after (`configure-failed` when configuring did not succeed). */
+function buildStep(r: string, configure: string, build: string): string {
+  return (
+    `${section(r, 'build')}; if { ${configure}; } >> ${r} 2>&1; then ${build} >> ${r} 2>&1; b=$?; else b=configure-failed; fi; ` +
+    `${section(r, 'status', '"$b"')}`
+  );
+}
+
+/** Every XML GoogleTest wrote into `dir`, one section each. */
+function gtestReports(r: string, dir: string): string {
+  return `for x in ${dir}/*.xml; do [ -f "$x" ] && { ${section(r, 'gtest', '"${x##*/}"')}; cat "$x" >> ${r}; }; done`;
+}
+
+/** The run's prelude: an empty report, a fresh folder for GoogleTest's XML. */
+function prelude(r: string, gtestDir: string): string {
+  return `: > ${r}; rm -rf ${gtestDir}; mkdir -p ${gtestDir}; ${TOUCH_CHANGED_INPUTS}`;
+}
+
+/**
+ * GTEST_OUTPUT at that folder, for the tests only (not the build: a discovery's
+ * `--gtest_list_tests` would write its listing there): every GoogleTest binary writes its XML.
+ */
+function gtestOutput(gtestDir: string): string {
+  return `export GTEST_OUTPUT=${shellQuote(`xml:${gtestDir}/`)}`;
+}
+
+/** The user's command (`ctest -L unit`) with ours after its words. */
+function withWords(template: string, words: string[]): string {
+  return `${template.replace(/\{files\}/g, '').trim()} ${words.join(' ')}`.trim();
+}
+
+function gtestDirOf(out: string): string {
+  return `${out}/gtest`;
+}
+
+/**
+ * Python (the image has it; without it this step is skipped) that prints a shell line for each
+ * CTest test running a Catch2 or doctest binary whole (no arguments: a discovered test case has its name): the binary
+ * again, in the test's directory, with its framework's JUnit reporter into `<dir>/<binary>.xml`,
+ * so its test cases are judged one by one. GoogleTest binaries need none (GTEST_OUTPUT).
+ */
+const WHOLE_BINARIES = [
+  'import json, shlex, sys, os',
+  'out = sys.argv[1]',
+  'for t in json.load(sys.stdin).get("tests", []):',
+  '  cmd = t.get("command") or []',
+  '  if not cmd or not os.path.isfile(cmd[0]): continue',
+  '  data = open(cmd[0], "rb").read()',
+  '  if len(cmd) > 1: continue',
+  '  name = os.path.basename(cmd[0])',
+  '  if b"[doctest]" in data: extra = ["--reporters=junit", "--out=" + os.path.join(out, name + ".xml")]',
+  '  elif b"Catch v" in data or b"Catch2 v" in data: extra = ["--reporter", "junit", "--out", os.path.join(out, name + ".xml")]',
+  '  else: continue',
+  '  props = {p.get("name"): p.get("value") for p in t.get("properties", [])}',
+  '  cwd = props.get("WORKING_DIRECTORY") or os.path.dirname(cmd[0])',
+  '  print("( cd %s && timeout %d %s ) >/dev/null 2>&1" % (shlex.quote(cwd), TIMEOUT, " ".join(shlex.quote(a) for a in cmd + extra)))',
+].join('\n');
+
+/** Catch2's and doctest's JUnit of the binaries CTest ran whole (WHOLE_BINARIES), one section each. */
+function wholeBinaryReports(r: string, dir: string): string {
+  const script = WHOLE_BINARIES.replace('TIMEOUT', String(TEST_TIMEOUT));
+  return (
+    `mkdir -p ${dir}; ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 2>/dev/null | python3 -c ${shellQuote(script)} ${dir} 2>/dev/null | sh; ` +
+    `for x in ${dir}/*.xml; do [ -f "$x" ] && { ${section(r, 'junit', '"${x##*/}"')}; cat "$x" >> ${r}; }; done`
+  );
+}
+
+/** CTest over our CMake build: `--output-junit`, each GoogleTest binary's XML, a per-test timeout. */
+export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, select?: string): string {
+  const r = reportPath(out, report);
+  const g = shellQuote(gtestDirOf(out));
+  const console = shellQuote(`${out}/ctest.out`);
+  const junit = shellQuote(`${out}/ctest.xml`);
+  const ctest = withWords(spec.template, [
+    `--test-dir ${CMAKE_BUILD}`,
+    `--output-junit ${junit}`,
+    `--timeout ${TEST_TIMEOUT}`,
+    '--output-on-failure',
+    // CTest keeps 1 KB of a passing test's output by default: a Unity binary's per-test lines need it all.
+    `--test-output-size-passed ${OUTPUT_KEPT} --test-output-size-failed ${OUTPUT_KEPT}`,
+    '--no-tests=ignore',
+    ...(select ? [select] : []),
+  ]);
+  return [
+    prelude(r, g),
+    buildStep(r, `[ -f ${CMAKE_BUILD}/CMakeCache.txt ] || ${CMAKE_CONFIGURE}`, CMAKE_BUILD_ALL),
+    declarations(r, files),
+    `${gtestOutput(gtestDirOf(out))}; rc=0; ${ctest} > ${console} 2>&1 || rc=$?; cat ${console}; [ "$b" = configure-failed ] && rc=1`,
+    // CTest's lines say what its JUnit does not: `***Exception: SegFault`, `***Timeout`.
+    `${section(r, 'ctest-output')}; cat ${console} >> ${r}`,
+    `${section(r, 'ctest-junit')}; cat ${junit} >> ${r} 2>/dev/null`,
+    `${section(r, 'ctest-tests')}; ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 >> ${r} 2>/dev/null`,
+    gtestReports(r, g),
+    wholeBinaryReports(r, shellQuote(`${out}/junit`)),
+    `${section(r, 'exit', '"$rc"')}; exit $rc`,
+  ].join('; ');
+}
+
+/**
+ * The tests `names` (as CTest or GoogleTest name them) again: CTest's `-R` for tests it knows by
+ * those names (discovered ones), GTEST_FILTER for those inside a binary CTest runs whole (when
+ * `-R` finds none, every CTest test runs with the filter: GoogleTest binaries run only the chosen).
+ */
+export function ctestRerun(spec: RunnerSpec, files: readonly string[], names: readonly string[], out: string, report: string): string {
+  const filter = `export GTEST_FILTER=${shellQuote(names.filter((n) => !n.includes(':')).join(':'))}; `;
+  const select = `-R ${shellQuote(`^(${names.map(regexEscape).join('|')})$`)}`;
+  const chosen = ctestCommand(spec, files, out, report, select);
+  return `${filter}if ${CTEST_KNOWS(select)}; then ${chosen}; else ${ctestCommand(spec, files, out, report)}; fi`;
+}
+
+/** Whether `ctest -N` lists a test the selection matches (after a build, so discovered tests are known). */
+function CTEST_KNOWS(select: string): string {
+  return `{ [ -f ${CMAKE_BUILD}/CMakeCache.txt ] || ${CMAKE_CONFIGURE}; ${CMAKE_BUILD_ALL}; } >/dev/null 2>&1; ctest --test-dir ${CMAKE_BUILD} -N ${select} 2>/dev/null | grep -q '^ *Test *#'`;
+}
+
+/** `meson test` over our Meson build: its JUnit log, and each GoogleTest binary's XML. */
+export function mesonCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string): string {
+  const r = reportPath(out, report);
+  const g = shellQuote(gtestDirOf(out));
+  const test = withWords(spec.template, [`-C ${MESON_BUILD}`, '--no-rebuild', '--print-errorlogs', `-t ${Math.max(1, Math.round(TEST_TIMEOUT / 30))}`]);
+  return [
+    prelude(r, g),
+    buildStep(r, `[ -f ${MESON_BUILD}/build.ninja ] || ${MESON_SETUP}`, MESON_COMPILE),
+    declarations(r, files),
+    `rm -f ${MESON_BUILD}/meson-logs/testlog.junit.xml; ${gtestOutput(gtestDirOf(out))}; rc=0; ${test} || rc=$?; [ "$b" = configure-failed ] && rc=1`,
+    `${section(r, 'meson-junit')}; cat ${MESON_BUILD}/meson-logs/testlog.junit.xml >> ${r} 2>/dev/null`,
+    gtestReports(r, g),
+    `${section(r, 'exit', '"$rc"')}; exit $rc`,
+  ].join('; ');
+}
+
+/**
+ * `make check` (autotools, or a Makefile's own `check`/`test` target): every `.trs` automake's
+ * test driver wrote, with the end of its `.log`; a project without them is judged by the exit status.
+ */
+export function makeCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string): string {
+  const r = reportPath(out, report);
+  const g = shellQuote(gtestDirOf(out));
+  const make = withWords(spec.template, ['-k']);
+  const trs =
+    `find . -name '*.trs' -not -path './.git/*' | while read -r t; do ${section(r, 'trs', '"${t#./}"')}; cat "$t" >> ${r}; ` +
+    `${section(r, 'log', '"${t#./}"')}; tail -c 4000 "\${t%.trs}.log" >> ${r} 2>/dev/null; done`;
+  return [
+    prelude(r, g),
+    `find . -name '*.trs' -not -path './.git/*' -delete 2>/dev/null`,
+    buildStep(r, `[ ! -f configure.ac ] && [ ! -f configure.in ] || ${AUTOTOOLS_CONFIGURE}`, ':'),
+    declarations(r, files),
+    `${section(r, 'build')}; ${gtestOutput(gtestDirOf(out))}; rc=0; ${make} >> ${r} 2>&1 || rc=$?; [ "$b" = configure-failed ] && rc=1`,
+    trs,
+    gtestReports(r, g),
+    `${section(r, 'exit', '"$rc"')}; exit $rc`,
+  ].join('; ');
+}
