@@ -22,9 +22,10 @@ interface Project {
   gold: string;
   wrong: string;
   testPatch: string;
-  image: string;
-  install: string;
-  testCmd: string;
+  /** Detected (with the ecosystem's own install and runner) when absent. */
+  image?: string;
+  install?: string;
+  testCmd?: string;
 }
 
 /** base, a gold fix and a wrong fix on branches from it, and the test patch as a diff against base. */
@@ -143,6 +144,73 @@ it('1024 bytes is 1 KiB, also from the cache', () => {
   assert.equal(formatBytesCached(1024), '1 KiB');
 });
 `;
+// Go: the same slugs, the registry a package-level map (go test runs a file's tests in source order).
+const GO_SLUGS = (pattern: string) => `// Package slugs makes URL slugs for page titles, unique within a site.
+package slugs
+
+import (
+\t"regexp"
+\t"strconv"
+\t"strings"
+)
+
+var taken = map[string]int{}
+
+var sep = regexp.MustCompile(\`${pattern}\`)
+
+// Slugify joins a title's lower-case words with single hyphens.
+func Slugify(title string) string {
+\treturn strings.Trim(sep.ReplaceAllString(strings.ToLower(title), "-"), "-")
+}
+
+// UniqueSlug numbers a slug from the second page that has it (notes, notes-2, ...).
+func UniqueSlug(title string) string {
+\ts := Slugify(title)
+\ttaken[s]++
+\tif n := taken[s]; n > 1 {
+\t\treturn s + "-" + strconv.Itoa(n)
+\t}
+\treturn s
+}
+`;
+const GO_SLUG_TESTS = (added: string) => `package slugs
+
+import "testing"
+
+func expect(t *testing.T, got, want string) {
+\tt.Helper()
+\tif got != want {
+\t\tt.Fatalf("got %q, want %q", got, want)
+\t}
+}
+
+func TestSlugifyLowercasesWords(t *testing.T) {
+\texpect(t, Slugify("Release Notes"), "release-notes")
+}
+
+func TestSlugifyKeepsDigits(t *testing.T) {
+\texpect(t, Slugify("Python 3 notes"), "python-3-notes")
+}
+
+func TestUniqueSlugNumbersRepeats(t *testing.T) {
+\texpect(t, UniqueSlug("FAQ"), "faq")
+\texpect(t, UniqueSlug("FAQ"), "faq-2")
+}
+${added}
+func TestUniqueSlugFirstPageIsPlain(t *testing.T) {
+\texpect(t, UniqueSlug("Getting Started"), "getting-started")
+}
+`;
+const NEW_GO = `
+func TestSlugifyKeepsNumbersInTitles(t *testing.T) {
+\texpect(t, Slugify("Top 10 Tips"), "top-10-tips")
+}
+
+func TestUniqueSlugCollapsesSpaces(t *testing.T) {
+\texpect(t, UniqueSlug("Getting   Started"), "getting-started")
+}
+`;
+
 const DEV = { jest: { jest: '^29.7.0' }, mocha: { mocha: '^10.7.0' }, vitest: { vitest: '^3.2.4' } };
 /** `vitest`: another major of vitest (its rounds use its own API), on the image it needs. */
 const bytesProject = (runner: 'mocha' | 'jest' | 'vitest', vitest?: { version: string; image: string }): Project => {
@@ -166,6 +234,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let jest: Project;
   let vitest: Project;
   let vitest5: Project;
+  let goSlugs: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -182,6 +251,14 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     vitest = bytesProject('vitest');
     // vitest 5 needs Node 22.
     vitest5 = bytesProject('vitest', { version: '^5.1.1', image: 'node:22' });
+    // The golang image, its install and go test, all detected from go.mod.
+    goSlugs = project(
+      { 'go.mod': 'module example.com/slugs\n\ngo 1.21\n', 'slugs.go': GO_SLUGS('[^a-z0-9]'), 'slugs_test.go': GO_SLUG_TESTS('') },
+      { 'slugs.go': GO_SLUGS('[^a-z0-9]+') },
+      { 'slugs.go': GO_SLUGS('[^a-z]+') },
+      { 'slugs_test.go': GO_SLUG_TESTS(NEW_GO) },
+      {},
+    );
   });
   afterAll(() => {
     cleanupGitRepos();
@@ -190,7 +267,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
 
   // No confirm given: the default (2 more runs of each test that moves) applies.
   const check = (p: () => Project, head: 'gold' | 'wrong', opts: { confirm?: number; knownFlaky?: string[] } = {}) =>
-    validate(sandbox, { repo: p().repo.path, base: p().base, head: p()[head], testPatch: p().testPatch, image: p().image, install: p().install, testCmd: p().testCmd, ...opts });
+    validate(sandbox, { repo: p().repo.path, base: p().base, head: p()[head], testPatch: p().testPatch, ...(p().image ? { image: p().image, install: p().install, testCmd: p().testCmd } : {}), ...opts });
   const row = (v: ValidationResult, id: string) => {
     const t = v.tests.find((x) => x.id === id);
     if (!t) throw new Error(`no ${id} in ${v.tests.map((x) => x.id).join(', ')}`);
@@ -213,6 +290,16 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       poisoned: 'tests/test_slugs.py::test_unique_slug_first_page_is_plain',
       broken: 'tests/test_slugs.py::test_slugify_keeps_numbers_in_titles',
       brokenBefore: 'tests/test_slugs.py::test_slugify_keeps_digits',
+      inProcess: true,
+    },
+    {
+      name: 'go/go test',
+      p: () => goSlugs,
+      rounds: ROUNDS,
+      added: 'example.com/slugs.TestUniqueSlugCollapsesSpaces',
+      poisoned: 'example.com/slugs.TestUniqueSlugFirstPageIsPlain',
+      broken: 'example.com/slugs.TestSlugifyKeepsNumbersInTitles',
+      brokenBefore: 'example.com/slugs.TestSlugifyKeepsDigits',
       inProcess: true,
     },
     { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: true },
