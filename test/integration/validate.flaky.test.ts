@@ -211,6 +211,91 @@ func TestUniqueSlugCollapsesSpaces(t *testing.T) {
 }
 `;
 
+// Java (Maven, JUnit 4): the same slugs, the registry a static map; the tests run in name order.
+const JAVA_SLUGS = (pattern: string) => `package com.example;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public final class Slugs {
+    private static final Map<String, Integer> TAKEN = new HashMap<>();
+
+    public static String slugify(String title) {
+        return title.toLowerCase().replaceAll("${pattern}", "-").replaceAll("^-+|-+$", "");
+    }
+
+    public static String uniqueSlug(String title) {
+        String s = slugify(title);
+        int n = TAKEN.merge(s, 1, Integer::sum);
+        return n == 1 ? s : s + "-" + n;
+    }
+}
+`;
+const JAVA_SLUG_TESTS = (added: string) => `package com.example;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.FixMethodOrder;
+import org.junit.Test;
+import org.junit.runners.MethodSorters;
+
+@FixMethodOrder(MethodSorters.NAME_ASCENDING)
+public class SlugsTest {
+    @Test
+    public void slugifyLowercasesWords() {
+        assertEquals("release-notes", Slugs.slugify("Release Notes"));
+    }
+
+    @Test
+    public void slugifyKeepsDigits() {
+        assertEquals("python-3-notes", Slugs.slugify("Python 3 notes"));
+    }
+
+    @Test
+    public void uniqueSlugNumbersRepeats() {
+        assertEquals("faq", Slugs.uniqueSlug("FAQ"));
+        assertEquals("faq-2", Slugs.uniqueSlug("FAQ"));
+    }
+${added}
+    @Test
+    public void uniqueSlugFirstPageIsPlain() {
+        assertEquals("getting-started", Slugs.uniqueSlug("Getting Started"));
+    }
+}
+`;
+const NEW_JAVA = `
+    @Test
+    public void slugifyKeepsNumbersInTitles() {
+        assertEquals("top-10-tips", Slugs.slugify("Top 10 Tips"));
+    }
+
+    @Test
+    public void uniqueSlugCollapsesSpaces() {
+        assertEquals("getting-started", Slugs.uniqueSlug("Getting   Started"));
+    }
+`;
+const JAVA_POM = `<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>slugs</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.11.0</version></plugin>
+      <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.2.5</version></plugin>
+    </plugins>
+  </build>
+</project>
+`;
+
 const DEV = { jest: { jest: '^29.7.0' }, mocha: { mocha: '^10.7.0' }, vitest: { vitest: '^3.2.4' } };
 /** `vitest`: another major of vitest (its rounds use its own API), on the image it needs. */
 const bytesProject = (runner: 'mocha' | 'jest' | 'vitest', vitest?: { version: string; image: string }): Project => {
@@ -235,6 +320,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let vitest: Project;
   let vitest5: Project;
   let goSlugs: Project;
+  let javaSlugs: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -259,6 +345,9 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       { 'slugs_test.go': GO_SLUG_TESTS(NEW_GO) },
       {},
     );
+    const main = 'src/main/java/com/example/Slugs.java';
+    const test = 'src/test/java/com/example/SlugsTest.java';
+    javaSlugs = project({ 'pom.xml': JAVA_POM, [main]: JAVA_SLUGS('[^a-z0-9]'), [test]: JAVA_SLUG_TESTS('') }, { [main]: JAVA_SLUGS('[^a-z0-9]+') }, { [main]: JAVA_SLUGS('[^a-z]+') }, { [test]: JAVA_SLUG_TESTS(NEW_JAVA) }, {});
   });
   afterAll(() => {
     cleanupGitRepos();
@@ -300,6 +389,16 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       poisoned: 'example.com/slugs.TestUniqueSlugFirstPageIsPlain',
       broken: 'example.com/slugs.TestSlugifyKeepsNumbersInTitles',
       brokenBefore: 'example.com/slugs.TestSlugifyKeepsDigits',
+      inProcess: true,
+    },
+    {
+      name: 'java/maven',
+      p: () => javaSlugs,
+      rounds: ROUNDS,
+      added: 'com.example.SlugsTest.uniqueSlugCollapsesSpaces',
+      poisoned: 'com.example.SlugsTest.uniqueSlugFirstPageIsPlain',
+      broken: 'com.example.SlugsTest.slugifyKeepsNumbersInTitles',
+      brokenBefore: 'com.example.SlugsTest.slugifyKeepsDigits',
       inProcess: true,
     },
     { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: true },

@@ -36,16 +36,22 @@ const CHOOSE =
 /** Files whose names go into awk's keys as they are (a Go file's path seldom holds more). */
 const PLAIN = /^[\w./-]+_test\.go$/;
 
+/** The awk command that prints the chosen tests of `plan` (undefined when no file of it can be read so), run from the repository root. */
+export function goChooseCommand(plan: RoundPlan): string | undefined {
+  const keys = Object.entries(plan.lines)
+    .filter(([file]) => PLAIN.test(file))
+    .flatMap(([file, lines]) => lines.map((n) => `${file}:${n}`));
+  const files = [...new Set(keys.map((k) => k.slice(0, k.lastIndexOf(':'))))];
+  return files.length ? `awk -v L=${shellQuote(keys.join('\\n'))} ${shellQuote(CHOOSE)} ${files.map(shellQuote).join(' ')}` : undefined;
+}
+
 /**
  * The function `prepare` defines: with the run's binary (`binary`, a shell word) and its report
  * in place, the chosen tests `plan.rounds` times, each round's JSON beside the run's report.
  */
 export function goRoundsFunction(out: string, report: string, binary: string, plan: RoundPlan): string {
-  const keys = Object.entries(plan.lines)
-    .filter(([file]) => PLAIN.test(file))
-    .flatMap(([file, lines]) => lines.map((n) => `${file}:${n}`));
-  const files = [...new Set(keys.map((k) => k.slice(0, k.lastIndexOf(':'))))];
-  if (!files.length) return ` ${GO_ROUNDS_FUNCTION}() { :; };`;
+  const choose = goChooseCommand(plan);
+  if (!choose) return ` ${GO_ROUNDS_FUNCTION}() { :; };`;
   const at = (name: string) => shellQuote(`${out}/${name}`);
   // The package's import path for test2json, from the run's own report.
   const pkg = `sed -n 's/.*"Package":"\\([^"]*\\)".*/\\1/p' ${at(report)} | head -n 1`;
@@ -53,7 +59,7 @@ export function goRoundsFunction(out: string, report: string, binary: string, pl
   const round = (r: number) => `( cd "$1" && ${binary} -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run="^($sel)$" 2>&1 ) | go tool test2json -t -p "$pkg" > ${at(roundReport(report, r))};`;
   return (
     ` ${GO_ROUNDS_FUNCTION}() { [ -x ${binary} ] || return 0; ` +
-    `sel=$(awk -v L=${shellQuote(keys.join('\\n'))} ${shellQuote(CHOOSE)} ${files.map(shellQuote).join(' ')} 2>/dev/null); [ -n "$sel" ] || return 0; ` +
+    `sel=$(${choose} 2>/dev/null); [ -n "$sel" ] || return 0; ` +
     `pkg=$(${pkg}); [ -n "$pkg" ] || return 0; ${rounds.map(round).join(' ')} };`
   );
 }
