@@ -400,6 +400,8 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       broken: 'com.example.SlugsTest.slugifyKeepsNumbersInTitles',
       brokenBefore: 'com.example.SlugsTest.slugifyKeepsDigits',
       inProcess: true,
+      // A Maven build per run, and a Maven rerun for each head failure: minutes on a loaded machine.
+      minutes: 6,
     },
     { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: true },
     { name: 'javascript/jest', p: () => jest, rounds: ROUNDS, ...js, inProcess: true },
@@ -407,7 +409,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     { name: 'javascript/vitest 5', p: () => vitest5, rounds: ROUNDS, ...js, inProcess: true },
   ];
 
-  describe.each(cases)('$name', ({ p, rounds, added, poisoned, broken, brokenBefore, inProcess }) => {
+  describe.each(cases)('$name', ({ p, rounds, added, poisoned, broken, brokenBefore, inProcess, minutes = 2 }) => {
     it('without confirmation, the poisoned neighbour is a P2F that fails the gold fix', async () => {
       const v = await check(p, 'gold', { confirm: 0 });
       expect(row(v, poisoned)).toMatchObject({ transition: 'P2F', flaky: false });
@@ -443,6 +445,6 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
         expect(wrong).toMatchObject({ success: false, likelyCorrect: false });
       }
       // 2 validations a round, each with its confirmation: minutes on a loaded machine.
-    }, rounds * 4 * 60_000);
+    }, rounds * 2 * minutes * 60_000);
   });
 });

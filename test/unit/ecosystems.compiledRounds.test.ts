@@ -64,18 +64,19 @@ describe('go test rounds', () => {
     expect(choose({ [GO_FILE]: before }, patch, goChooseCommand(roundPlan(patch, [GO_FILE], 2)!))).toEqual(['TestA', 'TestOne']);
   });
 
-  it('ask the run for its binary and call the rounds after its report, keeping go test\'s exit status', () => {
+  it('run the binary through their wrapper and convert the rounds after the run, keeping go test\'s exit status', () => {
     const spec = runnerFromCommand('go test {files}');
     expect(roundsInProcess(spec)).toBe(true);
     // Each round a new process of the test binary: a round that differs is evidence.
     expect(roundsFresh(spec)).toBe(true);
     const cmd = buildTestCommand(spec, ['calc/calc_test.go'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'calc/calc_test.go': [3] } } });
-    expect(cmd).toContain('swt_go_rounds() { [ -x "$GOTMPDIR/swt-first-run.test" ] || return 0;');
-    expect(cmd).toContain('rm -f "$GOTMPDIR/swt-first-run.test"; go test -json -count=1 -vet=off -o "$GOTMPDIR/swt-first-run.test" ./calc > /swt-out/go-test.json; swt_rc=$?; swt_go_rounds ./calc; (exit $swt_rc)');
-    expect(cmd).toContain("> /swt-out/go-test.json.round1; ");
-    expect(cmd).toContain("> /swt-out/go-test.json.round2; ");
+    // The wrapper: the binary kept for the reruns, its run as go test asked, then each round.
+    expect(cmd).toContain(`'#!/bin/sh' 'ln -f "$1" "$GOTMPDIR/swt-first-run.test" 2>/dev/null || cp "$1" "$GOTMPDIR/swt-first-run.test" 2>/dev/null' '"$@"' 'rc=$?'`);
+    expect(cmd).toContain(`'[ -z "$SWT_GO_SEL" ] || "$1" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run="^($SWT_GO_SEL)$" > "$GOTMPDIR/swt-round2.out" 2>&1' 'exit $rc'`);
+    expect(cmd).toContain('go test -json -count=1 -vet=off -exec "$GOTMPDIR/swt-rounds-exec" ./calc > /swt-out/go-test.json; swt_rc=$?; swt_go_rounds; (exit $swt_rc)');
+    expect(cmd).toContain('go tool test2json -t -p "$pkg" < "$GOTMPDIR/swt-round1.out" > /swt-out/go-test.json.round1;');
     // A template of the project's own (its flags would not reach the binary): no rounds, as before.
-    expect(buildTestCommand(runnerFromCommand('go test -short {files}'), ['calc/calc_test.go'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'calc/calc_test.go': [3] } } })).not.toContain('swt_go_rounds ./calc');
+    expect(buildTestCommand(runnerFromCommand('go test -short {files}'), ['calc/calc_test.go'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'calc/calc_test.go': [3] } } })).not.toContain('-exec "$GOTMPDIR');
   });
 });
 

@@ -7,7 +7,7 @@ import type { RunnerSpec } from '../../results/types.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { changedGoTests, isChangedGoTest } from './changedTests.js';
 import { parseGoTestJson } from './goTestJson.js';
-import { GO_ROUNDS_FUNCTION, goRounds } from './rounds.js';
+import { GO_ROUNDS_EXEC, GO_ROUNDS_FUNCTION, goRounds } from './rounds.js';
 
 /** The Go the module asks for: its `toolchain` line, else its `go` line, as major.minor; undefined without either. */
 export function goVersionOf(goMod: string | undefined): string | undefined {
@@ -59,7 +59,7 @@ function keepsBinary(spec: RunnerSpec, files: readonly string[]): boolean {
 interface GoOptions {
   run?: string;
   kept?: boolean;
-  /** The run holds confirmation rounds (rounds.ts): it calls the function `prepare` defined, with its binary. */
+  /** The run holds confirmation rounds (rounds.ts): its binary runs through their wrapper, and the function `prepare` defined follows. */
   rounds?: boolean;
 }
 
@@ -71,13 +71,13 @@ function goCommand(spec: RunnerSpec, files: readonly string[], out: string, repo
 function goTestInvocation(spec: RunnerSpec, files: readonly string[], out: string, report: string, opts: GoOptions): string {
   const { run, kept } = opts;
   // -count=1: never a cached result; -vet=off: vet findings are not test results. A kept
-  // container's run leaves its binary (writing it costs ~0.1 s; a rerun with it saves ~0.3 s),
-  // and so does a run with rounds, which run it again (no binary from before may stand in for a build that failed).
+  // container's run leaves its binary (writing it costs ~0.1 s; a rerun with it saves ~0.3 s); a
+  // run with rounds has its wrapper leave it (rounds.ts).
   const rounds = opts.rounds && !run && keepsBinary(spec, files);
-  const keep = (kept || rounds) && !run && keepsBinary(spec, files);
-  const words = ['-json', '-count=1', '-vet=off', ...(keep ? ['-o', KEPT_BINARY] : []), ...(run ? [`-run=${shellQuote(run)}`] : []), ...packagesOf(files).map(checkedPackage)];
+  const keep = kept && !rounds && !run && keepsBinary(spec, files);
+  const words = ['-json', '-count=1', '-vet=off', ...(keep ? ['-o', KEPT_BINARY] : []), ...(rounds ? ['-exec', GO_ROUNDS_EXEC] : []), ...(run ? [`-run=${shellQuote(run)}`] : []), ...packagesOf(files).map(checkedPackage)];
   const test = `${fillTemplate(spec.template, words)} > ${reportPath(out, report)}`;
-  return rounds ? `rm -f ${KEPT_BINARY}; ${test}; swt_rc=$?; ${GO_ROUNDS_FUNCTION} ${checkedPackage(packagesOf(files)[0])}; (exit $swt_rc)` : test;
+  return rounds ? `${test}; swt_rc=$?; ${GO_ROUNDS_FUNCTION}; (exit $swt_rc)` : test;
 }
 
 /**
@@ -102,7 +102,7 @@ export const goTest: RunnerDef = {
   // `-run '^(TestA|TestB)$'`: whole top-level tests, their subtests with them (rerunCommand).
   commandForTests: rerunCommand,
   parse: (content, ctx) => parseGoTestJson(content, ctx),
-  roundsInProcess: goRounds(REPORT, KEPT_BINARY),
+  roundsInProcess: goRounds(REPORT, KEPT_BINARY, TMP),
 };
 
 export const go: Ecosystem = {

@@ -1,9 +1,9 @@
 /**
- * go test's confirmation rounds inside the first run (RunnerDef.roundsInProcess). The run writes
- * its test binary (`go test -o`); once its report is written, each round runs that binary again,
- * a new process, on the top-level tests whose lines hold a line the patch adds, and turns its
- * output into go test's JSON with test2json. A round pays a process start (milliseconds) and no
- * build, and the same exec: no second round trip to the container.
+ * go test's confirmation rounds inside the first run (RunnerDef.roundsInProcess). go test runs
+ * the test binary through a wrapper (`-exec`); once the binary's run is done, the wrapper runs
+ * it again per round, a new process, on the top-level tests whose lines hold a line the patch
+ * adds; after go test, their output becomes go test's JSON (test2json). A round pays a process
+ * start (milliseconds) and no build, in the same exec: no second round trip to the container.
  *
  * Why a new process per round and not `-count=N`: `-count` repeats the tests in one process, so
  * package-level state (a map a test fills, a sync.Once, an init's random draw) carries from one
@@ -14,10 +14,10 @@
  * Pure.
  */
 import { shellQuote } from '../../util/shell.js';
-import { roundReport } from '../command.js';
+import { roundReport, writeLines } from '../command.js';
 import type { RoundPlan, RunnerDef } from '../types.js';
 
-/** The shell function the command calls after the run (`swt_go_rounds <package dir>`). */
+/** The shell function the command calls after the run. */
 export const GO_ROUNDS_FUNCTION = 'swt_go_rounds';
 
 /**
@@ -45,29 +45,44 @@ export function goChooseCommand(plan: RoundPlan): string | undefined {
   return files.length ? `awk -v L=${shellQuote(keys.join('\\n'))} ${shellQuote(CHOOSE)} ${files.map(shellQuote).join(' ')}` : undefined;
 }
 
+/** The wrapper go test runs the test binary with (`go test -exec`), in GOTMPDIR (the sandbox's /tmp is noexec). */
+export const GO_ROUNDS_EXEC = '"$GOTMPDIR/swt-rounds-exec"';
+const raw = (r: number) => `"$GOTMPDIR/swt-round${r}.out"`;
+
 /**
- * The function `prepare` defines: with the run's binary (`binary`, a shell word) and its report
- * in place, the chosen tests `plan.rounds` times, each round's JSON beside the run's report.
+ * What `prepare` does: chooses the tests (in the repository's root, before the run), writes the
+ * wrapper go test runs the binary with, and defines the function the command calls after the
+ * run. The wrapper links the binary where the kept container's reruns find it (`binary`), runs
+ * it as go test asked, then, its exit status kept, runs it again per round on the chosen tests
+ * into raw test2json text; the function turns that into go test's JSON with the package the run's
+ * report names. No `-o`: the binary is not copied, and go test links it as it would anyway.
  */
-export function goRoundsFunction(out: string, report: string, binary: string, plan: RoundPlan): string {
+export function goRoundsPrepare(out: string, report: string, binary: string, plan: RoundPlan, tmp: string): string {
   const choose = goChooseCommand(plan);
   if (!choose) return ` ${GO_ROUNDS_FUNCTION}() { :; };`;
   const at = (name: string) => shellQuote(`${out}/${name}`);
+  const rounds = Array.from({ length: plan.rounds }, (_, i) => i + 1);
+  const wrapper = [
+    '#!/bin/sh',
+    `ln -f "$1" ${binary} 2>/dev/null || cp "$1" ${binary} 2>/dev/null`,
+    '"$@"',
+    'rc=$?',
+    ...rounds.map((r) => `[ -z "$SWT_GO_SEL" ] || "$1" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run="^($SWT_GO_SEL)$" > ${raw(r)} 2>&1`),
+    'exit $rc',
+  ];
   // The package's import path for test2json, from the run's own report.
   const pkg = `sed -n 's/.*"Package":"\\([^"]*\\)".*/\\1/p' ${at(report)} | head -n 1`;
-  const rounds = Array.from({ length: plan.rounds }, (_, i) => i + 1);
-  const round = (r: number) => `( cd "$1" && ${binary} -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run="^($sel)$" 2>&1 ) | go tool test2json -t -p "$pkg" > ${at(roundReport(report, r))};`;
+  const convert = (r: number) => `[ -f ${raw(r)} ] && go tool test2json -t -p "$pkg" < ${raw(r)} > ${at(roundReport(report, r))};`;
   return (
-    ` ${GO_ROUNDS_FUNCTION}() { [ -x ${binary} ] || return 0; ` +
-    `sel=$(${choose} 2>/dev/null); [ -n "$sel" ] || return 0; ` +
-    `pkg=$(${pkg}); [ -n "$pkg" ] || return 0; ${rounds.map(round).join(' ')} };`
+    ` ${tmp} export SWT_GO_SEL="$(${choose} 2>/dev/null)"; rm -f ${rounds.map(raw).join(' ')} ${binary}; ${writeLines(GO_ROUNDS_EXEC, wrapper)} && chmod +x ${GO_ROUNDS_EXEC};` +
+    ` ${GO_ROUNDS_FUNCTION}() { [ -n "$SWT_GO_SEL" ] || return 0; pkg=$(${pkg}); [ -n "$pkg" ] || return 0; ${rounds.map(convert).join(' ')} };`
   );
 }
 
 /** go test's rounds: a new process of the run's own binary per round (freshProcess). */
-export function goRounds(report: string, binary: string): NonNullable<RunnerDef['roundsInProcess']> {
+export function goRounds(report: string, binary: string, tmp: string): NonNullable<RunnerDef['roundsInProcess']> {
   return {
-    prepare: (out, plan) => goRoundsFunction(out, report, binary, plan),
+    prepare: (out, plan) => goRoundsPrepare(out, report, binary, plan, tmp),
     report: (name, round) => roundReport(name, round),
     // Nothing of the rounds runs before the run: they cannot keep it from running.
     hookFailed: /(?!)/,
