@@ -35,8 +35,9 @@ describe('Go modules, no configuration (real containers, a real dependency from 
     expect(out.success).toBe(true);
     expect(out.runner).toBe('go-test');
     expect(out.warnings).toEqual([]);
-    // Confirmation is on by default: the one test that moved reran twice more on each side, selected with -run.
-    expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['example.com/clampx.TestClampAbove'], alone: true });
+    // Confirmation is on by default: the one test that moved ran twice more on each side, in rounds
+    // inside the first run (its test binary again, a new process per round, no rerun after).
+    expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['example.com/clampx.TestClampAbove'], alone: true, inProcess: ['example.com/clampx.TestClampAbove'] });
     expect(out.confirmation!.runs.base.map((r) => r.tests.map((t) => [t.id, t.outcome]))).toEqual([
       [['example.com/clampx.TestClampAbove', 'failed']],
       [['example.com/clampx.TestClampAbove', 'failed']],

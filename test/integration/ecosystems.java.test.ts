@@ -32,6 +32,13 @@ describe('Maven projects, no configuration (real containers, a Maven Central dep
       ['com.example.GreeterTest.greetsNobody', 'F2P'],
     ]);
     expect(out.success).toBe(true);
+    // Confirmation (on by default) ran the new test twice more on each side in one JVM after Maven,
+    // with Surefire's classpath: no Maven rerun. The error is the one Surefire reported.
+    expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['com.example.GreeterTest.greetsNobody'], inProcess: ['com.example.GreeterTest.greetsNobody'] });
+    const seen = (side: 'base' | 'head') => out.confirmation!.runs[side].map((r) => r.tests.map((t) => [t.id, t.outcome]));
+    expect(seen('base')).toEqual([[['com.example.GreeterTest.greetsNobody', 'failed']], [['com.example.GreeterTest.greetsNobody', 'failed']]]);
+    expect(seen('head')).toEqual([[['com.example.GreeterTest.greetsNobody', 'passed']], [['com.example.GreeterTest.greetsNobody', 'passed']]]);
+    expect(out.confirmation!.runs.base[0].tests[0]).toMatchObject({ message: expect.stringContaining('NullPointerException') });
   }, 1_500_000);
 
   it('keeps the local repository in the repository\'s package cache: a cold build with no registry reachable installs from it offline', async () => {

@@ -22,9 +22,10 @@ interface Project {
   gold: string;
   wrong: string;
   testPatch: string;
-  image: string;
-  install: string;
-  testCmd: string;
+  /** Detected (with the ecosystem's own install and runner) when absent. */
+  image?: string;
+  install?: string;
+  testCmd?: string;
 }
 
 /** base, a gold fix and a wrong fix on branches from it, and the test patch as a diff against base. */
@@ -143,6 +144,158 @@ it('1024 bytes is 1 KiB, also from the cache', () => {
   assert.equal(formatBytesCached(1024), '1 KiB');
 });
 `;
+// Go: the same slugs, the registry a package-level map (go test runs a file's tests in source order).
+const GO_SLUGS = (pattern: string) => `// Package slugs makes URL slugs for page titles, unique within a site.
+package slugs
+
+import (
+\t"regexp"
+\t"strconv"
+\t"strings"
+)
+
+var taken = map[string]int{}
+
+var sep = regexp.MustCompile(\`${pattern}\`)
+
+// Slugify joins a title's lower-case words with single hyphens.
+func Slugify(title string) string {
+\treturn strings.Trim(sep.ReplaceAllString(strings.ToLower(title), "-"), "-")
+}
+
+// UniqueSlug numbers a slug from the second page that has it (notes, notes-2, ...).
+func UniqueSlug(title string) string {
+\ts := Slugify(title)
+\ttaken[s]++
+\tif n := taken[s]; n > 1 {
+\t\treturn s + "-" + strconv.Itoa(n)
+\t}
+\treturn s
+}
+`;
+const GO_SLUG_TESTS = (added: string) => `package slugs
+
+import "testing"
+
+func expect(t *testing.T, got, want string) {
+\tt.Helper()
+\tif got != want {
+\t\tt.Fatalf("got %q, want %q", got, want)
+\t}
+}
+
+func TestSlugifyLowercasesWords(t *testing.T) {
+\texpect(t, Slugify("Release Notes"), "release-notes")
+}
+
+func TestSlugifyKeepsDigits(t *testing.T) {
+\texpect(t, Slugify("Python 3 notes"), "python-3-notes")
+}
+
+func TestUniqueSlugNumbersRepeats(t *testing.T) {
+\texpect(t, UniqueSlug("FAQ"), "faq")
+\texpect(t, UniqueSlug("FAQ"), "faq-2")
+}
+${added}
+func TestUniqueSlugFirstPageIsPlain(t *testing.T) {
+\texpect(t, UniqueSlug("Getting Started"), "getting-started")
+}
+`;
+const NEW_GO = `
+func TestSlugifyKeepsNumbersInTitles(t *testing.T) {
+\texpect(t, Slugify("Top 10 Tips"), "top-10-tips")
+}
+
+func TestUniqueSlugCollapsesSpaces(t *testing.T) {
+\texpect(t, UniqueSlug("Getting   Started"), "getting-started")
+}
+`;
+
+// Java (Maven, JUnit 4): the same slugs, the registry a static map; the tests run in name order.
+const JAVA_SLUGS = (pattern: string) => `package com.example;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public final class Slugs {
+    private static final Map<String, Integer> TAKEN = new HashMap<>();
+
+    public static String slugify(String title) {
+        return title.toLowerCase().replaceAll("${pattern}", "-").replaceAll("^-+|-+$", "");
+    }
+
+    public static String uniqueSlug(String title) {
+        String s = slugify(title);
+        int n = TAKEN.merge(s, 1, Integer::sum);
+        return n == 1 ? s : s + "-" + n;
+    }
+}
+`;
+const JAVA_SLUG_TESTS = (added: string) => `package com.example;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.FixMethodOrder;
+import org.junit.Test;
+import org.junit.runners.MethodSorters;
+
+@FixMethodOrder(MethodSorters.NAME_ASCENDING)
+public class SlugsTest {
+    @Test
+    public void slugifyLowercasesWords() {
+        assertEquals("release-notes", Slugs.slugify("Release Notes"));
+    }
+
+    @Test
+    public void slugifyKeepsDigits() {
+        assertEquals("python-3-notes", Slugs.slugify("Python 3 notes"));
+    }
+
+    @Test
+    public void uniqueSlugNumbersRepeats() {
+        assertEquals("faq", Slugs.uniqueSlug("FAQ"));
+        assertEquals("faq-2", Slugs.uniqueSlug("FAQ"));
+    }
+${added}
+    @Test
+    public void uniqueSlugFirstPageIsPlain() {
+        assertEquals("getting-started", Slugs.uniqueSlug("Getting Started"));
+    }
+}
+`;
+const NEW_JAVA = `
+    @Test
+    public void slugifyKeepsNumbersInTitles() {
+        assertEquals("top-10-tips", Slugs.slugify("Top 10 Tips"));
+    }
+
+    @Test
+    public void uniqueSlugCollapsesSpaces() {
+        assertEquals("getting-started", Slugs.uniqueSlug("Getting   Started"));
+    }
+`;
+const JAVA_POM = `<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.example</groupId>
+  <artifactId>slugs</artifactId>
+  <version>1.0</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.11.0</version></plugin>
+      <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.2.5</version></plugin>
+    </plugins>
+  </build>
+</project>
+`;
+
 const DEV = { jest: { jest: '^29.7.0' }, mocha: { mocha: '^10.7.0' }, vitest: { vitest: '^3.2.4' } };
 /** `vitest`: another major of vitest (its rounds use its own API), on the image it needs. */
 const bytesProject = (runner: 'mocha' | 'jest' | 'vitest', vitest?: { version: string; image: string }): Project => {
@@ -166,6 +319,8 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let jest: Project;
   let vitest: Project;
   let vitest5: Project;
+  let goSlugs: Project;
+  let javaSlugs: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -182,6 +337,17 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     vitest = bytesProject('vitest');
     // vitest 5 needs Node 22.
     vitest5 = bytesProject('vitest', { version: '^5.1.1', image: 'node:22' });
+    // The golang image, its install and go test, all detected from go.mod.
+    goSlugs = project(
+      { 'go.mod': 'module example.com/slugs\n\ngo 1.21\n', 'slugs.go': GO_SLUGS('[^a-z0-9]'), 'slugs_test.go': GO_SLUG_TESTS('') },
+      { 'slugs.go': GO_SLUGS('[^a-z0-9]+') },
+      { 'slugs.go': GO_SLUGS('[^a-z]+') },
+      { 'slugs_test.go': GO_SLUG_TESTS(NEW_GO) },
+      {},
+    );
+    const main = 'src/main/java/com/example/Slugs.java';
+    const test = 'src/test/java/com/example/SlugsTest.java';
+    javaSlugs = project({ 'pom.xml': JAVA_POM, [main]: JAVA_SLUGS('[^a-z0-9]'), [test]: JAVA_SLUG_TESTS('') }, { [main]: JAVA_SLUGS('[^a-z0-9]+') }, { [main]: JAVA_SLUGS('[^a-z]+') }, { [test]: JAVA_SLUG_TESTS(NEW_JAVA) }, {});
   });
   afterAll(() => {
     cleanupGitRepos();
@@ -190,7 +356,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
 
   // No confirm given: the default (2 more runs of each test that moves) applies.
   const check = (p: () => Project, head: 'gold' | 'wrong', opts: { confirm?: number; knownFlaky?: string[] } = {}) =>
-    validate(sandbox, { repo: p().repo.path, base: p().base, head: p()[head], testPatch: p().testPatch, image: p().image, install: p().install, testCmd: p().testCmd, ...opts });
+    validate(sandbox, { repo: p().repo.path, base: p().base, head: p()[head], testPatch: p().testPatch, ...(p().image ? { image: p().image, install: p().install, testCmd: p().testCmd } : {}), ...opts });
   const row = (v: ValidationResult, id: string) => {
     const t = v.tests.find((x) => x.id === id);
     if (!t) throw new Error(`no ${id} in ${v.tests.map((x) => x.id).join(', ')}`);
@@ -215,13 +381,35 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       brokenBefore: 'tests/test_slugs.py::test_slugify_keeps_digits',
       inProcess: true,
     },
+    {
+      name: 'go/go test',
+      p: () => goSlugs,
+      rounds: ROUNDS,
+      added: 'example.com/slugs.TestUniqueSlugCollapsesSpaces',
+      poisoned: 'example.com/slugs.TestUniqueSlugFirstPageIsPlain',
+      broken: 'example.com/slugs.TestSlugifyKeepsNumbersInTitles',
+      brokenBefore: 'example.com/slugs.TestSlugifyKeepsDigits',
+      inProcess: true,
+    },
+    {
+      name: 'java/maven',
+      p: () => javaSlugs,
+      rounds: ROUNDS,
+      added: 'com.example.SlugsTest.uniqueSlugCollapsesSpaces',
+      poisoned: 'com.example.SlugsTest.uniqueSlugFirstPageIsPlain',
+      broken: 'com.example.SlugsTest.slugifyKeepsNumbersInTitles',
+      brokenBefore: 'com.example.SlugsTest.slugifyKeepsDigits',
+      inProcess: true,
+      // A Maven build per run, and a Maven rerun for each head failure: minutes on a loaded machine.
+      minutes: 6,
+    },
     { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: true },
     { name: 'javascript/jest', p: () => jest, rounds: ROUNDS, ...js, inProcess: true },
     { name: 'javascript/vitest 3', p: () => vitest, rounds: ROUNDS, ...js, inProcess: true },
     { name: 'javascript/vitest 5', p: () => vitest5, rounds: ROUNDS, ...js, inProcess: true },
   ];
 
-  describe.each(cases)('$name', ({ p, rounds, added, poisoned, broken, brokenBefore, inProcess }) => {
+  describe.each(cases)('$name', ({ p, rounds, added, poisoned, broken, brokenBefore, inProcess, minutes = 2 }) => {
     it('without confirmation, the poisoned neighbour is a P2F that fails the gold fix', async () => {
       const v = await check(p, 'gold', { confirm: 0 });
       expect(row(v, poisoned)).toMatchObject({ transition: 'P2F', flaky: false });
@@ -257,6 +445,6 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
         expect(wrong).toMatchObject({ success: false, likelyCorrect: false });
       }
       // 2 validations a round, each with its confirmation: minutes on a loaded machine.
-    }, rounds * 4 * 60_000);
+    }, rounds * 2 * minutes * 60_000);
   });
 });

@@ -8,6 +8,7 @@ import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { changedGoTests, isChangedGoTest } from './changedTests.js';
 import { parseGoTestJson } from './goTestJson.js';
 import { goDependencyManifest, goMachinery } from './machinery.js';
+import { GO_ROUNDS_EXEC, GO_ROUNDS_FUNCTION, goRounds } from './rounds.js';
 
 /** The Go the module asks for: its `toolchain` line, else its `go` line, as major.minor; undefined without either. */
 export function goVersionOf(goMod: string | undefined): string | undefined {
@@ -46,6 +47,7 @@ export function goTestName(id: string): string {
 const TMP = 'export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR";';
 /** Where a first run leaves its test binary, for the confirmation reruns in its own container. */
 const KEPT_BINARY = '"$GOTMPDIR/swt-first-run.test"';
+const REPORT = 'go-test.json';
 
 /**
  * Whether a run of `files` can leave its test binary for the reruns: one package, and the default
@@ -55,18 +57,28 @@ function keepsBinary(spec: RunnerSpec, files: readonly string[]): boolean {
   return spec.template.trim() === 'go test {files}' && packagesOf(files).length === 1;
 }
 
-function goCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, opts: { run?: string; kept?: boolean } = {}): string {
+interface GoOptions {
+  run?: string;
+  kept?: boolean;
+  /** The run holds confirmation rounds (rounds.ts): its binary runs through their wrapper, and the function `prepare` defined follows. */
+  rounds?: boolean;
+}
+
+function goCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, opts: GoOptions = {}): string {
   return `${TMP} ${goTestInvocation(spec, files, out, report, opts)}`;
 }
 
 /** The go test invocation itself, into the report (goCommand sets GOTMPDIR first). */
-function goTestInvocation(spec: RunnerSpec, files: readonly string[], out: string, report: string, opts: { run?: string; kept?: boolean }): string {
+function goTestInvocation(spec: RunnerSpec, files: readonly string[], out: string, report: string, opts: GoOptions): string {
   const { run, kept } = opts;
   // -count=1: never a cached result; -vet=off: vet findings are not test results. A kept
-  // container's run leaves its binary (writing it costs ~0.1 s; a rerun with it saves ~0.3 s).
-  const keep = kept && !run && keepsBinary(spec, files) ? ['-o', KEPT_BINARY] : [];
-  const words = ['-json', '-count=1', '-vet=off', ...keep, ...(run ? [`-run=${shellQuote(run)}`] : []), ...packagesOf(files).map(checkedPackage)];
-  return `${fillTemplate(spec.template, words)} > ${reportPath(out, report)}`;
+  // container's run leaves its binary (writing it costs ~0.1 s; a rerun with it saves ~0.3 s); a
+  // run with rounds has its wrapper leave it (rounds.ts).
+  const rounds = opts.rounds && !run && keepsBinary(spec, files);
+  const keep = kept && !rounds && !run && keepsBinary(spec, files);
+  const words = ['-json', '-count=1', '-vet=off', ...(keep ? ['-o', KEPT_BINARY] : []), ...(rounds ? ['-exec', GO_ROUNDS_EXEC] : []), ...(run ? [`-run=${shellQuote(run)}`] : []), ...packagesOf(files).map(checkedPackage)];
+  const test = `${fillTemplate(spec.template, words)} > ${reportPath(out, report)}`;
+  return rounds ? `${test}; swt_rc=$?; ${GO_ROUNDS_FUNCTION}; (exit $swt_rc)` : test;
 }
 
 /**
@@ -86,11 +98,12 @@ function rerunCommand(spec: RunnerSpec, file: string, ids: readonly string[], ou
 export const goTest: RunnerDef = {
   kind: 'go-test',
   recognise: /(^|[\s/;&|(])go\s+test(\s|$|;|&|\|)/,
-  reportFile: 'go-test.json',
-  command: (spec, files, out, report, opts) => goCommand(spec, files, out, report, { ...(opts?.kept ? { kept: true } : {}) }),
+  reportFile: REPORT,
+  command: (spec, files, out, report, opts) => goCommand(spec, files, out, report, { ...(opts?.kept ? { kept: true } : {}), ...(opts?.rounds ? { rounds: true } : {}) }),
   // `-run '^(TestA|TestB)$'`: whole top-level tests, their subtests with them (rerunCommand).
   commandForTests: rerunCommand,
   parse: (content, ctx) => parseGoTestJson(content, ctx),
+  roundsInProcess: goRounds(REPORT, KEPT_BINARY, TMP),
 };
 
 export const go: Ecosystem = {

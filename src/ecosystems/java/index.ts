@@ -8,6 +8,7 @@ import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from '../types.js';
 import { OUTPUT_MARKER, REPORT_MARKER, moduleDirOf, parseJvmReports } from './reports.js';
 import { saveToCache, seedFromCache } from '../packageCacheShell.js';
 import { javaDependencyManifest, javaMachinery } from './machinery.js';
+import { JAVA_ROUNDS_FUNCTION, JAVA_ROUNDS_INSTALL, mavenRounds } from './rounds.js';
 
 /** The JDK images come in these releases; a project gets the first at or above what it declares. */
 const JDK_RELEASES = [8, 11, 17, 21, 25];
@@ -109,10 +110,12 @@ export function jvmMethodOf(id: string, file: string): string | undefined {
   return m?.[0];
 }
 
+const MAVEN_REPORT = 'maven-reports.txt';
+
 /** Set in a run container's own /tmp once a Maven build there compiled the run's sources. */
 const BUILT_HERE = '/tmp/.swt-maven-built-here';
 
-function mavenCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, methods?: readonly string[]): string {
+function mavenCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, methods?: readonly string[], rounds = false): string {
   const classes = [...new Set(files.map((f) => f.split('/').pop()!.replace(SOURCE, '')))];
   const modules = [...new Set(files.map(moduleDirOf))].filter((d) => d !== '');
   // Surefire's `Class#m1+m2` runs only those methods of the class.
@@ -126,7 +129,9 @@ function mavenCommand(spec: RunnerSpec, files: readonly string[], out: string, r
   // /tmp, which no image holds): its confirmation reruns then skip compiling everything again.
   const reports = `find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
   const stale = `[ -e ${BUILT_HERE} ] || find . \\( -path '*/target/classes' -o -path '*/target/test-classes' -o -path '*/target/maven-status' \\) -type d -prune -exec rm -rf {} + 2>/dev/null;`;
-  return `${reports} ${stale} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; touch ${BUILT_HERE} 2>/dev/null; ${collect("-path '*/target/surefire-reports/*'", out, report)}; exit $rc`;
+  // Confirmation rounds (rounds.ts), after the reports are collected: one module's tests only.
+  const round = rounds && new Set(files.map(moduleDirOf)).size === 1 ? ` ${JAVA_ROUNDS_FUNCTION} ${checked(moduleDirOf(files[0]) || '.')};` : '';
+  return `${reports} ${stale} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; touch ${BUILT_HERE} 2>/dev/null; ${collect("-path '*/target/surefire-reports/*'", out, report)};${round} exit $rc`;
 }
 
 /** The methods of `file`'s class the ids name, or undefined when one of them is not a plain method of it. */
@@ -138,11 +143,12 @@ function methodsOf(file: string, ids: readonly string[]): string[] | undefined {
 export const maven: RunnerDef = {
   kind: 'maven',
   recognise: /(^|[\s/;&|(])(mvn|mvnw)(\s|$|;|&|\|)/,
-  reportFile: 'maven-reports.txt',
+  reportFile: MAVEN_REPORT,
   exits: true,
-  command: (spec, files, out, report) => mavenCommand(spec, files, out, report),
+  command: (spec, files, out, report, opts) => mavenCommand(spec, files, out, report, undefined, !!opts?.rounds),
   commandForTests: (spec, file, ids, out, report) => mavenCommand(spec, [file], out, report, methodsOf(file, ids)),
   parse: (content, ctx) => parseJvmReports(content, ctx),
+  roundsInProcess: mavenRounds(MAVEN_REPORT),
 };
 
 function gradleCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, methods?: readonly string[]): string {
@@ -232,7 +238,9 @@ export const java: Ecosystem = {
       // Offline first, from the local repository the package cache seeded (beforeInstall); what is missing comes from Maven Central.
       install:
         `{ ${mavenResolve('-o ')}; } >/dev/null 2>&1 || { ${mavenResolve('')}; }; ` +
-        `mvn -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || ${installNote("Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds")}`,
+        `mvn -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || ${installNote("Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds")}; ` +
+        // The runner of the confirmation rounds (rounds.ts), compiled once here rather than in every run.
+        JAVA_ROUNDS_INSTALL,
     };
   },
   beforeInstall: MAVEN_BEFORE,

@@ -1,0 +1,103 @@
+/**
+ * Confirmation rounds of Go and Maven (src/ecosystems/go/rounds.ts, java/rounds.ts): which tests
+ * a round runs (the awk choice, run here with the machine's awk, mawk as in the golang and maven
+ * images, on real test files and the plan roundPlan makes of a real patch), and how the first
+ * run's command calls the rounds. The rounds themselves run in real containers in
+ * test/integration/ecosystems.go.test.ts, ecosystems.java.test.ts and validate.flaky.test.ts.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { goChooseCommand } from '../../src/ecosystems/go/rounds.js';
+import { javaChooseCommand } from '../../src/ecosystems/java/rounds.js';
+import { roundPlan } from '../../src/harness/rounds.js';
+import { buildTestCommand, roundsFresh, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
+import { ABOVE, OLD_TEST } from '../helpers/goClampx.js';
+import { OLD_TEST as GREETER_TEST, TEST_PATCH } from '../helpers/mavenGreeter.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'swt-rounds-choice-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Writes `files`, applies `patch` with git apply, and runs `command` there: what it prints, split. */
+function choose(files: Record<string, string>, patch: string, command: string | undefined): string[] {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  writeFileSync(join(dir, 'p.diff'), patch);
+  execFileSync('git', ['apply', 'p.diff'], { cwd: dir });
+  if (!command) throw new Error('no command');
+  return execFileSync('sh', ['-c', command], { cwd: dir, encoding: 'utf8' }).trim().split(/[|\s]+/).filter(Boolean).sort();
+}
+
+const GO_FILE = 'clampx_test.go';
+
+describe('go test rounds', () => {
+  it('choose the top-level tests whose lines the patch adds to, not their neighbours', () => {
+    expect(choose({ [GO_FILE]: OLD_TEST }, ABOVE, goChooseCommand(roundPlan(ABOVE, [GO_FILE], 2)!))).toEqual(['TestClampAbove']);
+  });
+
+  it('choose a test whose body gained a line, a one-line test, and no test for a line outside any', () => {
+    const before = ['package p', '', 'import "testing"', '', 'var x = 1', '', 'func TestA(t *testing.T) {', '\tt.Log("a")', '}', '', 'func TestB(t *testing.T) {', '\tt.Log("b")', '}', ''].join('\n');
+    const patch = [
+      `--- a/${GO_FILE}`,
+      `+++ b/${GO_FILE}`,
+      '@@ -2,9 +2,11 @@',
+      ' ',
+      ' import "testing"',
+      ' ',
+      '-var x = 1',
+      '+var x = 2',
+      ' ',
+      ' func TestA(t *testing.T) {',
+      ' \tt.Log("a")',
+      '+\tt.Log("more")',
+      ' }',
+      '+func TestOne(t *testing.T) { t.Log("one") }',
+      ' ',
+      '',
+    ].join('\n');
+    expect(choose({ [GO_FILE]: before }, patch, goChooseCommand(roundPlan(patch, [GO_FILE], 2)!))).toEqual(['TestA', 'TestOne']);
+  });
+
+  it('run the binary through their wrapper and convert the rounds after the run, keeping go test\'s exit status', () => {
+    const spec = runnerFromCommand('go test {files}');
+    expect(roundsInProcess(spec)).toBe(true);
+    // Each round a new process of the test binary: a round that differs is evidence.
+    expect(roundsFresh(spec)).toBe(true);
+    const cmd = buildTestCommand(spec, ['calc/calc_test.go'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'calc/calc_test.go': [3] } } });
+    // The wrapper: the binary kept for the reruns, its run as go test asked, then each round.
+    expect(cmd).toContain(`'#!/bin/sh' 'ln -f "$1" "$GOTMPDIR/swt-first-run.test" 2>/dev/null || cp "$1" "$GOTMPDIR/swt-first-run.test" 2>/dev/null' '"$@"' 'rc=$?'`);
+    expect(cmd).toContain(`'[ -z "$SWT_GO_SEL" ] || "$1" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run="^($SWT_GO_SEL)$" > "$GOTMPDIR/swt-round2.out" 2>&1' 'exit $rc'`);
+    expect(cmd).toContain('go test -json -count=1 -vet=off -exec "$GOTMPDIR/swt-rounds-exec" ./calc > /swt-out/go-test.json; swt_rc=$?; swt_go_rounds; (exit $swt_rc)');
+    expect(cmd).toContain('go tool test2json -t -p "$pkg" < "$GOTMPDIR/swt-round1.out" > /swt-out/go-test.json.round1;');
+    // A template of the project's own (its flags would not reach the binary): no rounds, as before.
+    expect(buildTestCommand(runnerFromCommand('go test -short {files}'), ['calc/calc_test.go'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'calc/calc_test.go': [3] } } })).not.toContain('-exec "$GOTMPDIR');
+  });
+});
+
+const JAVA_FILE = 'src/test/java/com/example/GreeterTest.java';
+
+describe('Maven rounds', () => {
+  it('choose the test methods the patch adds lines to; an added annotation or blank line belongs to none', () => {
+    expect(choose({ [JAVA_FILE]: GREETER_TEST }, TEST_PATCH, javaChooseCommand(roundPlan(TEST_PATCH, [JAVA_FILE], 2)!))).toEqual(['com.example.GreeterTest#greetsNobody']);
+  });
+
+  it('run after the reports are collected, in the module, and keep Maven\'s exit status', () => {
+    const spec = runnerFromCommand('mvn test {files}');
+    expect(roundsInProcess(spec)).toBe(true);
+    // No argLine, no POM system properties: a round that differs proves nothing; Maven reruns decide.
+    expect(roundsFresh(spec)).toBe(false);
+    const plan = { rounds: 2, lines: { [`core/${JAVA_FILE}`]: [12] } };
+    const cmd = buildTestCommand(spec, [`core/${JAVA_FILE}`], '/swt-out', { kept: true, rounds: plan });
+    expect(cmd).toContain('swt_java_rounds() { [ -f "$HOME/.cache/swt-rounds"/SwtRounds.class ] || return 0;');
+    expect(cmd).toMatch(/> \/swt-out\/maven-reports\.txt; swt_java_rounds core; exit \$rc \)$/);
+    expect(cmd).toContain('java -XX:TieredStopAtLevel=1 -cp "$HOME/.cache/swt-rounds" SwtRounds /swt-out/maven-reports.txt 2 "$cp" $sel');
+    // Two modules in one run: no rounds.
+    expect(buildTestCommand(spec, [`core/${JAVA_FILE}`, `api/${JAVA_FILE}`], '/swt-out', { kept: true, rounds: plan })).not.toMatch(/swt_java_rounds (core|api);/);
+  });
+});
