@@ -22,6 +22,7 @@ import { createDockerSandbox } from '../sandbox/index.js';
 import type { ResourceLimits } from '../sandbox/types.js';
 import { errorLine, isSwtError, SwtError } from '../util/errors.js';
 import { logger } from '../util/logger.js';
+import { addModelCommand } from './model.js';
 import { terminalProgress } from './progress.js';
 
 const positiveInt = (name: string) => (v: string) => {
@@ -85,6 +86,7 @@ export function buildProgram(): Command {
   addWorkerCommand(program);
   addDoctorCommand(program);
   addImagesCommand(program);
+  addModelCommand(program);
   return program;
 }
 
