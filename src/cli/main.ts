@@ -289,7 +289,10 @@ function addDemoCommand(program: Command): void {
       }
       const result = await runDemo(sandbox, { fixture: o.fixture as FixtureName, strategy: o.strategy }, progress);
       progress.end?.();
-      if (o.json) printJson({ strategy: result.strategy, status: result.reproduction.status, success: result.validation?.success ?? false, likelyCorrect: result.validation?.likelyCorrect ?? false });
+      if (o.json) {
+        const rep = result.reproduction;
+        printJson({ strategy: result.strategy, status: rep.status, success: result.validation?.success ?? false, likelyCorrect: result.validation?.likelyCorrect ?? false, model: rep.model, usage: rep.usage, reason: rep.reason, answers: rep.evidence?.answers ?? [] });
+      }
       else process.stdout.write(`${result.strategyNote}\n\n${result.markdown}\n`);
       if (result.reproduction.status !== 'reproduced') process.exitCode = 3;
     });

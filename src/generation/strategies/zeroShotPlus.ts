@@ -22,6 +22,17 @@ export function extractPatchText(answer: string): string {
   return answer;
 }
 
+/** Instructions, the issue and the answer, in tokens: what a small context keeps free of retrieved code. */
+const PROMPT_OVERHEAD_TOKENS = 2000;
+
+/** Retrieved code the prompt may hold: the option (default 60 000 characters), within a small model's context (~3 characters a token). */
+export function retrievalChars(ctx: Pick<StrategyContext, 'llm' | 'options'>): number | undefined {
+  const limit = ctx.llm?.contextLimit;
+  const asked = ctx.options.retrieval?.maxChars;
+  if (!limit) return asked;
+  return Math.min(asked ?? 60_000, Math.max(2000, (limit - PROMPT_OVERHEAD_TOKENS) * 3));
+}
+
 export interface ZeroShotPlusPrepared {
   prompt: string;
   retrieval: RetrievalResult;
@@ -30,7 +41,7 @@ export interface ZeroShotPlusPrepared {
 export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroShotPlusPrepared> {
   const info = await repoInfo(ctx.workbench.repoDir, ctx.workbench.testCommand);
   const retrieval = await retrieve(ctx.workbench.repoDir, issueText(ctx.issue), {
-    maxChars: ctx.options.retrieval?.maxChars,
+    maxChars: retrievalChars(ctx),
     maxFiles: ctx.options.retrieval?.maxFiles,
   });
   const prompt = zeroShotPlusPrompt({ issue: ctx.issue, sources: retrieval.sources, tests: retrieval.tests, testCommand: ctx.workbench.testCommand, language: info.language });
