@@ -37,6 +37,10 @@ export interface StrategyOptions {
   retrieval?: { maxChars?: number; maxFiles?: number };
   /** agent: how many times it may submit a test that verification rejects (default 2). */
   agent?: { maxSubmits?: number; historyChars?: number };
+  /** zero-shot-plus and LIBRO: the answer asked for (default `whole-file` for a local model, else the paper's `custom-diff`). */
+  answerFormat?: 'custom-diff' | 'whole-file';
+  /** zero-shot-plus: how many times a candidate that did not reproduce goes back to the model with what its run said (default 1 for a local model, else 0). */
+  feedback?: { rounds?: number };
   /** ensemble: order, and whether to stop at the first verified reproduction or pick by evidence. */
   ensemble?: { order?: Exclude<StrategyName, 'ensemble'>[]; mode?: 'first' | 'best' };
 }

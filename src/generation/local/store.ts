@@ -27,6 +27,8 @@ export function modelPath(spec: LocalModelSpec, dir: string): string {
 }
 
 const stampPath = (file: string) => `${file}.verified`;
+/** What a verified file's stamp holds: a changed size or mtime means hashing it again. */
+const stampOf = (spec: LocalModelSpec, st: { size: number; mtimeMs: number }) => JSON.stringify({ sha256: spec.sha256, bytes: st.size, mtimeMs: st.mtimeMs });
 
 function unavailable(spec: LocalModelSpec, what: string): SwtError {
   return new SwtError('MODEL_UNAVAILABLE', `the local model ${spec.id} ${what}`, { hint: pullHint(spec) });
@@ -55,7 +57,7 @@ async function sha256Of(file: string): Promise<string> {
 export async function checkModelFile(spec: LocalModelSpec, dir: string): Promise<string> {
   const file = assertModelPresent(spec, dir);
   const st = await stat(file);
-  const stamp = JSON.stringify({ sha256: spec.sha256, bytes: st.size, mtimeMs: st.mtimeMs });
+  const stamp = stampOf(spec, st);
   if ((await readFile(stampPath(file), 'utf8').catch(() => '')) === stamp) return file;
   const actual = await sha256Of(file);
   if (actual !== spec.sha256) throw unavailable(spec, `at ${file} is damaged: its sha256 is ${actual}, expected ${spec.sha256}`);
@@ -144,7 +146,8 @@ export async function pullModel(spec: LocalModelSpec, dir: string, opts: { downl
         }
       });
       await rename(partial, target);
-      await checkModelFile(spec, dir);
+      // Just hashed while joining: stamp it rather than read a gigabyte again.
+      await writeFile(stampPath(target), stampOf(spec, await stat(target)));
       log(`${spec.id} is at ${target}`);
       return { path: target, pulled: true, ms: Date.now() - started };
     } finally {

@@ -4,6 +4,7 @@
  */
 import { isBudgetExhausted, type BudgetDimension } from '../budget.js';
 import { evaluateCandidate, isLlmFailure, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
+import { withFeedback } from '../feedback.js';
 import { zeroShotPlusPrompt, issueText } from '../prompts.js';
 import { repoInfo } from '../repoFiles.js';
 import { retrieve, type RetrievalResult } from '../retrieval.js';
@@ -44,7 +45,8 @@ export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroSho
     maxChars: retrievalChars(ctx),
     maxFiles: ctx.options.retrieval?.maxFiles,
   });
-  const prompt = zeroShotPlusPrompt({ issue: ctx.issue, sources: retrieval.sources, tests: retrieval.tests, testCommand: ctx.workbench.testCommand, language: info.language });
+  const answerFormat = ctx.options.answerFormat ?? (ctx.llm?.local ? 'whole-file' : 'custom-diff');
+  const prompt = zeroShotPlusPrompt({ issue: ctx.issue, sources: retrieval.sources, tests: retrieval.tests, testCommand: ctx.workbench.testCommand, language: info.language, answerFormat });
   return { prompt, retrieval };
 }
 
@@ -78,6 +80,7 @@ export async function runZeroShotPlusStrategy(ctx: StrategyContext): Promise<Rep
       evidence: { applied: false, testFiles: [], runs: [], reproducingTests: [], notes: [], details },
     });
   }
-  const c: CandidateResult = await evaluateCandidate(ctx, extractPatchText(answer.content));
-  return toReproduction('zero-shot-plus', budget, { ...c, evidence: { ...c.evidence, details } });
+  const first: CandidateResult = await evaluateCandidate(ctx, extractPatchText(answer.content));
+  const c = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }], answer.content, first, extractPatchText);
+  return toReproduction('zero-shot-plus', budget, { ...c, evidence: { ...c.evidence, details: { ...details, feedbackRounds: c.feedbackRounds } } });
 }
