@@ -15,11 +15,21 @@ export function feedbackRounds(ctx: Pick<StrategyContext, 'llm' | 'options'>): n
   return ctx.options.feedback?.rounds ?? (ctx.llm?.local ? 1 : 0);
 }
 
+/** Every new test ran and passed on base. */
+function passedOnBase(c: CandidateResult): boolean {
+  const run = c.evidence.runs[0];
+  return Boolean(run && run.passed > 0 && !run.failures.length);
+}
+
 /** What the model is told about its candidate. */
 export function feedbackPrompt(c: CandidateResult): string {
   const out = [`Your test did not reproduce the issue: ${c.reason}`];
   if (c.evidence.applyErrors?.length) {
     out.push('', `Your answer could not be turned into a test file (${c.evidence.applyErrors.join('; ').slice(0, 600)}). Give the whole test file in one fenced code block, with its path on the line before the block.`);
+  }
+  if (passedOnBase(c)) {
+    // Small models often assert the bug itself (`pytest.raises` around the failing call): say so, and ask for the flip.
+    out.push('', 'Your test PASSES on the current, buggy code, so it checks the wrong behaviour the issue complains about. Turn it around: assert what the issue says should happen (the correct result, or no error), so that the test fails now and passes once the bug is fixed.');
   }
   if (c.failureExcerpt) out.push('', 'What the test run printed:', '```text', c.failureExcerpt.slice(-EXCERPT_CHARS), '```');
   out.push('', 'Correct the test. It must fail on the current code for the reason the issue gives (an assertion or the exception the issue reports, not an import error, an unused import or a syntax error) and pass once the issue is fixed. Answer with the corrected test file only.');
