@@ -69,4 +69,23 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
     expect(r.evidence?.answers?.map((a) => a.purpose)).toEqual(['zero-shot-plus', 'feedback 1']);
     expect(r.evidence?.answers?.map((a) => a.text)).toEqual(answers);
   });
+
+  it('told that its test passes on base, the model flips the assertion: reproduced, and the test passes once the fix is applied', async () => {
+    const answers = captured('demo-zsp-1.5b-flip');
+    server = await startScriptedLlm(answers.map((a) => msg(a)));
+    const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
+    expect(r.status).toBe('reproduced');
+    expect(r.reason).toMatch(/ValueError/);
+    expect(r.testPatch).toContain('+    assert parse_duration("1h30m") == 5400');
+    expect(r.evidence?.notes.join('\n')).toMatch(/feedback round 1: the first candidate did not reproduce \(all 1 new test\(s\) pass on base/);
+    expect(r.evidence?.answers).toHaveLength(2);
+    execFileSync('git', ['apply', '-'], { cwd: fx.dir, input: fx.instance.patch });
+    execFileSync('git', ['apply', '-'], { cwd: fx.dir, input: r.testPatch });
+    try {
+      expect(execFileSync('python3', ['-m', 'pytest', '-p', 'no:cacheprovider', '-q', 'test_parse.py'], { cwd: fx.dir, encoding: 'utf8' })).toMatch(/1 passed/);
+    } finally {
+      execFileSync('git', ['reset', '-q', '--hard'], { cwd: fx.dir });
+      execFileSync('git', ['clean', '-qfd'], { cwd: fx.dir });
+    }
+  });
 });
