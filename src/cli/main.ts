@@ -189,7 +189,10 @@ function addEvalCommand(program: Command): void {
                 { repo: repoPath, base: inst.base_commit, image: inst.image, install: inst.install, testCmd: inst.test_cmd, issue: parseIssueMarkdown(inst.problem_statement), generation: { strategy: o.strategy } },
                 { step: (m) => progress.step(`${inst.instance_id}: ${m}`) },
               );
-              return { modelPatch: rep.testPatch, reproduction: { strategy: rep.strategy, status: rep.status, reason: rep.reason } };
+              return {
+                modelPatch: rep.testPatch,
+                reproduction: { strategy: rep.strategy, status: rep.status, reason: rep.reason, model: rep.model?.name, usage: rep.usage, answers: rep.evidence?.answers ?? [] },
+              };
             },
           }
         : await testSource(o.predictions);

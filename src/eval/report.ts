@@ -1,3 +1,4 @@
+import type { RawAnswer } from '../generation/answers.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
 import { judgedTests, reproduces } from '../harness/classify.js';
 import type { TestTransition } from '../results/types.js';
@@ -28,7 +29,14 @@ export interface InstanceResult {
   warnings?: string[];
   testPatch?: string;
   /** Generation evidence when predictions were generated. */
-  reproduction?: { strategy: string; status: string; reason: string };
+  reproduction?: {
+    strategy: string;
+    status: string;
+    reason: string;
+    model?: string;
+    usage?: { promptTokens: number; completionTokens: number; costUsd: number; steps: number; wallMs: number };
+    answers?: RawAnswer[];
+  };
   /** Change coverage, when measured (--coverage); coverageError when it could not be. */
   coverage?: InstanceCoverage;
   coverageError?: string;

@@ -19,6 +19,9 @@ import { openRun, predictionsDigest, RESULTS_FILE, type RunSettings } from './re
  * Where an instance's predicted tests come from: the golden tests, none, a predictions file
  * (SWE-bench `{instance_id, model_patch}`), or a generator run per instance.
  */
+/** What an eval row keeps of a generation: the verdict, its cost, and every raw answer (why an attempt failed). */
+export type GenerationRecord = NonNullable<InstanceResult['reproduction']>;
+
 export type TestSource =
   | { kind: 'gold' }
   | { kind: 'empty' }
@@ -28,7 +31,7 @@ export type TestSource =
 /** Produces model output (any format applyModelPatch reads) for an instance, e.g. a strategy. */
 export type TestGenerator = (instance: Instance, repoPath: string) => Promise<{
   modelPatch: string;
-  reproduction: { strategy: string; status: string; reason: string };
+  reproduction: GenerationRecord;
 }>;
 
 export interface EvalOptions {
