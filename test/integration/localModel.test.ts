@@ -10,6 +10,8 @@ import { LocalLlm } from '../../src/generation/local/localLlm.js';
 import { disposeLocalModels } from '../../src/generation/local/runtime.js';
 import { modelDir, pullModel } from '../../src/generation/local/store.js';
 import { createLlmFromEnv } from '../../src/generation/llmClient.js';
+import { isSwtError } from '../../src/util/errors.js';
+import { swt } from '../helpers/cli.js';
 
 const MODEL = 'local:qwen2.5-coder-0.5b';
 
@@ -20,6 +22,22 @@ describe('a real local model through the LLM port', () => {
     pulledMs = r.pulled ? r.ms : 0;
   }, 600_000);
   afterAll(() => disposeLocalModels());
+
+  it('refuses to load past the operator\'s memory limit, saying what it needs and what to change', async () => {
+    const llm = createLlmFromEnv({ SWT_LLM_MODEL: MODEL, SWT_LOCAL_MAX_MEMORY_MB: '300' })!;
+    const e = await llm.chat({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 1 }).catch((x) => x);
+    expect(isSwtError(e, 'BAD_CONFIG')).toBe(true);
+    expect(e.oneLine()).toMatch(/needs about \d+ MB \(model 469 MB \+ one context of 4096 tokens \d+ MB\), over SWT_LOCAL_MAX_MEMORY_MB=300.*raise SWT_LOCAL_MAX_MEMORY_MB/);
+  }, 120_000);
+
+  it('swt model list says which models are pulled; pull refuses an unknown name', async () => {
+    const list = await swt('model', 'list');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^local:qwen2\.5-coder-0\.5b .* pulled$/m);
+    const bad = await swt('model', 'pull', 'gpt-9');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown local model "gpt-9" \(one of local:qwen2\.5-coder-1\.5b, local:qwen2\.5-coder-0\.5b\)/);
+  });
 
   it('answers briefly with real token counts at no cost, and reuses the evaluated prefix on the next turn', async () => {
     const llm = createLlmFromEnv({ SWT_LLM_MODEL: MODEL, SWT_LOCAL_CONTEXT_TOKENS: '1024', SWT_LOCAL_THREADS: '1' });

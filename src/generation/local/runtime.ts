@@ -4,9 +4,9 @@
  * sequence. A client gets back the sequence it used last when it is free, so the prefix its
  * previous turn evaluated (an agent's growing conversation) is reused, not evaluated again.
  */
-import type { LlamaChat, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
+import type { GgufInsights, LlamaChat, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { errorLine, SwtError } from '../../util/errors.js';
-import type { LocalModelSpec } from './catalogue.js';
+import { pullHint, type LocalModelSpec } from './catalogue.js';
 import type { LocalSettings } from './settings.js';
 import { checkModelFile, modelDir } from './store.js';
 
@@ -98,27 +98,32 @@ export function loadLocalModel(spec: LocalModelSpec, settings: LocalSettings, en
 async function load(spec: LocalModelSpec, settings: LocalSettings, dir: string): Promise<LoadedModel> {
   const started = Date.now();
   const modelPath = await checkModelFile(spec, dir);
-  const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
-  let model: LlamaModel;
+  const { getLlama, GgufInsights, LlamaLogLevel, readGgufFileInfo } = await import('node-llama-cpp');
+  let llama;
   try {
     // Prebuilt CPU binaries only: nothing is downloaded or compiled at run time.
-    const llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error, maxThreads: settings.threads });
+    llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error, maxThreads: settings.threads });
+  } catch (e) {
+    throw new SwtError('LLM_ERROR', `could not start node-llama-cpp for ${spec.id}: ${errorLine(e, 300)}`, { hint: 'node-llama-cpp needs its prebuilt binary for this platform (npm ci installs it)' });
+  }
+  // Sized from the file's header, before a byte of the model is loaded.
+  const contexts = await contextsThatFit(spec, await GgufInsights.from(await readGgufFileInfo(modelPath), llama), settings);
+  let model: LlamaModel;
+  try {
     model = await llama.loadModel({ modelPath, gpuLayers: 0 });
   } catch (e) {
-    throw new SwtError('LLM_ERROR', `could not load the local model ${spec.id}: ${errorLine(e, 300)}`, { hint: 'node-llama-cpp needs its prebuilt binary for this platform (npm ci installs it)' });
+    throw new SwtError('LLM_ERROR', `could not load the local model ${spec.id}: ${errorLine(e, 300)}`, { hint: pullHint(spec) });
   }
-  const contexts = await contextsThatFit(spec, model, settings);
   return new LoadedModel(spec, model, settings, contexts, Date.now() - started);
 }
 
 /** Contexts the memory limit leaves room for, beside the model itself; a clear error when not one fits. */
-async function contextsThatFit(spec: LocalModelSpec, model: LlamaModel, s: LocalSettings): Promise<number> {
+async function contextsThatFit(spec: LocalModelSpec, insights: GgufInsights, s: LocalSettings): Promise<number> {
   if (s.maxMemoryMb === undefined) return s.contexts;
-  const perContext = (await model.fileInsights.estimateContextResourceRequirementsV2({ contextSize: s.contextTokens, modelGpuLayers: 0, sequences: 1 })).cpuRam;
+  const perContext = (await insights.estimateContextResourceRequirementsV2({ contextSize: s.contextTokens, modelGpuLayers: 0, sequences: 1 })).cpuRam;
   const mb = (n: number) => Math.ceil(n / 2 ** 20);
   const fit = Math.floor((s.maxMemoryMb * 2 ** 20 - spec.bytes) / perContext);
   if (fit < 1) {
-    await model.dispose();
     throw new SwtError('BAD_CONFIG', `the local model ${spec.id} needs about ${mb(spec.bytes + perContext)} MB (model ${mb(spec.bytes)} MB + one context of ${s.contextTokens} tokens ${mb(perContext)} MB), over SWT_LOCAL_MAX_MEMORY_MB=${s.maxMemoryMb}`, {
       hint: 'raise SWT_LOCAL_MAX_MEMORY_MB, lower SWT_LOCAL_CONTEXT_TOKENS, or pick a smaller model',
     });
