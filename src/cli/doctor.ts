@@ -131,7 +131,7 @@ async function checkRedis(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Ch
 }
 
 async function checkLlm(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CheckResult> {
-  if (!isLlmConfigured(env)) return { name: 'llm', level: 'warn', detail: 'no LLM endpoint configured: only the snippet strategy runs (tests from code in the issue)', fix: 'set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible endpoint)' };
+  if (!isLlmConfigured(env)) return { name: 'llm', level: 'warn', detail: 'no LLM endpoint configured: only the snippet strategy runs (tests from code in the issue)', fix: 'set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible endpoint), or run a model here: swt model pull, then SWT_LLM_MODEL=local:qwen2.5-coder-1.5b' };
   let s;
   try {
     s = llmSettingsFrom(env);

@@ -78,7 +78,7 @@ export async function reproduce(workbench: Workbench, issue: IssueInput, opts: R
   let result: Reproduction;
   try {
     if (strategy === 'ensemble') result = await runEnsembleStrategy(ctx, (name, c) => RUNNERS[name](c));
-    else if (strategy !== 'snippet' && !llm) result = toReproduction(strategy, budget, { reason: `the ${strategy} strategy needs an LLM endpoint (set OPENAI_API_KEY or OPENAI_BASE_URL)` });
+    else if (strategy !== 'snippet' && !llm) result = toReproduction(strategy, budget, { reason: `the ${strategy} strategy needs an LLM endpoint (set OPENAI_API_KEY or OPENAI_BASE_URL, or SWT_LLM_MODEL=local:<model> for one run here)` });
     else result = await RUNNERS[strategy](ctx);
   } catch (e) {
     if (!isBudgetExhausted(e)) throw e;
