@@ -5,8 +5,8 @@
  * tests the repository has.
  */
 import { posix } from 'node:path';
-import { isTestFile } from '../harness/testFiles.js';
-import { detectFormat, fencedBlocks } from '../patch/index.js';
+import { isTestFile, isTestPath } from '../harness/testFiles.js';
+import { detectFormat, fencedBlocks, parseWholeFiles } from '../patch/index.js';
 import { listRepoFiles } from './repoFiles.js';
 
 /** Fences that hold commands or output, never a test file. */
@@ -32,16 +32,33 @@ export function newTestPath(files: readonly string[]): string | undefined {
   return undefined;
 }
 
+const extensionOf = (path: string) => /\.[^./]+$/.exec(path)?.[0] ?? '';
+
 /**
- * The answer, unchanged when it has a diff or named files; else its largest code block named at
- * a new test path (what the patch layer reads as a whole file). Unchanged when there is no such block.
+ * The answer, unchanged when it has a diff or a named test file; else its test file named at a
+ * new test path: the largest code block when no block names its file, or the one new file it
+ * names under a name the repository's runner would not run (`test_parse.go` for Go), when that
+ * file is in the language of the repository's tests.
  */
 export async function nameLooseTest(answer: string, repoDir: string): Promise<{ text: string; path?: string }> {
-  if (detectFormat(answer) !== 'unknown') return { text: answer };
+  const format = detectFormat(answer);
+  if (format === 'files') return renameNamedTest(answer, repoDir);
+  if (format !== 'unknown') return { text: answer };
   const blocks = fencedBlocks(answer).filter((b) => !NOT_CODE.test(b.info.split(/\s/)[0] ?? '') && b.body.trim().split('\n').length >= 3);
   const block = blocks.sort((a, b) => b.body.length - a.body.length)[0];
   if (!block) return { text: answer };
   const path = newTestPath(await listRepoFiles(repoDir));
   if (!path) return { text: answer };
   return { text: `${path}\n\`\`\`\n${block.body}\n\`\`\`\n`, path };
+}
+
+async function renameNamedTest(answer: string, repoDir: string): Promise<{ text: string; path?: string }> {
+  const named = parseWholeFiles(answer);
+  if (named.some((f) => isTestPath(f.path))) return { text: answer };
+  const files = await listRepoFiles(repoDir);
+  const path = newTestPath(files);
+  const existing = new Set(files);
+  const file = path ? named.filter((f) => !existing.has(f.path) && extensionOf(f.path) === extensionOf(path)) : [];
+  if (!path || file.length !== 1) return { text: answer };
+  return { text: `${path}\n\`\`\`\n${file[0]!.content}\`\`\`\n`, path };
 }

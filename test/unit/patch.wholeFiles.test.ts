@@ -79,4 +79,23 @@ describe('an unnamed test file', () => {
     expect((await nameLooseTest(diff, dir)).text).toBe(diff);
     expect(await nameLooseTest('I cannot write a test for this.', dir)).toEqual({ text: 'I cannot write a test for this.' });
   });
+
+  it('a named new file the runner would not run (Qwen 1.5B\'s `test_parse_combined_units.go`) is put at a test path in the language of the repository\'s tests', async () => {
+    // The real answer of the 1.5B model on the go-durations fixture (swt demo --fixture go-durations).
+    const answer = '`test_parse_combined_units.go`\n\n```go\npackage durations_test\n\nimport (\n\t"testing"\n\t"github.com/yourusername/durations"\n)\n\nfunc TestParseCombinedUnits(t *testing.T) {\n\tn, err := durations.Parse("1h30m")\n\tif err != nil {\n\t\tt.Errorf("Expected no error, got %v", err)\n\t}\n\tif n != 5400 {\n\t\tt.Errorf("Expected 5400, got %d", n)\n\t}\n}\n```';
+    const go = mkdtempSync(join(tmpdir(), 'swt-loose-go-'));
+    try {
+      writeFileSync(join(go, 'go.mod'), 'module example.com/durations\n');
+      writeFileSync(join(go, 'durations.go'), 'package durations\n');
+      writeFileSync(join(go, 'durations_test.go'), 'package durations\n');
+      const loose = await nameLooseTest(answer, go);
+      expect(loose.path).toBe('swt_repro_durations_test.go');
+      expect(loose.text).toContain('func TestParseCombinedUnits(t *testing.T) {');
+      // A named test file, or a named file in another language, stays as it is.
+      expect((await nameLooseTest(answer.replace('test_parse_combined_units.go', 'parse_test.go'), go)).path).toBeUndefined();
+      expect((await nameLooseTest(answer.replace('test_parse_combined_units.go', 'notes.md'), go)).path).toBeUndefined();
+    } finally {
+      rmSync(go, { recursive: true, force: true });
+    }
+  });
 });
