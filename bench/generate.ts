@@ -3,9 +3,10 @@
  * fixed subset of real instances (JS/TS, Python and Go; the project's own and ../shared/examples),
  * with the `snippet` strategy (no model) on the same instances beside it. Per strategy: S, W, F2P
  * (paper Table 2), the reproductions the App would post and how many of those are false (the test
- * also fails on the real fix), tokens and seconds per instance. The model comes from the
- * environment as for the App (SWT_LLM_MODEL, OPENAI_BASE_URL …); temperature 0 unless
- * SWT_LLM_TEMPERATURE says otherwise, so a run repeats.
+ * also fails on the real fix), tokens and seconds per instance, and each instance's outcome with
+ * its reason. The model comes from the environment as for the App (SWT_LLM_MODEL, OPENAI_BASE_URL
+ * …), by default the built-in local 1.5B; temperature 0, seed 1 and at most 512 answer tokens
+ * unless SWT_LLM_TEMPERATURE, SWT_LLM_SEED and SWT_LLM_MAX_OUTPUT_TOKENS say otherwise, so a run repeats.
  *
  *   SWT_BENCH_STRATEGIES  strategies after snippet (default zero-shot-plus,libro,ensemble)
  *   SWT_BENCH_INSTANCES   instance ids (default the fixed subset below)
@@ -65,6 +66,10 @@ function instanceSets(wanted: readonly string[]): InstanceSet[] {
 }
 
 async function main() {
+  if (!process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) process.env.SWT_LLM_MODEL ??= 'local:qwen2.5-coder-1.5b';
+  process.env.SWT_LLM_TEMPERATURE ??= '0';
+  process.env.SWT_LLM_SEED ??= '1';
+  process.env.SWT_LLM_MAX_OUTPUT_TOKENS ??= '512';
   const strategies = (process.env.SWT_BENCH_STRATEGIES ?? 'zero-shot-plus,libro,ensemble').split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = strategies.filter((s) => !STRATEGIES.includes(s as StrategyName));
   if (unknown.length) throw new Error(`unknown strategies: ${unknown.join(', ')} (one of ${STRATEGIES.join(', ')})`);
@@ -79,6 +84,7 @@ async function main() {
   const loadAtStart = loadavg()[0]!.toFixed(1);
   try {
     const figures = [];
+    const outcomes: string[] = [];
     for (const strategy of ['snippet', ...strategies.filter((s) => s !== 'snippet')]) {
       const rows: InstanceResult[] = [];
       for (const [k, set] of sets.entries()) {
@@ -88,14 +94,19 @@ async function main() {
         rows.push(...outcome.results);
       }
       figures.push(strategyFigures(strategy, rows));
+      for (const r of rows) outcomes.push(`| ${strategy} | ${r.instance_id} | ${r.reproduction?.status ?? '—'} | ${r.success ? 'S' : ''} | ${(r.error ?? r.reproduction?.reason ?? '').slice(0, 160).replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
     }
-    const model = process.env.SWT_LLM_MODEL ?? process.env.OPENAI_MODEL ?? '(default)';
+    const model = `${process.env.SWT_LLM_MODEL ?? process.env.OPENAI_MODEL ?? '(default)'}, temperature ${process.env.SWT_LLM_TEMPERATURE}, seed ${process.env.SWT_LLM_SEED}, ≤ ${process.env.SWT_LLM_MAX_OUTPUT_TOKENS} answer tokens`;
     const out = [
       `## Reproducing tests written on ${total} real instances (model ${model}, real containers)`,
       '',
       '| strategy | S % | W % | F2P % | posted | false reproductions | tokens / instance | s / instance |',
       '|---|---|---|---|---|---|---|---|',
       ...figures.map((f) => `| ${f.strategy} | ${f.S} | ${f.W} | ${f.F2P} | ${f.posted} | ${f.falseReproductions} | ${f.tokensPerInstance} | ${f.secondsPerInstance} |`),
+      '',
+      '| strategy | instance | generation | S | why |',
+      '|---|---|---|---|---|',
+      ...outcomes,
       '',
       `S by instance: ${figures.map((f) => `${f.strategy}: ${f.solved.join(', ') || 'none'}`).join('; ')}.`,
       `Load average (1 min) at the start ${loadAtStart}, at the end ${loadavg()[0]!.toFixed(1)}, on ${availableParallelism()} cores.`,

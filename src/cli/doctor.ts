@@ -9,6 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { dockerHostReport, engineLocation } from '../web/dockerHost.js';
 import { defaultDataDir } from '../settings/index.js';
 import { isLlmConfigured, llmSettingsFrom } from '../generation/llmClient.js';
+import { isLocalModel, localModelSpec } from '../generation/local/catalogue.js';
+import { checkModelFile, modelDir } from '../generation/local/store.js';
 import { connectRedis } from '../queue/redis.js';
 import { loadCaBundle } from '../sandbox/images/caCertificates.js';
 import { connectDocker, pingDocker } from '../sandbox/docker.js';
@@ -129,13 +131,14 @@ async function checkRedis(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Ch
 }
 
 async function checkLlm(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CheckResult> {
-  if (!isLlmConfigured(env)) return { name: 'llm', level: 'warn', detail: 'no LLM endpoint configured: only the snippet strategy runs (tests from code in the issue)', fix: 'set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible endpoint)' };
+  if (!isLlmConfigured(env)) return { name: 'llm', level: 'warn', detail: 'no LLM endpoint configured: only the snippet strategy runs (tests from code in the issue)', fix: 'set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible endpoint), or run a model here: swt model pull, then SWT_LLM_MODEL=local:qwen2.5-coder-1.5b' };
   let s;
   try {
     s = llmSettingsFrom(env);
   } catch (e) {
     return { name: 'llm', level: 'fail', detail: oneLine(e), fix: 'fix the SWT_LLM_* / OPENAI_* settings' };
   }
+  if (isLocalModel(s.model)) return checkLocalModel(s.model, s.local.dir ?? modelDir(env));
   const base = (s.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   try {
     const res = await withTimeout(fetch(`${base}/models`, { headers: s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {} }), timeoutMs, 'GET /models');
@@ -146,6 +149,17 @@ async function checkLlm(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Chec
     return { name: 'llm', level: 'ok', detail: `${base} answers (HTTP ${res.status})${s.model ? `, model ${s.model}` : ''}` };
   } catch (e) {
     return { name: 'llm', level: 'fail', detail: `${base} does not answer: ${oneLine(e)}`, fix: 'check OPENAI_BASE_URL and the network to it' };
+  }
+}
+
+/** The local model's file is there and intact (its sha256 is checked once, then stamped). */
+async function checkLocalModel(model: string, dir: string): Promise<CheckResult> {
+  try {
+    const spec = localModelSpec(model);
+    const file = await checkModelFile(spec, dir);
+    return { name: 'llm', level: 'ok', detail: `${model} runs in this process from ${file} (sha256 checked)` };
+  } catch (e) {
+    return { name: 'llm', level: 'fail', detail: oneLine(e), fix: `swt model pull ${model.replace(/^local:/i, '')} (or fix SWT_LLM_MODEL)` };
   }
 }
 

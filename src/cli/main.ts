@@ -24,6 +24,7 @@ import { createDockerSandbox } from '../sandbox/index.js';
 import type { ResourceLimits } from '../sandbox/types.js';
 import { errorLine, isSwtError, SwtError } from '../util/errors.js';
 import { logger } from '../util/logger.js';
+import { addModelCommand } from './model.js';
 import { terminalProgress } from './progress.js';
 
 const positiveInt = (name: string) => (v: string) => {
@@ -87,6 +88,7 @@ export function buildProgram(): Command {
   addWorkerCommand(program);
   addDoctorCommand(program);
   addImagesCommand(program);
+  addModelCommand(program);
   return program;
 }
 
@@ -277,7 +279,10 @@ function addDemoCommand(program: Command): void {
       }
       const result = await runDemo(sandbox, { fixture: o.fixture as FixtureName, strategy: o.strategy }, progress);
       progress.end?.();
-      if (o.json) printJson({ strategy: result.strategy, status: result.reproduction.status, success: result.validation?.success ?? false, likelyCorrect: result.validation?.likelyCorrect ?? false });
+      if (o.json) {
+        const rep = result.reproduction;
+        printJson({ strategy: result.strategy, status: rep.status, success: result.validation?.success ?? false, likelyCorrect: result.validation?.likelyCorrect ?? false, model: rep.model, usage: rep.usage, reason: rep.reason, answers: rep.evidence?.answers ?? [] });
+      }
       else process.stdout.write(`${result.strategyNote}\n\n${result.markdown}\n`);
       if (result.reproduction.status !== 'reproduced') process.exitCode = 3;
     });

@@ -1,4 +1,5 @@
 import { isLlmConfigured, STRATEGIES } from '../generation/index.js';
+import { isLocalModel } from '../generation/local/catalogue.js';
 import type { StrategyName } from '../generation/candidate.js';
 import type { Reproduction } from '../generation/types.js';
 import { appSettings } from '../config/repoConfig.js';
@@ -40,8 +41,9 @@ export async function runDemo(sandbox: Sandbox, opts: DemoOptions = {}, progress
   if (opts.strategy && !STRATEGIES.includes(opts.strategy)) throw new SwtError('BAD_INPUT', `unknown strategy "${opts.strategy}"`, { hint: `one of ${STRATEGIES.join(', ')}` });
   const llm = isLlmConfigured(opts.env ?? process.env);
   const strategy: StrategyName = opts.strategy ?? (llm ? 'ensemble' : 'snippet');
+  const model = (opts.env ?? process.env).SWT_LLM_MODEL?.trim();
   const strategyNote = llm
-    ? `LLM endpoint configured: strategy ${strategy}`
+    ? isLocalModel(model) ? `local model ${model} (in this process, no API key): strategy ${strategy}` : `LLM endpoint configured: strategy ${strategy}`
     : `no LLM endpoint configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY): strategy ${strategy}, which needs none`;
   progress.step(strategyNote);
   const repo = await createFixtureRepo(name);

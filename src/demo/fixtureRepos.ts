@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -38,8 +39,10 @@ export interface FixtureRepo {
 }
 
 export function fixturesRoot(): string {
-  // dist/demo/x.js and src/demo/x.ts both sit two levels below the package root.
-  return resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'fixtures');
+  // dist/demo/x.js and src/demo/x.ts sit two levels below the package root, dist-bench/src/demo/x.js three.
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const root = [resolve(here, '..', '..'), resolve(here, '..', '..', '..')].find((d) => existsSync(join(d, 'package.json')) && existsSync(join(d, 'fixtures')));
+  return join(root ?? resolve(here, '..', '..'), 'fixtures');
 }
 
 const GIT_ENV = {

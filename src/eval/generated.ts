@@ -19,8 +19,10 @@ export function generatedTests(sandbox: Sandbox, generation: ReproduceOptions, p
         { repo: repoPath, base: inst.base_commit, image: inst.image, install: inst.install, testCmd: inst.test_cmd, issue: parseIssueMarkdown(inst.problem_statement), generation },
         { step: (m) => progress.step(`${inst.instance_id}: ${m}`) },
       );
-      const { promptTokens, completionTokens, costUsd, wallMs } = rep.usage;
-      return { modelPatch: rep.testPatch, reproduction: { strategy: rep.strategy, status: rep.status, reason: rep.reason, usage: { promptTokens, completionTokens, costUsd, wallMs } } };
+      return {
+        modelPatch: rep.testPatch,
+        reproduction: { strategy: rep.strategy, status: rep.status, reason: rep.reason, model: rep.model?.name, usage: rep.usage, answers: rep.evidence?.answers ?? [] },
+      };
     },
   };
 }

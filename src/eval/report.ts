@@ -1,3 +1,4 @@
+import type { RawAnswer } from '../generation/answers.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
 import { judgedTests, reproduces } from '../harness/classify.js';
 import type { TestTransition } from '../results/types.js';
@@ -17,7 +18,11 @@ export interface GenerationRecord {
   strategy: string;
   status: string;
   reason: string;
-  usage?: { promptTokens: number; completionTokens: number; costUsd: number; wallMs: number };
+  /** The model that wrote it, when one did. */
+  model?: string;
+  usage?: { promptTokens: number; completionTokens: number; costUsd: number; steps?: number; wallMs: number };
+  /** Every raw answer the model gave, so a person can see why an attempt failed. */
+  answers?: RawAnswer[];
 }
 
 /** One row of results.jsonl. */

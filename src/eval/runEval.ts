@@ -19,6 +19,8 @@ import { openRun, predictionsDigest, RESULTS_FILE, type RunSettings } from './re
  * Where an instance's predicted tests come from: the golden tests, none, a predictions file
  * (SWE-bench `{instance_id, model_patch}`), or a generator run per instance.
  */
+/** What an eval row keeps of a generation: the verdict, its cost, and every raw answer (why an attempt failed). */
+
 export type TestSource =
   | { kind: 'gold' }
   | { kind: 'empty' }

@@ -10,6 +10,7 @@ import { joinDiff, splitDiff, type DiffFile } from './diffFiles.js';
 import type { ChatModel } from './llmTypes.js';
 import type { IssueInput, Reproduction, ReproductionEvidence, Workbench } from './types.js';
 import { judgeRuns, type Judgement } from './verify.js';
+import { nameLooseTest } from './looseTest.js';
 import type { RunResult } from '../results/types.js';
 
 /** The LLM failed for good (after retries): strategies stop and keep what they have. */
@@ -36,6 +37,10 @@ export interface StrategyOptions {
   retrieval?: { maxChars?: number; maxFiles?: number };
   /** agent: how many times it may submit a test that verification rejects (default 2). */
   agent?: { maxSubmits?: number; historyChars?: number };
+  /** zero-shot-plus and LIBRO: the answer asked for (default `whole-file` for a local model, else the paper's `custom-diff`). */
+  answerFormat?: 'custom-diff' | 'whole-file';
+  /** zero-shot-plus: how many times a candidate that did not reproduce goes back to the model with what its run said (default 1 for a local model, else 0). */
+  feedback?: { rounds?: number };
   /** ensemble: order, and whether to stop at the first verified reproduction or pick by evidence. */
   ensemble?: { order?: Exclude<StrategyName, 'ensemble'>[]; mode?: 'first' | 'best' };
 }
@@ -72,9 +77,11 @@ export function testPartOf(diff: string): { files: DiffFile[]; testPatch: string
  */
 export async function evaluateCandidate(ctx: StrategyContext, text: string, opts: { rerun?: boolean } = {}): Promise<CandidateResult> {
   const { workbench, issue, budget, log } = ctx;
+  const loose = await nameLooseTest(text, workbench.repoDir);
+  if (loose.path) log.info({ path: loose.path }, 'the answer gives an unnamed test file: put at a new test path');
   let app;
   try {
-    app = await workbench.applyPatch(text);
+    app = await workbench.applyPatch(loose.text);
   } catch (e) {
     const msg = errorLine(e, 1000);
     return { status: 'not-reproduced', reason: `the patch could not be applied: ${msg}`, testPatch: '', evidence: emptyEvidence({ applyErrors: [msg] }), runs: [] };

@@ -11,6 +11,7 @@ import { redact, secretValues } from '../util/secrets.js';
 import { errorLine, SwtError } from '../util/errors.js';
 import { Budget, budgetLimitsFrom, isBudgetExhausted, type BudgetLimits } from './budget.js';
 import { toReproduction, type StrategyContext, type StrategyName, type StrategyOptions } from './candidate.js';
+import { RecordingModel } from './answers.js';
 import { createLlmFromEnv, type LlmSettingsInput } from './llmClient.js';
 import type { ChatModel } from './llmTypes.js';
 import { runAgentStrategy } from './strategies/agent.js';
@@ -67,7 +68,8 @@ const RUNNERS: Record<Exclude<StrategyName, 'ensemble'>, (ctx: StrategyContext) 
 /** Runs one strategy (or the ensemble) for one issue, within one budget, and returns a verified result. */
 export async function reproduce(workbench: Workbench, issue: IssueInput, opts: ReproduceOptions = {}): Promise<Reproduction> {
   const log = (opts.logger ?? defaultLogger).child({ component: 'generation' });
-  const llm = resolveLlm(opts.llm, opts.logger);
+  const resolved = resolveLlm(opts.llm, opts.logger);
+  const llm = resolved ? new RecordingModel(resolved) : null;
   const strategy: StrategyName = opts.strategy ?? (llm ? 'ensemble' : 'snippet');
   if (!STRATEGIES.includes(strategy)) throw new SwtError('BAD_INPUT', `unknown strategy "${strategy}"`, { hint: `one of ${STRATEGIES.join(', ')}` });
   const budget = opts.budget instanceof Budget ? opts.budget : new Budget(budgetLimitsFrom(process.env, opts.budget ?? {}));
@@ -76,13 +78,17 @@ export async function reproduce(workbench: Workbench, issue: IssueInput, opts: R
   let result: Reproduction;
   try {
     if (strategy === 'ensemble') result = await runEnsembleStrategy(ctx, (name, c) => RUNNERS[name](c));
-    else if (strategy !== 'snippet' && !llm) result = toReproduction(strategy, budget, { reason: `the ${strategy} strategy needs an LLM endpoint (set OPENAI_API_KEY or OPENAI_BASE_URL)` });
+    else if (strategy !== 'snippet' && !llm) result = toReproduction(strategy, budget, { reason: `the ${strategy} strategy needs an LLM endpoint (set OPENAI_API_KEY or OPENAI_BASE_URL, or SWT_LLM_MODEL=local:<model> for one run here)` });
     else result = await RUNNERS[strategy](ctx);
   } catch (e) {
     if (!isBudgetExhausted(e)) throw e;
     result = toReproduction(strategy, budget, { reason: errorLine(e, 1000), budgetExhausted: (e as { dimension?: Reproduction['budgetExhausted'] }).dimension });
   } finally {
     if (!(opts.budget instanceof Budget)) budget.dispose();
+  }
+  if (llm) {
+    const evidence = result.evidence ?? { applied: false, testFiles: [], runs: [], reproducingTests: [], notes: [] };
+    result = { ...result, model: { name: llm.model, local: Boolean(llm.local) }, evidence: { ...evidence, answers: llm.answers } };
   }
   // Everything in the result (evidence, failure messages, transcripts) leaves the process: scrub it all.
   result = redactDeep(result, secretValues());
@@ -104,4 +110,5 @@ export type { SnippetPlan, SnippetTest } from './snippet/index.js';
 export { evaluateCandidate } from './candidate.js';
 export type { StrategyName, StrategyOptions, StrategyContext, CandidateResult } from './candidate.js';
 export { DEFAULT_ENSEMBLE_ORDER } from './strategies/ensemble.js';
+export type { RawAnswer } from './answers.js';
 export type { IssueInput, Reproduction, ReproductionEvidence, FailureEvidence, Workbench, PatchApplication, ReproductionStatus } from './types.js';

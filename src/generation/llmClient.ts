@@ -28,7 +28,10 @@ import { redact, secretValues } from '../util/secrets.js';
 import { Budget, BudgetExhaustedError } from './budget.js';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall, ToolSpec } from './llmTypes.js';
 import { buildPriceTable, costOf, priceFor, priceTableSchema, unpricedModelError, type PriceTable } from './prices.js';
-import { parseTextToolCalls, parseToolArguments, stripTextToolCalls, textProtocolInstructions } from './textProtocol.js';
+import { isLocalModel } from './local/catalogue.js';
+import { LocalLlm } from './local/localLlm.js';
+import { localSettingsSchema } from './local/settings.js';
+import { parseTextToolCalls, parseToolArguments, plainTranscript, stripTextToolCalls } from './textProtocol.js';
 
 export type ToolMode = 'auto' | 'native' | 'text';
 
@@ -46,6 +49,10 @@ export const llmSettingsSchema = z.object({
   /** Azure's `api-version` query parameter, for deployment-style Azure endpoints. */
   apiVersion: z.string().min(1).optional(),
   prices: priceTableSchema.optional(),
+  /** Sampling seed, for repeatable runs (sent as `seed`; the local model uses it too). */
+  seed: z.number().int().optional(),
+  /** The in-process model (`local:<id>`): see generation/local/. */
+  local: localSettingsSchema,
 });
 
 export type LlmSettings = z.infer<typeof llmSettingsSchema> & { prices: PriceTable };
@@ -54,7 +61,8 @@ export type LlmSettingsInput = z.input<typeof llmSettingsSchema>;
 /**
  * Settings from the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `SWT_LLM_MODEL` or `OPENAI_MODEL`,
  * `SWT_LLM_TEMPERATURE`, `SWT_LLM_TIMEOUT_MS`, `SWT_LLM_MAX_RETRIES`, `SWT_LLM_TOOL_MODE`,
- * `SWT_LLM_MAX_OUTPUT_TOKENS`, `OPENAI_API_VERSION`, `SWT_LLM_PRICES` as JSON), overridden by `config`.
+ * `SWT_LLM_MAX_OUTPUT_TOKENS`, `OPENAI_API_VERSION`, `SWT_LLM_PRICES` as JSON, `SWT_LLM_SEED`; for a local
+ * model SWT_MODEL_DIR and SWT_LOCAL_*, see local/settings.ts), overridden by `config`.
  */
 export function llmSettingsFrom(env: NodeJS.ProcessEnv = process.env, config: Partial<LlmSettingsInput> = {}): LlmSettings {
   const str = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
@@ -69,6 +77,14 @@ export function llmSettingsFrom(env: NodeJS.ProcessEnv = process.env, config: Pa
     toolMode: str(env.SWT_LLM_TOOL_MODE),
     maxOutputTokens: num(env.SWT_LLM_MAX_OUTPUT_TOKENS),
     apiVersion: str(env.OPENAI_API_VERSION),
+    seed: num(env.SWT_LLM_SEED),
+    local: {
+      dir: str(env.SWT_MODEL_DIR),
+      threads: num(env.SWT_LOCAL_THREADS),
+      contextTokens: num(env.SWT_LOCAL_CONTEXT_TOKENS),
+      contexts: num(env.SWT_LOCAL_CONTEXTS),
+      maxMemoryMb: num(env.SWT_LOCAL_MAX_MEMORY_MB),
+    },
   };
   for (const [k, v] of Object.entries(config)) if (v !== undefined) raw[k] = v;
   let envPrices: PriceTable | undefined;
@@ -86,9 +102,9 @@ export function llmSettingsFrom(env: NodeJS.ProcessEnv = process.env, config: Pa
   return { ...r.data, prices };
 }
 
-/** An endpoint is configured when there is a key or a base URL (local servers often need no key). */
+/** An endpoint is configured when there is a key or a base URL (local servers often need no key), or the model is `local:`. */
 export function isLlmConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.OPENAI_API_KEY?.trim() || env.OPENAI_BASE_URL?.trim());
+  return Boolean(env.OPENAI_API_KEY?.trim() || env.OPENAI_BASE_URL?.trim() || isLocalModel(env.SWT_LLM_MODEL));
 }
 
 /** Settings as they may be logged: no key. */
@@ -181,6 +197,7 @@ export class LlmClient implements ChatModel {
         temperature: req.temperature ?? this.temperature,
         ...(wire.tools ? { tools: wire.tools } : {}),
         ...(req.maxTokens ?? this.settings.maxOutputTokens ? { max_tokens: req.maxTokens ?? this.settings.maxOutputTokens } : {}),
+        ...(this.settings.seed !== undefined ? { seed: this.settings.seed } : {}),
       };
       const remaining = budget ? budget.remainingMs() : Infinity;
       if (remaining <= 0) budget!.check();
@@ -254,41 +271,20 @@ export class LlmClient implements ChatModel {
     secrets: string[],
   ): { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionTool[] } {
     const r = (t: string) => redact(t, secrets);
+    if (textMode && tools) return { messages: plainTranscript(messages, tools, r) };
     const out: ChatCompletionMessageParam[] = [];
-    if (textMode && tools) {
-      const instr = textProtocolInstructions(tools);
-      const firstSystem = messages.findIndex((m) => m.role === 'system');
-      if (firstSystem < 0) out.push({ role: 'system', content: instr });
-      messages = messages.map((m, i) => (i === firstSystem ? { ...m, content: `${m.content}\n\n${instr}` } : m)) as ChatMessage[];
-    }
-    let pendingToolText: string[] = [];
-    const flush = () => {
-      if (pendingToolText.length) out.push({ role: 'user', content: pendingToolText.join('\n\n') });
-      pendingToolText = [];
-    };
     for (const m of messages) {
-      if (m.role === 'tool') {
-        if (textMode) pendingToolText.push(`<tool_result name="${m.name}">\n${r(m.content)}\n</tool_result>`);
-        else out.push({ role: 'tool', tool_call_id: m.toolCallId, content: r(m.content) });
-        continue;
-      }
-      flush();
-      if (m.role === 'assistant') {
-        if (textMode) {
-          const calls = (m.toolCalls ?? []).map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.parseError ? c.rawArguments : c.arguments })}\n</tool_call>`);
-          out.push({ role: 'assistant', content: r([stripTextToolCalls(m.content), ...calls].filter(Boolean).join('\n')) });
-        } else {
-          out.push({
-            role: 'assistant',
-            content: m.content ? r(m.content) : m.toolCalls?.length ? null : '',
-            ...(m.toolCalls?.length
-              ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: r(c.rawArguments) } })) }
-              : {}),
-          });
-        }
+      if (m.role === 'tool') out.push({ role: 'tool', tool_call_id: m.toolCallId, content: r(m.content) });
+      else if (m.role === 'assistant') {
+        out.push({
+          role: 'assistant',
+          content: m.content ? r(m.content) : m.toolCalls?.length ? null : '',
+          ...(m.toolCalls?.length
+            ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: r(c.rawArguments) } })) }
+            : {}),
+        });
       } else out.push({ role: m.role, content: r(m.content) });
     }
-    flush();
     const wireTools = tools && !textMode
       ? tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }))
       : undefined;
@@ -380,8 +376,13 @@ function toSwtError(err: unknown, kind: ErrorKind, s: LlmSettings, secrets: stri
   return new SwtError('LLM_ERROR', `LLM call to ${where} failed${status} after ${attempts + 1} attempt(s): ${msg}`);
 }
 
-/** A client from the environment, or null when no endpoint is configured (the snippet strategy needs none). */
-export function createLlmFromEnv(env: NodeJS.ProcessEnv = process.env, config: Partial<LlmSettingsInput> = {}, opts: LlmClientOptions = {}): LlmClient | null {
+/**
+ * A model from the environment: in-process for `local:<id>` (a missing model file is refused here,
+ * with the command that fetches it), else a client of the endpoint; null when none is configured
+ * (the snippet strategy needs none).
+ */
+export function createLlmFromEnv(env: NodeJS.ProcessEnv = process.env, config: Partial<LlmSettingsInput> = {}, opts: LlmClientOptions = {}): ChatModel | null {
+  if (isLocalModel(config.model ?? env.SWT_LLM_MODEL)) return new LocalLlm(llmSettingsFrom(env, config), { logger: opts.logger, env });
   if (!isLlmConfigured(env) && !config.apiKey && !config.baseURL) return null;
   return new LlmClient(llmSettingsFrom(env, config), opts);
 }

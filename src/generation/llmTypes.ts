@@ -37,6 +37,8 @@ export interface ChatUsage {
   completionTokens: number;
   /** True when the server sent no usage and tokens were estimated from text length. */
   estimated: boolean;
+  /** Of promptTokens, those a local model reused from its previous turn instead of evaluating again. */
+  cachedPromptTokens?: number;
 }
 
 export interface ChatResponse {
@@ -50,9 +52,13 @@ export interface ChatResponse {
   model: string;
 }
 
-/** What a strategy needs from a model; LlmClient implements it over the openai SDK. */
+/** What a strategy needs from a model; LlmClient implements it over the openai SDK, LocalLlm in-process. */
 export interface ChatModel {
   readonly model: string;
   readonly temperature: number;
+  /** Prompt plus answer, in tokens, when the model has a small context (a local model): prompts are sized to it. */
+  readonly contextLimit?: number;
+  /** True for a model that runs in this process (`local:<id>`). */
+  readonly local?: boolean;
   chat(req: ChatRequest, opts?: { budget?: import('./budget.js').Budget }): Promise<ChatResponse>;
 }

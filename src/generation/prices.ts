@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { isLocalModel } from './local/catalogue.js';
+
+const LOCAL_PRICE: ModelPrice = { input: 0, output: 0 };
 
 /** US dollars per million tokens. */
 export interface ModelPrice {
@@ -42,11 +45,13 @@ const SNAPSHOT_SUFFIX = /^-(\d{4}-\d{2}-\d{2}|\d{4})$/;
  * The price of a model: exact name first, then a table key of which the name is a dated snapshot
  * (`gpt-4o-2024-08-06` → `gpt-4o`, `gpt-4o-mini-2024-07-18` → `gpt-4o-mini`), then `default`.
  * Any other suffix is another model (`o1-pro` is not `o1`, and costs ten times as much).
- * Undefined when nothing matches: such a model is refused (see LlmClient), never counted as free.
+ * A `local:` model is free. Undefined when nothing matches: such a model is refused (see LlmClient), never counted as free.
  */
 export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): ModelPrice | undefined {
   const name = model.trim();
   if (table[name]) return table[name];
+  // A model run in this process costs no dollars (its cost is time, which the budget bounds).
+  if (isLocalModel(name)) return LOCAL_PRICE;
   // Azure / proxies sometimes prefix the provider: "openai/gpt-4o".
   const bare = name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name;
   if (table[bare]) return table[bare];

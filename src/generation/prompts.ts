@@ -101,6 +101,8 @@ export interface ZeroShotPlusInput {
   tests: RetrievedFile[];
   testCommand: string;
   language: string;
+  /** `whole-file` asks for one test file in a fence (what small models manage); default `custom-diff` (the paper's). */
+  answerFormat?: 'custom-diff' | 'whole-file';
 }
 
 const LANGUAGE_NAMES: Record<string, string> = { python: 'Python', javascript: 'JavaScript', typescript: 'TypeScript', go: 'Go' };
@@ -110,8 +112,30 @@ function languageName(language: string): string {
   return LANGUAGE_NAMES[language] ?? language.charAt(0).toUpperCase() + language.slice(1);
 }
 
+/**
+ * For a small model: the same issue and files, without line numbers (small models copy them into
+ * their answer) and without the custom diff format, asking for one whole new test file.
+ */
+export function wholeFilePrompt(input: ZeroShotPlusInput): string {
+  const files = [...input.sources, ...input.tests].map((f) => `[start of ${f.path}]\n${f.content.replace(/\n$/, '')}${f.truncated ? '\n… (file truncated)' : ''}\n[end of ${f.path}]`).join('\n');
+  const lang = input.language !== 'unknown' ? ` in ${languageName(input.language)}` : '';
+  return `<issue>
+${issueText(input.issue)}
+</issue>
+
+Relevant files of the repository:
+<code>
+${files}
+</code>
+
+Write one new test file${lang} that reproduces the issue above. Its test must fail on the current code because of the issue (an assertion, or the exception the issue reports; not an import error) and pass once the issue is fixed. Tests are run with \`${input.testCommand}\`. Import only what the test uses. Do not fix the code.
+
+Answer with the new file's path on one line, then the whole file in one fenced code block. Nothing else.`;
+}
+
 /** The ZeroShotPlus prompt (paper Figs. 12–13), as one user message. */
 export function zeroShotPlusPrompt(input: ZeroShotPlusInput): string {
+  if (input.answerFormat === 'whole-file') return wholeFilePrompt(input);
   const files = [...input.sources, ...input.tests].map(fileSection).join('\n');
   return `The following text contains a user issue (in <issue/> brackets) posted at a repository. Further, you are provided with file contents of several files in the repository that contain relevant code (in <code> brackets). It may be necessary to use code from third party dependencies or files not contained in the attached documents however. Your task is to identify the issue and implement a test case that verifies a proposed solution to this issue. More details at the end of this text.
 

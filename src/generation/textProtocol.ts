@@ -9,7 +9,7 @@
  * user message as `<tool_result name="…">…</tool_result>`. The parser is lenient: it also accepts
  * fenced ```tool_call / ```json blocks holding `{"name", "arguments"}` with a known tool name.
  */
-import type { ToolSpec } from './llmTypes.js';
+import type { ChatMessage, ToolSpec } from './llmTypes.js';
 
 export interface ParsedTextCall {
   name: string;
@@ -108,4 +108,41 @@ export function parseTextToolCalls(content: string, knownTools?: readonly string
 export function stripTextToolCalls(content: string): string {
   const i = content.search(/<tool_call>|```(?:tool_call|tool)\b/);
   return (i >= 0 ? content.slice(0, i) : content).trim();
+}
+
+/** A conversation in three roles only: what a model without native tool calls reads. */
+export type PlainMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+
+/**
+ * Our messages as plain text, each string passed through `scrub` (redaction): the tool instructions
+ * join the first system message, tool calls become `<tool_call>` blocks in the assistant's text,
+ * and tool results gather into one user message of `<tool_result>` blocks.
+ */
+export function plainTranscript(messages: readonly ChatMessage[], tools: readonly ToolSpec[] | undefined, scrub: (t: string) => string = (t) => t): PlainMessage[] {
+  const out: PlainMessage[] = [];
+  let msgs = [...messages];
+  if (tools?.length) {
+    const instr = textProtocolInstructions(tools);
+    const firstSystem = msgs.findIndex((m) => m.role === 'system');
+    if (firstSystem < 0) out.push({ role: 'system', content: instr });
+    msgs = msgs.map((m, i) => (i === firstSystem ? { ...m, content: `${m.content}\n\n${instr}` } : m)) as ChatMessage[];
+  }
+  let results: string[] = [];
+  const flush = () => {
+    if (results.length) out.push({ role: 'user', content: results.join('\n\n') });
+    results = [];
+  };
+  for (const m of msgs) {
+    if (m.role === 'tool') {
+      results.push(`<tool_result name="${m.name}">\n${scrub(m.content)}\n</tool_result>`);
+      continue;
+    }
+    flush();
+    if (m.role === 'assistant') {
+      const calls = (m.toolCalls ?? []).map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.parseError ? c.rawArguments : c.arguments })}\n</tool_call>`);
+      out.push({ role: 'assistant', content: scrub([stripTextToolCalls(m.content), ...calls].filter(Boolean).join('\n')) });
+    } else out.push({ role: m.role, content: scrub(m.content) });
+  }
+  flush();
+  return out;
 }

@@ -43,6 +43,8 @@ export interface Reproduction {
   evidence?: ReproductionEvidence;
   /** Set when the run stopped because a budget dimension ran out; what was produced is kept. */
   budgetExhausted?: 'tokens' | 'usd' | 'steps' | 'wallMs';
+  /** The model the strategies could use (none for `snippet` alone); `local` when it ran in-process. */
+  model?: { name: string; local: boolean };
   /** For `ensemble`: each strategy's own result, in the order they ran. */
   attempts?: Reproduction[];
 }
@@ -69,6 +71,8 @@ export interface ReproductionEvidence {
   reproducingTests: string[];
   /** Free-form notes of the strategy: the snippet used, LIBRO clusters, agent steps, etc. */
   notes: string[];
+  /** Every answer the model gave, as written (clipped), in order; set on the result `reproduce` returns. */
+  answers?: import('./answers.js').RawAnswer[];
   /** Strategy-specific data (e.g. LIBRO's candidates, the agent's transcript summary). */
   details?: Record<string, unknown>;
 }

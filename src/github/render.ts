@@ -76,6 +76,20 @@ function usageLine(rep: Pick<Reproduction, 'strategy' | 'usage'>): string {
   return `Strategy \`${rep.strategy}\` · ${(u.wallMs / 1000).toFixed(1)} s · LLM cost $${u.costUsd.toFixed(4)} (${tokens} tokens)`;
 }
 
+/** Whether a model wrote the test (not the snippet strategy, which needs none). */
+function byModel(rep: Pick<Reproduction, 'strategy'>): boolean {
+  return !/^(ensemble\()?snippet\)?$/.test(rep.strategy);
+}
+
+/** A small model on the bot's own machine wrote it: readers should know (and weigh the test with that). */
+function localModelLine(rep: Pick<Reproduction, 'strategy' | 'model' | 'status'>): string[] {
+  if (!rep.model?.local || (rep.status === 'reproduced' && !byModel(rep))) return [];
+  const name = `\`${rep.model.name}\``;
+  return rep.status === 'reproduced'
+    ? [`_A small local model (${name}, run on swt-bot's own machine) wrote this test; swt-bot ran it to check that it fails for the issue's reason._`, '']
+    : [`_The tests were written by a small local model (${name}, run on swt-bot's own machine); a larger model may do better._`, ''];
+}
+
 export interface Where {
   /** The default branch the issue is reproduced on. */
   branch: string;
@@ -109,12 +123,14 @@ export function renderReproductionResult(rep: Reproduction, where: Where, extra:
     if (extra.draftPr) out.push(`The test is in draft pull request #${extra.draftPr}.`, '');
     if (extra.draftPrError) out.push(`Could not open a draft pull request with the test: ${extra.draftPrError}`, '');
     out.push('A pull request that links this issue (`Fixes #…`) is checked against this test on its base and head.', '');
+    out.push(...localModelLine(rep));
   } else {
     out.push('### swt-bot could not reproduce this issue', '');
     out.push(`No test it wrote failed on \`${where.branch}\` at ${short(where.sha)} for the reason the issue gives. What was tried:`, '');
     const tried = (rep.attempts?.length ? rep.attempts : [rep]).map((a) => `${a.strategy}: ${a.reason}`).join('\n');
     out.push(fence(tried, 'text'), '');
     out.push('**How to help:** add a minimal code snippet that shows the problem, or the full traceback or output you see, then comment `/swt reproduce`.', '');
+    out.push(...localModelLine(rep));
   }
   out.push(`<sub>${usageLine(rep)}</sub>`);
   return clipText(out.join('\n'), COMMENT_LIMIT);

@@ -14,13 +14,15 @@ import { checkFileCount, checkNoSymlink, checkPatchSize, DEFAULT_PATCH_LIMITS, t
 import { confineRepoPath } from '../util/repoPath.js';
 import { applyUnifiedToText, type HunkReport } from './unified.js';
 import { looksLikeUnified, parseUnifiedDiff } from './unifiedParse.js';
+import { parseWholeFiles } from './wholeFiles.js';
 
-export type PatchFormat = 'custom' | 'unified' | 'unknown';
+/** `files`: whole files in fenced blocks that name their paths (what small models often write). */
+export type PatchFormat = 'custom' | 'unified' | 'files' | 'unknown';
 
 export interface ApplyModelPatchOptions {
   limits?: Partial<PatchLimits>;
   /** Force a format instead of detecting it. */
-  format?: 'custom' | 'unified';
+  format?: 'custom' | 'unified' | 'files';
 }
 
 /** PatchApplication plus details for callers that want them (benchmarks, logs). */
@@ -38,6 +40,7 @@ export type FileReader = (path: string) => string | null;
 export function detectFormat(text: string): PatchFormat {
   if (looksLikeCustom(text)) return 'custom';
   if (looksLikeUnified(text)) return 'unified';
+  if (parseWholeFiles(text).length) return 'files';
   return 'unknown';
 }
 
@@ -72,11 +75,12 @@ export async function applyModelPatchToFiles(
     custom = null;
   }
   if (format === 'unknown') {
-    return fail(format, warnings, ['PATCH_MALFORMED: found neither custom diff blocks (diff / path / rewrite|insert / line|EOF|BOF / code / end diff) nor a unified diff']);
+    return fail(format, warnings, ['PATCH_MALFORMED: found neither custom diff blocks (diff / path / rewrite|insert / line|EOF|BOF / code / end diff), nor a unified diff, nor a fenced block naming its file']);
   }
 
   const files = patchFiles(readFile, opts.checkPath);
   if (custom) return applyCustom(custom, files, format, warnings, limits);
+  if (format === 'files') return applyWholeFiles(text, files, warnings, limits);
   return applyUnified(text, files, format, warnings, limits);
 }
 
@@ -121,6 +125,23 @@ async function applyCustom(custom: ReturnType<typeof parseCustomDiff>, { safePat
   const r = await applyCustomBlocks(custom.blocks, read);
   warnings.push(...r.warnings);
   return finish(format, r.changes, warnings, r.errors, [], limits);
+}
+
+/** Each named block becomes its file's whole new content. */
+function applyWholeFiles(text: string, { safePath, read }: PatchFiles, warnings: string[], limits: PatchLimits): DetailedPatchApplication {
+  let whole;
+  try {
+    whole = parseWholeFiles(text).map((f) => ({ ...f, path: safePath(f.path) }));
+    checkFileCount(
+      whole.map((f) => f.path),
+      limits,
+    );
+  } catch (e) {
+    return fail('files', warnings, [errorText(e)]);
+  }
+  if (!whole.length) return fail('files', warnings, ['PATCH_MALFORMED: no fenced block names its file']);
+  for (const f of whole) if (read(f.path) !== null) warnings.push(`${f.path}: replaced by the whole file the answer gives`);
+  return finish('files', whole.map((f) => ({ path: f.path, before: read(f.path), after: f.content })), warnings, [], [], limits);
 }
 
 function applyUnified(text: string, { safePath, read }: PatchFiles, format: PatchFormat, warnings: string[], limits: PatchLimits): DetailedPatchApplication {

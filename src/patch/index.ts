@@ -15,3 +15,5 @@ export { checkNoSymlink, checkPatchSize, checkFileCount, DEFAULT_PATCH_LIMITS } 
 export type { PatchLimits } from './safety.js';
 export { analyze, languageForPath, loadLanguage, loadAllLanguages } from './structure.js';
 export type { Lang, Structure, Unit, UnitKind, Container } from './structure.js';
+export { fencedBlocks, namedPath, parseWholeFiles } from './wholeFiles.js';
+export type { FencedBlock, WholeFile } from './wholeFiles.js';

@@ -74,6 +74,8 @@ export class RedisStore implements Store {
       tokens: u.promptTokens + u.completionTokens,
       wallMs: u.wallMs,
       createdAt: Date.now(),
+      answers: rep.evidence?.answers ?? [],
+      ...(rep.model ? { model: rep.model.name } : {}),
     };
     await this.#r
       .multi()
@@ -87,7 +89,8 @@ export class RedisStore implements Store {
 
   async #reproRows(listKey: string): Promise<ReproRow[]> {
     const ids = await this.#r.lrange(listKey, 0, -1);
-    return this.#all<ReproRow>(ids.map((id) => this.#k('repro', id)));
+    // Rows saved before the raw answers were kept have none.
+    return (await this.#all<ReproRow>(ids.map((id) => this.#k('repro', id)))).map((row) => ({ ...row, answers: row.answers ?? [] }));
   }
 
   async latestReproduction(r: RepoRef, issue: number): Promise<StoredReproduction | undefined> {

@@ -103,6 +103,8 @@ function reproOf(row: Record<string, unknown>): StoredReproduction {
     tokens: row.tokens as number,
     wallMs: row.wall_ms as number,
     createdAt: row.created_at as number,
+    answers: JSON.parse((row.answers as string | undefined) ?? '[]'),
+    ...(row.model ? { model: row.model as string } : {}),
   };
 }
 
@@ -126,6 +128,10 @@ export class SqliteStore implements Store {
   constructor(db: Database.Database) {
     this.#db = db;
     db.exec(SCHEMA);
+    // Databases from before the raw answers were kept gain their columns.
+    const columns = (db.prepare('PRAGMA table_info(reproductions)').all() as Array<{ name: string }>).map((c) => c.name);
+    if (!columns.includes('answers')) db.exec("ALTER TABLE reproductions ADD COLUMN answers TEXT NOT NULL DEFAULT '[]'");
+    if (!columns.includes('model')) db.exec('ALTER TABLE reproductions ADD COLUMN model TEXT');
     // Deliveries seen are the queue's event keys now; databases from before keep no copy.
     db.exec('DROP TABLE IF EXISTS deliveries');
   }
@@ -134,10 +140,10 @@ export class SqliteStore implements Store {
     const u = rep.usage;
     const info = this.#db
       .prepare(
-        `INSERT INTO reproductions (owner, repo, issue, branch, base_sha, status, strategy, test_patch, failure_excerpt, reason, cost_usd, tokens, wall_ms, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO reproductions (owner, repo, issue, branch, base_sha, status, strategy, test_patch, failure_excerpt, reason, cost_usd, tokens, wall_ms, created_at, answers, model)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(r.owner, r.repo, issue, where.branch, where.sha, rep.status, rep.strategy, rep.testPatch, rep.failureExcerpt ?? null, rep.reason, u.costUsd, u.promptTokens + u.completionTokens, u.wallMs, Date.now());
+      .run(r.owner, r.repo, issue, where.branch, where.sha, rep.status, rep.strategy, rep.testPatch, rep.failureExcerpt ?? null, rep.reason, u.costUsd, u.promptTokens + u.completionTokens, u.wallMs, Date.now(), JSON.stringify(rep.evidence?.answers ?? []), rep.model?.name ?? null);
     return Number(info.lastInsertRowid);
   }
 

@@ -2,6 +2,7 @@
  * What the App remembers, engine-neutral: SQLite beside the embedded queue (sqliteStore.ts), Redis when
  * web and workers share nothing else (redisStore.ts). Every call is async so either fits.
  */
+import type { RawAnswer } from '../generation/answers.js';
 import type { Reproduction } from '../generation/types.js';
 import type { ValidationView } from '../github/outcome.js';
 import { liveAccuracy, type Confirmation, type LiveAccuracyRow, type MergeRecord, type RepoKey, type ReproductionCost } from '../pipeline/liveAccuracy.js';
@@ -22,6 +23,10 @@ export interface StoredReproduction extends Pick<Reproduction, 'status' | 'strat
   tokens: number;
   wallMs: number;
   createdAt: number;
+  /** The model's raw answers (clipped), so a person can see why an attempt failed; [] without a model. */
+  answers: RawAnswer[];
+  /** The model that wrote them, e.g. `local:qwen2.5-coder-1.5b`. */
+  model?: string;
 }
 
 export interface VerdictInput {

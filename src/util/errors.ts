@@ -19,6 +19,8 @@ export type SwtErrorCode =
   | 'BAD_INPUT'
   | 'LLM_ERROR'
   | 'LLM_TIMEOUT'
+  /** A local model file is missing or damaged (`swt model pull` fetches it). */
+  | 'MODEL_UNAVAILABLE'
   | 'BUDGET_EXHAUSTED'
   | 'INTERRUPTED'
   /** A head whose own install nobody with write access approved: nothing is installed from it. */

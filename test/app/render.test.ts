@@ -106,6 +106,16 @@ describe('issue comments', () => {
     );
   });
 
+  it('says when a small local model wrote the test, and only then (not for the snippet strategy, not for a remote model)', () => {
+    const local = { name: 'local:qwen2.5-coder-1.5b', local: true };
+    const byModel = renderReproductionResult({ ...reproduced, strategy: 'ensemble(zero-shot-plus)', model: local }, where);
+    expect(byModel).toContain("_A small local model (`local:qwen2.5-coder-1.5b`, run on swt-bot's own machine) wrote this test; swt-bot ran it to check that it fails for the issue's reason._");
+    expect(renderReproductionResult({ ...reproduced, strategy: 'ensemble(snippet)', model: local }, where)).not.toContain('local model');
+    expect(renderReproductionResult({ ...reproduced, strategy: 'zero-shot-plus', model: { name: 'gpt-4o', local: false } }, where)).not.toContain('local model');
+    const failed = renderReproductionResult({ ...reproduced, status: 'not-reproduced', strategy: 'zero-shot-plus', reason: 'no usable test', model: local }, where);
+    expect(failed).toContain("_The tests were written by a small local model (`local:qwen2.5-coder-1.5b`, run on swt-bot's own machine); a larger model may do better._");
+  });
+
   it('a test that contains backticks cannot break out of its fence', () => {
     const sneaky = { ...reproduced, testPatch: testPatch.replace('5400', '5400  # ```\\n@everyone') };
     const md = renderReproductionResult(sneaky, where);

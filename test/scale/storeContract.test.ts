@@ -87,6 +87,17 @@ describe.each(['sqlite', 'redis'] as const)('Store contract on %s', (engine) => 
     expect(await s.reproductionCosts({ owner: 'x', repo: 'y' })).toEqual([]);
   });
 
+  it('keeps the raw answers of a model with the reproduction, and the model that wrote them', async () => {
+    const s = makeStore(engine);
+    const answers = [{ purpose: 'zero-shot-plus', text: '`test_parse.py`\n```python\ndef test_x(): ...\n```', promptTokens: 715, completionTokens: 43, finishReason: 'stop' }];
+    const failed = { ...rep('not-reproduced', 'zero-shot-plus', 0), model: { name: 'local:qwen2.5-coder-1.5b', local: true }, evidence: { applied: false, testFiles: [], runs: [], reproducingTests: [], notes: [], answers } };
+    const at = Date.now();
+    await s.saveReproduction(R, 9, { branch: 'main', sha: 'z1' }, failed);
+    expect(await s.reproductionAt(R, 9, 'z1', at)).toMatchObject({ status: 'not-reproduced', model: 'local:qwen2.5-coder-1.5b', answers });
+    await s.saveReproduction(R, 9, { branch: 'main', sha: 'z2' }, rep('reproduced', 'snippet', 0));
+    expect(await s.latestReproduction(R, 9)).toMatchObject({ strategy: 'snippet', answers: [] });
+  });
+
   it('verdicts, candidates and closing a PR', async () => {
     const s = makeStore(engine);
     const v = { issue: 1, headSha: 'h', title: 'Fix', author: 'alice', verdict: 'likely-correct' as const, f2p: 1, failing: 0, durationMs: 10, diffSize: 4 };

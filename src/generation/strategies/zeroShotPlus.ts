@@ -4,6 +4,7 @@
  */
 import { isBudgetExhausted, type BudgetDimension } from '../budget.js';
 import { evaluateCandidate, isLlmFailure, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
+import { withFeedback } from '../feedback.js';
 import { zeroShotPlusPrompt, issueText } from '../prompts.js';
 import { repoInfo } from '../repoFiles.js';
 import { retrieve, type RetrievalResult } from '../retrieval.js';
@@ -22,6 +23,17 @@ export function extractPatchText(answer: string): string {
   return answer;
 }
 
+/** Instructions, the issue and the answer, in tokens: what a small context keeps free of retrieved code. */
+const PROMPT_OVERHEAD_TOKENS = 2000;
+
+/** Retrieved code the prompt may hold: the option (default 60 000 characters), within a small model's context (~3 characters a token). */
+export function retrievalChars(ctx: Pick<StrategyContext, 'llm' | 'options'>): number | undefined {
+  const limit = ctx.llm?.contextLimit;
+  const asked = ctx.options.retrieval?.maxChars;
+  if (!limit) return asked;
+  return Math.min(asked ?? 60_000, Math.max(2000, (limit - PROMPT_OVERHEAD_TOKENS) * 3));
+}
+
 export interface ZeroShotPlusPrepared {
   prompt: string;
   retrieval: RetrievalResult;
@@ -30,10 +42,11 @@ export interface ZeroShotPlusPrepared {
 export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroShotPlusPrepared> {
   const info = await repoInfo(ctx.workbench.repoDir, ctx.workbench.testCommand);
   const retrieval = await retrieve(ctx.workbench.repoDir, issueText(ctx.issue), {
-    maxChars: ctx.options.retrieval?.maxChars,
+    maxChars: retrievalChars(ctx),
     maxFiles: ctx.options.retrieval?.maxFiles,
   });
-  const prompt = zeroShotPlusPrompt({ issue: ctx.issue, sources: retrieval.sources, tests: retrieval.tests, testCommand: ctx.workbench.testCommand, language: info.language });
+  const answerFormat = ctx.options.answerFormat ?? (ctx.llm?.local ? 'whole-file' : 'custom-diff');
+  const prompt = zeroShotPlusPrompt({ issue: ctx.issue, sources: retrieval.sources, tests: retrieval.tests, testCommand: ctx.workbench.testCommand, language: info.language, answerFormat });
   return { prompt, retrieval };
 }
 
@@ -67,6 +80,7 @@ export async function runZeroShotPlusStrategy(ctx: StrategyContext): Promise<Rep
       evidence: { applied: false, testFiles: [], runs: [], reproducingTests: [], notes: [], details },
     });
   }
-  const c: CandidateResult = await evaluateCandidate(ctx, extractPatchText(answer.content));
-  return toReproduction('zero-shot-plus', budget, { ...c, evidence: { ...c.evidence, details } });
+  const first: CandidateResult = await evaluateCandidate(ctx, extractPatchText(answer.content));
+  const c = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }], answer.content, first, extractPatchText);
+  return toReproduction('zero-shot-plus', budget, { ...c, evidence: { ...c.evidence, details: { ...details, feedbackRounds: c.feedbackRounds } } });
 }

@@ -1,0 +1,69 @@
+/**
+ * Execution feedback: a candidate that did not reproduce the issue (it did not apply, did not
+ * compile, failed for another reason or passed on base) goes back to the model with what the run
+ * said, in the same conversation (so a local model reuses the evaluated prompt), within the budget.
+ * Default: one round for a local model (small models often slip: an unused import, a wrong path),
+ * none for a remote one (zero-shot-plus as the paper runs it); `options.feedback.rounds` sets it.
+ */
+import { isBudgetExhausted } from './budget.js';
+import { evaluateCandidate, isLlmFailure, type CandidateResult, type StrategyContext } from './candidate.js';
+import type { ChatMessage } from './llmTypes.js';
+
+const EXCERPT_CHARS = 3000;
+
+export function feedbackRounds(ctx: Pick<StrategyContext, 'llm' | 'options'>): number {
+  return ctx.options.feedback?.rounds ?? (ctx.llm?.local ? 1 : 0);
+}
+
+/** Every new test ran and passed on base. */
+function passedOnBase(c: CandidateResult): boolean {
+  const run = c.evidence.runs[0];
+  return Boolean(run && run.passed > 0 && !run.failures.length);
+}
+
+/** What the model is told about its candidate. */
+export function feedbackPrompt(c: CandidateResult): string {
+  const out = [`Your test did not reproduce the issue: ${c.reason}`];
+  if (c.evidence.applyErrors?.length) {
+    out.push('', `Your answer could not be turned into a test file (${c.evidence.applyErrors.join('; ').slice(0, 600)}). Give the whole test file in one fenced code block, with its path on the line before the block.`);
+  }
+  if (passedOnBase(c)) {
+    // Small models often assert the bug itself (`pytest.raises` around the failing call): say so, and ask for the flip.
+    out.push('', 'Your test PASSES on the current, buggy code, so it checks the wrong behaviour the issue complains about. Turn it around: assert what the issue says should happen (the correct result, or no error), so that the test fails now and passes once the bug is fixed.');
+  }
+  if (c.failureExcerpt) out.push('', 'What the test run printed:', '```text', c.failureExcerpt.slice(-EXCERPT_CHARS), '```');
+  out.push('', 'Correct the test. It must fail on the current code for the reason the issue gives (an assertion or the exception the issue reports, not an import error, an unused import or a syntax error) and pass once the issue is fixed. Answer with the corrected test file only.');
+  return out.join('\n');
+}
+
+/**
+ * Up to `rounds` more turns after `first`: the conversation so far, the model's answer, and what
+ * went wrong. Returns the last candidate (or the first one when the model or the budget gave out).
+ */
+export async function withFeedback(
+  ctx: StrategyContext,
+  conversation: ChatMessage[],
+  answer: string,
+  first: CandidateResult,
+  extract: (answer: string) => string,
+  rounds = feedbackRounds(ctx),
+): Promise<CandidateResult & { feedbackRounds: number }> {
+  let c = first;
+  let done = 0;
+  let messages = conversation;
+  while (ctx.llm && c.status !== 'reproduced' && !c.budgetExhausted && done < rounds) {
+    messages = [...messages, { role: 'assistant', content: answer }, { role: 'user', content: feedbackPrompt(c) }];
+    try {
+      answer = (await ctx.llm.chat({ messages, purpose: `feedback ${done + 1}` }, { budget: ctx.budget })).content;
+    } catch (e) {
+      if (isLlmFailure(e) || isBudgetExhausted(e)) break;
+      throw e;
+    }
+    done += 1;
+    const next = await evaluateCandidate(ctx, extract(answer));
+    next.evidence.notes.push(`feedback round ${done}: the first candidate ${first.status === 'reproduced' ? 'reproduced' : `did not reproduce (${first.reason.slice(0, 200)})`}`);
+    // A round that produced nothing usable does not replace a candidate that at least ran.
+    c = next.testPatch || !c.testPatch ? next : c;
+  }
+  return { ...c, feedbackRounds: done };
+}

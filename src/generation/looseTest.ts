@@ -1,0 +1,64 @@
+/**
+ * An answer that gives one test file in a fenced block without saying where it goes: it is put at
+ * a new path beside the repository's own tests, named after one of them so that the ecosystem's
+ * test-file rules (harness/testFiles.ts) see a test file. Language-blind: the path follows the
+ * tests the repository has.
+ */
+import { posix } from 'node:path';
+import { isTestFile, isTestPath } from '../harness/testFiles.js';
+import { detectFormat, fencedBlocks, parseWholeFiles } from '../patch/index.js';
+import { listRepoFiles } from './repoFiles.js';
+
+/** Fences that hold commands or output, never a test file. */
+const NOT_CODE = /^(bash|sh|shell|console|terminal|text|txt|output|plaintext|log|diff|patch)$/i;
+
+/** A new test file's path beside the repository's tests (in the folder that has the most), or undefined when it has none. */
+export function newTestPath(files: readonly string[]): string | undefined {
+  const tests = files.filter((f) => isTestFile(f)).sort();
+  if (!tests.length) return undefined;
+  const byDir = new Map<string, string[]>();
+  for (const t of tests) byDir.set(posix.dirname(t), [...(byDir.get(posix.dirname(t)) ?? []), t]);
+  const [dir, inDir] = [...byDir].sort((a, b) => b[1].length - a[1].length || a[0].length - b[0].length)[0]!;
+  const existing = new Set(files);
+  for (const template of inDir) {
+    const name = posix.basename(template);
+    const dot = name.indexOf('.', 1);
+    const [stem, rest] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+    for (const candidate of [`${stem}_swt_repro${rest}`, `swt_repro_${stem}${rest}`, `${stem}SwtRepro${rest}`, `SwtRepro${stem}${rest}`]) {
+      const path = dir === '.' ? candidate : `${dir}/${candidate}`;
+      if (!existing.has(path) && isTestFile(path)) return path;
+    }
+  }
+  return undefined;
+}
+
+const extensionOf = (path: string) => /\.[^./]+$/.exec(path)?.[0] ?? '';
+
+/**
+ * The answer, unchanged when it has a diff or a named test file; else its test file named at a
+ * new test path: the largest code block when no block names its file, or the one new file it
+ * names under a name the repository's runner would not run (`test_parse.go` for Go), when that
+ * file is in the language of the repository's tests.
+ */
+export async function nameLooseTest(answer: string, repoDir: string): Promise<{ text: string; path?: string }> {
+  const format = detectFormat(answer);
+  if (format === 'files') return renameNamedTest(answer, repoDir);
+  if (format !== 'unknown') return { text: answer };
+  const blocks = fencedBlocks(answer).filter((b) => !NOT_CODE.test(b.info.split(/\s/)[0] ?? '') && b.body.trim().split('\n').length >= 3);
+  const block = blocks.sort((a, b) => b.body.length - a.body.length)[0];
+  if (!block) return { text: answer };
+  const path = newTestPath(await listRepoFiles(repoDir));
+  if (!path) return { text: answer };
+  return { text: `${path}\n\`\`\`\n${block.body}\n\`\`\`\n`, path };
+}
+
+async function renameNamedTest(answer: string, repoDir: string): Promise<{ text: string; path?: string }> {
+  const named = parseWholeFiles(answer);
+  if (named.some((f) => isTestPath(f.path))) return { text: answer };
+  const files = await listRepoFiles(repoDir);
+  const path = newTestPath(files);
+  const existing = new Set(files);
+  const file = path ? named.filter((f) => !existing.has(f.path) && extensionOf(f.path) === extensionOf(path)) : [];
+  if (!path || file.length !== 1) return { text: answer };
+  return { text: `${path}\n\`\`\`\n${file[0]!.content}\`\`\`\n`, path };
+}

@@ -1,0 +1,41 @@
+/** What a model is told when its test did not reproduce the issue (execution feedback), and when it is told at all. */
+import { feedbackPrompt, feedbackRounds } from '../../src/generation/feedback.js';
+import type { CandidateResult } from '../../src/generation/candidate.js';
+import type { ChatModel } from '../../src/generation/llmTypes.js';
+
+const candidate = (c: Partial<CandidateResult> & { reason: string }): CandidateResult => ({
+  status: 'not-reproduced',
+  testPatch: '',
+  runs: [],
+  ...c,
+  evidence: { applied: false, testFiles: [], runs: [], reproducingTests: [], notes: [], ...c.evidence },
+});
+
+describe('execution feedback', () => {
+  it('a compile error goes back with what the run printed', () => {
+    const p = feedbackPrompt(candidate({ reason: 'the test fails because of its own error: collection', failureExcerpt: './clamp_test.go:4:2: "fmt" imported and not used' }));
+    expect(p).toMatch(/^Your test did not reproduce the issue: the test fails because of its own error: collection/);
+    expect(p).toContain('What the test run printed:\n```text\n./clamp_test.go:4:2: "fmt" imported and not used\n```');
+    expect(p).toMatch(/not an import error, an unused import or a syntax error/);
+    expect(p).not.toMatch(/PASSES/);
+  });
+
+  it('an answer that was no test file is asked for one whole file in a fence', () => {
+    const p = feedbackPrompt(candidate({ reason: 'the patch does not apply', evidence: { applied: false, testFiles: [], runs: [], reproducingTests: [], notes: [], applyErrors: ['PATCH_MALFORMED: found neither custom diff blocks'] } }));
+    expect(p).toMatch(/could not be turned into a test file \(PATCH_MALFORMED: found neither custom diff blocks\)\. Give the whole test file in one fenced code block/);
+  });
+
+  it('a test that passes on base (it asserts the bug) is told to flip its assertion', () => {
+    const run = { exitCode: 0, timedOut: false, durationMs: 10, failures: [], passed: 1 };
+    const p = feedbackPrompt(candidate({ reason: 'all 1 new test(s) pass on base: they do not show the issue', evidence: { applied: true, testFiles: ['t.py'], runs: [run], reproducingTests: [], notes: [] } }));
+    expect(p).toMatch(/Your test PASSES on the current, buggy code.*Turn it around/s);
+  });
+
+  it('one round for a local model by default, none for a remote one, and what the options say', () => {
+    const model = (local: boolean) => ({ model: 'm', temperature: 0, local, chat: async () => { throw new Error('unused'); } }) as ChatModel;
+    expect(feedbackRounds({ llm: model(true), options: {} })).toBe(1);
+    expect(feedbackRounds({ llm: model(false), options: {} })).toBe(0);
+    expect(feedbackRounds({ llm: model(false), options: { feedback: { rounds: 2 } } })).toBe(2);
+    expect(feedbackRounds({ llm: null, options: {} })).toBe(0);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Whole test files as small models write them (the answers below are shaped on ones captured from
+ * Qwen2.5-Coder 1.5B/0.5B): a fenced file whose path is named in the fence, on its first line or
+ * just before it, with prose around; and one with no path at all, put beside the repository's tests.
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyModelPatchToFiles, detectFormat, parseWholeFiles } from '../../src/patch/index.js';
+import { nameLooseTest, newTestPath } from '../../src/generation/looseTest.js';
+
+const repo: Record<string, string> = { 'durations.py': 'def parse_duration(s):\n    return int(s)\n', 'tests/test_durations.py': 'def test_int():\n    pass\n' };
+const read = (p: string) => repo[p] ?? null;
+
+const TEST = 'from durations import parse_duration\n\n\ndef test_combined_units():\n    assert parse_duration("1h30m") == 5400\n';
+
+describe('whole files in an answer', () => {
+  it('reads the path from the line before the fence, with prose around, and adds the file', async () => {
+    const answer = `To reproduce the issue, add this test.\n\n**tests/test_combined.py**\n\`\`\`python\n${TEST}\`\`\`\n\nThis test fails because parse_duration does not handle combined units.`;
+    expect(detectFormat(answer)).toBe('files');
+    const r = await applyModelPatchToFiles(answer, read);
+    expect(r.errors).toEqual([]);
+    expect(r.format).toBe('files');
+    expect(r.diff).toContain('+++ b/tests/test_combined.py');
+    expect(r.diff).toContain('+    assert parse_duration("1h30m") == 5400');
+  });
+
+  it('reads the path from the fence info string or a first-line comment; a later block for the same path wins', () => {
+    expect(parseWholeFiles(`\`\`\`python tests/test_a.py\n${TEST}\`\`\``)).toEqual([{ path: 'tests/test_a.py', content: TEST }]);
+    expect(parseWholeFiles(`\`\`\`js\n// test/parse.test.js\nit('x', () => {});\n\`\`\``)[0]!.path).toBe('test/parse.test.js');
+    expect(parseWholeFiles(`Create \`tests/test_b.py\`:\n\`\`\`python\nfirst\n\`\`\`\nBetter:\n\n\`\`\`python\n# tests/test_b.py\nsecond\n\`\`\``)).toEqual([{ path: 'tests/test_b.py', content: '# tests/test_b.py\nsecond\n' }]);
+  });
+
+  it('does not take a sentence naming several files, a version or "e.g." for a path', () => {
+    expect(parseWholeFiles('Compare durations.py and tests/test_durations.py, e.g. v1.2:\n```python\nx = 1\n```')).toEqual([]);
+  });
+
+  it('replaces an existing test file with the whole file given, and says so', async () => {
+    const r = await applyModelPatchToFiles(`tests/test_durations.py\n\`\`\`python\n${TEST}\`\`\``, read);
+    expect(r.applied).toBe(true);
+    expect(r.warnings).toContain('tests/test_durations.py: replaced by the whole file the answer gives');
+    expect(r.diff).toContain('-def test_int():');
+  });
+
+  it('still refuses a named path outside the repository', async () => {
+    const r = await applyModelPatchToFiles(`../../etc/test_x.py\n\`\`\`python\n${TEST}\`\`\``, read);
+    expect(r.applied).toBe(false);
+    expect(r.errors.join()).toMatch(/UNSAFE_PATH/);
+  });
+});
+
+describe('an unnamed test file', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'swt-loose-'));
+    mkdirSync(join(dir, 'tests'));
+    for (const [p, c] of Object.entries(repo)) writeFileSync(join(dir, p), c);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('goes beside the repository\'s tests, under a name its ecosystem runs as a test', () => {
+    expect(newTestPath(['durations.py', 'tests/test_durations.py'])).toBe('tests/test_durations_swt_repro.py');
+    expect(newTestPath(['index.js', 'test/parse.test.js', 'test/format.test.js'])).toBe('test/format_swt_repro.test.js');
+    expect(newTestPath(['go.mod', 'clamp.go', 'clamp_test.go'])).toBe('swt_repro_clamp_test.go');
+    expect(newTestPath(['README.md'])).toBeUndefined();
+  });
+
+  it('takes the largest code block (not the shell one) and names it, then it applies as a new file', async () => {
+    const answer = `Here is a test:\n\n\`\`\`python\n${TEST}\`\`\`\n\nRun it with:\n\`\`\`bash\npython -m pytest tests\nsecond line\nthird line\n\`\`\``;
+    const loose = await nameLooseTest(answer, dir);
+    expect(loose.path).toBe('tests/test_durations_swt_repro.py');
+    const r = await applyModelPatchToFiles(loose.text, read);
+    expect(r.applied).toBe(true);
+    expect(r.diff).toContain('+++ b/tests/test_durations_swt_repro.py');
+  });
+
+  it('leaves an answer with a diff, or with no code, as it is', async () => {
+    const diff = 'diff\ntests/test_x.py\ninsert\nEOF\ndef test_x():\n    assert False\nend diff';
+    expect((await nameLooseTest(diff, dir)).text).toBe(diff);
+    expect(await nameLooseTest('I cannot write a test for this.', dir)).toEqual({ text: 'I cannot write a test for this.' });
+  });
+
+  it('a named new file the runner would not run (Qwen 1.5B\'s `test_parse_combined_units.go`) is put at a test path in the language of the repository\'s tests', async () => {
+    // The real answer of the 1.5B model on the go-durations fixture (swt demo --fixture go-durations).
+    const answer = '`test_parse_combined_units.go`\n\n```go\npackage durations_test\n\nimport (\n\t"testing"\n\t"github.com/yourusername/durations"\n)\n\nfunc TestParseCombinedUnits(t *testing.T) {\n\tn, err := durations.Parse("1h30m")\n\tif err != nil {\n\t\tt.Errorf("Expected no error, got %v", err)\n\t}\n\tif n != 5400 {\n\t\tt.Errorf("Expected 5400, got %d", n)\n\t}\n}\n```';
+    const go = mkdtempSync(join(tmpdir(), 'swt-loose-go-'));
+    try {
+      writeFileSync(join(go, 'go.mod'), 'module example.com/durations\n');
+      writeFileSync(join(go, 'durations.go'), 'package durations\n');
+      writeFileSync(join(go, 'durations_test.go'), 'package durations\n');
+      const loose = await nameLooseTest(answer, go);
+      expect(loose.path).toBe('swt_repro_durations_test.go');
+      expect(loose.text).toContain('func TestParseCombinedUnits(t *testing.T) {');
+      // A named test file, or a named file in another language, stays as it is.
+      expect((await nameLooseTest(answer.replace('test_parse_combined_units.go', 'parse_test.go'), go)).path).toBeUndefined();
+      expect((await nameLooseTest(answer.replace('test_parse_combined_units.go', 'notes.md'), go)).path).toBeUndefined();
+    } finally {
+      rmSync(go, { recursive: true, force: true });
+    }
+  });
+});
