@@ -84,8 +84,9 @@ describe('the file count is cheap', () => {
       console.log(`200,000 empty files: the layer's size ${sizeRw} bytes in ${sizeMs} ms; the file count ${files} in ${countMs} ms`);
       expect(sizeRw).toBeLessThan(64 * 1024 ** 2);
       // One statfs of the engine's filesystem, which the host shares: a file another process deletes
-      // meanwhile takes one from the count (199,988 in one run beside other tests), so within 1%.
-      expect(files).toBeGreaterThanOrEqual(198_000);
+      // meanwhile takes one from the count (199,988 in one run beside other tests; 197,182 in CI's
+      // other half building C++ and installing packages), so within 5%: still the files, not the 0 bytes.
+      expect(files).toBeGreaterThanOrEqual(190_000);
       expect(countMs).toBeLessThan(sizeMs);
     } finally {
       await c.remove({ force: true });
