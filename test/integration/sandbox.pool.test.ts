@@ -66,9 +66,11 @@ describe('warm pool', () => {
   it('attack: a run plants files and a background process in its container; the next run sees none of them', async () => {
     await sandbox.warmed!();
     const state = { rev: repoA.sha, patches: [] };
-    const plant = await sandbox.run({ env: envA, repo: repoA.path, state, command: 'echo owned > /tmp/planted; echo owned > planted.txt; (sleep 300 &) ; echo planted' });
-    expect(plant.output.trim()).toBe('planted');
-    const next = await sandbox.run({ env: envA, repo: repoA.path, state, command: 'ls /tmp/planted planted.txt 2>&1; ps -eo args | grep -c "[s]leep 300"' });
+    // Processes counted from /proc: images built offline from Debian have no `ps`.
+    const sleepers = 'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done | grep -c "^sleep 300"';
+    const plant = await sandbox.run({ env: envA, repo: repoA.path, state, command: `echo owned > /tmp/planted; echo owned > planted.txt; (sleep 300 &) ; sleep 0.5; ${sleepers}` });
+    expect(plant.output.trim()).toBe('1');
+    const next = await sandbox.run({ env: envA, repo: repoA.path, state, command: `ls /tmp/planted planted.txt 2>&1; ${sleepers}` });
     expect(next.output).toMatch(/No such file or directory[\s\S]*No such file or directory/);
     expect(next.output.trim().split('\n').pop()).toBe('0');
   }, 300_000);
