@@ -1,18 +1,13 @@
 import { z } from 'zod';
 import { SwtError, isSwtError } from '../util/errors.js';
 import type { Reproduction } from './types.js';
+import { budgetLimits, type BudgetLimits, type Environment } from '../settings/index.js';
 
-/** A hard budget per issue. Steps are LLM API calls (the SWT-bench paper's agents used ~20). */
-export interface BudgetLimits {
-  tokens: number;
-  usd: number;
-  steps: number;
-  wallMs: number;
-}
+export type { BudgetLimits } from '../settings/index.js';
 
 export type BudgetDimension = keyof BudgetLimits;
 
-export const DEFAULT_BUDGET: BudgetLimits = { tokens: 200_000, usd: 1, steps: 30, wallMs: 10 * 60_000 };
+export const DEFAULT_BUDGET: BudgetLimits = budgetLimits({});
 
 export const budgetLimitsSchema = z.object({
   tokens: z.number().int().positive(),
@@ -21,17 +16,10 @@ export const budgetLimitsSchema = z.object({
   wallMs: z.number().int().positive(),
 });
 
-/** Reads `SWT_BUDGET_TOKENS`, `SWT_BUDGET_USD`, `SWT_BUDGET_STEPS`, `SWT_BUDGET_WALL_MS`; explicit values win. */
-export function budgetLimitsFrom(env: NodeJS.ProcessEnv = process.env, overrides: Partial<BudgetLimits> = {}): BudgetLimits {
-  const num = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : Number(v));
-  const fromEnv: Partial<BudgetLimits> = {
-    tokens: num(env.SWT_BUDGET_TOKENS),
-    usd: num(env.SWT_BUDGET_USD),
-    steps: num(env.SWT_BUDGET_STEPS),
-    wallMs: num(env.SWT_BUDGET_WALL_MS),
-  };
-  const merged: Record<string, unknown> = { ...DEFAULT_BUDGET };
-  for (const src of [fromEnv, overrides]) for (const [k, v] of Object.entries(src)) if (v !== undefined) merged[k] = v;
+/** The operator's SWT_BUDGET_* (parsed by settings/), with explicit values winning. */
+export function budgetLimitsFrom(env?: Environment, overrides: Partial<BudgetLimits> = {}): BudgetLimits {
+  const merged: Record<string, unknown> = { ...budgetLimits(env) };
+  for (const [k, v] of Object.entries(overrides)) if (v !== undefined) merged[k] = v;
   const r = budgetLimitsSchema.safeParse(merged);
   if (!r.success) throw new SwtError('BAD_CONFIG', `invalid budget: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return r.data;

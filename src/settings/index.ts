@@ -1,15 +1,79 @@
 /**
- * The operator's settings for the App and its workers: every environment variable the delivery
- * side reads (webhooks, jobs, queue, store, status page), parsed once here with zod and passed
- * down typed. A bad value is refused with its name, never silently replaced by the default.
- * (The sandbox's, the LLM client's and the per-issue budget's variables are read by their own
- * modules; SWT_BUDGET_* through generation/budget.ts, included here as `budget`.)
+ * The operator's settings: every environment variable the host process reads is parsed here, and
+ * only here, with the zod schemas of one table (variables.ts), and handed out typed. A bad value is
+ * refused with its name, never silently replaced by the default.
+ *
+ * `env()` reads the current environment each call, cached while no variable of the table changed,
+ * so a test that sets `process.env.X` between cases sees its value; a function given an
+ * environment object (`settingsFrom({ ... })`) reads that one instead.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { budgetLimitsFrom, type BudgetLimits } from '../generation/budget.js';
 import { SwtError } from '../util/errors.js';
+import { VARIABLES, type EnvValues, type VariableName } from './variables.js';
+
+export { VARIABLES, GROUP_TITLES, priceTableSchema, modelPriceSchema, type EnvValues, type Group, type Variable, type VariableName } from './variables.js';
+
+/** An environment: process.env or a test's own object. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The process's environment, whole: for a child process that inherits it and for the secret scan of logs; never parsed elsewhere. */
+export function processEnvironment(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
+const NAMES = Object.keys(VARIABLES) as VariableName[];
+const SCHEMAS = Object.fromEntries(NAMES.map((n) => [n, VARIABLES[n].schema]));
+const parsed = new WeakMap<object, { key: string; values: EnvValues }>();
+
+/** What one name's value reads as in an error: the value, unless it is a secret. */
+function got(name: VariableName, raw: string | undefined): string {
+  return (VARIABLES[name] as { secret?: boolean }).secret ? ' (value not shown)' : `, got ${JSON.stringify(raw)}`;
+}
+
+/**
+ * Every variable of the table, parsed (defaults applied). Throws BAD_CONFIG naming each variable
+ * whose value is refused and why.
+ */
+export function env(source: Environment = process.env): EnvValues {
+  const key = NAMES.map((n) => source[n] ?? '\u0000').join('\u0001');
+  const seen = parsed.get(source);
+  if (seen?.key === key) return seen.values;
+  const bad: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const name of NAMES) {
+    const r = (SCHEMAS[name] as (typeof VARIABLES)[VariableName]['schema']).safeParse(source[name]);
+    if (r.success) values[name] = r.data;
+    else {
+      const message = r.error.issues[0]!.message;
+      bad.push(`${name}${message.startsWith(':') ? '' : ' '}${message}${got(name, source[name]?.trim())}`);
+    }
+  }
+  if (bad.length) throw new SwtError('BAD_CONFIG', bad.join('; '), { hint: 'see docs/configuration.md' });
+  parsed.set(source, { key, values: values as EnvValues });
+  return values as EnvValues;
+}
+
+/** SWT_CACHE_DIR, else ~/.cache/swt-bot: locks, image use times, caches. */
+export function cacheDir(source?: Environment): string {
+  return env(source).SWT_CACHE_DIR ?? join(homedir(), '.cache', 'swt-bot');
+}
+
+/** GHE_HOST's web address (`<protocol>://<host>`), else github.com. */
+export function githubWebUrl(source?: Environment): string {
+  const e = env(source);
+  return e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}` : 'https://github.com';
+}
+
+/** GHE_HOST's REST API (`<protocol>://<host>/api/v3`), else api.github.com. */
+export function githubApiUrl(source?: Environment): string {
+  return env(source).GHE_HOST ? `${githubWebUrl(source)}/api/v3` : 'https://api.github.com';
+}
+
+/** DOCKER_HOST, else the local socket. */
+export function dockerHost(source?: Environment): string {
+  return env(source).DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+}
 
 /** What a process does: receive webhooks, run jobs, or both. */
 export type Role = 'web' | 'worker' | 'all';
@@ -53,6 +117,14 @@ export interface WebhookLimits {
   idleMs: number;
 }
 
+/** A hard budget per issue. Steps are LLM API calls (the SWT-bench paper's agents used ~20). */
+export interface BudgetLimits {
+  tokens: number;
+  usd: number;
+  steps: number;
+  wallMs: number;
+}
+
 export interface Settings {
   /** SWT_ROLE (all). */
   role: Role;
@@ -92,55 +164,20 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = { reserveBytes: 8 * MiB, smallBytes: 256 * KiB, clientBodies: 16, clientBytes: 26 * MiB, idleMs: 5000 };
 
-const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : typeof v === 'string' ? v.trim() : v);
-const number = (rule: (n: z.ZodNumber) => z.ZodNumber, dflt: number, says: string) =>
-  z.preprocess(blank, z.coerce.number({ message: says }).pipe(rule(z.number({ message: says }).finite({ message: says }))).default(dflt));
-const atLeast0 = (dflt: number) => number((n) => n.min(0, { message: 'must be a number ≥ 0' }), dflt, 'must be a number ≥ 0');
-const positive = (dflt: number) => number((n) => n.positive({ message: 'must be a positive number' }), dflt, 'must be a positive number');
-
-const ENV = z.object({
-  SWT_ROLE: z.preprocess(blank, z.enum(['web', 'worker', 'all'], { message: 'must be web, worker or all' }).default('all')),
-  SWT_DATA_DIR: z.preprocess(blank, z.string().optional()),
-  REDIS_URL: z.preprocess(blank, z.string().optional()),
-  SWT_REDIS_PREFIX: z.preprocess(blank, z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, { message: 'must be letters, digits, . _ or -' }).default('swt')),
-  SWT_GITHUB_THROTTLE: z.string().optional(),
-  SWT_HEARTBEAT_SECONDS: positive(10),
-  SWT_STATUS_TOKEN: z.preprocess(blank, z.string().optional()),
-  PORT: number((n) => n.int({ message: 'must be a port number' }).min(0, { message: 'must be a port number' }).max(65535, { message: 'must be a port number' }), 3000, 'must be a port number'),
-  HOST: z.preprocess(blank, z.string().default('localhost')),
-  SWT_HTTP_MAX_CONNECTIONS: positive(256),
-  SWT_HTTP_HEADERS_TIMEOUT_MS: positive(10_000),
-  SWT_HTTP_REQUEST_TIMEOUT_MS: positive(15_000),
-  SWT_WEBHOOK_BUFFER_MIB: positive(DEFAULT_WEBHOOK_BUFFER_MIB),
-  SWT_WEBHOOK_RESERVE_MIB: atLeast0(DEFAULT_WEBHOOK_LIMITS.reserveBytes / MiB),
-  SWT_WEBHOOK_SMALL_KIB: positive(DEFAULT_WEBHOOK_LIMITS.smallBytes / KiB),
-  SWT_WEBHOOK_CLIENT_BODIES: number((n) => n.int({ message: 'must be a whole number > 0' }).positive({ message: 'must be a whole number > 0' }), DEFAULT_WEBHOOK_LIMITS.clientBodies, 'must be a whole number > 0'),
-  SWT_WEBHOOK_CLIENT_MIB: positive(DEFAULT_WEBHOOK_LIMITS.clientBytes / MiB),
-  SWT_WEBHOOK_BODY_IDLE_MS: positive(DEFAULT_WEBHOOK_LIMITS.idleMs),
-  SWT_DAILY_TOKENS: atLeast0(2_000_000),
-  SWT_DAILY_USD: atLeast0(10),
-  SWT_DAILY_CONTAINER_MINUTES: atLeast0(600),
-  SWT_AUTHOR_RUNS_PER_HOUR: atLeast0(10),
-  SWT_MAX_LINKED_ISSUES: atLeast0(5),
-  SWT_WARM_CONTAINERS: number((n) => n.int({ message: 'must be a whole number ≥ 0' }).min(0, { message: 'must be a whole number ≥ 0' }), APP_WARM_POOL.size, 'must be a whole number ≥ 0'),
-  SWT_WARM_IDLE_SECONDS: positive(APP_WARM_POOL.idleMs / 1000),
-  SWT_REPO_CONCURRENCY: number((n) => n.int({ message: 'must be a whole number > 0' }).positive({ message: 'must be a whole number > 0' }), 2, 'must be a whole number > 0'),
-});
-
 /** SWT_DATA_DIR, else ~/.cache/swt-bot/app. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.SWT_DATA_DIR?.trim() || join(homedir(), '.cache', 'swt-bot', 'app');
+export function defaultDataDir(source?: Environment): string {
+  return env(source).SWT_DATA_DIR ?? join(homedir(), '.cache', 'swt-bot', 'app');
 }
 
-/** Reads the environment once; a bad value is a BAD_CONFIG error naming the variable and what it got. */
-export function settingsFrom(env: NodeJS.ProcessEnv = process.env): Settings {
-  const r = ENV.safeParse(env);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    const name = String(i.path[0]);
-    throw new SwtError('BAD_CONFIG', `${name} ${i.message}, got ${JSON.stringify(env[name])}`);
-  }
-  const e = r.data;
+/** The per-issue ceilings a repository cannot raise (SWT_BUDGET_*). */
+export function budgetLimits(source?: Environment): BudgetLimits {
+  const e = env(source);
+  return { tokens: e.SWT_BUDGET_TOKENS, usd: e.SWT_BUDGET_USD, steps: e.SWT_BUDGET_STEPS, wallMs: e.SWT_BUDGET_WALL_MS };
+}
+
+/** The App's settings, from the environment; a bad value is a BAD_CONFIG error naming the variable and what it got. */
+export function settingsFrom(source?: Environment): Settings {
+  const e = env(source);
   const requestTimeoutMs = e.SWT_HTTP_REQUEST_TIMEOUT_MS;
   // A reserve as large as the buffer would leave no room for any body over SWT_WEBHOOK_SMALL_KIB.
   if (e.SWT_WEBHOOK_RESERVE_MIB >= e.SWT_WEBHOOK_BUFFER_MIB) {
@@ -148,10 +185,10 @@ export function settingsFrom(env: NodeJS.ProcessEnv = process.env): Settings {
   }
   return {
     role: e.SWT_ROLE,
-    dataDir: defaultDataDir(env),
+    dataDir: defaultDataDir(source),
     ...(e.REDIS_URL ? { redisUrl: e.REDIS_URL } : {}),
     redisPrefix: e.SWT_REDIS_PREFIX,
-    githubThrottle: e.SWT_GITHUB_THROTTLE !== 'off',
+    githubThrottle: e.SWT_GITHUB_THROTTLE,
     heartbeatMs: e.SWT_HEARTBEAT_SECONDS * 1000,
     ...(e.SWT_STATUS_TOKEN ? { statusToken: e.SWT_STATUS_TOKEN } : {}),
     port: e.PORT,
@@ -175,7 +212,7 @@ export function settingsFrom(env: NodeJS.ProcessEnv = process.env): Settings {
       maxLinkedIssues: Math.max(1, Math.floor(e.SWT_MAX_LINKED_ISSUES)),
     },
     repoConcurrency: e.SWT_REPO_CONCURRENCY,
-    budget: budgetLimitsFrom(env),
+    budget: budgetLimits(source),
     warmPool: { size: e.SWT_WARM_CONTAINERS, idleMs: e.SWT_WARM_IDLE_SECONDS * 1000 },
   };
 }

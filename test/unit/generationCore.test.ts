@@ -17,7 +17,8 @@ describe('budget', () => {
   it('defaults to 30 steps, 200k tokens, $1, 10 minutes and reads SWT_BUDGET_*', () => {
     expect(DEFAULT_BUDGET).toEqual({ tokens: 200_000, usd: 1, steps: 30, wallMs: 600_000 });
     expect(budgetLimitsFrom({ SWT_BUDGET_STEPS: '5', SWT_BUDGET_USD: '0.25' }, { tokens: 1000 })).toEqual({ tokens: 1000, usd: 0.25, steps: 5, wallMs: 600_000 });
-    expect(() => budgetLimitsFrom({ SWT_BUDGET_STEPS: 'many' })).toThrow(/invalid budget/);
+    expect(() => budgetLimitsFrom({ SWT_BUDGET_STEPS: 'many' })).toThrow('SWT_BUDGET_STEPS must be a whole number > 0, got "many"');
+    expect(() => budgetLimitsFrom({}, { steps: 0 })).toThrow(/invalid budget/);
   });
 
   it('throws BUDGET_EXHAUSTED on the first dimension used up, naming it', () => {
