@@ -29,7 +29,7 @@ import { LocalHeartbeats, RedisHeartbeats, startHeartbeat, type Heartbeats, type
 import { openDatabase, SqliteStore, type Store } from '../store/sqliteStore.js';
 import type { WorkerDeps } from '../jobs/index.js';
 import { repoSlug, type Target } from '../github/types.js';
-import { settingsFrom, type Role, type Settings, type WebhookLimits } from '../settings/index.js';
+import { githubApiUrl, settingsFrom, type Environment, type Role, type Settings, type WebhookLimits } from '../settings/index.js';
 import { healthHandler } from '../web/health.js';
 
 export type { Role } from '../settings/index.js';
@@ -46,7 +46,7 @@ export interface ServicesOptions {
   progressIntervalMs?: number;
   /** Where repositories are cloned from; default from GHE_HOST/GHE_PROTOCOL, else github.com. */
   gitBaseUrl?: string;
-  env?: NodeJS.ProcessEnv;
+  env?: Environment;
   /** The operator's settings; default read from `env` (settings/index.ts). */
   settings?: Settings;
   /** Default SWT_ROLE, else all. */
@@ -83,8 +83,8 @@ export interface Services {
 }
 
 /** The REST base URL as Probot derives it: `GHE_PROTOCOL://GHE_HOST/api/v3` for a GHES, else github.com's. */
-export function apiBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return env.GHE_HOST ? `${webBaseUrl(env)}/api/v3` : 'https://api.github.com';
+export function apiBaseUrl(env?: Environment): string {
+  return githubApiUrl(env);
 }
 
 /** A web process runs no containers: it never loads the Docker client (nor the pipeline), which keeps it small. */
@@ -100,7 +100,7 @@ const NO_CONTAINERS_HERE: Sandbox = {
  * what it receives is most of what it holds.
  */
 export async function openServices(opts: ServicesOptions = {}): Promise<Services> {
-  const settings = opts.settings ?? settingsFrom(opts.env ?? process.env);
+  const settings = opts.settings ?? settingsFrom(opts.env);
   const dataDir = opts.dataDir ?? settings.dataDir;
   const logger = opts.logger ?? rootLogger;
   const role = opts.role ?? settings.role;
@@ -235,7 +235,7 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
       sandbox: services.sandbox,
       logger: services.logger,
       github: (t) => installationPort(app, t),
-      gitBaseUrl: services.options.gitBaseUrl ?? webBaseUrl(services.options.env ?? process.env),
+      gitBaseUrl: services.options.gitBaseUrl ?? webBaseUrl(services.options.env),
       generation: services.options.generation,
       concurrency: services.options.concurrency,
       lanes: services.options.lanes,
@@ -364,7 +364,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     appId: opts.appId,
     privateKey: opts.privateKey,
     secret: opts.secret,
-    baseUrl: opts.baseUrl ?? apiBaseUrl(opts.env ?? process.env),
+    baseUrl: opts.baseUrl ?? apiBaseUrl(opts.env),
     log: services.logger.child({ name: 'probot' }),
     ...(Octokit ? { Octokit } : {}),
   });

@@ -8,12 +8,14 @@
  */
 import { getPrivateKey } from '@probot/get-private-key';
 import { createProbot, run } from 'probot';
-import { DEFAULT_WEBHOOK_PATH } from '../webhooks/receiver.js';
+import { envValues, processEnvironment } from '../settings/index.js';
 import { isSwtError } from '../util/errors.js';
 import { listenApp, octokitClass, openServices } from './app.js';
 import { startWebhookProxy, type WebhookProxy } from './webhookProxy.js';
 
-const env = process.env;
+// Probot and its key loader read the environment themselves; swt's own reads go through settings/.
+const env = processEnvironment();
+const e = envValues();
 
 function privateKey(): string | null {
   try {
@@ -24,22 +26,22 @@ function privateKey(): string | null {
 }
 
 async function serve(): Promise<() => Promise<void>> {
-  if (!Number(env.APP_ID) || !privateKey()) {
+  if (!e.APP_ID || !privateKey()) {
     const setup = await run(() => undefined);
     return () => setup.stop();
   }
   const services = await openServices();
   const Octokit = octokitClass(services.settings.githubThrottle);
   const probot = createProbot({ env, overrides: { log: services.logger.child({ name: 'probot' }), ...(Octokit ? { Octokit } : {}) } });
-  const path = env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH;
+  const path = e.WEBHOOK_PATH;
   const app = await listenApp(services, probot, {
-    webhook: { secret: env.WEBHOOK_SECRET ?? '', path },
+    webhook: { secret: e.WEBHOOK_SECRET ?? '', path },
     port: services.settings.port,
     host: services.settings.host,
   });
   let proxy: WebhookProxy | undefined;
-  if (env.WEBHOOK_PROXY_URL) {
-    proxy = await startWebhookProxy({ source: env.WEBHOOK_PROXY_URL, target: `${app.url}${path}`, log: services.logger }).catch((e: Error) => {
+  if (e.WEBHOOK_PROXY_URL) {
+    proxy = await startWebhookProxy({ source: e.WEBHOOK_PROXY_URL, target: `${app.url}${path}`, log: services.logger }).catch((e: Error) => {
       services.logger.warn({ err: e.message }, 'WEBHOOK_PROXY_URL: the smee channel is not reachable; webhooks reach only this address');
       return undefined;
     });

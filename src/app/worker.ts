@@ -8,6 +8,7 @@
  * worker (after BullMQ's lock runs out), or by this one when it restarts.
  */
 import { createProbot } from 'probot';
+import { envValues, processEnvironment } from '../settings/index.js';
 import { SwtError } from '../util/errors.js';
 import { octokitClass, openServices, swtApp, type Services, type ServicesOptions } from './app.js';
 
@@ -17,8 +18,9 @@ export interface RunningWorker {
 }
 
 export async function runWorker(opts: Omit<ServicesOptions, 'role'> = {}): Promise<RunningWorker> {
-  const env = opts.env ?? process.env;
-  if (!env.APP_ID?.trim() || !(env.PRIVATE_KEY?.trim() || env.PRIVATE_KEY_PATH?.trim())) {
+  const env = opts.env ?? processEnvironment();
+  const e = envValues(env);
+  if (!e.APP_ID || !(e.PRIVATE_KEY || e.PRIVATE_KEY_PATH)) {
     throw new SwtError('BAD_CONFIG', 'a worker acts as the GitHub App: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH)', { hint: '`swt doctor` checks them' });
   }
   const services = await openServices({ ...opts, env, role: 'worker' });

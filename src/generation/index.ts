@@ -55,7 +55,7 @@ function isChatModel(x: unknown): x is ChatModel {
 export function resolveLlm(llm: ReproduceOptions['llm'], logger?: Logger): ChatModel | null {
   if (llm === null) return null;
   if (isChatModel(llm)) return llm;
-  return createLlmFromEnv(process.env, llm ?? {}, { logger });
+  return createLlmFromEnv(undefined, llm ?? {}, { logger });
 }
 
 const RUNNERS: Record<Exclude<StrategyName, 'ensemble'>, (ctx: StrategyContext) => Promise<Reproduction>> = {
@@ -72,7 +72,7 @@ export async function reproduce(workbench: Workbench, issue: IssueInput, opts: R
   const llm = resolved ? new RecordingModel(resolved) : null;
   const strategy: StrategyName = opts.strategy ?? (llm ? 'ensemble' : 'snippet');
   if (!STRATEGIES.includes(strategy)) throw new SwtError('BAD_INPUT', `unknown strategy "${strategy}"`, { hint: `one of ${STRATEGIES.join(', ')}` });
-  const budget = opts.budget instanceof Budget ? opts.budget : new Budget(budgetLimitsFrom(process.env, opts.budget ?? {}));
+  const budget = opts.budget instanceof Budget ? opts.budget : new Budget(budgetLimitsFrom(undefined, opts.budget ?? {}));
   const ctx: StrategyContext = { workbench, issue, budget, llm, log, options: opts };
   log.info({ strategy, model: llm?.model ?? null, budget: budget.limits }, 'reproducing the issue');
   let result: Reproduction;

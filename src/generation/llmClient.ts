@@ -22,6 +22,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
+import { envValues, type Environment } from '../settings/index.js';
 import { errorLine, SwtError, isSwtError } from '../util/errors.js';
 import { logger as defaultLogger, type Logger } from '../util/logger.js';
 import { redact, secretValues } from '../util/secrets.js';
@@ -55,7 +56,7 @@ export const llmSettingsSchema = z.object({
   local: localSettingsSchema,
 });
 
-export type LlmSettings = z.infer<typeof llmSettingsSchema> & { prices: PriceTable };
+export type LlmSettings = z.infer<typeof llmSettingsSchema> & { prices: PriceTable; /** SWT_LLM_TIMEOUT_MS (or the config's) was given, not defaulted. */ timeoutSet?: boolean };
 export type LlmSettingsInput = z.input<typeof llmSettingsSchema>;
 
 /**
@@ -64,47 +65,42 @@ export type LlmSettingsInput = z.input<typeof llmSettingsSchema>;
  * `SWT_LLM_MAX_OUTPUT_TOKENS`, `OPENAI_API_VERSION`, `SWT_LLM_PRICES` as JSON, `SWT_LLM_SEED`; for a local
  * model SWT_MODEL_DIR and SWT_LOCAL_*, see local/settings.ts), overridden by `config`.
  */
-export function llmSettingsFrom(env: NodeJS.ProcessEnv = process.env, config: Partial<LlmSettingsInput> = {}): LlmSettings {
-  const str = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
-  const num = (v: string | undefined) => (str(v) === undefined ? undefined : Number(v));
+export function llmSettingsFrom(source?: Environment, config: Partial<LlmSettingsInput> = {}): LlmSettings {
+  const e = envValues(source);
   const raw: Record<string, unknown> = {
-    apiKey: str(env.OPENAI_API_KEY),
-    baseURL: str(env.OPENAI_BASE_URL),
-    model: str(env.SWT_LLM_MODEL) ?? str(env.OPENAI_MODEL),
-    temperature: num(env.SWT_LLM_TEMPERATURE),
-    timeoutMs: num(env.SWT_LLM_TIMEOUT_MS),
-    maxRetries: num(env.SWT_LLM_MAX_RETRIES),
-    toolMode: str(env.SWT_LLM_TOOL_MODE),
-    maxOutputTokens: num(env.SWT_LLM_MAX_OUTPUT_TOKENS),
-    apiVersion: str(env.OPENAI_API_VERSION),
-    seed: num(env.SWT_LLM_SEED),
+    apiKey: e.OPENAI_API_KEY,
+    baseURL: e.OPENAI_BASE_URL,
+    model: e.SWT_LLM_MODEL ?? e.OPENAI_MODEL,
+    temperature: e.SWT_LLM_TEMPERATURE,
+    timeoutMs: e.SWT_LLM_TIMEOUT_MS,
+    maxRetries: e.SWT_LLM_MAX_RETRIES,
+    toolMode: e.SWT_LLM_TOOL_MODE,
+    maxOutputTokens: e.SWT_LLM_MAX_OUTPUT_TOKENS,
+    apiVersion: e.OPENAI_API_VERSION,
+    seed: e.SWT_LLM_SEED,
     local: {
-      dir: str(env.SWT_MODEL_DIR),
-      threads: num(env.SWT_LOCAL_THREADS),
-      contextTokens: num(env.SWT_LOCAL_CONTEXT_TOKENS),
-      contexts: num(env.SWT_LOCAL_CONTEXTS),
-      maxMemoryMb: num(env.SWT_LOCAL_MAX_MEMORY_MB),
+      dir: e.SWT_MODEL_DIR,
+      threads: e.SWT_LOCAL_THREADS,
+      contextTokens: e.SWT_LOCAL_CONTEXT_TOKENS,
+      contexts: e.SWT_LOCAL_CONTEXTS,
+      maxMemoryMb: e.SWT_LOCAL_MAX_MEMORY_MB,
     },
   };
   for (const [k, v] of Object.entries(config)) if (v !== undefined) raw[k] = v;
-  let envPrices: PriceTable | undefined;
-  try {
-    envPrices = str(env.SWT_LLM_PRICES) ? buildPriceTable(env.SWT_LLM_PRICES) : undefined;
-  } catch (e) {
-    throw new SwtError('BAD_CONFIG', `SWT_LLM_PRICES is not a valid price table: ${errorLine(e)}`);
-  }
   const r = llmSettingsSchema.safeParse(raw);
   if (!r.success) {
     // Never echo values: one of them is the key.
     throw new SwtError('BAD_CONFIG', `invalid LLM settings: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
-  const prices = { ...buildPriceTable(), ...(envPrices ?? {}), ...(r.data.prices ?? {}) };
-  return { ...r.data, prices };
+  const prices = { ...buildPriceTable(), ...(e.SWT_LLM_PRICES ?? {}), ...(r.data.prices ?? {}) };
+  // A local model's own time limit applies unless the operator set one.
+  return { ...r.data, prices, timeoutSet: e.SWT_LLM_TIMEOUT_MS !== undefined || config.timeoutMs !== undefined };
 }
 
 /** An endpoint is configured when there is a key or a base URL (local servers often need no key), or the model is `local:`. */
-export function isLlmConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.OPENAI_API_KEY?.trim() || env.OPENAI_BASE_URL?.trim() || isLocalModel(env.SWT_LLM_MODEL));
+export function isLlmConfigured(source?: Environment): boolean {
+  const e = envValues(source);
+  return Boolean(e.OPENAI_API_KEY || e.OPENAI_BASE_URL || isLocalModel(e.SWT_LLM_MODEL));
 }
 
 /** Settings as they may be logged: no key. */
@@ -381,8 +377,8 @@ function toSwtError(err: unknown, kind: ErrorKind, s: LlmSettings, secrets: stri
  * with the command that fetches it), else a client of the endpoint; null when none is configured
  * (the snippet strategy needs none).
  */
-export function createLlmFromEnv(env: NodeJS.ProcessEnv = process.env, config: Partial<LlmSettingsInput> = {}, opts: LlmClientOptions = {}): ChatModel | null {
-  if (isLocalModel(config.model ?? env.SWT_LLM_MODEL)) return new LocalLlm(llmSettingsFrom(env, config), { logger: opts.logger, env });
-  if (!isLlmConfigured(env) && !config.apiKey && !config.baseURL) return null;
-  return new LlmClient(llmSettingsFrom(env, config), opts);
+export function createLlmFromEnv(source?: Environment, config: Partial<LlmSettingsInput> = {}, opts: LlmClientOptions = {}): ChatModel | null {
+  if (isLocalModel(config.model ?? envValues(source).SWT_LLM_MODEL)) return new LocalLlm(llmSettingsFrom(source, config), { logger: opts.logger, env: source });
+  if (!isLlmConfigured(source) && !config.apiKey && !config.baseURL) return null;
+  return new LlmClient(llmSettingsFrom(source, config), opts);
 }

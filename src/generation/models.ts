@@ -3,32 +3,26 @@
  * allowlist, SWT_LLM_MODELS (comma-separated), by default the operator's own model only
  * (SWT_LLM_MODEL or OPENAI_MODEL, else gpt-4o-mini). Each must also have a price. Pure.
  */
+import { envValues, type Environment } from '../settings/index.js';
 import { buildPriceTable, unpricedModelError, type PriceTable } from './prices.js';
 
 const DEFAULT_MODEL = 'gpt-4o-mini';
 
-export function operatorModel(env: NodeJS.ProcessEnv): string {
-  return env.SWT_LLM_MODEL?.trim() || env.OPENAI_MODEL?.trim() || DEFAULT_MODEL;
+export function operatorModel(source?: Environment): string {
+  const e = envValues(source);
+  return e.SWT_LLM_MODEL ?? e.OPENAI_MODEL ?? DEFAULT_MODEL;
 }
 
-export function allowedModelsFrom(env: NodeJS.ProcessEnv): string[] {
-  const listed = (env.SWT_LLM_MODELS ?? '').split(',').map((m) => m.trim()).filter(Boolean);
-  return listed.length ? listed : [operatorModel(env)];
+export function allowedModelsFrom(source?: Environment): string[] {
+  const listed = envValues(source).SWT_LLM_MODELS;
+  return listed.length ? listed : [operatorModel(source)];
 }
 
 /** Why a repository's choice of model is refused, or undefined when it may be used. */
-export function modelRefusal(model: string, env: NodeJS.ProcessEnv, prices?: PriceTable): string | undefined {
-  const allowed = allowedModelsFrom(env);
+export function modelRefusal(model: string, source?: Environment, prices?: PriceTable): string | undefined {
+  const allowed = allowedModelsFrom(source);
   if (!allowed.includes(model.trim())) {
     return `generation.model "${model}" is not one this swt-bot allows (${allowed.join(', ')}); its operator can add it to SWT_LLM_MODELS`;
   }
-  let table = prices;
-  if (!table) {
-    try {
-      table = buildPriceTable(env.SWT_LLM_PRICES?.trim() || undefined);
-    } catch {
-      return 'SWT_LLM_PRICES is not a valid price table';
-    }
-  }
-  return unpricedModelError(model, table);
+  return unpricedModelError(model, prices ?? { ...buildPriceTable(), ...(envValues(source).SWT_LLM_PRICES ?? {}) });
 }

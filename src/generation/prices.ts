@@ -1,18 +1,16 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { modelPriceSchema, priceTableSchema } from '../settings/index.js';
 import { isLocalModel } from './local/catalogue.js';
 
 const LOCAL_PRICE: ModelPrice = { input: 0, output: 0 };
 
 /** US dollars per million tokens. */
-export interface ModelPrice {
-  input: number;
-  output: number;
-}
+export type ModelPrice = z.infer<typeof modelPriceSchema>;
 
 export type PriceTable = Record<string, ModelPrice>;
 
-export const modelPriceSchema = z.object({ input: z.number().min(0), output: z.number().min(0) });
-export const priceTableSchema = z.record(z.string().min(1), modelPriceSchema);
+/** The shape SWT_LLM_PRICES is parsed with (settings/), and the `prices` setting. */
+export { modelPriceSchema, priceTableSchema };
 
 /**
  * List prices at the time of writing, per million tokens. They change: override them with

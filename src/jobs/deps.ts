@@ -16,7 +16,7 @@ import type { Store } from '../store/types.js';
 import { isSwtError, SwtError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { timed, type ProcessMetrics } from '../web/metrics.js';
-import { settingsFrom, type Settings, type Spend, type SpendLimits } from '../settings/index.js';
+import { settingsFrom, type Environment, type Settings, type Spend, type SpendLimits } from '../settings/index.js';
 
 export interface WorkerDeps {
   queue: JobQueue;
@@ -42,15 +42,14 @@ export interface WorkerDeps {
   rankWindowMs?: number;
   /** The operator's settings (budget ceilings, daily limits, SWT_REPO_CONCURRENCY); default read from `env`. */
   settings?: Settings;
-  /** Where the model list (SWT_LLM_MODELS) is read; default process.env. */
-  env?: NodeJS.ProcessEnv;
+  /** Where the settings and the model list (SWT_LLM_MODELS) are read; default the process's environment. */
+  env?: Environment;
   /** Phase durations and LLM usage are counted here (the App's /metrics). */
   metrics?: ProcessMetrics;
 }
 
 /** WorkerDeps with the settings read once: what a job kind's `handle(deps, job)` receives. */
 export interface JobDeps extends WorkerDeps {
-  env: NodeJS.ProcessEnv;
   settings: Settings;
   log: Logger;
   /** The per-issue generation ceilings (SWT_BUDGET_*). */
@@ -61,9 +60,8 @@ export interface JobDeps extends WorkerDeps {
 }
 
 export function jobDeps(deps: WorkerDeps): JobDeps {
-  const env = deps.env ?? process.env;
-  const settings = deps.settings ?? settingsFrom(env);
-  return { ...deps, env, settings, log: deps.logger.child({ mod: 'workers' }), ceiling: settings.budget, limits: settings.spend, writeAccess: new WriteAccess() };
+  const settings = deps.settings ?? settingsFrom(deps.env);
+  return { ...deps, settings, log: deps.logger.child({ mod: 'workers' }), ceiling: settings.budget, limits: settings.spend, writeAccess: new WriteAccess() };
 }
 
 /** A job's logger: its id and the webhook delivery it came from, in whichever process runs it. */

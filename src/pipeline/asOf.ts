@@ -5,6 +5,7 @@
  * on both sides. Pure.
  */
 
+import { envValues, type Environment } from '../settings/index.js';
 import { SwtError } from '../util/errors.js';
 
 export type AsOfMode = 'auto' | 'base' | 'today';
@@ -15,11 +16,8 @@ export const AS_OF_AFTER_DAYS = 30;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The operator's setting (SWT_DEPENDENCIES_AS_OF); unset or empty: none. A bad value is refused with its name. */
-export function asOfModeFromEnv(env: NodeJS.ProcessEnv = process.env): AsOfMode | undefined {
-  const v = env.SWT_DEPENDENCIES_AS_OF?.trim();
-  if (!v) return undefined;
-  if (v === 'auto' || v === 'base' || v === 'today') return v;
-  throw new SwtError('BAD_INPUT', `SWT_DEPENDENCIES_AS_OF must be auto, base or today (got ${JSON.stringify(v)})`);
+export function asOfModeFromEnv(env?: Environment): AsOfMode | undefined {
+  return envValues(env).SWT_DEPENDENCIES_AS_OF;
 }
 
 /**

@@ -7,6 +7,7 @@
  * `http.extraHeader` (GIT_CONFIG_*): never in a URL, an argument, the repository's config, a log
  * or an error message.
  */
+import { githubWebUrl, type Environment } from '../settings/index.js';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withFileLock } from '../util/lock.js';
@@ -21,8 +22,8 @@ export interface RepoRef {
 }
 
 /** The web (and git) base URL: `GHE_PROTOCOL://GHE_HOST` for GitHub Enterprise Server, as Probot reads them. */
-export function webBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return env.GHE_HOST ? `${env.GHE_PROTOCOL || 'https'}://${env.GHE_HOST}` : 'https://github.com';
+export function webBaseUrl(env?: Environment): string {
+  return githubWebUrl(env);
 }
 
 /** `<protocol>://<host>/<owner>/<repo>.git`. */

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { processEnvironment } from '../settings/index.js';
 
 /** Runs git on the host (no shell), with a clean, predictable environment. */
 
@@ -11,7 +12,7 @@ export interface GitResult {
 /** The host environment minus every GIT_* variable (a caller's GIT_DIR or GIT_INDEX_FILE must not leak in). */
 export function gitBaseEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
+  for (const [k, v] of Object.entries(processEnvironment())) if (!k.startsWith('GIT_')) env[k] = v;
   env.LC_ALL = 'C';
   env.LANGUAGE = 'C';
   env.GIT_TERMINAL_PROMPT = '0';

@@ -1,17 +1,18 @@
 import Docker from 'dockerode';
+import { dockerHost, envValues, type Environment } from '../settings/index.js';
 import { SwtError } from '../util/errors.js';
 
 /** The Docker engine connection: DOCKER_HOST when set, else the local socket. */
 
 export type { Docker };
 
-export function dockerLocation(env: NodeJS.ProcessEnv = process.env): string {
-  return env.DOCKER_HOST || 'unix:///var/run/docker.sock';
+export function dockerLocation(env?: Environment): string {
+  return dockerHost(env);
 }
 
-export function connectDocker(env: NodeJS.ProcessEnv = process.env): Docker {
+export function connectDocker(env?: Environment): Docker {
   // docker-modem reads DOCKER_HOST (unix://, tcp://, npipe://, ssh://) and DOCKER_TLS_VERIFY/DOCKER_CERT_PATH itself.
-  if (env.DOCKER_HOST) return new Docker();
+  if (envValues(env).DOCKER_HOST) return new Docker();
   return new Docker({ socketPath: '/var/run/docker.sock' });
 }
 

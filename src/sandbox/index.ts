@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { envValues } from '../settings/index.js';
 import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { loadCaBundle, type CaBundle } from './images/caCertificates.js';
@@ -49,12 +50,8 @@ export interface DockerSandboxOptions {
   warmPool?: WarmPoolSettings;
 }
 
-function packageCacheBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.SWT_PKG_CACHE_GB?.trim();
-  if (!raw) return 10e9;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new SwtError('BAD_CONFIG', `SWT_PKG_CACHE_GB must be a number of GB, got ${JSON.stringify(raw)}`);
-  return n * 1e9;
+function packageCacheBytes(): number {
+  return envValues().SWT_PKG_CACHE_GB * 1e9;
 }
 
 /** Pre-warmed run containers by run key: each is taken by one run (a fresh container per run). */
@@ -111,7 +108,7 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
   const envDeps = {
     cpuset,
     egress: opts.egress ?? egressSettings(),
-    cache: envCacheSettings(process.env, opts.envCache),
+    cache: envCacheSettings(undefined, opts.envCache),
     packageCacheBytes: packageCacheBytes(),
   };
   let ready: Promise<{ caBundle?: CaBundle }> | undefined;

@@ -3,7 +3,7 @@
  * only here, with the zod schemas of one table (variables.ts), and handed out typed. A bad value is
  * refused with its name, never silently replaced by the default.
  *
- * `env()` reads the current environment each call, cached while no variable of the table changed,
+ * `envValues()` reads the current environment each call, cached while no variable of the table changed,
  * so a test that sets `process.env.X` between cases sees its value; a function given an
  * environment object (`settingsFrom({ ... })`) reads that one instead.
  */
@@ -35,7 +35,7 @@ function got(name: VariableName, raw: string | undefined): string {
  * Every variable of the table, parsed (defaults applied). Throws BAD_CONFIG naming each variable
  * whose value is refused and why.
  */
-export function env(source: Environment = process.env): EnvValues {
+export function envValues(source: Environment = process.env): EnvValues {
   const key = NAMES.map((n) => source[n] ?? '\u0000').join('\u0001');
   const seen = parsed.get(source);
   if (seen?.key === key) return seen.values;
@@ -56,23 +56,23 @@ export function env(source: Environment = process.env): EnvValues {
 
 /** SWT_CACHE_DIR, else ~/.cache/swt-bot: locks, image use times, caches. */
 export function cacheDir(source?: Environment): string {
-  return env(source).SWT_CACHE_DIR ?? join(homedir(), '.cache', 'swt-bot');
+  return envValues(source).SWT_CACHE_DIR ?? join(homedir(), '.cache', 'swt-bot');
 }
 
 /** GHE_HOST's web address (`<protocol>://<host>`), else github.com. */
 export function githubWebUrl(source?: Environment): string {
-  const e = env(source);
+  const e = envValues(source);
   return e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}` : 'https://github.com';
 }
 
 /** GHE_HOST's REST API (`<protocol>://<host>/api/v3`), else api.github.com. */
 export function githubApiUrl(source?: Environment): string {
-  return env(source).GHE_HOST ? `${githubWebUrl(source)}/api/v3` : 'https://api.github.com';
+  return envValues(source).GHE_HOST ? `${githubWebUrl(source)}/api/v3` : 'https://api.github.com';
 }
 
 /** DOCKER_HOST, else the local socket. */
 export function dockerHost(source?: Environment): string {
-  return env(source).DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+  return envValues(source).DOCKER_HOST ?? 'unix:///var/run/docker.sock';
 }
 
 /** What a process does: receive webhooks, run jobs, or both. */
@@ -166,18 +166,18 @@ export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = { reserveBytes: 8 * MiB, sm
 
 /** SWT_DATA_DIR, else ~/.cache/swt-bot/app. */
 export function defaultDataDir(source?: Environment): string {
-  return env(source).SWT_DATA_DIR ?? join(homedir(), '.cache', 'swt-bot', 'app');
+  return envValues(source).SWT_DATA_DIR ?? join(homedir(), '.cache', 'swt-bot', 'app');
 }
 
 /** The per-issue ceilings a repository cannot raise (SWT_BUDGET_*). */
 export function budgetLimits(source?: Environment): BudgetLimits {
-  const e = env(source);
+  const e = envValues(source);
   return { tokens: e.SWT_BUDGET_TOKENS, usd: e.SWT_BUDGET_USD, steps: e.SWT_BUDGET_STEPS, wallMs: e.SWT_BUDGET_WALL_MS };
 }
 
 /** The App's settings, from the environment; a bad value is a BAD_CONFIG error naming the variable and what it got. */
 export function settingsFrom(source?: Environment): Settings {
-  const e = env(source);
+  const e = envValues(source);
   const requestTimeoutMs = e.SWT_HTTP_REQUEST_TIMEOUT_MS;
   // A reserve as large as the buffer would leave no room for any body over SWT_WEBHOOK_SMALL_KIB.
   if (e.SWT_WEBHOOK_RESERVE_MIB >= e.SWT_WEBHOOK_BUFFER_MIB) {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { cacheDir } from '../settings/index.js';
 import { pidAlive } from './processes.js';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
@@ -10,9 +11,7 @@ import { join } from 'node:path';
  * Every temporary directory is registered and removed on process exit if its owner did not.
  */
 
-export function cacheDir(): string {
-  return process.env.SWT_CACHE_DIR || join(homedir(), '.cache', 'swt-bot');
-}
+export { cacheDir } from '../settings/index.js';
 
 export function locksDir(): string {
   return join(cacheDir(), 'locks');

@@ -35,7 +35,7 @@ describe('installAsOf: the cut-off for the base commit', () => {
   it('the setting: SWT_DEPENDENCIES_AS_OF (its three values; another is refused by name) and .github/swt.yml dependencies_as_of', () => {
     expect(asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: 'today' })).toBe('today');
     expect(asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: ' base ' })).toBe('base');
-    expect(() => asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: 'yesterday' })).toThrow('SWT_DEPENDENCIES_AS_OF must be auto, base or today (got "yesterday")');
+    expect(() => asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: 'yesterday' })).toThrow('SWT_DEPENDENCIES_AS_OF must be auto, base or today, got "yesterday"');
     expect(asOfModeFromEnv({})).toBeUndefined();
     expect(asOfModeFromEnv({ SWT_DEPENDENCIES_AS_OF: '' })).toBeUndefined();
     expect(parseRepoConfig('dependencies_as_of: today\n').dependencies_as_of).toBe('today');

@@ -2,7 +2,7 @@ import { parseRepoConfig } from '../../src/config/repoConfig.js';
 import { decideLimits } from '../../src/pipeline/context.js';
 import { cappedLines, environmentLine, renderNotesMarkdown, renderNotesText } from '../../src/pipeline/notes.js';
 import { capLimits, ceilingsFromEnv, clampLimits, DEFAULT_CEILINGS, describeCap } from '../../src/sandbox/containers/ceilings.js';
-import { DEFAULT_EGRESS_HOSTS, egressSettings, filterLines, parseEgressHosts, parseUpstream, proxyEnv, squidConf } from '../../src/sandbox/egress/egressConfig.js';
+import { DEFAULT_EGRESS_HOSTS, egressSettings, filterLines, proxyEnv, squidConf } from '../../src/sandbox/egress/egressConfig.js';
 import { envCacheSettings } from '../../src/sandbox/images/envCache.js';
 import { installScript } from '../../src/sandbox/environments/environment.js';
 import { SAVED_INSTALL_PARTS, SAVED_INSTALLS_KEPT, trackedList } from '../../src/sandbox/environments/savedInstall.js';
@@ -68,9 +68,13 @@ describe('egress allowlist', () => {
   it('refuses addresses, bare names and URLs as hosts', () => {
     // Strings the parser must refuse; nothing here opens a connection.
     for (const bad of ['10.0.0.1', '169.254.169.254', 'localhost', 'com', 'https://registry.npmjs.org', 'a..b']) {
-      expect(isSwtError(errorOf(() => parseEgressHosts(bad)), 'BAD_CONFIG')).toBe(true);
+      const e = errorOf(() => egressSettings({ SWT_EGRESS_ALLOW: `npm.corp.example, ${bad}` }));
+      expect(isSwtError(e, 'BAD_CONFIG')).toBe(true);
+      expect((e as Error).message).toContain('SWT_EGRESS_ALLOW: ');
     }
-    expect(isSwtError(errorOf(() => parseUpstream('socks5://x:1')), 'BAD_CONFIG')).toBe(true);
+    const e = errorOf(() => egressSettings({ SWT_EGRESS_UPSTREAM: 'socks5://x:1' }));
+    expect(isSwtError(e, 'BAD_CONFIG')).toBe(true);
+    expect((e as Error).message).toBe('SWT_EGRESS_UPSTREAM must be an http:// proxy URL with a host (value not shown)');
   });
   it('anchors every filter: a host exactly, a wildcard for the domain and below', () => {
     const lines = filterLines(['registry.npmjs.org', '*.corp.example']);

@@ -6,6 +6,7 @@
  * fit, the call fails with a clear error.
  */
 import type { ChatHistoryItem } from 'node-llama-cpp';
+import type { Environment } from '../../settings/index.js';
 import { SwtError } from '../../util/errors.js';
 import { logger as defaultLogger, type Logger } from '../../util/logger.js';
 import { redact, secretValues } from '../../util/secrets.js';
@@ -30,7 +31,7 @@ export class LocalLlm implements ChatModel {
 
   readonly settings: LlmSettings;
 
-  constructor(settings: LlmSettings, opts: { logger?: Logger; env?: NodeJS.ProcessEnv } = {}) {
+  constructor(settings: LlmSettings, opts: { logger?: Logger; env?: Environment } = {}) {
     this.settings = settings;
     this.spec = localModelSpec(settings.model);
     this.log = (opts.logger ?? defaultLogger).child({ component: 'llm', model: settings.model });
@@ -74,7 +75,7 @@ export class LocalLlm implements ChatModel {
     budget?.check({ tokens: fitted.tokens, usd: 0 });
     const maxTokens = Math.max(1, Math.min(wanted, this.contextLimit - fitted.tokens));
     const before = slot.sequence.tokenMeter.getState();
-    const timeoutMs = process.env.SWT_LLM_TIMEOUT_MS?.trim() ? this.settings.timeoutMs : LOCAL_DEFAULT_TIMEOUT_MS;
+    const timeoutMs = this.settings.timeoutSet ? this.settings.timeoutMs : LOCAL_DEFAULT_TIMEOUT_MS;
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(budget ? [budget.signal] : [])]);
     const started = Date.now();
     const res = await slot.chat.generateResponse(fitted.history, {

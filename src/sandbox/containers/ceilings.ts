@@ -1,4 +1,4 @@
-import { SwtError } from '../../util/errors.js';
+import { envValues, type Environment } from '../../settings/index.js';
 import type { ResourceLimits } from '../types.js';
 
 /**
@@ -9,40 +9,33 @@ import type { ResourceLimits } from '../types.js';
 type LimitName = keyof ResourceLimits;
 
 interface CeilingSpec {
-  variable: string;
+  variable: 'SWT_MAX_TIMEOUT_SECONDS' | 'SWT_MAX_MEMORY_MIB' | 'SWT_MAX_PIDS' | 'SWT_MAX_CPUS' | 'SWT_MAX_DISK_MIB' | 'SWT_MAX_OUTPUT_BYTES';
   /** Unit of the variable and of messages. */
   unit: 's' | 'MiB' | 'bytes' | '';
   /** Variable value → limit value. */
   scale: number;
-  fallback: number;
 }
 
 export const CEILINGS: Record<LimitName, CeilingSpec> = {
-  timeoutMs: { variable: 'SWT_MAX_TIMEOUT_SECONDS', unit: 's', scale: 1000, fallback: 30 * 60 },
-  memoryBytes: { variable: 'SWT_MAX_MEMORY_MIB', unit: 'MiB', scale: 1024 ** 2, fallback: 8 * 1024 },
-  pids: { variable: 'SWT_MAX_PIDS', unit: '', scale: 1, fallback: 4096 },
-  cpus: { variable: 'SWT_MAX_CPUS', unit: '', scale: 1, fallback: 4 },
-  diskBytes: { variable: 'SWT_MAX_DISK_MIB', unit: 'MiB', scale: 1024 ** 2, fallback: 10 * 1024 },
-  outputBytes: { variable: 'SWT_MAX_OUTPUT_BYTES', unit: 'bytes', scale: 1, fallback: 1024 ** 2 },
+  timeoutMs: { variable: 'SWT_MAX_TIMEOUT_SECONDS', unit: 's', scale: 1000 },
+  memoryBytes: { variable: 'SWT_MAX_MEMORY_MIB', unit: 'MiB', scale: 1024 ** 2 },
+  pids: { variable: 'SWT_MAX_PIDS', unit: '', scale: 1 },
+  cpus: { variable: 'SWT_MAX_CPUS', unit: '', scale: 1 },
+  diskBytes: { variable: 'SWT_MAX_DISK_MIB', unit: 'MiB', scale: 1024 ** 2 },
+  outputBytes: { variable: 'SWT_MAX_OUTPUT_BYTES', unit: 'bytes', scale: 1 },
 };
 
 const NAMES = Object.keys(CEILINGS) as LimitName[];
 
-export const DEFAULT_CEILINGS: ResourceLimits = Object.fromEntries(NAMES.map((n) => [n, CEILINGS[n].fallback * CEILINGS[n].scale])) as unknown as ResourceLimits;
 
 /** The ceilings from SWT_MAX_* (unset ones keep their defaults); a bad value is BAD_CONFIG. */
-export function ceilingsFromEnv(env: NodeJS.ProcessEnv = process.env): ResourceLimits {
-  const out = { ...DEFAULT_CEILINGS };
-  for (const name of NAMES) {
-    const spec = CEILINGS[name];
-    const raw = env[spec.variable]?.trim();
-    if (!raw) continue;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0) throw new SwtError('BAD_CONFIG', `${spec.variable} must be a positive number, got ${JSON.stringify(raw)}`);
-    out[name] = n * spec.scale;
-  }
-  return out;
+export function ceilingsFromEnv(env?: Environment): ResourceLimits {
+  const values = envValues(env);
+  return Object.fromEntries(NAMES.map((n) => [n, values[CEILINGS[n].variable] * CEILINGS[n].scale])) as unknown as ResourceLimits;
 }
+
+/** The ceilings when no SWT_MAX_* is set (settings/variables.ts holds the defaults). */
+export const DEFAULT_CEILINGS: ResourceLimits = ceilingsFromEnv({});
 
 export interface CappedLimit {
   limit: LimitName;

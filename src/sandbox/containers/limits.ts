@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { OWN_START_TICKS } from '../../util/processes.js';
+import { envValues, type Environment } from '../../settings/index.js';
 import { SwtError } from '../../util/errors.js';
 import { DEFAULT_LIMITS, type ResourceLimits } from '../types.js';
 
@@ -35,11 +36,8 @@ export interface HostConfigInput {
  * SWT_CPUSET_CPUS: on a machine that runs the web process and the containers together, keeps the
  * containers off the cores listed elsewhere (`1-3` leaves core 0 to the webhook receiver).
  */
-export function cpusetFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const raw = env.SWT_CPUSET_CPUS?.trim();
-  if (!raw) return undefined;
-  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(raw)) throw new SwtError('BAD_CONFIG', `SWT_CPUSET_CPUS must list CPUs like 1-3 or 0,2, got ${JSON.stringify(raw)}`);
-  return raw;
+export function cpusetFromEnv(env?: Environment): string | undefined {
+  return envValues(env).SWT_CPUSET_CPUS;
 }
 
 export interface LockedHostConfig {

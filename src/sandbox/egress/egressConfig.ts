@@ -1,5 +1,5 @@
 import { REGISTRIES } from '../../ecosystems/registries.js';
-import { SwtError } from '../../util/errors.js';
+import { envValues, type Environment } from '../../settings/index.js';
 
 /**
  * What an install step may reach: the package registries its package managers need, through an
@@ -21,38 +21,10 @@ export interface EgressSettings {
   upstream?: { host: string; port: number; auth?: string };
 }
 
-const HOST = /^(\*\.)?([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
-
-export function parseEgressHosts(text: string, source = 'SWT_EGRESS_ALLOW'): string[] {
-  const hosts = text
-    .split(/[\s,]+/)
-    .map((h) => h.trim().toLowerCase().replace(/\.$/, ''))
-    .filter(Boolean);
-  for (const h of hosts) {
-    // An IP address or a bare TLD would open far more than a registry.
-    if (!HOST.test(h) || /^[\d.]+$/.test(h) || !h.replace(/^\*\./, '').includes('.')) {
-      throw new SwtError('BAD_CONFIG', `${source}: ${JSON.stringify(h)} is not a host name (use names like registry.example.com or *.example.com)`);
-    }
-  }
-  return hosts;
-}
-
-export function parseUpstream(text: string): EgressSettings['upstream'] {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new SwtError('BAD_CONFIG', 'SWT_EGRESS_UPSTREAM must be a URL like http://proxy.example:3128');
-  }
-  if (url.protocol !== 'http:' || !url.hostname) throw new SwtError('BAD_CONFIG', 'SWT_EGRESS_UPSTREAM must be an http:// proxy URL with a host');
-  const auth = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
-  return { host: url.hostname, port: Number(url.port || 80), ...(auth ? { auth } : {}) };
-}
-
-export function egressSettings(env: NodeJS.ProcessEnv = process.env): EgressSettings {
-  const extra = env.SWT_EGRESS_ALLOW?.trim() ? parseEgressHosts(env.SWT_EGRESS_ALLOW) : [];
-  const upstream = env.SWT_EGRESS_UPSTREAM?.trim() ? parseUpstream(env.SWT_EGRESS_UPSTREAM) : undefined;
-  return { hosts: [...new Set([...DEFAULT_EGRESS_HOSTS, ...extra])], ...(upstream ? { upstream } : {}) };
+/** SWT_EGRESS_ALLOW's hosts and SWT_EGRESS_UPSTREAM's proxy, as settings/ parsed them. */
+export function egressSettings(env?: Environment): EgressSettings {
+  const e = envValues(env);
+  return { hosts: [...new Set([...DEFAULT_EGRESS_HOSTS, ...e.SWT_EGRESS_ALLOW])], ...(e.SWT_EGRESS_UPSTREAM ? { upstream: e.SWT_EGRESS_UPSTREAM } : {}) };
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,4 +1,5 @@
 import { realpath } from 'node:fs/promises';
+import { envValues } from '../../settings/index.js';
 import { SwtError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { shellQuote } from '../../util/shell.js';
@@ -74,8 +75,8 @@ const HOME = '/home/swt';
 const RESTORE_DIR = `${HOME}/.swt-restore`;
 
 function installLimitsFrom(deps: EnvironmentDeps): ResourceLimits {
-  const fromEnv = Number(process.env.SWT_INSTALL_TIMEOUT_MS);
-  const base = { ...DEFAULT_INSTALL_LIMITS, ...(fromEnv > 0 ? { timeoutMs: fromEnv } : {}) };
+  const fromEnv = envValues().SWT_INSTALL_TIMEOUT_MS;
+  const base = { ...DEFAULT_INSTALL_LIMITS, ...(fromEnv ? { timeoutMs: fromEnv } : {}) };
   return resolveLimits(base, deps.installLimits);
 }
 
@@ -171,7 +172,7 @@ async function nearestLayer(docker: Docker, repo: GitRepo, ns: string, family: s
 
 /** Nearest-layer reuse is on unless SWT_NEAREST_LAYER=0 (read at each build). */
 function nearestLayerOn(): boolean {
-  return process.env.SWT_NEAREST_LAYER?.trim() !== '0';
+  return envValues().SWT_NEAREST_LAYER;
 }
 
 /** How a build uses the saved installs: `extract` one in the install's place when there is one; `only` that, with no install (and no network) at all. */

@@ -1,3 +1,4 @@
+import { envValues } from '../../settings/index.js';
 import { errorLine, SwtError } from '../../util/errors.js';
 import { logger as rootLogger, type Logger } from '../../util/logger.js';
 import { caFiles, caFingerprint, type CaBundle } from './caCertificates.js';
@@ -171,7 +172,7 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
   const name = baseImageName(ref, opts.caBundle);
   if (await inspectImage(docker, name)) return name;
 
-  const wantPull = opts.pull ?? process.env.SWT_PULL !== 'never';
+  const wantPull = opts.pull ?? envValues().SWT_PULL;
   return singleFlight(`base:${name}`, () =>
     withFileLock(
       `base-${name}`,

@@ -1,5 +1,6 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { envValues, type Environment } from '../../settings/index.js';
 import { SwtError } from '../../util/errors.js';
 
 /**
@@ -33,12 +34,9 @@ export function caEnv(): Record<string, string> {
 }
 
 /** The configured bundle paths: explicit ones, else SWT_EXTRA_CA_CERTS, else NODE_EXTRA_CA_CERTS. */
-export function caPathsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  const list = env.SWT_EXTRA_CA_CERTS?.trim() ? env.SWT_EXTRA_CA_CERTS : env.NODE_EXTRA_CA_CERTS;
-  return (list ?? '')
-    .split(':')
-    .map((p) => p.trim())
-    .filter(Boolean);
+export function caPathsFromEnv(env?: Environment): string[] {
+  const e = envValues(env);
+  return e.SWT_EXTRA_CA_CERTS.length ? e.SWT_EXTRA_CA_CERTS : e.NODE_EXTRA_CA_CERTS;
 }
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;

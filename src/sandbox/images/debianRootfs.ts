@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { envValues, type Environment } from '../../settings/index.js';
 import { SwtError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { followProgress, type Docker } from '../docker.js';
@@ -12,8 +13,8 @@ import { makeTempDir, removeTempDir } from '../../util/tempDirs.js';
  * package source besides npm), imported as an image with dockerode's importImage. ~35 s.
  */
 
-export function debianMirror(env: NodeJS.ProcessEnv = process.env): string {
-  return env.SWT_DEBIAN_MIRROR?.trim() || DEFAULT_DEBIAN_MIRROR;
+export function debianMirror(env?: Environment): string {
+  return envValues(env).SWT_DEBIAN_MIRROR;
 }
 
 function asRoot(cmd: string, args: string[]): [string, string[]] {

@@ -1,11 +1,12 @@
 import { mkdir, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { envValues, type Environment } from '../../settings/index.js';
 import { SwtError } from '../../util/errors.js';
 import { logger } from '../../util/logger.js';
 import { isNotFound, type Docker } from '../docker.js';
 import { ENV_LABELS } from './envKey.js';
 import { withFileLock } from '../../util/lock.js';
-import { cacheDir } from '../../util/tempDirs.js';
+import { cacheDir } from '../../settings/index.js';
 
 /**
  * The environment image cache: when each image was last used (a marker file per image, touched at
@@ -23,23 +24,13 @@ export interface EnvCacheSettings {
   leaseMs: number;
 }
 
-export const DEFAULT_NAMESPACE = 'default';
+export const DEFAULT_NAMESPACE = envValues({}).SWT_ENV_NAMESPACE;
 
-export function envCacheSettings(env: NodeJS.ProcessEnv = process.env, over: Partial<EnvCacheSettings> = {}): EnvCacheSettings {
-  const num = (name: string, fallback: number, allowZero = false) => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0)) throw new SwtError('BAD_CONFIG', `${name} must be a positive number, got ${JSON.stringify(raw)}`);
-    return n;
-  };
-  const namespace = over.namespace ?? (env.SWT_ENV_NAMESPACE?.trim() || DEFAULT_NAMESPACE);
+export function envCacheSettings(env?: Environment, over: Partial<EnvCacheSettings> = {}): EnvCacheSettings {
+  const e = envValues(env);
+  const namespace = over.namespace ?? e.SWT_ENV_NAMESPACE;
   if (!/^[a-z0-9][a-z0-9_-]{0,39}$/.test(namespace)) throw new SwtError('BAD_CONFIG', `SWT_ENV_NAMESPACE must be lowercase letters, digits, - or _, got ${JSON.stringify(namespace)}`);
-  return {
-    namespace,
-    maxBytes: over.maxBytes ?? num('SWT_ENV_CACHE_GB', 20) * 1e9,
-    leaseMs: over.leaseMs ?? num('SWT_ENV_LEASE_SECONDS', 300, true) * 1000,
-  };
+  return { namespace, maxBytes: over.maxBytes ?? e.SWT_ENV_CACHE_GB * 1e9, leaseMs: over.leaseMs ?? e.SWT_ENV_LEASE_SECONDS * 1000 };
 }
 
 function useDir(): string {
