@@ -7,7 +7,8 @@ import { createPrivateKey } from 'node:crypto';
 import { readFile, statfs } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { dockerHostReport, engineLocation } from '../web/dockerHost.js';
-import { defaultDataDir } from '../settings/index.js';
+import { defaultDataDir, envValues, githubApiUrl, processEnvironment, VARIABLES, type Environment, type Variable, type VariableName } from '../settings/index.js';
+import { redact } from '../util/secrets.js';
 import { isLlmConfigured, llmSettingsFrom } from '../generation/llmClient.js';
 import { isLocalModel, localModelSpec } from '../generation/local/catalogue.js';
 import { checkModelFile, modelDir } from '../generation/local/store.js';
@@ -30,7 +31,7 @@ export interface CheckResult {
 }
 
 export interface DoctorOptions {
-  env?: NodeJS.ProcessEnv;
+  env?: Environment;
   docker?: Docker;
   /** Per network check (default 5 s). */
   timeoutMs?: number;
@@ -50,12 +51,12 @@ async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<
   }
 }
 
-async function checkDocker(docker: Docker, env: NodeJS.ProcessEnv, timeoutMs: number, minFree: number): Promise<CheckResult[]> {
+async function checkDocker(docker: Docker, env: Environment | undefined, timeoutMs: number, minFree: number): Promise<CheckResult[]> {
   const where = engineLocation(env);
   try {
     await pingDocker(docker, { where, timeoutMs });
   } catch (e) {
-    return [{ name: 'docker', level: 'fail', detail: `no Docker engine answers at ${where}`, fix: env.DOCKER_HOST ? 'start the engine there, or fix DOCKER_HOST (tcp://host:2376 with DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH, or ssh://user@host)' : 'start one (scripts/dev setup, or `sudo dockerd &`), or set DOCKER_HOST' }];
+    return [{ name: 'docker', level: 'fail', detail: `no Docker engine answers at ${where}`, fix: envValues(env).DOCKER_HOST ? 'start the engine there, or fix DOCKER_HOST (tcp://host:2376 with DOCKER_TLS_VERIFY=1 and DOCKER_CERT_PATH, or ssh://user@host)' : 'start one (scripts/dev setup, or `sudo dockerd &`), or set DOCKER_HOST' }];
   }
   const out: CheckResult[] = [];
   const report = await dockerHostReport(docker, env);
@@ -83,7 +84,7 @@ async function checkDocker(docker: Docker, env: NodeJS.ProcessEnv, timeoutMs: nu
   return out;
 }
 
-async function checkDataDir(env: NodeJS.ProcessEnv, minFree: number): Promise<CheckResult> {
+async function checkDataDir(env: Environment | undefined, minFree: number): Promise<CheckResult> {
   const dir = defaultDataDir(env);
   try {
     mkdirSync(dir, { recursive: true });
@@ -96,8 +97,8 @@ async function checkDataDir(env: NodeJS.ProcessEnv, minFree: number): Promise<Ch
   }
 }
 
-async function checkRedis(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CheckResult[]> {
-  const url = env.REDIS_URL?.trim();
+async function checkRedis(env: Environment | undefined, timeoutMs: number): Promise<CheckResult[]> {
+  const url = envValues(env).REDIS_URL;
   if (!url) return [{ name: 'redis', level: 'ok', detail: 'REDIS_URL not set: the embedded SQLite queue is used (one machine)' }];
   const shown = (() => {
     try {
@@ -130,7 +131,7 @@ async function checkRedis(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Ch
   }
 }
 
-async function checkLlm(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CheckResult> {
+async function checkLlm(env: Environment | undefined, timeoutMs: number): Promise<CheckResult> {
   if (!isLlmConfigured(env)) return { name: 'llm', level: 'warn', detail: 'no LLM endpoint configured: only the snippet strategy runs (tests from code in the issue)', fix: 'set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible endpoint), or run a model here: swt model pull, then SWT_LLM_MODEL=local:qwen2.5-coder-1.5b' };
   let s;
   try {
@@ -163,12 +164,13 @@ async function checkLocalModel(model: string, dir: string): Promise<CheckResult>
   }
 }
 
-async function checkGitHubApp(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CheckResult> {
-  const appId = env.APP_ID?.trim();
-  let key = env.PRIVATE_KEY?.trim();
-  if (!key && env.PRIVATE_KEY_PATH) {
+async function checkGitHubApp(env: Environment | undefined, timeoutMs: number): Promise<CheckResult> {
+  const e = envValues(env);
+  const appId = e.APP_ID === undefined ? undefined : String(e.APP_ID);
+  let key = e.PRIVATE_KEY;
+  if (!key && e.PRIVATE_KEY_PATH) {
     try {
-      key = await readFile(env.PRIVATE_KEY_PATH, 'utf8');
+      key = await readFile(e.PRIVATE_KEY_PATH, 'utf8');
     } catch (e) {
       return { name: 'github app', level: 'fail', detail: `PRIVATE_KEY_PATH cannot be read: ${(e as NodeJS.ErrnoException).code ?? oneLine(e)}`, fix: 'point PRIVATE_KEY_PATH at the .pem file GitHub gave you' };
     }
@@ -181,27 +183,43 @@ async function checkGitHubApp(env: NodeJS.ProcessEnv, timeoutMs: number): Promis
   } catch {
     return { name: 'github app', level: 'fail', detail: 'PRIVATE_KEY is not a PEM private key', fix: 'use the .pem file GitHub generated, unchanged' };
   }
-  if (!env.WEBHOOK_SECRET?.trim()) return { name: 'github app', level: 'fail', detail: 'WEBHOOK_SECRET is not set: webhook signatures cannot be verified', fix: "set WEBHOOK_SECRET to the App's webhook secret" };
+  if (!e.WEBHOOK_SECRET) return { name: 'github app', level: 'fail', detail: 'WEBHOOK_SECRET is not set: webhook signatures cannot be verified', fix: "set WEBHOOK_SECRET to the App's webhook secret" };
   const { Probot } = await import('probot');
-  const baseUrl = env.GHE_HOST ? `${env.GHE_PROTOCOL || 'https'}://${env.GHE_HOST}/api/v3` : 'https://api.github.com';
+  const baseUrl = githubApiUrl(env);
   try {
     const probot = new Probot({ appId: Number(appId), privateKey: key.replace(/\\n/g, '\n'), baseUrl, log: (await import('pino')).pino({ level: 'silent' }) as never });
     const octokit = await probot.auth();
     const { data } = await withTimeout(octokit.rest.apps.getAuthenticated(), timeoutMs, 'GET /app');
     return { name: 'github app', level: 'ok', detail: `authenticated as the App ${data?.slug ?? data?.name ?? appId} at ${baseUrl}` };
-  } catch (e) {
-    const status = (e as { status?: number }).status;
+  } catch (err) {
+    const status = (err as { status?: number }).status;
     if (status === 401) return { name: 'github app', level: 'fail', detail: `${baseUrl} refuses the App's JWT (HTTP 401)`, fix: 'APP_ID and the private key do not belong together, or the machine clock is off' };
-    return { name: 'github app', level: 'fail', detail: `${baseUrl} does not answer: ${oneLine(e)}`, fix: env.GHE_HOST ? 'check GHE_HOST and GHE_PROTOCOL' : 'check the network to api.github.com' };
+    return { name: 'github app', level: 'fail', detail: `${baseUrl} does not answer: ${oneLine(err)}`, fix: e.GHE_HOST ? 'check GHE_HOST and GHE_PROTOCOL' : 'check the network to api.github.com' };
   }
 }
 
+/** The environment against settings/variables.ts: what is set (secrets by name only), or which value is refused and why. */
+export function checkSettings(env?: Environment): CheckResult {
+  try {
+    envValues(env);
+  } catch (e) {
+    return { name: 'settings', level: 'fail', detail: oneLine(e), fix: 'fix the value (docs/configuration.md lists each variable, its default and unit)' };
+  }
+  const source = env ?? processEnvironment();
+  const set = (Object.keys(VARIABLES) as VariableName[]).filter((n) => source[n]?.trim());
+  const shown = set.map((n) => ((VARIABLES[n] as Variable).secret ? `${n} (set)` : redact(`${n}=${source[n]!.trim()}`)));
+  return { name: 'settings', level: 'ok', detail: set.length ? `${set.length} of ${Object.keys(VARIABLES).length} variables set: ${shown.join(', ')}` : `none of the ${Object.keys(VARIABLES).length} variables set: every default applies` };
+}
+
 export async function runDoctor(opts: DoctorOptions = {}): Promise<CheckResult[]> {
-  const env = opts.env ?? process.env;
+  const env = opts.env;
   const timeoutMs = opts.timeoutMs ?? 5000;
-  const minFree = opts.minFreeBytes ?? Number(env.SWT_DOCTOR_MIN_FREE_GB || 5) * 1e9;
+  // The table first: a bad value is the one thing to fix, and every other check would trip on it.
+  const settings = checkSettings(env);
+  if (settings.level === 'fail') return [settings];
+  const minFree = opts.minFreeBytes ?? envValues(env).SWT_DOCTOR_MIN_FREE_GB * 1e9;
   const docker = opts.docker ?? connectDocker(env);
-  const groups = await Promise.all([checkDocker(docker, env, timeoutMs, minFree), checkDataDir(env, minFree).then((r) => [r]), checkRedis(env, timeoutMs), checkLlm(env, timeoutMs).then((r) => [r]), checkGitHubApp(env, timeoutMs).then((r) => [r])]);
+  const groups = await Promise.all([[settings], checkDocker(docker, env, timeoutMs, minFree), checkDataDir(env, minFree).then((r) => [r]), checkRedis(env, timeoutMs), checkLlm(env, timeoutMs).then((r) => [r]), checkGitHubApp(env, timeoutMs).then((r) => [r])]);
   return groups.flat();
 }
 

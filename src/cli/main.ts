@@ -23,6 +23,7 @@ import { cappedLines, renderNotesText } from '../pipeline/notes.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import type { ResourceLimits } from '../sandbox/types.js';
 import { errorLine, isSwtError, SwtError } from '../util/errors.js';
+import { envValues, logLevel } from '../settings/index.js';
 import { logger } from '../util/logger.js';
 import { addModelCommand } from './model.js';
 import { terminalProgress } from './progress.js';
@@ -76,9 +77,11 @@ export function buildProgram(): Command {
     .description('Reproduce issues with tests, and validate fixes with them, in Docker sandboxes.')
     .option('-q, --quiet', 'no progress on stderr')
     .option('-v, --verbose', 'JSON logs (pino) on stderr at info level; LOG_LEVEL sets any level')
-    .hook('preAction', (cmd) => {
+    .hook('preAction', (cmd, action) => {
+      // Every variable is parsed at start: a bad value stops here with its name (`swt doctor` lists it among its checks).
+      if (action.name() !== 'doctor') envValues();
       // Progress already tells a person what happens; logs are for services and debugging.
-      logger.level = cmd.opts().verbose ? 'info' : (process.env.LOG_LEVEL ?? 'warn');
+      logger.level = cmd.opts().verbose ? 'info' : (logLevel() ?? 'warn');
     })
     .showHelpAfterError();
   addValidateCommand(program);
@@ -348,7 +351,7 @@ function requireOptions(o: Record<string, unknown>, flags: string[], alternative
 async function remoteCommand(kind: 'issue' | 'pull', url: string, o: { post?: boolean; json?: boolean }, quiet: boolean): Promise<void> {
   const progress = terminalProgress({ quiet });
   const { runRemote } = await import('./remote.js');
-  const r = await runRemote(kind, url, { token: process.env.GITHUB_TOKEN ?? '', post: Boolean(o.post), sandbox: createDockerSandbox(), progress });
+  const r = await runRemote(kind, url, { token: envValues().GITHUB_TOKEN ?? '', post: Boolean(o.post), sandbox: createDockerSandbox(), progress });
   progress.end?.();
   if (o.json) printJson({ url, posted: Boolean(o.post), state: r.state, error: r.error, reproduced: r.reproduced, posts: r.posts });
   else {

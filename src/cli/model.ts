@@ -7,6 +7,7 @@ import { llmSettingsFrom } from '../generation/llmClient.js';
 import { LocalLlm } from '../generation/local/localLlm.js';
 import { chatServer } from '../generation/local/serve.js';
 import { errorLine } from '../util/errors.js';
+import { envValues } from '../settings/index.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -43,9 +44,9 @@ export function addModelCommand(program: Command): void {
     .option('--port <port>', 'port (0: any free one)', port, 8765)
     .option('--api-key <key>', 'require this bearer key (SWT_SERVE_API_KEY)')
     .action(async (name: string, o: { host: string; port: number; apiKey?: string }) => {
-      const llm = new LocalLlm(llmSettingsFrom(process.env, { model: `local:${localModelSpec(name).id}` }));
+      const llm = new LocalLlm(llmSettingsFrom(undefined, { model: `local:${localModelSpec(name).id}` }));
       await llm.load();
-      const server = chatServer(llm, { apiKey: o.apiKey ?? process.env.SWT_SERVE_API_KEY });
+      const server = chatServer(llm, { apiKey: o.apiKey ?? envValues().SWT_SERVE_API_KEY });
       await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port, o.host, resolve));
       const addr = server.address();
       const where = typeof addr === 'object' && addr ? `http://${addr.address}:${addr.port}/v1` : String(addr);

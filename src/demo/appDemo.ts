@@ -17,6 +17,7 @@ import type { Sandbox } from '../sandbox/types.js';
 import { FakeGitHub } from './fakeGitHub.js';
 import type { CheckRun } from './fakeGitHubModel.js';
 import { createFixtureRepo, type FixtureName, type FixtureRepo } from './fixtureRepos.js';
+import { processEnvironment, type Environment } from '../settings/index.js';
 
 const GIT_ENV = { GIT_AUTHOR_NAME: 'dev', GIT_AUTHOR_EMAIL: 'dev@example.invalid', GIT_COMMITTER_NAME: 'dev', GIT_COMMITTER_EMAIL: 'dev@example.invalid' };
 
@@ -86,9 +87,9 @@ export interface AppDemoResult {
   text: string;
 }
 
-export async function runAppDemo(sandbox: Sandbox, opts: { fixture?: FixtureName; strategy?: StrategyName; env?: NodeJS.ProcessEnv } = {}, progress: Progress = silentProgress): Promise<AppDemoResult> {
+export async function runAppDemo(sandbox: Sandbox, opts: { fixture?: FixtureName; strategy?: StrategyName; env?: Environment } = {}, progress: Progress = silentProgress): Promise<AppDemoResult> {
   const name = opts.fixture ?? 'py-durations';
-  const llm = isLlmConfigured(opts.env ?? process.env);
+  const llm = isLlmConfigured(opts.env);
   const strategy: StrategyName = opts.strategy ?? (llm ? 'ensemble' : 'snippet');
   const secret = 'swt-demo-webhook-secret';
   const key = newAppKey();
@@ -106,7 +107,7 @@ export async function runAppDemo(sandbox: Sandbox, opts: { fixture?: FixtureName
       secret,
       dataDir,
       sandbox,
-      env: { ...(opts.env ?? process.env), GHE_HOST: fake.host, GHE_PROTOCOL: 'http' },
+      env: { ...(opts.env ?? processEnvironment()), GHE_HOST: fake.host, GHE_PROTOCOL: 'http' },
       generation: llm ? { strategy } : { strategy, llm: null },
       progressIntervalMs: 1000,
     });

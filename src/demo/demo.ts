@@ -10,6 +10,7 @@ import { silentProgress, type Progress } from '../pipeline/progress.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
 import { validate, type ValidationResult } from '../pipeline/validate.js';
 import type { Sandbox } from '../sandbox/types.js';
+import { envValues, type Environment } from '../settings/index.js';
 import { SwtError } from '../util/errors.js';
 import { createFixtureRepo, FIXTURE_NAMES, type FixtureName } from './fixtureRepos.js';
 
@@ -19,7 +20,7 @@ const DEMO_AUTHOR = 'the fix author';
 export interface DemoOptions {
   fixture?: FixtureName;
   strategy?: StrategyName;
-  env?: NodeJS.ProcessEnv;
+  env?: Environment;
 }
 
 export interface DemoResult {
@@ -39,9 +40,9 @@ export async function runDemo(sandbox: Sandbox, opts: DemoOptions = {}, progress
   const name = opts.fixture ?? 'py-durations';
   if (!FIXTURE_NAMES.includes(name)) throw new SwtError('BAD_INPUT', `unknown demo repository "${name}"`, { hint: `one of ${FIXTURE_NAMES.join(', ')}` });
   if (opts.strategy && !STRATEGIES.includes(opts.strategy)) throw new SwtError('BAD_INPUT', `unknown strategy "${opts.strategy}"`, { hint: `one of ${STRATEGIES.join(', ')}` });
-  const llm = isLlmConfigured(opts.env ?? process.env);
+  const llm = isLlmConfigured(opts.env);
   const strategy: StrategyName = opts.strategy ?? (llm ? 'ensemble' : 'snippet');
-  const model = (opts.env ?? process.env).SWT_LLM_MODEL?.trim();
+  const model = envValues(opts.env).SWT_LLM_MODEL;
   const strategyNote = llm
     ? isLocalModel(model) ? `local model ${model} (in this process, no API key): strategy ${strategy}` : `LLM endpoint configured: strategy ${strategy}`
     : `no LLM endpoint configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY): strategy ${strategy}, which needs none`;

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { git } from '../repo/gitExec.js';
+import { cacheDir } from '../settings/index.js';
 import { singleFlight } from '../util/lock.js';
 import { errorLine, SwtError } from '../util/errors.js';
 import { repoDirName } from './instances.js';
 
 export function repoCacheDir(): string {
-  return process.env.SWT_CACHE_DIR ? join(process.env.SWT_CACHE_DIR, 'repos') : join(homedir(), '.cache', 'swt-bot', 'repos');
+  return join(cacheDir(), 'repos');
 }
 
 /**

@@ -54,6 +54,15 @@ export function envValues(source: Environment = process.env): EnvValues {
   return values as EnvValues;
 }
 
+/**
+ * LOG_LEVEL alone, undefined when unset or refused: the logger is made when its module loads, before
+ * anything could report a bad value (envValues() does, at start).
+ */
+export function logLevel(source: Environment = process.env): EnvValues['LOG_LEVEL'] {
+  const r = VARIABLES.LOG_LEVEL.schema.safeParse(source.LOG_LEVEL);
+  return r.success ? r.data : undefined;
+}
+
 /** SWT_CACHE_DIR, else ~/.cache/swt-bot: locks, image use times, caches. */
 export function cacheDir(source?: Environment): string {
   return envValues(source).SWT_CACHE_DIR ?? join(homedir(), '.cache', 'swt-bot');

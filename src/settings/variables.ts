@@ -125,7 +125,7 @@ export const VARIABLES = {
   PRIVATE_KEY_PATH: def('github', text(), "the App's private key, as a file path"),
   WEBHOOK_SECRET: def('github', text(), "required: every delivery's HMAC signature is checked against it", { secret: true }),
   WEBHOOK_PATH: def('github', textOr('/api/github/webhooks'), 'where webhooks come in', { default: '`/api/github/webhooks`' }),
-  WEBHOOK_PROXY_URL: def('github', text(), 'a smee.io channel to take deliveries from (signatures intact) when there is no public address'),
+  WEBHOOK_PROXY_URL: def('github', text(), 'a smee.io channel to take deliveries from (signatures intact) when there is no public address', { secret: true }),
   NO_SMEE_SETUP: def('github', text(), "`true`: Probot's setup flow proposes no smee.io channel", { readBy: 'Probot' }),
   HOST: def('github', textOr('localhost'), "where the App's HTTP server listens (the container image sets `HOST=0.0.0.0`)", { default: '`localhost`' }),
   PORT: def('github', num('port', 3000), "the App's HTTP port", { default: '3000' }),

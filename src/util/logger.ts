@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { logLevel } from '../settings/index.js';
 import { secretValues, redact } from './secrets.js';
 
 /** pino JSON logs on stderr (stdout is the CLI's), with secrets (values and shapes) scrubbed from every line. */
@@ -10,7 +11,7 @@ export function createLogger(opts: { level?: string; destination?: NodeJS.Writab
       dest.write(redact(line, secrets));
     },
   };
-  return pino({ level: opts.level ?? process.env.LOG_LEVEL ?? 'info', base: { name: 'swt' } }, stream);
+  return pino({ level: opts.level ?? logLevel() ?? 'info', base: { name: 'swt' } }, stream);
 }
 
 export const logger: Logger = createLogger();

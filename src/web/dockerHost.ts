@@ -7,6 +7,7 @@
 import { statfs } from 'node:fs/promises';
 import type { Docker } from '../sandbox/docker.js';
 import { diskUsage, engineFreeDiskBytes } from '../sandbox/index.js';
+import { dockerHost, envValues, type Environment } from '../settings/index.js';
 
 export interface DockerHostReport {
   /** Where the engine is: DOCKER_HOST without credentials, or the local socket. */
@@ -21,9 +22,9 @@ export interface DockerHostReport {
 }
 
 /** DOCKER_HOST as shown to people: scheme, host and port; never a user or a password. */
-export function engineLocation(env: NodeJS.ProcessEnv = process.env): string {
-  const raw = env.DOCKER_HOST?.trim();
-  if (!raw) return 'unix:///var/run/docker.sock';
+export function engineLocation(env?: Environment): string {
+  const raw = envValues(env).DOCKER_HOST;
+  if (!raw) return dockerHost(env);
   try {
     const u = new URL(raw);
     if (u.protocol === 'unix:' || u.protocol === 'npipe:') return `${u.protocol}//${u.pathname}`;
@@ -33,8 +34,8 @@ export function engineLocation(env: NodeJS.ProcessEnv = process.env): string {
   }
 }
 
-function isLocal(env: NodeJS.ProcessEnv): boolean {
-  const h = env.DOCKER_HOST?.trim();
+function isLocal(env?: Environment): boolean {
+  const h = envValues(env).DOCKER_HOST;
   return !h || h.startsWith('unix://');
 }
 
@@ -68,7 +69,7 @@ function remoteFreeDisk(docker: Docker): Promise<number | null> {
   return bytes;
 }
 
-export async function dockerHostReport(docker: Docker, env: NodeJS.ProcessEnv = process.env): Promise<DockerHostReport> {
+export async function dockerHostReport(docker: Docker, env?: Environment): Promise<DockerHostReport> {
   const info = (await docker.info()) as { ServerVersion?: string; DockerRootDir?: string; Images?: number; Containers?: number };
   let freeDiskBytes: number | null = null;
   if (isLocal(env) && info.DockerRootDir) {
