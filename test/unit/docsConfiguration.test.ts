@@ -1,71 +1,43 @@
 /**
- * The docs are current: every environment variable src/ reads and every top-level key of the
- * `.github/swt.yml` schema is named in docs/configuration.md, and every relative link in the
- * README, SECURITY.md and docs/*.md points at a file that exists.
+ * The docs are current: docs/configuration.md is exactly what `npm run docs:config` prints from
+ * the settings table and the `.github/swt.yml` schema, and every relative link in the README,
+ * SECURITY.md and docs/*.md points at a file that exists.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { configurationDoc, shownDefault } from '../../src/cli/configDoc.js';
 import { repoConfigSchema } from '../../src/config/repoConfig.js';
+import { GROUP_TITLES, VARIABLES, type Variable } from '../../src/settings/index.js';
 
 const ROOT = process.cwd();
-const SRC = join(ROOT, 'src');
 const read = (p: string) => readFileSync(p, 'utf8');
 
-function srcFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? srcFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-}
+describe('docs/configuration.md is made from the schemas', () => {
+  const doc = configurationDoc();
 
-const NAME = '([A-Z][A-Z0-9_]*[A-Z0-9])';
-/** Reads of a variable (not writes: `env.X = …` sets one for a child process). */
-const READS = [
-  // process.env.X, process.env?.X, process.env['X'], and the same through an `env` parameter
-  new RegExp(String.raw`\benv\??\.${NAME}\b(?!\s*=[^=])`, 'g'),
-  new RegExp(String.raw`\benv\[\s*['"\`]${NAME}['"\`]\s*\](?!\s*=[^=])`, 'g'),
-  // a helper given the name: num('SWT_ENV_CACHE_GB', 20); the ceilings' table: variable: 'SWT_MAX_PIDS'
-  new RegExp(String.raw`\b(?:num|variable:)\s*\(?\s*['"]${NAME}['"]`, 'g'),
-  // Python and shell in the sandbox: os.environ.get("X"), os.environ["X"]
-  new RegExp(String.raw`os\.environ(?:\.get\(|\[)\s*['"]${NAME}['"]`, 'g'),
-];
-
-/** The names of the zod object `const ENV = z.object({ … })` in src/settings (each key is a variable). */
-function settingsKeys(): string[] {
-  const text = read(join(SRC, 'settings/index.ts'));
-  const start = text.indexOf('const ENV = z.object({');
-  const block = text.slice(start, text.indexOf('\n});', start));
-  return [...block.matchAll(/^\s{2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
-}
-
-export function envVariablesReadInSrc(): string[] {
-  const names = new Set<string>(settingsKeys());
-  for (const f of srcFiles(SRC)) {
-    const text = read(f);
-    for (const re of READS) for (const m of text.matchAll(re)) names.add(m[1]!);
-  }
-  return [...names].sort();
-}
-
-const configDoc = read(join(ROOT, 'docs/configuration.md'));
-/** A name counts as documented in a code span of its own, alone or in a list: `X`, `X` (or `Y`). */
-const documented = (name: string) => configDoc.includes('`' + name + '`');
-
-describe('docs/configuration.md is current', () => {
-  it('finds the variables src/ reads (the scan itself works)', () => {
-    const found = envVariablesReadInSrc();
-    // One of each way a variable is read: process.env.X, an env parameter, the settings schema, a helper, Python.
-    expect(found).toEqual(expect.arrayContaining(['SWT_PULL', 'SWT_LLM_MODEL', 'SWT_ROLE', 'SWT_ENV_CACHE_GB', 'SWT_MAX_PIDS', 'SWT_COV_OUT', 'GHE_HOST', 'REDIS_URL']));
-    // Writes are not reads: git's settings are set for a child process, never read.
-    expect(found).not.toContain('GIT_TERMINAL_PROMPT');
-    expect(found.length).toBeGreaterThan(60);
+  it('equals what the generator prints (run `npm run docs:config` after changing a variable or a key)', () => {
+    expect(read(join(ROOT, 'docs/configuration.md'))).toBe(doc);
   });
 
-  it('names every environment variable read in src/', () => {
-    expect(envVariablesReadInSrc().filter((n) => !documented(n))).toEqual([]);
-  });
-
-  it('names every top-level key of the .github/swt.yml schema', () => {
+  it('has a row for every variable of the table, with its default, and for every top-level key of the schema', () => {
+    const names = Object.keys(VARIABLES);
+    expect(names.length).toBeGreaterThan(80);
+    expect(names.filter((n) => !doc.includes('| `' + n + '` |'))).toEqual([]);
+    // The default a row shows is the one the schema applies.
+    expect(doc).toContain('| `SWT_MAX_PIDS` | 4096 |');
+    expect(doc).toContain('| `SWT_ROLE` | `all` |');
+    expect(shownDefault(VARIABLES.SWT_ENV_CACHE_GB as Variable)).toBe('20');
     const keys = Object.keys(repoConfigSchema.shape);
     expect(keys.length).toBeGreaterThan(10);
-    expect(keys.filter((k) => !configDoc.includes('`' + k + '`'))).toEqual([]);
+    expect(keys.filter((k) => !doc.includes('| `' + k + '` |'))).toEqual([]);
+    // Nested keys come from the schema too.
+    expect(doc).toMatch(/\| `limits` \| [^|]+ \| `timeout_seconds`, `memory_mib`, `pids`, `cpus`, `disk_mib`, `output_kib`: /);
+  });
+
+  it('every variable has a doc line, and only the table’s groups', () => {
+    for (const [name, v] of Object.entries(VARIABLES) as Array<[string, Variable]>) {
+      expect([name, v.doc.trim().length > 2, v.doc.includes('\n'), v.group in GROUP_TITLES]).toEqual([name, true, false, true]);
+    }
   });
 });
 

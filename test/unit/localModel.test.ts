@@ -73,7 +73,7 @@ describe('local models: catalogue, price, configuration', () => {
     expect(s.local).toEqual({ dir: '/m', threads: 2, contextTokens: 2048, contexts: 1, maxMemoryMb: 1500 });
     expect(s.seed).toBe(7);
     expect(llmSettingsFrom({}).local).toEqual({ threads: 1, contextTokens: 4096, contexts: 1 });
-    expect(() => llmSettingsFrom({ SWT_LOCAL_THREADS: '0' })).toThrow(/local.threads/);
+    expect(() => llmSettingsFrom({ SWT_LOCAL_THREADS: '0' })).toThrow('SWT_LOCAL_THREADS must be a whole number from 1 to 64, got "0"');
   });
 });
 
