@@ -24,7 +24,7 @@ ceilings and \`budget\` at \`SWT_BUDGET_*\`. A bad value in either place is refu
 never replaced silently by the default (\`test/unit/settings.test.ts\`, \`test/unit/repoConfig.test.ts\`):
 the App, its workers and every \`swt\` command parse the whole environment at start and stop on a bad
 value; \`swt doctor\` lists it among its checks. Every variable is read in one module,
-\`src/settings/\` (\`test/unit/architecture.test.ts\` finds \`process.env\` nowhere else).
+\`src/settings/\` (\`test/unit/architecture.test.ts\` finds no other reader of the environment).
 `;
 
 const ENV_HEAD = `## Environment variables

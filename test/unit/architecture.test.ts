@@ -162,3 +162,51 @@ describe('size of the delivery folders', () => {
     expect(over).toEqual([]);
   });
 });
+
+/** Where a file reads `process.env` as code (`process.env`, `process['env']`); the text of a script that runs in a container is a string, not a read. */
+export function processEnvReads(text: string, file = 'x.ts'): number[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const lines: number[] = [];
+  const isProcess = (e: ts.Expression) => ts.isIdentifier(e) && e.text === 'process';
+  const visit = (n: ts.Node): void => {
+    const read =
+      (ts.isPropertyAccessExpression(n) && isProcess(n.expression) && n.name.text === 'env') ||
+      (ts.isElementAccessExpression(n) && isProcess(n.expression) && ts.isStringLiteralLike(n.argumentExpression) && n.argumentExpression.text === 'env');
+    if (read) lines.push(sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1);
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return lines;
+}
+
+describe('settings: the environment is read in src/settings/ only', () => {
+  /** Besides settings/, each with its reason. */
+  const ALLOWED: Record<string, string> = {
+    'util/secrets.ts': 'scans every variable for secret values to scrub from logs and errors; it sits below settings/, which reports through util/errors.ts',
+  };
+  /**
+   * Files whose text holds JavaScript that runs inside the container and reads the container's own
+   * environment (`grep process.env src` finds them): strings, not reads of the host's.
+   */
+  const CONTAINER_SCRIPTS = ['coverage/v8Scripts.ts', 'ecosystems/node/jasmine.ts', 'ecosystems/node/roundsHookCommon.ts', 'ecosystems/node/uvuHook.ts'];
+  const files = tsFiles(ROOT).map((a) => relative(ROOT, a)).filter((f) => !NOT_PRODUCT.has(f.split('/')[0]!));
+
+  it('tells a read from the text of a container script', () => {
+    const sample = ['const script = `var out = process.env.${NAME};`;', "const s = 'process.env.X';", 'const a = process.env.A;', "const b = process['env'];"].join('\n');
+    expect(processEnvReads(sample)).toEqual([3, 4]);
+  });
+
+  it('no file outside src/settings/ reads process.env (but the allowed ones)', () => {
+    const readers = files.filter((f) => processEnvReads(readFileSync(join(ROOT, f), 'utf8'), f).length > 0);
+    expect(readers.filter((f) => !f.startsWith('settings/') && !(f in ALLOWED))).toEqual([]);
+    expect(readers).toContain('settings/index.ts');
+    for (const f of Object.keys(ALLOWED)) expect(readers).toContain(f);
+  });
+
+  it('grep process.env src finds settings/, the allowed files and the container scripts only', () => {
+    const grep = files.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('process.env'));
+    expect(grep.filter((f) => !f.startsWith('settings/') && !(f in ALLOWED) && !CONTAINER_SCRIPTS.includes(f))).toEqual([]);
+    // Each container script still holds such text, and none reads the host's environment.
+    for (const f of CONTAINER_SCRIPTS) expect([f, grep.includes(f), processEnvReads(readFileSync(join(ROOT, f), 'utf8'), f)]).toEqual([f, true, []]);
+  });
+});
