@@ -1,6 +1,10 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { settingsFrom } from '../../src/settings/index.js';
+import { checkSettings } from '../../src/cli/doctor.js';
+import { ceilingsFromEnv } from '../../src/sandbox/containers/ceilings.js';
+import { envCacheSettings } from '../../src/sandbox/images/envCache.js';
+import { envValues, settingsFrom, VARIABLES, type VariableName } from '../../src/settings/index.js';
+import { isSwtError } from '../../src/util/errors.js';
 
 describe('settingsFrom: every delivery-side variable parsed once', () => {
   it('gives the documented defaults for an empty environment', () => {
@@ -85,5 +89,67 @@ describe('settingsFrom: every delivery-side variable parsed once', () => {
     [{ SWT_WARM_IDLE_SECONDS: '0' }, 'SWT_WARM_IDLE_SECONDS must be a positive number, got "0"'],
   ])('refuses %j with the variable named', (env, message) => {
     expect(() => settingsFrom(env)).toThrow(message);
+  });
+});
+
+describe('envValues: every variable of the table, parsed once', () => {
+  it('reads the current values of an environment that changes between calls (tests set process.env between cases)', () => {
+    const env: Record<string, string | undefined> = { SWT_MAX_PIDS: '100' };
+    expect(ceilingsFromEnv(env).pids).toBe(100);
+    env.SWT_MAX_PIDS = '200';
+    expect(ceilingsFromEnv(env).pids).toBe(200);
+    delete env.SWT_MAX_PIDS;
+    expect(ceilingsFromEnv(env).pids).toBe(4096);
+    // The same values: the parse is kept, not done again.
+    expect(envValues(env)).toBe(envValues(env));
+  });
+
+  it('reads process.env when given no environment, as it is at the call', () => {
+    const before = process.env.SWT_ENV_CACHE_GB;
+    try {
+      process.env.SWT_ENV_CACHE_GB = '3';
+      expect(envCacheSettings().maxBytes).toBe(3e9);
+      process.env.SWT_ENV_CACHE_GB = '4';
+      expect(envCacheSettings().maxBytes).toBe(4e9);
+    } finally {
+      if (before === undefined) delete process.env.SWT_ENV_CACHE_GB;
+      else process.env.SWT_ENV_CACHE_GB = before;
+    }
+  });
+
+  it('names every refused variable at once, and never echoes a secret', () => {
+    let e: unknown;
+    try {
+      envValues({ SWT_MAX_CPUS: 'many', SWT_LLM_TOOL_MODE: 'magic', OPENAI_BASE_URL: 'not a url', SWT_LLM_PRICES: '{"m":{"input":-1,"output":0}}' });
+    } catch (err) {
+      e = err;
+    }
+    expect(isSwtError(e, 'BAD_CONFIG')).toBe(true);
+    const message = (e as Error).message;
+    expect(message).toContain('SWT_MAX_CPUS must be a positive number, got "many"');
+    expect(message).toContain('SWT_LLM_TOOL_MODE must be auto, native or text, got "magic"');
+    expect(message).toContain('OPENAI_BASE_URL must be a URL, got "not a url"');
+    expect(message).toMatch(/SWT_LLM_PRICES is not a valid price table \(m\.input: /);
+    expect(() => envValues({ SWT_EGRESS_UPSTREAM: 'ftp://u:hunter22@proxy.example' })).toThrow('SWT_EGRESS_UPSTREAM must be an http:// proxy URL with a host (value not shown)');
+    expect(() => envValues({ APP_ID: 'abc' })).toThrow('APP_ID must be a whole number > 0, got "abc"');
+  });
+
+  it('gives every variable a default or none, and an empty value counts as unset', () => {
+    const empty = Object.fromEntries(Object.keys(VARIABLES).map((n) => [n, '  ']));
+    expect(envValues(empty)).toEqual(envValues({}));
+    expect(envValues({}).SWT_LLM_MODELS).toEqual([]);
+    expect(envValues({ SWT_LLM_MODELS: 'a, b,,' }).SWT_LLM_MODELS).toEqual(['a', 'b']);
+    expect(envValues({ SWT_PULL: 'never', SWT_NEAREST_LAYER: '0' })).toMatchObject({ SWT_PULL: false, SWT_NEAREST_LAYER: false });
+  });
+
+  it('swt doctor: a bad value is its one failing check, named; else what is set, secrets by name only', () => {
+    expect(checkSettings({ SWT_MAX_PIDS: '-3' })).toMatchObject({ name: 'settings', level: 'fail', detail: expect.stringContaining('SWT_MAX_PIDS must be a positive number, got "-3"') });
+    const ok = checkSettings({ SWT_MAX_PIDS: '64', OPENAI_API_KEY: 'sk-planted-0123456789abcdef' });
+    expect(ok.level).toBe('ok');
+    expect(ok.detail).toContain('SWT_MAX_PIDS=64');
+    expect(ok.detail).toContain('OPENAI_API_KEY (set)');
+    expect(ok.detail).not.toContain('sk-planted');
+    const names = Object.keys(VARIABLES) as VariableName[];
+    expect(checkSettings({}).detail).toBe(`none of the ${names.length} variables set: every default applies`);
   });
 });
