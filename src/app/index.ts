@@ -15,7 +15,6 @@ import { startWebhookProxy, type WebhookProxy } from './webhookProxy.js';
 
 // Probot and its key loader read the environment themselves; swt's own reads go through settings/.
 const env = processEnvironment();
-const e = envValues();
 
 function privateKey(): string | null {
   try {
@@ -26,6 +25,8 @@ function privateKey(): string | null {
 }
 
 async function serve(): Promise<() => Promise<void>> {
+  // Every variable is parsed before anything starts: a bad value stops here, with its name.
+  const e = envValues();
   if (!e.APP_ID || !privateKey()) {
     const setup = await run(() => undefined);
     return () => setup.stop();
