@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { checkSettings } from '../../src/cli/doctor.js';
+import { buildProgram } from '../../src/cli/main.js';
 import { ceilingsFromEnv } from '../../src/sandbox/containers/ceilings.js';
 import { envCacheSettings } from '../../src/sandbox/images/envCache.js';
 import { envValues, settingsFrom, VARIABLES, type VariableName } from '../../src/settings/index.js';
@@ -151,5 +152,19 @@ describe('envValues: every variable of the table, parsed once', () => {
     expect(ok.detail).not.toContain('sk-planted');
     const names = Object.keys(VARIABLES) as VariableName[];
     expect(checkSettings({}).detail).toBe(`none of the ${names.length} variables set: every default applies`);
+  });
+});
+
+describe('at start', () => {
+  it('every swt command but doctor stops on a bad value before it acts, naming the variable', async () => {
+    const before = process.env.SWT_MAX_PIDS;
+    process.env.SWT_MAX_PIDS = 'abc';
+    try {
+      // `images` would build base images: the hook refuses before its action runs.
+      await expect(buildProgram().exitOverride().parseAsync(['images'], { from: 'user' })).rejects.toThrow('SWT_MAX_PIDS must be a positive number, got "abc"');
+    } finally {
+      if (before === undefined) delete process.env.SWT_MAX_PIDS;
+      else process.env.SWT_MAX_PIDS = before;
+    }
   });
 });
