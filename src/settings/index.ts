@@ -164,14 +164,18 @@ export interface Settings {
   warmPool: { size: number; idleMs: number };
 }
 
-/** The App's warm pool by default: base, head and the baseline of the next validation of an environment. */
-export const APP_WARM_POOL = { size: 3, idleMs: 600_000 };
-
-/** Bodies read at once, together: room for one payload of GitHub's largest (25 MB) and the usual small ones. */
-export const DEFAULT_WEBHOOK_BUFFER_MIB = 40;
 const KiB = 1024;
 const MiB = 1024 * KiB;
-export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = { reserveBytes: 8 * MiB, smallBytes: 256 * KiB, clientBodies: 16, clientBytes: 26 * MiB, idleMs: 5000 };
+/** What an unset environment gives: the table's defaults. */
+const UNSET = envValues({});
+
+/** The App's warm pool by default: base, head and the baseline of the next validation of an environment. */
+export const APP_WARM_POOL = { size: UNSET.SWT_WARM_CONTAINERS, idleMs: UNSET.SWT_WARM_IDLE_SECONDS * 1000 };
+
+/** Bodies read at once, together: room for one payload of GitHub's largest (25 MB) and the usual small ones. */
+export const DEFAULT_WEBHOOK_BUFFER_MIB = UNSET.SWT_WEBHOOK_BUFFER_MIB;
+
+export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = settingsFrom({}).http.webhook;
 
 /** SWT_DATA_DIR, else ~/.cache/swt-bot/app. */
 export function defaultDataDir(source?: Environment): string {
