@@ -7,6 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { configurationDoc, shownDefault } from '../../src/cli/configDoc.js';
 import { repoConfigSchema } from '../../src/config/repoConfig.js';
+import { llmSettingsFrom } from '../../src/generation/llmClient.js';
+import { DEFAULT_INSTALL_LIMITS } from '../../src/sandbox/environments/environment.js';
 import { GROUP_TITLES, VARIABLES, type Variable } from '../../src/settings/index.js';
 
 const ROOT = process.cwd();
@@ -32,6 +34,20 @@ describe('docs/configuration.md is made from the schemas', () => {
     expect(keys.filter((k) => !doc.includes('| `' + k + '` |'))).toEqual([]);
     // Nested keys come from the schema too.
     expect(doc).toMatch(/\| `limits` \| [^|]+ \| `timeout_seconds`, `memory_mib`, `pids`, `cpus`, `disk_mib`, `output_kib`: /);
+  });
+
+  it('shows the defaults that the LLM settings and the install apply where the table has none of its own', () => {
+    const s = llmSettingsFrom({});
+    const shown = (n: keyof typeof VARIABLES) => shownDefault(VARIABLES[n] as Variable);
+    expect([shown('SWT_LLM_MODEL'), shown('SWT_LLM_TEMPERATURE'), shown('SWT_LLM_TIMEOUT_MS'), shown('SWT_LLM_MAX_RETRIES'), shown('SWT_LLM_TOOL_MODE')]).toEqual([
+      `\`${s.model}\``,
+      String(s.temperature),
+      String(s.timeoutMs),
+      String(s.maxRetries),
+      `\`${s.toolMode}\``,
+    ]);
+    expect([shown('SWT_LOCAL_THREADS'), shown('SWT_LOCAL_CONTEXT_TOKENS'), shown('SWT_LOCAL_CONTEXTS')]).toEqual([s.local.threads, s.local.contextTokens, s.local.contexts].map(String));
+    expect(shown('SWT_INSTALL_TIMEOUT_MS')).toBe(String(DEFAULT_INSTALL_LIMITS.timeoutMs));
   });
 
   it('every variable has a doc line, and only the table’s groups', () => {
