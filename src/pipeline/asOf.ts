@@ -6,7 +6,6 @@
  */
 
 import { envValues, type Environment } from '../settings/index.js';
-import { SwtError } from '../util/errors.js';
 
 export type AsOfMode = 'auto' | 'base' | 'today';
 

@@ -1,6 +1,5 @@
 import pLimit from 'p-limit';
 import { envValues } from '../settings/index.js';
-import { SwtError } from '../util/errors.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { loadCaBundle, type CaBundle } from './images/caCertificates.js';
 import { ceilingsFromEnv, clampLimits } from './containers/ceilings.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cacheDir } from '../settings/index.js';
 import { pidAlive } from './processes.js';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**

@@ -5,7 +5,7 @@ import { envValues, type Environment } from '../../settings/index.js';
 import { SwtError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { followProgress, type Docker } from '../docker.js';
-import { DEFAULT_DEBIAN_MIRROR, IMAGE_LABELS, rootfsImageName } from './imageRecipes.js';
+import { IMAGE_LABELS, rootfsImageName } from './imageRecipes.js';
 import { makeTempDir, removeTempDir } from '../../util/tempDirs.js';
 
 /**

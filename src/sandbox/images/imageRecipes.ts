@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { envValues } from '../../settings/index.js';
 import { caEnv, caFingerprint, IMAGE_CA_BUNDLE, IMAGE_CA_DIR, type CaBundle } from './caCertificates.js';
 
 /**
@@ -16,7 +15,6 @@ export const RECIPE_VERSION = 3;
 export const DEBIAN_SUITE = 'bookworm';
 /** The Python that Debian bookworm ships. */
 export const DEBIAN_PYTHON = '3.11';
-export const DEFAULT_DEBIAN_MIRROR = envValues({}).SWT_DEBIAN_MIRROR;
 
 export type Recipe =
   | { kind: 'debian'; suite: string }
