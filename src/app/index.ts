@@ -10,7 +10,8 @@ import { getPrivateKey } from '@probot/get-private-key';
 import { createProbot, run } from 'probot';
 import { DEFAULT_WEBHOOK_PATH } from '../webhooks/receiver.js';
 import { isSwtError } from '../util/errors.js';
-import { listenApp, octokitClass, openServices } from './app.js';
+import { listenApp, octokitClass } from './app.js';
+import { openServices } from './services.js';
 import { startWebhookProxy, type WebhookProxy } from './webhookProxy.js';
 
 const env = process.env;
