@@ -13,7 +13,7 @@ import type { WebhookLimits } from '../settings/index.js';
 import { SwtError } from '../util/errors.js';
 import { healthHandler } from '../web/health.js';
 import { statusHandler } from '../web/status.js';
-import { HANDLED_EVENTS, registerHandlers } from '../webhooks/handlers.js';
+import { HANDLED_EVENTS } from '../jobs/payloads.js';
 import { webhookReceiver } from '../webhooks/receiver.js';
 import { beatAsWorker } from './heartbeat.js';
 import { chain, listen, type Handler } from './http.js';
@@ -59,13 +59,9 @@ function receiverOf(services: Services, webhook: WebhookOptions | undefined): Ha
   return webhookReceiver({ ...webhook, queue: services.queue, handles: HANDLED_EVENTS, log: services.logger.child({ mod: 'webhooks' }) });
 }
 
-const lanesOf = (services: Services) => services.options.lanes ?? (['fast', 'heavy'] as const);
-
 /** Registers the workers of this process's lanes, talking to GitHub as the App's installations. */
 async function registerWork(app: Probot, services: Services): Promise<void> {
   const { options, settings } = services;
-  // A worker with a fast lane reads configs and decides.
-  if (lanesOf(services).includes('fast')) registerHandlers(app, { queue: services.queue, store: services.store, concurrency: options.concurrency?.fast });
   (await import('../jobs/index.js')).registerWorkers({
     queue: services.queue,
     store: services.store,
@@ -100,7 +96,7 @@ export function swtApp(services: Services, webhook?: WebhookOptions): Applicatio
     if (role.works) await registerWork(app, services);
     for (const h of pagesOf(services)) addHandler(h);
     await services.queue.start();
-    if (role.works) await beatAsWorker(services, [...lanesOf(services)]);
+    if (role.works) await beatAsWorker(services, [...(services.options.lanes ?? ['fast', 'heavy'])]);
   };
 }
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startRedis, type RedisServer } from '../helpers/redisServer.js';
-import { HANDLED_EVENTS } from '../../src/webhooks/handlers.js';
+import { HANDLED_EVENTS } from '../../src/jobs/payloads.js';
 import { eventKey, webhookReceiver, type ReceiverOptions } from '../../src/webhooks/receiver.js';
 import { BullJobQueue } from '../../src/queue/bullQueue.js';
 import type { EventPayload } from '../../src/jobs/payloads.js';
