@@ -230,6 +230,22 @@ describe('pull requests', () => {
     ]);
   });
 
+  it('the queue trips from a delivery to the job that runs the validation: two (the event, which posts the check run, then the validation)', async () => {
+    const gh = mockGitHub().noConfig(OWNER, REPO);
+    gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 509 }).on('POST', '/graphql', 200, closingIssues([]));
+    const trips: Array<[string, string]> = [];
+    app.services.queue.on('started', (j) => trips.push([j.kind, (j.payload as { delivery?: string }).delivery ?? '']));
+    const { id } = await deliver(app.url, 'pull_request', pullOpened());
+    await settle();
+    // Every job carries the delivery it descends from; the validation waits here for a heavy lane.
+    const chain = (await app.services.queue.list()).filter((j) => (j.payload as { delivery?: string }).delivery === id).map((j) => [j.kind, j.state]);
+    expect(chain).toEqual([
+      ['event', 'done'],
+      ['validate', 'queued'],
+    ]);
+    expect(trips).toEqual([['event', id]]);
+  });
+
   it('a newer push supersedes the queued check of the older head: its check run is closed as cancelled', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO).noConfig(OWNER, REPO);
     const NEW_HEAD = 'a'.repeat(40);
