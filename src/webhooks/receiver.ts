@@ -4,7 +4,7 @@
  * though receiving never calls GitHub). It checks the request as @octokit/webhooks does (POST, JSON, the three headers,
  * the HMAC signature), enqueues an event the App acts on under the digest of its signed body (one
  * queue write, which is also the record: a redelivery, or a replay of the same body under another
- * delivery id or event name, adds nothing), and answers. Workers build the Context.
+ * delivery id or event name, adds nothing), and answers. The event job (jobs/event.ts) does the rest.
  *
  * Nothing is buffered before it is known to fit: a body must declare its length (GitHub's do),
  * at most the size GitHub sends, and carry a signature of the right form; the bodies being read at
