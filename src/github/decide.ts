@@ -79,6 +79,19 @@ export function parseCommand(body: string | null | undefined): Command | null {
 }
 
 /**
+ * Whether a handled event can lead anywhere, from its payload alone (the receiver asks before it
+ * queues, so most comments cost no job and no API call): a comment with no `/swt` line, or by a
+ * bot, and a PR edit that left the description alone, cannot. Pure.
+ */
+export function worthDeciding(name: string, payload: unknown): boolean {
+  const p = payload as { action?: string; comment?: { body?: string; user?: { login: string; type: string } }; changes?: { body?: unknown } };
+  if (name === 'issue_comment') return Boolean(p.comment?.user && !isBotAccount(p.comment.user) && parseCommand(p.comment.body));
+  // A title edit changes nothing we check; a body edit may link other issues.
+  if (name === 'pull_request' && p.action === 'edited') return Boolean(p.changes?.body);
+  return true;
+}
+
+/**
  * Permission levels (from the collaborator permission API) that allow commands. author_association
  * is not asked: by GitHub's own meaning MEMBER and COLLABORATOR include read-only people.
  */

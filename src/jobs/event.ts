@@ -5,7 +5,7 @@
  * reproduction or validation queued), a ranking refresh or a merge to record.
  */
 import { readRepoConfig, type ConfigRead } from '../github/config.js';
-import { isBotAccount, parseCommand, shouldReproduce, type IssueTrigger } from '../github/decide.js';
+import { parseCommand, shouldReproduce, worthDeciding, type IssueTrigger } from '../github/decide.js';
 import { issueDataOf, pullDataOf, type RawIssue, type RawPull } from '../github/port.js';
 import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from '../github/render.js';
 import { repoSlug, type GitHubPort, type MarkerKind, type Target } from '../github/types.js';
@@ -34,7 +34,7 @@ export async function handle(d: JobDeps, { job }: JobContext<EventPayload>): Pro
   const e = job.payload;
   const action = (e.payload as { action?: string }).action;
   const group = (Object.keys(HANDLED) as Array<keyof typeof HANDLED>).find((g) => (HANDLED[g] as readonly string[]).includes(`${e.name}.${action}`));
-  if (!group) return;
+  if (!group || !worthDeciding(e.name, e.payload)) return;
   const login = (e.payload as { sender?: { login?: unknown } }).sender?.login;
   const log = jobLog(d, job).child({ event: `${e.name}.${action}` });
   await ROUTES[group]({ d, gh: await d.github(e.target), target: e.target, delivery: e.delivery ?? job.id, payload: e.payload, ...(typeof login === 'string' ? { sender: login } : {}), log });
@@ -64,7 +64,7 @@ async function onIssue(ev: Ev): Promise<void> {
 async function onCommand(ev: Ev): Promise<void> {
   const p = ev.payload as { comment: { id: number; body: string; user: { login: string; type: string }; created_at?: string }; issue: RawIssue };
   const cmd = parseCommand(p.comment.body);
-  if (!cmd || isBotAccount(p.comment.user)) return;
+  if (!cmd) return;
   const facts = issueDataOf(p.issue);
   const cfg = await configOf(ev);
   if ('error' in cfg) return void (await notice(ev, facts.number, 'notice', renderConfigError(cfg.error)));
@@ -98,9 +98,7 @@ async function onCommand(ev: Ev): Promise<void> {
 
 /** A PR opened, pushed to or its description edited: start its check. */
 async function onPull(ev: Ev): Promise<void> {
-  const p = ev.payload as { action: string; pull_request: RawPull; changes?: { body?: unknown } };
-  // A title edit changes nothing we check; a body edit may link other issues.
-  if (p.action === 'edited' && !p.changes?.body) return;
+  const p = ev.payload as { pull_request: RawPull };
   const pull = pullDataOf(p.pull_request);
   const cfg = await configOf(ev);
   if ('error' in cfg) return pullStart(ev, { pr: pull.number, config: {}, pull, configError: { message: cfg.error, headSha: pull.head.sha } });

@@ -15,6 +15,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { worthDeciding } from '../github/decide.js';
 import { JOB, type EventPayload } from '../jobs/payloads.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
@@ -278,6 +279,10 @@ export function webhookReceiver(o: ReceiverOptions): RequestHandler {
     }
     const target = targetOfPayload(payload);
     if (!target) return answer(res, 400, { error: `${name}.${String(action)} payload names no repository` });
+    if (!worthDeciding(name, payload)) {
+      o.log.debug({ delivery: id, event: name, action }, 'webhook leads nowhere (a comment with no command, a title edit)');
+      return answer(res, 200, 'ok\n');
+    }
     await enqueueInTime(o, res, { id, name, action, payload, target, digest: read.digest }, within);
   };
 
