@@ -6,7 +6,7 @@
  */
 import type { Octokit } from '@octokit/rest';
 import merge from 'deepmerge';
-import { isBotAccount } from './decide.js';
+import { isBotAccount } from './events.js';
 import { CHECK_TEXT_LIMIT, clipText, COMMENT_LIMIT, markerOf } from './render.js';
 import { repoSlug, type CheckRunFields, type DraftPullRequest, type GitHubPort, type IssueData, type MarkerKind, type PullData, type RepoRef } from './types.js';
 

@@ -5,7 +5,8 @@
  * reproduction or validation queued), a ranking refresh or a merge to record.
  */
 import { readRepoConfig, type ConfigRead } from '../github/config.js';
-import { parseCommand, shouldReproduce, worthDeciding, type IssueTrigger } from '../github/decide.js';
+import { parseCommand, shouldReproduce, type IssueTrigger } from '../github/decide.js';
+import { worthDeciding } from '../github/events.js';
 import { issueDataOf, pullDataOf, type RawIssue, type RawPull } from '../github/port.js';
 import { CHECK_NAME, renderConfigError, renderHelp, renderIssueTooLarge, renderRefusal, RERUN_ACTION } from '../github/render.js';
 import { repoSlug, type GitHubPort, type MarkerKind, type Target } from '../github/types.js';

@@ -15,7 +15,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { worthDeciding } from '../github/decide.js';
+import { worthDeciding } from '../github/events.js';
 import { JOB, type EventPayload } from '../jobs/payloads.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
