@@ -10,7 +10,8 @@ import { getPrivateKey } from '@probot/get-private-key';
 import { createProbot, run } from 'probot';
 import { envValues, processEnvironment } from '../settings/index.js';
 import { isSwtError } from '../util/errors.js';
-import { listenApp, octokitClass, openServices } from './app.js';
+import { listenApp, octokitClass } from './app.js';
+import { openServices } from './services.js';
 import { startWebhookProxy, type WebhookProxy } from './webhookProxy.js';
 
 // Probot and its key loader read the environment themselves; swt's own reads go through settings/.

@@ -10,7 +10,8 @@
 import { createProbot } from 'probot';
 import { envValues, processEnvironment } from '../settings/index.js';
 import { SwtError } from '../util/errors.js';
-import { octokitClass, openServices, swtApp, type Services, type ServicesOptions } from './app.js';
+import { octokitClass, swtApp } from './app.js';
+import { openServices, type Services, type ServicesOptions } from './services.js';
 
 export interface RunningWorker {
   services: Services;

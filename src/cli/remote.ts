@@ -6,10 +6,8 @@
 import { config as configPlugin } from '@probot/octokit-plugin-config';
 import { Octokit } from '@octokit/rest';
 import { join } from 'node:path';
-import { checkRepoConfig, CONFIG_PATH, type RepoConfig } from '../config/repoConfig.js';
-import { configReadError } from '../webhooks/handlers.js';
+import { readRepoConfig } from '../github/config.js';
 import { OctokitPort } from '../github/port.js';
-import { JOB } from '../jobs/payloads.js';
 import { SqliteJobQueue } from '../queue/sqliteQueue.js';
 import type { Progress } from '../pipeline/progress.js';
 import { RepoCache } from '../repo/cache.js';
@@ -21,7 +19,8 @@ import { openDatabase, SqliteStore } from '../store/sqliteStore.js';
 import { registerWorkers } from '../jobs/index.js';
 import type { CheckRunFields, DraftPullRequest, GitHubPort, IssueData, PullData, RepoRef } from '../github/types.js';
 import type { MarkerKind } from '../github/types.js';
-import type { AckPayload } from '../jobs/ack.js';
+import { jobDeps } from '../jobs/deps.js';
+import { startIssue, startPull } from '../jobs/start.js';
 
 export interface ParsedUrl extends RepoRef {
   kind: 'issue' | 'pull';
@@ -83,6 +82,9 @@ export class RecordingPort implements GitHubPort {
   }
   collaboratorPermission(r: RepoRef, login: string): Promise<string> {
     return this.#inner.collaboratorPermission(r, login);
+  }
+  repoConfig(r: RepoRef, path: string): Promise<unknown> {
+    return this.#inner.repoConfig(r, path);
   }
   gitToken(): Promise<string | undefined> {
     return this.#inner.gitToken();
@@ -169,20 +171,14 @@ export async function runRemote(kind: 'issue' | 'pull', urlText: string, opts: R
   // A personal token cannot create check runs (GitHub reserves them to Apps): the check is printed, the comment posted.
   const port = new RecordingPort(new OctokitPort(octokit, { ownComment: (c) => c.user?.login === me, gitToken: async () => opts.token }), opts.post, { postChecks: false });
 
-  let config: RepoConfig;
-  try {
-    const { config: raw } = await octokit.config.get({ ...r, path: CONFIG_PATH });
-    config = checkRepoConfig(raw ?? {});
-  } catch (e) {
-    const message = configReadError(e);
-    if (message === undefined) throw e;
-    throw new SwtError('BAD_CONFIG', message);
-  }
+  const read = await readRepoConfig(port, r);
+  if ('error' in read) throw new SwtError('BAD_CONFIG', read.error);
+  const { config } = read;
 
   const db = openDatabase(':memory:');
   const queue = new SqliteJobQueue(db, { pollMs: 100 });
   const store = new SqliteStore(db);
-  registerWorkers({
+  const deps = {
     queue,
     store,
     cache: new RepoCache({ root: join(opts.dataDir ?? defaultDataDir(), 'repos') }),
@@ -191,17 +187,19 @@ export async function runRemote(kind: 'issue' | 'pull', urlText: string, opts: R
     gitBaseUrl: url.web,
     logger: rootLogger,
     concurrency: { fast: 1, heavy: 1 },
-  });
+  };
+  registerWorkers(deps);
   queue.on('started', (j) => opts.progress?.step(`${j.kind}: started`));
   queue.on('retrying', (j) => opts.progress?.step(`${j.kind}: attempt failed (${j.error}); retrying`));
   const target = { ...r };
   const force = `cli-${Date.now()}`;
-  // The CLI's user asks for the PR as it is when the run fetches it, on their own machine: that head is approved.
-  const payload: AckPayload =
-    kind === 'issue' ? { type: 'issue', target, issue: url.number, config, force } : { type: 'pr', target, pr: url.number, config, approval: { at: Number.MAX_SAFE_INTEGER, by: 'the command line' }, force };
+  const d = jobDeps(deps);
   try {
     await queue.start();
-    await queue.enqueue({ kind: JOB.ack, payload, key: force });
+    // What the event job does once it has decided to act; the CLI's user asks for the PR as it is
+    // when the run fetches it, on their own machine: that head is approved.
+    if (kind === 'issue') await startIssue(d, { type: 'issue', target, issue: url.number, config, force }, d.log);
+    else await startPull(d, { type: 'pr', target, pr: url.number, config, approval: { at: Number.MAX_SAFE_INTEGER, by: 'the command line' }, force }, d.log);
     await queue.drain(60 * 60_000);
     const jobs = await queue.list();
     const failed = jobs.find((j) => j.state === 'failed');

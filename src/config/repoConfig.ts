@@ -2,7 +2,7 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { errorLine, SwtError } from '../util/errors.js';
 
-/** Where a repository configures swt-bot, as Probot's `context.config` reads it. */
+/** Where a repository configures swt-bot (github/config.ts reads it from GitHub, `_extends` merged as Probot's `context.config` merges). */
 export const CONFIG_PATH = '.github/swt.yml';
 
 const positive = z.number().positive();
@@ -105,7 +105,7 @@ export function parseRepoConfig(text: string, source = CONFIG_PATH): RepoConfig 
 }
 
 /**
- * Validates an already parsed config (the App gets one from Probot's `context.config`, with
+ * Validates an already parsed config (the App gets one through github/config.ts, with
  * `_extends` resolved). The error names the first wrong key, e.g. `gate.mode: Invalid option…`. Pure.
  */
 export function checkRepoConfig(raw: unknown, source = CONFIG_PATH): RepoConfig {

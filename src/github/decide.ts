@@ -5,6 +5,7 @@
 import type { AppSettings } from '../config/repoConfig.js';
 import type { HeadInstall } from '../pipeline/validate.js';
 import type { CheckConclusion, IssueOutcome } from './outcome.js';
+import { COMMAND_LINE, isBotAccount } from './events.js';
 import { visibleText } from './markdown.js';
 
 /** GitHub's own limit for an issue body; longer text is refused with a message, never read. */
@@ -25,9 +26,7 @@ export type IssueTrigger = { kind: 'opened' | 'reopened' } | { kind: 'labeled'; 
 
 export type Decision = { act: true } | { act: false; reason: string; /** Said on the thread, when silence would leave the user guessing. */ tell?: 'too-large' };
 
-export function isBotAccount(user: { login: string; type: string }): boolean {
-  return user.type === 'Bot' || /\[bot\]$/i.test(user.login);
-}
+export { isBotAccount };
 
 const QUESTION_START = /^\s*(\[?(question|feature( request)?|proposal|rfc|discussion|idea)\]?\s*[:\]-]|how\b|why\b|what\b|which\b|is there\b|is it possible\b|can (i|you|we)\b|could (i|you|we)\b|should\b|feat(ure)?[:(])/i;
 
@@ -67,9 +66,8 @@ export type Command = { name: Exclude<CommandName, 'validate'> } | { name: 'vali
  * maintainer who pastes someone's text must not approve a head by a line they cannot see.
  */
 export function parseCommand(body: string | null | undefined): Command | null {
-  const line = /^[ \t]*\/swt(?:[ \t]+([\w-]+)(?:[ \t]+(\S+))?)?[ \t]*$/im;
   // Most comments hold no such line at all: only those are parsed as Markdown.
-  const m = body && line.test(body) ? line.exec(visibleText(body)) : null;
+  const m = body && COMMAND_LINE.test(body) ? COMMAND_LINE.exec(visibleText(body)) : null;
   if (!m) return null;
   const word = (m[1] ?? 'help').toLowerCase();
   const arg = m[2];

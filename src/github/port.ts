@@ -5,7 +5,8 @@
  * are used, as Probot v14 requires.
  */
 import type { Octokit } from '@octokit/rest';
-import { isBotAccount } from './decide.js';
+import merge from 'deepmerge';
+import { isBotAccount } from './events.js';
 import { CHECK_TEXT_LIMIT, clipText, COMMENT_LIMIT, markerOf } from './render.js';
 import { repoSlug, type CheckRunFields, type DraftPullRequest, type GitHubPort, type IssueData, type MarkerKind, type PullData, type RepoRef } from './types.js';
 
@@ -65,7 +66,11 @@ export function issueDataOf(data: RawIssue): IssueData {
   };
 }
 
-export type OctokitLike = Pick<Octokit, 'rest' | 'graphql' | 'paginate'> & { auth?: (opts?: unknown) => Promise<unknown> };
+export type OctokitLike = Pick<Octokit, 'rest' | 'graphql' | 'paginate'> & {
+  auth?: (opts?: unknown) => Promise<unknown>;
+  /** @probot/octokit-plugin-config (ProbotOctokit has it; the CLI plugs it into @octokit/rest). */
+  config?: { get(o: RepoRef & { path: string; defaults?: (configs: Array<Record<string, unknown>>) => Record<string, unknown> }): Promise<{ config: unknown }> };
+};
 
 const CLOSING_ISSUES = `query($owner: String!, $repo: String!, $number: Int!) {
   repository(owner: $owner, name: $repo) {
@@ -147,6 +152,13 @@ export class OctokitPort implements GitHubPort {
       if ((e as { status?: number }).status === 404) return 'none';
       throw e;
     }
+  }
+
+  async repoConfig(r: RepoRef, path: string): Promise<unknown> {
+    if (!this.#o.config) throw new Error('this Octokit has no config plugin (@probot/octokit-plugin-config)');
+    // Merged as Probot's context.config merges an `_extends` chain.
+    const { config } = await this.#o.config.get({ owner: r.owner, repo: r.repo, path, defaults: (configs) => merge.all<Record<string, unknown>>([{}, ...configs]) });
+    return config;
   }
 
   gitToken(): Promise<string | undefined> {

@@ -90,6 +90,8 @@ export interface GitHubPort {
   closingIssues(r: RepoRef, n: number): Promise<number[]>;
   defaultBranch(r: RepoRef): Promise<{ branch: string; sha: string }>;
   collaboratorPermission(r: RepoRef, login: string): Promise<string>;
+  /** The YAML file at `path` of the default branch, its `_extends` merged in ({} when there is none); github/config.ts validates it. */
+  repoConfig(r: RepoRef, path: string): Promise<unknown>;
   /** A token for git over HTTPS; undefined when none is needed. */
   gitToken(): Promise<string | undefined>;
   /** Creates the comment, or edits the one found by its hidden marker. */

@@ -97,7 +97,7 @@ export const contextFor = (dir: string, base: string, config: RepoConfig, r: Rep
   base,
   // One package cache per repository, by its name: a fork's PR writes into the cache of the repository it targets only.
   cacheScope: repoSlug(r),
-  // The config the fast lane read (default branch, `_extends` merged, validated), not the file at base again.
+  // The config the event job read (default branch, `_extends` merged, validated), not the file at base again.
   config,
 });
 

@@ -3,11 +3,10 @@
  * is a module with its payload type and `handle(deps, job)`, a name in JOB (payloads.ts), and a row here.
  */
 import type { JobContext, JobQueue } from '../queue/queue.js';
-import * as ack from './ack.js';
 import * as confirm from './confirm.js';
 import { jobDeps, type JobDeps, type WorkerDeps } from './deps.js';
+import * as event from './event.js';
 import * as merged from './merged.js';
-import * as notice from './notice.js';
 import { JOB } from './payloads.js';
 import * as rank from './rank.js';
 import * as reproduce from './reproduce.js';
@@ -27,11 +26,10 @@ interface JobKind {
   concurrency?: number;
 }
 
-// The `event` kind is the webhook itself: webhooks/handlers.ts works it (decide, then enqueue one of these).
+/** Every kind of queue work: the webhook itself (`event`, queued by webhooks/receiver.ts) and what it leads to. */
 export const JOB_KINDS: readonly JobKind[] = [
-  { kind: JOB.notice, lane: 'fast', handle: notice.handle },
+  { kind: JOB.event, lane: 'fast', handle: event.handle },
   { kind: JOB.rank, lane: 'fast', handle: rank.handle },
-  { kind: JOB.ack, lane: 'fast', handle: ack.handle },
   { kind: JOB.merged, lane: 'fast', handle: merged.handle },
   { kind: JOB.stats, lane: 'fast', handle: stats.handle },
   { kind: JOB.reproduce, lane: 'heavy', handle: reproduce.handle },

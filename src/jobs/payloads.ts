@@ -1,16 +1,12 @@
 /**
- * The App's job kinds and what every job carries. Webhook handlers (webhooks/) and jobs enqueue
+ * The App's job kinds and what every job carries. The webhook receiver (webhooks/) and jobs enqueue
  * them; each kind's module in jobs/ runs it, with its payload type beside it; jobs/index.ts is the table.
  */
 import { repoSlug, type Target } from '../github/types.js';
 
 export const JOB = {
-  /** Fast lane: a webhook as received: read the config, decide, enqueue what follows. */
+  /** Fast lane: a webhook as received: read the config, decide, say "started" (or answer), queue the work. */
   event: 'event',
-  /** Fast lane: acknowledge at once (comment "started", check run in_progress), then queue the work. */
-  ack: 'ack',
-  /** Fast lane: post one comment (refusal, help, notice). */
-  notice: 'notice',
   /** Fast lane: refresh the ranking table of issues. */
   rank: 'rank',
   /** Heavy lane: write and verify a reproducing test. */
@@ -24,6 +20,18 @@ export const JOB = {
   /** Fast lane: answer `/swt stats` with the repository's live accuracy. */
   stats: 'stats',
 } as const;
+
+/** Every webhook the App acts on; app.yml subscribes to exactly these events. */
+export const HANDLED = {
+  issue: ['issues.opened', 'issues.reopened', 'issues.labeled'],
+  command: ['issue_comment.created'],
+  pull: ['pull_request.opened', 'pull_request.synchronize', 'pull_request.reopened', 'pull_request.edited'],
+  closed: ['pull_request.closed'],
+  rerun: ['check_run.rerequested', 'check_run.requested_action'],
+} as const;
+
+/** The same, as `event.action` names: what the receiver queues. */
+export const HANDLED_EVENTS: ReadonlySet<string> = new Set(Object.values(HANDLED).flat());
 
 /** Priority of work off the hot path (lower runs first among due jobs of a kind). */
 export const LOW_PRIORITY = 10;

@@ -41,7 +41,7 @@ export interface ContextInput {
   testCmd?: string;
   /** Whose package cache installs share: the App passes `owner/name`; default, the repository's path. */
   cacheScope?: string;
-  /** The repository's config as the caller read it (the App: through `context.config`, with `_extends`); default, `.github/swt.yml` at base. */
+  /** The repository's config as the caller read it (the App: through github/config.ts, with `_extends`); default, `.github/swt.yml` at base. */
   config?: RepoConfig;
   /** The files the test patch touches: a repository of several ecosystems runs the one they are in. */
   touched?: readonly string[];

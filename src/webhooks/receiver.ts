@@ -4,7 +4,7 @@
  * though receiving never calls GitHub). It checks the request as @octokit/webhooks does (POST, JSON, the three headers,
  * the HMAC signature), enqueues an event the App acts on under the digest of its signed body (one
  * queue write, which is also the record: a redelivery, or a replay of the same body under another
- * delivery id or event name, adds nothing), and answers. Workers build the Context.
+ * delivery id or event name, adds nothing), and answers. The event job (jobs/event.ts) does the rest.
  *
  * Nothing is buffered before it is known to fit: a body must declare its length (GitHub's do),
  * at most the size GitHub sends, and carry a signature of the right form; the bodies being read at
@@ -15,6 +15,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { worthDeciding } from '../github/events.js';
 import { JOB, type EventPayload } from '../jobs/payloads.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
@@ -278,6 +279,10 @@ export function webhookReceiver(o: ReceiverOptions): RequestHandler {
     }
     const target = targetOfPayload(payload);
     if (!target) return answer(res, 400, { error: `${name}.${String(action)} payload names no repository` });
+    if (!worthDeciding(name, payload)) {
+      o.log.debug({ delivery: id, event: name, action }, 'webhook leads nowhere (a comment with no command, a title edit)');
+      return answer(res, 200, 'ok\n');
+    }
     await enqueueInTime(o, res, { id, name, action, payload, target, digest: read.digest }, within);
   };
 

@@ -232,7 +232,7 @@ describe('app.yml', () => {
   it('subscribes to exactly the events the handlers use, with least privilege', async () => {
     const { readFileSync } = await import('node:fs');
     const { parse } = await import('yaml');
-    const { HANDLED } = await import('../../src/webhooks/handlers.js');
+    const { HANDLED } = await import('../../src/jobs/payloads.js');
     const manifest = parse(readFileSync('app.yml', 'utf8'));
     const events = [...new Set(Object.values(HANDLED).flatMap((names) => names.map((n) => n.split('.')[0])))].sort();
     expect([...manifest.default_events].sort()).toEqual(events);

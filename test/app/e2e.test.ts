@@ -3,56 +3,33 @@
  * port, signed webhooks over HTTP, the fake GitHub (REST, GraphQL and git over smart HTTP, as a
  * GHES at GHE_HOST with GHE_PROTOCOL=http), the scripted model, and real containers.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startApp, type RunningApp } from '../../src/app/app.js';
+import type { RunningApp } from '../../src/app/app.js';
 import { fixtureConfig, publishFixture } from '../../src/demo/appDemo.js';
 import { renderRanking } from '../../src/github/render.js';
 import { JOB } from '../../src/jobs/payloads.js';
 import { rank } from '../../src/pipeline/rank.js';
-import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { startAppOnFakeGitHub, type AppOnFakeGitHub } from '../helpers/appOnFakeGitHub.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
-import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
+import { msg, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 import { fixtureOnFakeGitHub, MODEL_TEST, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from './fixtureGitHub.js';
-import { appKey } from './payloads.js';
 
 let fx: FixtureGitHub;
+let on: AppOnFakeGitHub;
 let app: RunningApp;
 let llm: ScriptedLlm;
-let dataDir: string;
-const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
 
 beforeAll(async () => {
-  llm = await startScriptedLlm([msg(MODEL_TEST)]);
-  process.env.OPENAI_BASE_URL = llm.baseURL;
-  process.env.OPENAI_API_KEY = 'sk-e2e-scripted-model-key';
   // `coverage: true`: fix PRs also get ΔC of the reproducing test over their change.
   fx = await fixtureOnFakeGitHub('zero-shot-plus', { coverage: true });
-  dataDir = mkdtempSync(join(tmpdir(), `swt-e2e-${process.pid}-`));
-  app = await startApp({
-    appId: fx.fake.appId,
-    privateKey: appKey(),
-    secret: WEBHOOK_SECRET,
-    dataDir,
-    env: { GHE_HOST: fx.fake.host, GHE_PROTOCOL: 'http' },
-    sandbox: createDockerSandbox(),
-    progressIntervalMs: 200,
-  });
-  fx.fake.appUrl = app.url;
+  on = await startAppOnFakeGitHub(fx.fake, { secret: WEBHOOK_SECRET, model: [msg(MODEL_TEST)], apiKey: 'sk-e2e-scripted-model-key', progressIntervalMs: 200 });
+  ({ app, llm } = on);
 });
 
 afterAll(async () => {
-  await app?.stop();
+  await on?.stop();
   await fx?.cleanup();
-  await llm?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  for (const [k, v] of [['OPENAI_BASE_URL', saved.url], ['OPENAI_API_KEY', saved.key]] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
   await removeEnvImagesBuiltFrom([fx.base]);
   expect(containersOfOursOnceRetired()).toBe('');
 });

@@ -3,16 +3,13 @@
  * issue gets a reproducing Go test written by the (scripted) model and proven in real containers,
  * and the fix PR's check run says F→P and success. The fake GitHub serves as a GHES on loopback.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startApp, type RunningApp } from '../../src/app/app.js';
+import type { RunningApp } from '../../src/app/app.js';
 import { publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
 import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
-import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { startAppOnFakeGitHub, type AppOnFakeGitHub } from '../helpers/appOnFakeGitHub.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
-import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
+import { msg, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 import { appKey } from './payloads.js';
 
 const SECRET = 'swt-e2e-go-webhook-secret';
@@ -37,41 +34,22 @@ const MODEL_TEST = [
 
 let fake: FakeGitHub;
 let published: PublishedFixture;
+let on: AppOnFakeGitHub;
 let app: RunningApp;
 let llm: ScriptedLlm;
-let dataDir: string;
-const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
 
 beforeAll(async () => {
-  llm = await startScriptedLlm([msg(MODEL_TEST)]);
-  process.env.OPENAI_BASE_URL = llm.baseURL;
-  process.env.OPENAI_API_KEY = 'sk-e2e-go-scripted-model-key';
   fake = await new FakeGitHub({ webhookSecret: SECRET, appPrivateKey: appKey() }).start();
   // Only the strategy is configured: the image, install and runner come from go.mod.
   published = await publishFixture(fake, 'go-durations', { owner: OWNER, repo: REPO, config: () => stringify({ generation: { strategy: 'zero-shot-plus' } }) });
-  dataDir = mkdtempSync(join(tmpdir(), `swt-e2e-go-${process.pid}-`));
-  app = await startApp({
-    appId: fake.appId,
-    privateKey: appKey(),
-    secret: SECRET,
-    dataDir,
-    env: { GHE_HOST: fake.host, GHE_PROTOCOL: 'http' },
-    sandbox: createDockerSandbox(),
-    progressIntervalMs: 500,
-  });
-  fake.appUrl = app.url;
+  on = await startAppOnFakeGitHub(fake, { secret: SECRET, model: [msg(MODEL_TEST)], apiKey: 'sk-e2e-go-scripted-model-key', progressIntervalMs: 500 });
+  ({ app, llm } = on);
 });
 
 afterAll(async () => {
-  await app?.stop();
+  await on?.stop();
   await published?.cleanup();
   await fake?.close();
-  await llm?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  for (const [k, v] of [['OPENAI_BASE_URL', saved.url], ['OPENAI_API_KEY', saved.key]] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
   if (published) await removeEnvImagesBuiltFrom([published.base]);
   expect(containersOfOursOnceRetired()).toBe('');
 });

@@ -75,7 +75,7 @@ describe('issues', () => {
     expect([first, ...again].map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect(gh.writes()).toHaveLength(1);
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
-    expect(await app.services.queue.list({ kind: JOB.ack })).toHaveLength(1);
+    expect(await app.services.queue.list({ kind: JOB.event })).toHaveLength(1);
   });
 
   it('noise control: a question, a bot, a locked issue, issues.auto off — no API write, no job', async () => {
@@ -230,6 +230,22 @@ describe('pull requests', () => {
     ]);
   });
 
+  it('the queue trips from a delivery to the job that runs the validation: two (the event, which posts the check run, then the validation)', async () => {
+    const gh = mockGitHub().noConfig(OWNER, REPO);
+    gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 509 }).on('POST', '/graphql', 200, closingIssues([]));
+    const trips: Array<[string, string]> = [];
+    app.services.queue.on('started', (j) => trips.push([j.kind, (j.payload as { delivery?: string }).delivery ?? '']));
+    const { id } = await deliver(app.url, 'pull_request', pullOpened());
+    await settle();
+    // Every job carries the delivery it descends from; the validation waits here for a heavy lane.
+    const chain = (await app.services.queue.list()).filter((j) => (j.payload as { delivery?: string }).delivery === id).map((j) => [j.kind, j.state]);
+    expect(chain).toEqual([
+      ['event', 'done'],
+      ['validate', 'queued'],
+    ]);
+    expect(trips).toEqual([['event', id]]);
+  });
+
   it('a newer push supersedes the queued check of the older head: its check run is closed as cancelled', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO).noConfig(OWNER, REPO);
     const NEW_HEAD = 'a'.repeat(40);
@@ -307,7 +323,7 @@ describe('pull requests', () => {
       [503, 'cancelled'],
       [504, 'queued'],
     ]);
-    expect((await app.services.queue.list({ kind: JOB.ack })).map((j) => j.state)).toEqual(['done', 'done']);
+    expect((await app.services.queue.list({ kind: JOB.event })).map((j) => j.state)).toEqual(['done', 'done']);
     expect(gh.calls.filter((c) => c.path === `/repos/${OWNER}/${REPO}/pulls/2`)).toHaveLength(1);
   });
 
@@ -360,7 +376,7 @@ describe('pull requests', () => {
     await deliver(app.url, 'check_run', example('check_run', 'rerequested', (p) => (p.check_run.name = 'CI')));
     await settle();
     expect(gh.writes().filter((w) => w.path.endsWith('/check-runs'))).toHaveLength(2);
-    expect((await app.services.queue.list({ kind: JOB.ack })).map((j) => j.state)).toEqual(['done', 'done']);
+    expect((await app.services.queue.list({ kind: JOB.event })).map((j) => j.state)).toEqual(['done', 'done', 'done']);
   });
 });
 
@@ -375,7 +391,7 @@ describe('GitHub misbehaving', () => {
     expect(gh.writes().map((w) => w.method + ' ' + w.path)).toEqual([`POST /repos/${OWNER}/${REPO}/issues/1/comments`, `POST /repos/${OWNER}/${REPO}/issues/1/comments`]);
     expect(comments.map((c) => c.body)).toEqual([renderReproductionStarted({ branch: 'main', sha: MAIN_SHA })]);
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
-    expect((await app.services.queue.list({ kind: JOB.ack }))[0]).toMatchObject({ state: 'done', attempts: 1 });
+    expect((await app.services.queue.list({ kind: JOB.event }))[0]).toMatchObject({ state: 'done', attempts: 1 });
   });
 
   it('a POST that GitHub carried out but answered 500: nothing is posted twice (counted on the thread)', async () => {
@@ -389,7 +405,7 @@ describe('GitHub misbehaving', () => {
     expect(comments[0]!.body).toBe(renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }));
     expect(gh.writes().map((w) => w.method + ' ' + w.path)).toEqual([`POST /repos/${OWNER}/${REPO}/issues/1/comments`]);
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
-    expect((await app.services.queue.list({ kind: JOB.ack }))[0]).toMatchObject({ state: 'done', attempts: 1 });
+    expect((await app.services.queue.list({ kind: JOB.event }))[0]).toMatchObject({ state: 'done', attempts: 1 });
   });
 
   it('403 with x-ratelimit-remaining: 0: throttled until the reset, then done', async () => {
@@ -403,18 +419,20 @@ describe('GitHub misbehaving', () => {
     await deliver(app.url, 'issues', example('issues', 'opened'));
     await settle();
     expect(gh.writes()).toHaveLength(2);
-    expect((await app.services.queue.list({ kind: JOB.ack }))[0]).toMatchObject({ state: 'done' });
+    expect((await app.services.queue.list({ kind: JOB.event }))[0]).toMatchObject({ state: 'done' });
   });
 
   it('GitHub down for every attempt: the job fails after its retries with a one-line error, and nothing is half-posted', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO);
+    // Each attempt reads the config again, then meets the outage.
+    gh.noConfig(OWNER, REPO).noConfig(OWNER, REPO);
     for (let i = 0; i < 12; i++) gh.on('GET', `/repos/${OWNER}/${REPO}`, 503, { message: 'Service Unavailable' });
     await deliver(app.url, 'issues', example('issues', 'opened'));
     // The queue retries with backoff; give it its three attempts.
     await app.services.queue.drain(60_000);
-    const [ack] = await app.services.queue.list({ kind: JOB.ack });
-    expect(ack).toMatchObject({ state: 'failed', attempts: 3 });
-    expect(ack!.error).toMatch(/^Service Unavailable/);
+    const [event] = await app.services.queue.list({ kind: JOB.event });
+    expect(event).toMatchObject({ state: 'failed', attempts: 3 });
+    expect(event!.error).toMatch(/^Service Unavailable/);
     expect(gh.writes()).toEqual([]);
   }, 60_000);
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startRedis, type RedisServer } from '../helpers/redisServer.js';
-import { HANDLED_EVENTS } from '../../src/webhooks/handlers.js';
+import { HANDLED_EVENTS } from '../../src/jobs/payloads.js';
 import { eventKey, webhookReceiver, type ReceiverOptions } from '../../src/webhooks/receiver.js';
 import { BullJobQueue } from '../../src/queue/bullQueue.js';
 import type { EventPayload } from '../../src/jobs/payloads.js';
@@ -111,6 +111,18 @@ describe('webhook receiver', () => {
     expect((await signed('ping', { zen: 'Design for failure.', hook_id: 1 }, 'ping-1')).status).toBe(200);
     expect((await signed('issues', { ...(example('issues', 'opened') as object), action: 'closed' }, 'closed-1')).status).toBe(200);
     expect(await queue.list()).toEqual([]);
+  });
+
+  it('decides what it can from the payload alone: a comment with no /swt line, a bot\'s comment, a title edit are answered 200 and not queued', async () => {
+    await serve();
+    const comment = (body: string, user = { login: 'octocat', type: 'User' }) => example('issue_comment', 'created', (p) => ((p.comment.body = body), (p.comment.user = user)));
+    expect((await signed('issue_comment', comment('Thanks, looks good to me.'), 'plain-1')).status).toBe(200);
+    expect((await signed('issue_comment', comment('/swt help', { login: 'swt-bot[bot]', type: 'Bot' }), 'bot-1')).status).toBe(200);
+    expect((await signed('pull_request', example('pull_request', 'opened', (p) => ((p.action = 'edited'), (p.changes = { title: { from: 'old title' } }))), 'title-1')).status).toBe(200);
+    expect(await queue.list()).toEqual([]);
+    expect((await signed('issue_comment', comment('/swt validate'), 'command-1')).status).toBe(200);
+    expect((await signed('pull_request', example('pull_request', 'opened', (p) => ((p.action = 'edited'), (p.changes = { body: { from: 'Fixes #2' } }))), 'body-1')).status).toBe(200);
+    expect((await queue.list()).map((j) => (j.payload as EventPayload).delivery)).toEqual(['command-1', 'body-1']);
   });
 
   it('refuses what @octokit/webhooks refuses, with its status codes, and queues none of it; the secret is in no log line', async () => {

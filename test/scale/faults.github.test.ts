@@ -59,7 +59,7 @@ describe('GitHub rate limits on the Redis engine', () => {
     expect(posted.map((w) => w.body.body)).toEqual([renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }), renderReproductionStarted({ branch: 'main', sha: MAIN_SHA })]);
     // The first POST was refused: one comment exists.
     expect(comments.map((c) => c.body)).toEqual([renderReproductionStarted({ branch: 'main', sha: MAIN_SHA })]);
-    expect((await app.services.queue.list({ kind: JOB.ack }))[0]).toMatchObject({ state: 'done', attempts: 1 });
+    expect((await app.services.queue.list({ kind: JOB.event }))[0]).toMatchObject({ state: 'done', attempts: 1 });
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
   });
 
@@ -78,9 +78,9 @@ describe('GitHub rate limits on the Redis engine', () => {
     const comments = gh.thread(OWNER, REPO, 1);
     expect((await deliver(app.url, 'issues', example('issues', 'opened'))).status).toBe(200);
     await app.services.queue.drain(30_000);
-    const [ack] = await app.services.queue.list({ kind: JOB.ack });
+    const [event] = await app.services.queue.list({ kind: JOB.event });
     // Attempt 1 hit the limit; attempt 2, after the backoff, posted.
-    expect(ack).toMatchObject({ state: 'done', attempts: 2 });
+    expect(event).toMatchObject({ state: 'done', attempts: 2 });
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toBe(renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }));
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
@@ -93,8 +93,8 @@ describe('GitHub rate limits on the Redis engine', () => {
     for (let i = 0; i < 3; i++) gh.on('GET', `/repos/${OWNER}/${REPO}`, 403, { message: 'You have exceeded a secondary rate limit.' }, { 'retry-after': '60' });
     expect((await deliver(app.url, 'issues', example('issues', 'opened'))).status).toBe(200);
     await app.services.queue.drain(30_000);
-    const [ack] = await app.services.queue.list({ kind: JOB.ack });
-    expect(ack).toMatchObject({ state: 'failed', attempts: 3, error: 'You have exceeded a secondary rate limit.' });
+    const [event] = await app.services.queue.list({ kind: JOB.event });
+    expect(event).toMatchObject({ state: 'failed', attempts: 3, error: 'You have exceeded a secondary rate limit.' });
     expect(gh.writes()).toEqual([]);
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toEqual([]);
   });

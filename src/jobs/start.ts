@@ -1,6 +1,7 @@
 /**
- * Fast lane: acknowledge at once (a "started" comment on an issue, an in-progress check run on a
- * PR), apply the limits, then queue the heavy work: a reproduction or a validation.
+ * How the event job (event.ts) starts the work it decided on, in the same job: say so at once (a
+ * "started" comment on an issue, an in-progress check run on a PR), apply the limits, then queue
+ * the heavy work: a reproduction or a validation. `swt reproduce|validate <URL>` starts its run here too.
  */
 import { errorLine } from '../util/errors.js';
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
@@ -8,16 +9,15 @@ import { approvalOf, gateConclusion } from '../github/decide.js';
 import { closingIssueNumbers } from '../github/links.js';
 import { CHECK_NAME, renderApprovalNotBound, renderBadConfigCheck, renderCheckProgress, renderJobError, renderLimitCheck, renderLimitReached, renderNoLinkedIssue, renderReproductionStarted, renderSuperseded } from '../github/render.js';
 import { repoSlug, type GitHubPort, type PullData, type RepoRef, type Target } from '../github/types.js';
-import type { JobContext } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
-import { jobLog, modelRefused, refOf, type JobDeps } from './deps.js';
+import { modelRefused, refOf, type JobDeps } from './deps.js';
 import { capLinks } from './limits.js';
 import { issueGroup, JOB, prGroup, repoLimit, type Traced } from './payloads.js';
 import type { ReproducePayload } from './reproduce.js';
 import { limitHit } from './spend.js';
 import type { ValidatePayload } from './validate.js';
 
-export type AckPayload = Traced & {
+export type StartRequest = Traced & {
   /** Who caused it (the webhook's sender): the per-author rate limit counts them. */
   sender?: string;
 } & (
@@ -40,16 +40,10 @@ export type AckPayload = Traced & {
         configError?: { message: string; headSha: string };
       }
   );
-type IssueAck = Extract<AckPayload, { type: 'issue' }>;
-type PullAck = Extract<AckPayload, { type: 'pr' }>;
+export type IssueStart = Extract<StartRequest, { type: 'issue' }>;
+export type PullStart = Extract<StartRequest, { type: 'pr' }>;
 
-export async function handle(d: JobDeps, { job }: JobContext<AckPayload>): Promise<void> {
-  const p = job.payload;
-  if (p.type === 'issue') await ackIssue(d, p, jobLog(d, job));
-  else await ackPull(d, p, jobLog(d, job));
-}
-
-async function ackIssue(d: JobDeps, p: IssueAck, log: Logger): Promise<void> {
+export async function startIssue(d: JobDeps, p: IssueStart, log: Logger): Promise<void> {
   const gh = await d.github(p.target);
   const r = refOf(p.target);
   const where = await gh.defaultBranch(r);
@@ -80,7 +74,7 @@ async function ackIssue(d: JobDeps, p: IssueAck, log: Logger): Promise<void> {
   });
 }
 
-async function ackPull(d: JobDeps, p: PullAck, log: Logger): Promise<void> {
+export async function startPull(d: JobDeps, p: PullStart, log: Logger): Promise<void> {
   const { store } = d;
   const gh = await d.github(p.target);
   const r = refOf(p.target);
@@ -125,7 +119,7 @@ async function ackPull(d: JobDeps, p: PullAck, log: Logger): Promise<void> {
 }
 
 interface PullCheck {
-  p: PullAck;
+  p: PullStart;
   gh: GitHubPort;
   r: RepoRef;
   pull: PullData;

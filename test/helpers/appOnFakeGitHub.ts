@@ -1,0 +1,57 @@
+/**
+ * The App on the loopback fake GitHub, as the App end-to-end tests run it: served on a port, the
+ * fake GitHub as a GHES over http (GHE_HOST, GHE_PROTOCOL=http) delivering signed webhooks to it,
+ * the scripted model as the OpenAI endpoint (OPENAI_BASE_URL and OPENAI_API_KEY set, and put back
+ * at stop), real containers, and a data directory of its own.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApp, type RunningApp, type StartAppOptions } from '../../src/app/app.js';
+import type { FakeGitHub } from '../../src/demo/fakeGitHub.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { appKey } from '../app/payloads.js';
+import { startScriptedLlm, type Responder, type ScriptedLlm, type ScriptStep } from './scriptedLlm.js';
+
+export interface AppOnFakeGitHub {
+  app: RunningApp;
+  llm: ScriptedLlm;
+  /** Resolves once nothing is queued or running. */
+  settle(timeoutMs: number): Promise<void>;
+  /** Stops the App and the model, removes the data directory, and puts the OpenAI variables back. */
+  stop(): Promise<void>;
+}
+
+export async function startAppOnFakeGitHub(fake: FakeGitHub, o: { secret: string; model: ScriptStep[] | Responder; apiKey: string } & Partial<StartAppOptions>): Promise<AppOnFakeGitHub> {
+  const { secret, model, apiKey, ...rest } = o;
+  const saved = { OPENAI_BASE_URL: process.env.OPENAI_BASE_URL, OPENAI_API_KEY: process.env.OPENAI_API_KEY };
+  const llm = await startScriptedLlm(model);
+  process.env.OPENAI_BASE_URL = llm.baseURL;
+  process.env.OPENAI_API_KEY = apiKey;
+  const dataDir = mkdtempSync(join(tmpdir(), `swt-e2e-${process.pid}-`));
+  const restore = async () => {
+    await llm.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  let app: RunningApp;
+  try {
+    app = await startApp({ appId: fake.appId, privateKey: appKey(), secret, dataDir, env: { GHE_HOST: fake.host, GHE_PROTOCOL: 'http' }, sandbox: createDockerSandbox(), ...rest });
+  } catch (e) {
+    await restore();
+    throw e;
+  }
+  fake.appUrl = app.url;
+  return {
+    app,
+    llm,
+    settle: (timeoutMs) => app.services.queue.drain(timeoutMs),
+    async stop() {
+      await app.stop();
+      await restore();
+    },
+  };
+}
