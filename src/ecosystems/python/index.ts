@@ -44,7 +44,7 @@ export const python: Ecosystem = {
   manifests: PYTHON_MANIFESTS,
   dependencyManifest: pythonDependencyManifest,
   testMachinery: pythonMachinery,
-  runnerNames: ['pytest', 'django (runtests.py, manage.py test)'],
+  runnerNames: ['pytest', 'Django (manage.py test, runtests.py)'],
   // Django's runner reads manage.py (a Django project) and the pytest configs (pytest-django keeps pytest).
   readsFiles: djangoReads,
   ownsPath: (p) => p.base.endsWith('.py'),
