@@ -24,7 +24,7 @@ const TEST_PATCH = [
   'diff --git a/test/events.test.js b/test/events.test.js',
   '--- a/test/events.test.js',
   '+++ b/test/events.test.js',
-  '@@ -4,3 +4,4 @@ const { events } = require(\'../index.js\');',
+  '@@ -5,2 +5,3 @@ const { events } = require(\'../index.js\');',
   ' ',
   " test('readable', () => assert.strictEqual(events(false), Epoll.EPOLLIN));",
   "+test('writable when sending', () => assert.strictEqual(events(true) & Epoll.EPOLLOUT, Epoll.EPOLLOUT));",
