@@ -1,14 +1,53 @@
 import type { RawAnswer } from '../generation/answers.js';
 import type { ChangeCoverage } from '../coverage/measure.js';
 import { judgedTests, reproduces } from '../harness/classify.js';
-import type { TestTransition } from '../results/types.js';
+import { verdictReasons } from '../harness/render.js';
+import type { TestTransition, Verdict } from '../results/types.js';
 import { noTime, PHASES, type PhaseTimes } from './phases.js';
 
 /** A test's transition as results.jsonl keeps it: failure messages trimmed to an excerpt. */
-export type ResultTest = Pick<TestTransition, 'id' | 'base' | 'head' | 'transition' | 'flaky' | 'preexisting' | 'runs' | 'orderDependent' | 'fileLevel'> & {
+export type ResultTest = Pick<TestTransition, 'id' | 'base' | 'head' | 'transition' | 'flaky' | 'preexisting' | 'notJudged' | 'runs' | 'orderDependent' | 'fileLevel'> & {
   baseFailure?: string;
   headFailure?: string;
 };
+
+/** A failure message trimmed for results.jsonl and the report. */
+const EXCERPT_CHARS = 800;
+
+function excerpt(message: string | undefined): string | undefined {
+  if (!message) return undefined;
+  return message.length > EXCERPT_CHARS ? `${message.slice(0, EXCERPT_CHARS)}…` : message;
+}
+
+/** A test's row: what decides its part in the verdict (flaky, pre-existing, not judged) kept with it. */
+export function resultTest(t: TestTransition): ResultTest {
+  const out: ResultTest = { id: t.id, base: t.base, head: t.head, transition: t.transition, flaky: t.flaky };
+  if (t.preexisting) out.preexisting = true;
+  if (t.notJudged) out.notJudged = t.notJudged;
+  if (t.flaky && t.runs) out.runs = t.runs;
+  if (t.orderDependent) out.orderDependent = t.orderDependent;
+  if (t.fileLevel) out.fileLevel = true;
+  const base = t.base === 'fail' ? excerpt(t.baseFailure?.message) : undefined;
+  const head = t.head === 'fail' ? excerpt(t.headFailure?.message) : undefined;
+  if (base) out.baseFailure = base;
+  if (head) out.headFailure = head;
+  return out;
+}
+
+/**
+ * What an eval row keeps of a validation's verdict: S, the fix filter, every test with what decides
+ * its part, and the reasons in words, so that the row explains its verdict as `swt validate` does.
+ */
+export function verdictRow(v: Verdict): Pick<InstanceResult, 'success' | 'likelyCorrect' | 'tests' | 'noTests' | 'lostReproductions' | 'why'> {
+  return {
+    success: v.success,
+    likelyCorrect: v.likelyCorrect,
+    tests: v.tests.map(resultTest),
+    ...(v.noTests ? { noTests: v.noTests } : {}),
+    ...(v.lostReproductions?.length ? { lostReproductions: [...v.lostReproductions] } : {}),
+    why: verdictReasons(v),
+  };
+}
 
 /** ΔC of one instance as results.jsonl keeps it (the line lists included, for the report). */
 export type InstanceCoverage = Pick<ChangeCoverage, 'counter' | 'dC' | 'referenceDC' | 'lines' | 'covered' | 'executableBy' | 'executable' | 'coveredLines' | 'runs' | 'reused' | 'durationMs'>;
@@ -40,6 +79,10 @@ export interface InstanceResult {
   error?: string;
   /** Why validation yielded no test at all (each side's exit and the end of its runner's output). */
   noTests?: string;
+  /** Baseline F→P tests the test patch took away (not S whatever the rows say; see Verdict). */
+  lostReproductions?: string[];
+  /** S and the fix filter in words, from the same rule and rows as `swt validate` says them. */
+  why?: { success: string; likelyCorrect: string };
   warnings?: string[];
   testPatch?: string;
   /** Generation evidence when predictions were generated. */

@@ -12,7 +12,7 @@ import { isSwtError } from '../util/errors.js';
 import type { Instance, Prediction } from './instances.js';
 import { PhaseClock } from './phases.js';
 import { resolveRepoPath } from './repos.js';
-import { summarize, type EvalReport, type GenerationRecord, type InstanceCoverage, type InstanceResult, type ResultTest } from './report.js';
+import { summarize, verdictRow, type EvalReport, type GenerationRecord, type InstanceCoverage, type InstanceResult } from './report.js';
 import { openRun, predictionsDigest, RESULTS_FILE, type RunSettings } from './resume.js';
 
 /**
@@ -62,9 +62,6 @@ export interface EvalOutcome {
 /** Errors that make every further instance pointless: stop the run instead of recording them. */
 const FATAL = new Set(['DOCKER_UNREACHABLE', 'INTERRUPTED']);
 
-/** A failure message trimmed for results.jsonl and the report. */
-const EXCERPT_CHARS = 800;
-
 export function runSettings(opts: Pick<EvalOptions, 'source' | 'coverage' | 'reruns'>): RunSettings {
   const s = opts.source;
   const predictions = s.kind === 'file' ? `file:${predictionsDigest(s.predictions)}` : s.kind === 'generate' ? `generate:${s.label ?? 'default'}` : s.kind;
@@ -89,7 +86,7 @@ export async function runEval(sandbox: Sandbox, opts: EvalOptions, progress: Pro
         if (environment) result.environment = environment;
         // Written as each finishes, so an interrupted run keeps what it has.
         await appendFile(resultsPath, `${JSON.stringify(result)}\n`);
-        progress.advance?.(`${inst.instance_id}: ${result.error ? 'error' : result.success ? 'S' : 'not S'}`);
+        progress.advance?.(`${inst.instance_id}: ${result.error ? 'error' : result.success ? 'S' : `not S (${result.why?.success ?? 'no verdict'})`}`);
         return result;
       }),
     ),
@@ -137,10 +134,7 @@ export async function evaluateInstance(clock: PhaseClock, inst: Instance, opts: 
       },
       { step: (m) => progress.step(`${inst.instance_id}: ${m}`) },
     );
-    row.success = v.success;
-    row.likelyCorrect = v.likelyCorrect;
-    row.tests = v.tests.map(resultTest);
-    if (v.noTests) row.noTests = v.noTests;
+    Object.assign(row, verdictRow(v));
     keepCoverage(row, v);
   } catch (e) {
     if (isSwtError(e) && FATAL.has(e.code)) throw e;
@@ -149,24 +143,6 @@ export async function evaluateInstance(clock: PhaseClock, inst: Instance, opts: 
     row.durationMs = Date.now() - started;
   }
   return row;
-}
-
-function excerpt(message: string | undefined): string | undefined {
-  if (!message) return undefined;
-  return message.length > EXCERPT_CHARS ? `${message.slice(0, EXCERPT_CHARS)}…` : message;
-}
-
-function resultTest(t: ValidationResult['tests'][number]): ResultTest {
-  const out: ResultTest = { id: t.id, base: t.base, head: t.head, transition: t.transition, flaky: t.flaky };
-  if (t.preexisting) out.preexisting = true;
-  if (t.flaky && t.runs) out.runs = t.runs;
-  if (t.orderDependent) out.orderDependent = t.orderDependent;
-  if (t.fileLevel) out.fileLevel = true;
-  const base = t.base === 'fail' ? excerpt(t.baseFailure?.message) : undefined;
-  const head = t.head === 'fail' ? excerpt(t.headFailure?.message) : undefined;
-  if (base) out.baseFailure = base;
-  if (head) out.headFailure = head;
-  return out;
 }
 
 function keepCoverage(row: InstanceResult, v: Pick<ValidationResult, 'coverage' | 'coverageError'>): void {

@@ -22,7 +22,8 @@
  *   for the issue;
  * - relative to a baseline (the same files run without the test patch, SWT-bench's
  *   get_resolution_success), tests whose transition the baseline already shows are pre-existing
- *   and do not count; a baseline F2P the patched run loses fails S.
+ *   and do not count; a baseline F2P the patched run loses (not flaky or not judged there) fails S,
+ *   and the verdict names it (lostReproductions).
  */
 import { SwtError } from '../util/errors.js';
 import type { FailureKind, RunCount, RunResult, TestResult, TestTransition, Transition, Verdict } from '../results/types.js';
@@ -180,8 +181,14 @@ export function relativeTo(withTests: Verdict, baseline: Verdict): Verdict {
   const before = new Map(baseline.tests.filter((t) => !t.flaky).map((t) => [t.id, t.transition]));
   const tests = withTests.tests.map((t) => (!t.flaky && !t.notJudged && before.get(t.id) === t.transition ? { ...t, preexisting: true } : t));
   const v = verdictOf(tests);
-  const kept = new Set(tests.filter(reproduces).map((t) => t.id));
-  if (baseline.tests.some((t) => reproduces(t) && !kept.has(t.id))) v.success = v.likelyCorrect = false;
+  // A reproduction of the baseline's (one run per side) that the patched runs, with their reruns,
+  // show flaky or not judged is that, not a lost one: it decides nothing, as in the rows.
+  const kept = new Set(tests.filter((t) => reproduces(t) || t.flaky || t.notJudged).map((t) => t.id));
+  const lost = baseline.tests.filter((t) => reproduces(t) && !kept.has(t.id)).map((t) => t.id);
+  if (lost.length) {
+    v.success = v.likelyCorrect = false;
+    v.lostReproductions = lost;
+  }
   return v;
 }
 

@@ -36,7 +36,9 @@ export function verdictReasons(v: Verdict): { success: string; likelyCorrect: st
   const failingAfter = judged.filter((t) => t.head === 'fail').length;
   const count = (tr: TestTransition['transition']) => judged.filter((t) => t.transition === tr).length;
   let s: string;
-  if (judged.length === 0) s = v.tests.length ? 'the test patch changes no test outcome' : 'no test ran';
+  const lost = v.lostReproductions?.length ? `the test patch takes away what went from failing to passing without it (${v.lostReproductions.join(', ')})` : undefined;
+  if (lost) s = lost;
+  else if (judged.length === 0) s = v.tests.length ? 'the test patch changes no test outcome' : 'no test ran';
   else if (v.success) s = `${plural(f2p, 'test')} ${f2p === 1 ? 'goes' : 'go'} from failing to passing and no test fails after the fix`;
   else if (f2p === 0) s = 'no test goes from failing to passing';
   else s = `${plural(failingAfter, 'test')} ${failingAfter === 1 ? 'fails' : 'fail'} after the fix`;
@@ -47,6 +49,7 @@ export function verdictReasons(v: Verdict): { success: string; likelyCorrect: st
     const reasons: string[] = [];
     const p2f = count('P2F');
     const f2f = count('F2F');
+    if (lost) reasons.push(lost);
     if (judged.length === 0) reasons.push(v.tests.length ? 'the test patch changes no test outcome' : 'no test ran');
     else if (f2p === 0) reasons.push('no test goes from failing to passing');
     if (p2f) reasons.push(`${plural(p2f, 'test')} ${p2f === 1 ? 'breaks' : 'break'} (P→F)`);

@@ -95,6 +95,11 @@ export interface Verdict {
   counts: Record<Transition, number>;
   /** When no test came out at all: why, each side's exit and the end of what its runner printed (harness/noTests.ts). */
   noTests?: string;
+  /**
+   * Tests F→P without the test patch (the baseline) that the patched runs no longer show F→P: the
+   * test patch took a reproduction away, so not S whatever the rows say (classify's relativeTo).
+   */
+  lostReproductions?: string[];
 }
 
 /** How to run a repository's tests: a runner kind and a command template with `{files}`. */

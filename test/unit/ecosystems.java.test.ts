@@ -5,6 +5,9 @@ import { detectEcosystem, recogniseRunner } from '../../src/ecosystems/index.js'
 import { classOfTestFile, gradle, java, javaReleaseOf, jdkFor, jvmMethodOf, maven } from '../../src/ecosystems/java/index.js';
 import { OUTPUT_MARKER, REPORT_MARKER, parseJvmReports } from '../../src/ecosystems/java/reports.js';
 import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
+import { parseRunReports } from '../../src/harness/parsers/index.js';
+import { compareRuns } from '../../src/harness/classify.js';
+import type { RunResult } from '../../src/results/types.js';
 
 // Real reports: Maven 3.8.7 (Debian bookworm, OpenJDK 17) with Surefire 2.22.2 and 3.2.5 from
 // Maven Central, on a JUnit 4.13 project and a JUnit Jupiter 5.10 project (passes, assertion
@@ -139,7 +142,7 @@ describe('the Java ecosystem', () => {
     const install = java.environment({ files: ['pom.xml'] }).install;
     expect(install).toContain('swt: Maven could not resolve');
     // Offline first, from the local repository the package cache seeded; online for what is missing.
-    expect(install).toMatch(/^\{ mvn -B -q -o dependency:go-offline && .*\} >\/dev\/null 2>&1 \|\| \{ mvn -B -q dependency:go-offline && /);
+    expect(install).toMatch(/^\{ mvn -B -q -o dependency:go-offline && .*\} >\/dev\/null 2>&1 \|\| \{ mvn -B -q -fae dependency:go-offline; mvn -B -q -fae .* test >\/dev\/null 2>&1; true; \}/);
     // Maven's resolver reads neither HTTPS_PROXY nor the JVM's proxy properties: before any install (a named one too), the user's settings file names the egress proxy.
     expect(java.beforeInstall).toMatch(/<proxies>.*<protocol>https<\/protocol><host>%s<\/host><port>%s<\/port>.*> "\$HOME\/\.m2\/settings\.xml" && : > "\$HOME\/\.m2\/\.swt-settings"/);
     expect(java.beforeInstall).toContain('cp -a "$SWT_PKG_CACHE/m2/." "$HOME/.m2/repository"/');
@@ -165,5 +168,31 @@ describe('which Java tests a test patch adds or changes', () => {
     const sfile = 'src/test/java/org/semver4j/SemverTest.java';
     expect(semver({ id: 'org.semver4j.SemverTest.shouldTreatParsedVersionsAsEqual', file: sfile })).toBe(true);
     expect(semver({ id: 'org.semver4j.SemverTest.shouldTryCoerceVersion(String, String)[1]', file: sfile })).toBe(false);
+  });
+});
+
+// Issue 39: a plain Maven project whose Surefire (2.22.3) Maven Central does not have: the build
+// stops before any test, and its output went to the report, not the run's. It said only "the
+// runner reported no tests for this file" (F→F on both sides); now the file's failure is Maven's why.
+describe('surefire-2.22.3-missing (a build that stops before any test; real Maven 3.9 output)', () => {
+  const content = `${OUTPUT_MARKER}\n${readFileSync(join(FIX, 'surefire-2.22.3-missing', 'build-output.txt'), 'utf8')}`;
+
+  it("each requested file fails with the build's own error lines, not its advice", () => {
+    const r = parse(content, ['src/test/java/com/example/CalcTest.java']);
+    expect(r.tests).toEqual([]);
+    expect(r.fileErrors).toEqual([
+      { file: 'src/test/java/com/example/CalcTest.java', kind: 'collection', message: expect.stringMatching(/^the build failed before running tests: Plugin org\.apache\.maven\.plugins:maven-surefire-plugin:2\.22\.3 or one of its dependencies could not be resolved/) },
+    ]);
+    expect(r.fileErrors[0]!.message).not.toMatch(/full stack trace|Help 1/);
+  });
+
+  it('through the harness: the file is F→F with that reason on both sides', () => {
+    const run = (): RunResult => {
+      const p = parseRunReports({ kind: 'maven', template: 'mvn test {files}' }, { files: ['src/test/java/com/example/CalcTest.java'], reports: { 'maven-reports.txt': content }, output: '', exitCode: 1, timedOut: false, root: '/testbed' });
+      return { tests: p.tests, fileErrors: p.fileErrors, timedOut: false, exitCode: 1, output: '', durationMs: 0 };
+    };
+    const v = compareRuns([run()], [run()]);
+    expect(v.tests).toHaveLength(1);
+    expect(v.tests[0]).toMatchObject({ transition: 'F2F', headFailure: { kind: 'collection', message: expect.stringContaining('maven-surefire-plugin:2.22.3') } });
   });
 });

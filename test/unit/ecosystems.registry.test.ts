@@ -31,9 +31,10 @@ describe('ecosystem registry', () => {
   it('recognises runners in commands through their ecosystems', () => {
     expect(recogniseRunner('python3 -m pytest {files}')).toBe('pytest');
     expect(recogniseRunner('npx tape {files}')).toBe('tap');
+    expect(recogniseRunner('python manage.py test {files}')).toBe('django');
     expect(recogniseRunner('make check')).toBe('make-check');
     expect(recogniseRunner('make test')).toBeUndefined();
-    expect(supportedRunners()).toMatch(/^pytest, jest, .* and /);
+    expect(supportedRunners()).toMatch(/^pytest, Django \(manage\.py test, runtests\.py\), jest, .* and /);
   });
 
   it('routes a path to the ecosystem of its language', () => {

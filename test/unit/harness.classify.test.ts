@@ -3,6 +3,8 @@ import type { RunResult, TestTransition, Verdict } from '../../src/results/types
 import { isSwtError } from '../../src/util/errors.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { loadCapture, runResultOf } from './fixtures/reports/load.js';
+import { verdictReasons } from '../../src/harness/render.js';
+import { verdictRow } from '../../src/eval/report.js';
 
 /** A real run reduced to some of its tests and file errors (as if fewer files had been run). */
 function only(run: RunResult, keep: (id: string) => boolean): RunResult {
@@ -277,6 +279,31 @@ describe('relative to a baseline run without the test patch (SWT-bench get_resol
     expect(relativeTo(withTests, baseline).success).toBe(false);
     const lost = relativeTo(compareRuns([run([['a', 'failed'], ['c', 'failed']])], [run([['a', 'passed'], ['c', 'failed']])]), compareRuns([run([['c', 'failed']])], [run([['c', 'passed']])]));
     expect(lost.success).toBe(false);
+  });
+
+  // Issue 39: `swt eval` reported an instance not S while its row held one F→P and every other test
+  // P→P, flaky one included; `swt validate` said S. The baseline (one run per side) saw the flaky
+  // test fail at base; the patched runs, with reruns, saw it flaky: not a reproduction the test
+  // patch took away. One rule: a flaky or not-judged test decides nothing, in the rows or the baseline.
+  it('a baseline F→P the patched runs show flaky decides nothing (S, as its rows say); a lost one is named, and the reasons say it', () => {
+    const withTests = compareRuns([run([['new', 'failed'], ['c', 'failed']]), run([['new', 'failed'], ['c', 'passed']])], [run([['new', 'passed'], ['c', 'passed']]), run([['new', 'passed'], ['c', 'passed']])]);
+    expect(withTests.tests.find((t) => t.id === 'c')).toMatchObject({ transition: 'P2P', flaky: true });
+    const baseline = compareRuns([run([['c', 'failed']])], [run([['c', 'passed']])]);
+    const v = relativeTo(withTests, baseline);
+    expect(v.success).toBe(true);
+    expect(v.lostReproductions).toBeUndefined();
+    expect(verdictReasons(v).success).toBe('1 test goes from failing to passing and no test fails after the fix');
+    // The test patch changed c so that it no longer reproduces: not S, and the verdict says which and why.
+    const changed = relativeTo(compareRuns([run([['new', 'failed'], ['c', 'passed']])], [run([['new', 'passed'], ['c', 'passed']])]), baseline);
+    expect(changed.success).toBe(false);
+    expect(changed.lostReproductions).toEqual(['c']);
+    expect(verdictReasons(changed).success).toBe('the test patch takes away what went from failing to passing without it (c)');
+    // The eval row keeps what decides: the flaky flag and runs, the lost reproduction, the reasons.
+    const row = verdictRow(v);
+    expect(row.success).toBe(true);
+    expect(row.tests.find((t) => t.id === 'c')).toMatchObject({ transition: 'P2P', flaky: true, runs: { base: { runs: 2, failed: 1 }, head: { runs: 2, failed: 0 } } });
+    expect(row.why?.success).toBe(verdictReasons(v).success);
+    expect(verdictRow(changed)).toMatchObject({ success: false, lostReproductions: ['c'], why: { success: expect.stringContaining('takes away') } });
   });
 });
 

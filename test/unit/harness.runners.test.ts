@@ -78,7 +78,7 @@ describe('runnerFromCommand', () => {
       }
       return undefined;
     })();
-    expect(err?.oneLine()).toMatch(/pytest, jest, vitest, ava, jasmine, bun test, deno test, mocha, uvu, node --test, tap \(node-tap\),? (and )?tape\b.*go test, cargo test, Maven \(Surefire\), Gradle, ctest, meson test and make check/);
+    expect(err?.oneLine()).toMatch(/pytest, Django \(manage\.py test, runtests\.py\), jest, vitest, ava, jasmine, bun test, deno test, mocha, uvu, node --test, tap \(node-tap\),? (and )?tape\b.*go test, cargo test, Maven \(Surefire\), Gradle, ctest, meson test and make check/);
     expect(err?.oneLine()).toMatch(/\brspec, minitest\b.*\bphpunit\b/);
   });
 });

@@ -88,6 +88,15 @@ function mavenResolve(flags: string): string {
   return `mvn -B -q ${flags}dependency:go-offline && mvn -B -q ${flags}${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1`;
 }
 
+/**
+ * The same from Maven Central, module by module (`--fail-at-end`): a reactor module that cannot
+ * resolve (a sibling needing an unreleased SNAPSHOT) no longer stops the others' resolution, and
+ * the test runs build only the touched test's module with what it needs (`-pl <module> -am`).
+ */
+function mavenResolveEach(): string {
+  return `mvn -B -q -fae dependency:go-offline; mvn -B -q -fae ${SKIPS.join(' ')} -Dmaven.test.failure.ignore=true test >/dev/null 2>&1; true`;
+}
+
 /** Gathers every XML report under `pattern` and the build's output into one report file. */
 function collect(find: string, out: string, report: string): string {
   const r = reportPath(out, report);
@@ -237,8 +246,8 @@ export const java: Ecosystem = {
       image: `maven:3.9-eclipse-temurin-${jdk}`,
       // Offline first, from the local repository the package cache seeded (beforeInstall); what is missing comes from Maven Central.
       install:
-        `{ ${mavenResolve('-o ')}; } >/dev/null 2>&1 || { ${mavenResolve('')}; }; ` +
-        `mvn -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || ${installNote("Maven could not resolve the build's plugins and dependencies (no repository answered?): the tests build only with the local repository the image holds")}; ` +
+        `{ ${mavenResolve('-o ')}; } >/dev/null 2>&1 || { ${mavenResolveEach()}; }; ` +
+        `mvn -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || ${installNote("Maven could not resolve all of the build's plugins and dependencies (no repository answered, or a module needs what none has): the tests build with what the local repository holds")}; ` +
         // The runner of the confirmation rounds (rounds.ts), compiled once here rather than in every run.
         JAVA_ROUNDS_INSTALL,
     };

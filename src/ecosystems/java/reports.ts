@@ -52,6 +52,28 @@ const MAVEN_COMPILE_FAILED = /^\[ERROR\] Failed to execute goal \S*maven-compile
 const GRADLE_COMPILE_FAILED = /^(?:> Task |\* What went wrong:\s*)?(?:Execution failed for task ')?(\S*?):compile(Test)?(Java|Kotlin|Groovy)(?:' *\.| FAILED)$/;
 const MAVEN_OTHER_FAILURE = /^\[ERROR\] Failed to execute goal (?!\S*maven-surefire-plugin)(.*)$/;
 
+/** Maven's advice after a failure (`To see the full stack trace…`, `[Help 1] http…`): never the why. */
+const MAVEN_BOILERPLATE = /^\[ERROR\] (?:$|To see the full stack trace|Re-run Maven|For more information about|\[Help \d+\]|-> \[Help)/;
+
+/**
+ * Why a build stopped, when it did: Maven's `[ERROR]` lines after `BUILD FAILURE`, Gradle's
+ * `* What went wrong:` paragraph; undefined for a build that did not fail.
+ */
+export function buildStopped(output: string): string | undefined {
+  const lines = output.split('\n').map((l) => l.trimEnd());
+  const maven = lines.findIndex((l) => /^\[INFO\] BUILD FAILURE$/.test(l));
+  if (maven >= 0) {
+    const errors = lines.slice(maven).filter((l) => l.startsWith('[ERROR] ') && !MAVEN_BOILERPLATE.test(l)).map((l) => l.slice(8).replace(/ -> \[Help \d+\]$/, ''));
+    return firstLines(errors.join('\n'), 4, 500);
+  }
+  const gradle = lines.findIndex((l) => l === '* What went wrong:');
+  if (gradle >= 0) {
+    const end = lines.findIndex((l, i) => i > gradle && /^\* (Try|Get more help|Exception is):/.test(l));
+    return firstLines(lines.slice(gradle + 1, end < 0 ? undefined : end).join('\n').trim(), 4, 500);
+  }
+  return undefined;
+}
+
 function compileErrors(output: string, ctx: ReportContext): { file: string; line: string }[] {
   const found: { file: string; line: string }[] = [];
   for (const raw of output.split('\n')) {
@@ -107,6 +129,11 @@ export function parseJvmReports(content: string, ctx: ReportContext): OneReport 
       const m = MAVEN_OTHER_FAILURE.exec(l);
       if (m) errors.push(firstLines(m[1], 2, 400) ?? m[1]);
     }
+    // The build stopped before any test (a plugin it cannot resolve): each requested file without a
+    // result says so, with the build's own words; its output went to the report, not the run's.
+    const why = buildStopped(output);
+    const seen = new Set([...tests.map((t) => t.file), ...fileErrors.map((e) => e.file)]);
+    if (why && xml.length === 0) for (const f of ctx.files.map(normalizeRel)) if (!seen.has(f)) fileErrors.push({ file: f, kind: 'collection', message: `the build failed before running tests: ${why}` });
   }
   return { tests, fileErrors, complete: buildFailures.length === 0, errors, ...(buildFailures.length ? { buildFailures } : {}) };
 }

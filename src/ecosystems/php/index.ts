@@ -30,12 +30,13 @@ export function declaredPhpVersion(facts: RepoFacts): string | undefined {
 /**
  * `composer install` through the egress proxy. Air-gapped (Packagist does not answer):
  * `composer dump-autoload` still maps the project's own classes (PSR-4/classmap, no download),
+ * its tests' too (`--dev`: with no install to infer it from, Composer leaves `autoload-dev` out),
  * and the image's PHPUnit stands in for vendor/bin/phpunit; the install records it (INSTALL_NOTES)
  * and succeeds.
  */
 export const PHP_INSTALL =
   'if [ -f composer.json ]; then composer install --no-interaction --no-progress || ' +
-  `{ ${installNote("composer install failed (Packagist unreachable: air-gapped?); composer dump-autoload for the project's own classes, with the PHP packages the image holds")}; composer dump-autoload --no-interaction || exit $?; }; fi; ` +
+  `{ ${installNote("composer install failed (Packagist unreachable: air-gapped?); composer dump-autoload for the project's own classes, with the PHP packages the image holds")}; composer dump-autoload --dev --no-interaction || composer dump-autoload --no-interaction || exit $?; }; fi; ` +
   '[ -e vendor/bin/phpunit ] || { [ -e vendor/bin/simple-phpunit ] && ln -s simple-phpunit vendor/bin/phpunit; } || ' +
   `{ p=$(command -v phpunit) && mkdir -p vendor/bin && ln -s "$p" vendor/bin/phpunit && ${installNote("vendor/bin/phpunit is the image's PHPUnit")} && phpunit --version | head -n 1 | sed 's/^/swt: /' | tee -a ${INSTALL_NOTES}; } || true`;
 

