@@ -16,8 +16,8 @@ import { rank } from '../../src/pipeline/rank.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
-import { fixtureOnFakeGitHub, MODEL_TEST, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from './fixtureGitHub.js';
-import { appKey } from './payloads.js';
+import { fixtureOnFakeGitHub, MODEL_TEST, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from '../helpers/fixtureGitHub.js';
+import { appKey } from '../helpers/webhooks.js';
 
 let fx: FixtureGitHub;
 let app: RunningApp;

@@ -13,7 +13,7 @@ import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
-import { appKey } from './payloads.js';
+import { appKey } from '../helpers/webhooks.js';
 
 const SECRET = 'swt-e2e-go-webhook-secret';
 const OWNER = 'acme';
