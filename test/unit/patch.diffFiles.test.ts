@@ -3,25 +3,24 @@ import { changedFunctions } from '../../src/ecosystems/diffFunctions.js';
 import { changedGoTests } from '../../src/ecosystems/go/changedTests.js';
 import { splitDiff } from '../../src/patch/diffFiles.js';
 
-const diff = [
-  'diff --git a/queries_test.go b/queries_test.go',
-  'index 1..2 100644',
-  '--- a/queries_test.go',
-  '+++ b/queries_test.go',
-  '@@ -3,3 +3,2 @@ func TestQuery(t *testing.T) {',
-  ' \tq := `',
-  '--- old comment in SQL',
-  ' \t`',
-  'diff --git a/gone_test.go b/gone_test.go',
-  'deleted file mode 100644',
-  '--- a/gone_test.go',
-  '+++ /dev/null',
-  '@@ -1,3 +0,0 @@',
-  '-func TestGone(t *testing.T) {',
-  '-}',
-  '-',
-  '',
-].join('\n');
+// A removed SQL comment inside a Go raw string: its diff line starts with `---`, as a header does.
+const diff = `diff --git a/queries_test.go b/queries_test.go
+index 1..2 100644
+--- a/queries_test.go
++++ b/queries_test.go
+@@ -3,3 +3,2 @@ func TestQuery(t *testing.T) {
+ \tq := \`
+--- old comment in SQL
+ \t\`
+diff --git a/gone_test.go b/gone_test.go
+deleted file mode 100644
+--- a/gone_test.go
++++ /dev/null
+@@ -1,3 +0,0 @@
+-func TestGone(t *testing.T) {
+-}
+-
+`;
 
 describe('a diff cut into files', () => {
   it("keeps each file's hunks from the first @@ on, a removed line that starts with -- among them", () => {
