@@ -1,4 +1,4 @@
-/** bench:generate's arithmetic over eval rows, pure (test/unit/benchGenerate.test.ts). */
+/** bench:generate's arithmetic over eval rows, pure (test/unit/bench.generate.test.ts). */
 import { summarize, type InstanceResult } from '../src/eval/report.js';
 
 /** One strategy's figures over the instances it ran. */

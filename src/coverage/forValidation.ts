@@ -2,7 +2,7 @@
 import { filesTouchedByPatch } from '../harness/runTests.js';
 import type { RunnerSpec } from '../results/types.js';
 import type { Environment, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
-import { isSwtError } from '../util/errors.js';
+import { errorLine, isSwtError } from '../util/errors.js';
 import { changeCoverage, codePatchBetween, runsWithPatch, type ChangeCoverage } from './measure.js';
 
 /** How a caller (eval, `swt validate --coverage`, the App) asks for ΔC. */
@@ -34,7 +34,7 @@ const FATAL = new Set(['DOCKER_UNREACHABLE', 'INTERRUPTED']);
 
 function failed(e: unknown): { coverageError: string } {
   if (isSwtError(e) && FATAL.has(e.code)) throw e;
-  return { coverageError: isSwtError(e) ? e.oneLine() : (e as Error).message };
+  return { coverageError: errorLine(e) };
 }
 
 /** ΔC of a validation's tests; a failure becomes `coverageError`, never a failed validation. */

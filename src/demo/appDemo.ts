@@ -10,6 +10,7 @@ import { extname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { startApp } from '../app/app.js';
 import { isLlmConfigured } from '../generation/index.js';
+import { splitDiff } from '../patch/diffFiles.js';
 import type { StrategyName } from '../generation/candidate.js';
 import { silentProgress, type Progress } from '../pipeline/progress.js';
 import { git } from '../repo/gitExec.js';
@@ -53,7 +54,7 @@ export async function publishFixture(fake: FakeGitHub, name: FixtureName, opts: 
     await run('cherry-pick', '--allow-empty', fx.head);
     const goodFix = await run('rev-parse', 'HEAD');
     await run('checkout', '-q', base);
-    const fixed = /^diff --git a\/(\S+)/m.exec(fx.instance.patch)![1]!;
+    const fixed = splitDiff(fx.instance.patch)[0]!.path;
     const file = join(fx.dir, fixed);
     const comment = extname(fixed) === '.py' ? '# TODO: handle more input' : '// TODO: handle more input';
     await writeFile(file, `${(await readFile(file, 'utf8')).trimEnd()}\n${comment}\n`);

@@ -3,7 +3,7 @@
  * functions or methods (Rust, Java): the compiled-language rule judges only those when their unit
  * did not build at base. Pure.
  */
-import { diffPath } from '../patch/fileNames.js';
+import { splitDiff } from '../patch/diffFiles.js';
 
 export interface ChangedFunctions {
   /** Function names with an added or removed line, by repository path. */
@@ -23,31 +23,25 @@ export interface FunctionSyntax {
 
 export function changedFunctions(diff: string, syntax: FunctionSyntax): ChangedFunctions {
   const out: ChangedFunctions = { names: new Map(), whole: new Set() };
-  let file: string | undefined;
-  let current: string | undefined;
-  for (const line of diff.split('\n')) {
-    if (line.startsWith('+++ ')) {
-      const name = diffPath(line.slice(4));
-      file = name && syntax.file(name) ? name : undefined;
-      current = undefined;
-      continue;
-    }
-    if (line.startsWith('--- ') || line.startsWith('diff --git ')) continue;
-    if (!file) continue;
-    if (line.startsWith('@@')) {
-      current = undefined;
-      continue;
-    }
-    const body = line.slice(1);
-    const decl = syntax.declaration.exec(body);
-    if (decl) current = decl.slice(1).find((g) => !!g);
-    if (!line.startsWith('+') && !line.startsWith('-')) continue;
-    if (current) {
-      const set = out.names.get(file) ?? new Set<string>();
-      set.add(current);
-      out.names.set(file, set);
-    } else if (!syntax.neutral.test(body)) {
-      out.whole.add(file);
+  for (const { path: file, isDeleted, hunks } of splitDiff(diff)) {
+    if (isDeleted || !syntax.file(file)) continue;
+    let current: string | undefined;
+    for (const line of hunks) {
+      if (line.startsWith('@@')) {
+        current = undefined;
+        continue;
+      }
+      const body = line.slice(1);
+      const decl = syntax.declaration.exec(body);
+      if (decl) current = decl.slice(1).find((g) => !!g);
+      if (!line.startsWith('+') && !line.startsWith('-')) continue;
+      if (current) {
+        const set = out.names.get(file) ?? new Set<string>();
+        set.add(current);
+        out.names.set(file, set);
+      } else if (!syntax.neutral.test(body)) {
+        out.whole.add(file);
+      }
     }
   }
   return out;

@@ -8,7 +8,7 @@ import { validate, type ValidationResult } from '../pipeline/validate.js';
 import { silentProgress, type Progress } from '../pipeline/progress.js';
 import { materialize } from '../repo/git.js';
 import type { ResourceLimits, Sandbox } from '../sandbox/types.js';
-import { isSwtError } from '../util/errors.js';
+import { errorLine, isSwtError } from '../util/errors.js';
 import type { Instance, Prediction } from './instances.js';
 import { PhaseClock } from './phases.js';
 import { resolveRepoPath } from './repos.js';
@@ -138,7 +138,7 @@ export async function evaluateInstance(clock: PhaseClock, inst: Instance, opts: 
     keepCoverage(row, v);
   } catch (e) {
     if (isSwtError(e) && FATAL.has(e.code)) throw e;
-    row.error = isSwtError(e) ? e.oneLine() : (e as Error).message;
+    row.error = errorLine(e);
   } finally {
     row.durationMs = Date.now() - started;
   }

@@ -6,7 +6,7 @@ import type { Logger } from '../util/logger.js';
 import { errorLine, isSwtError } from '../util/errors.js';
 import { Budget, isBudgetExhausted, type BudgetDimension } from './budget.js';
 import { isTestPath } from '../harness/testFiles.js';
-import { joinDiff, splitDiff, type DiffFile } from './diffFiles.js';
+import { joinDiff, splitDiff, type DiffFile } from '../patch/diffFiles.js';
 import type { ChatModel } from './llmTypes.js';
 import type { IssueInput, Reproduction, ReproductionEvidence, Workbench } from './types.js';
 import { judgeRuns, type Judgement } from './verify.js';

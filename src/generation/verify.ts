@@ -7,7 +7,7 @@
 import type { FileError, RunResult, TestResult } from '../results/types.js';
 import type { FailureEvidence, IssueInput, ReproductionStatus } from './types.js';
 import { isTestPath } from '../harness/testFiles.js';
-import type { DiffFile } from './diffFiles.js';
+import type { DiffFile } from '../patch/diffFiles.js';
 import { exceptionNames, issueIsAboutHang, jsError, pythonTraceback } from './issueText.js';
 import { ownErrorText } from '../ecosystems/index.js';
 

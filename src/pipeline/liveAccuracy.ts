@@ -8,6 +8,7 @@
  * - cost per issue: LLM cost of every reproduction attempt over the issues attempted.
  */
 import type { Transition } from '../results/types.js';
+import { repoSlug } from '../github/types.js';
 
 export interface RepoKey {
   owner: string;
@@ -73,7 +74,7 @@ const ratio = (a: number, b: number) => (b === 0 ? null : a / b);
 export function liveAccuracy(input: { confirmations: Confirmation[]; merges: MergeRecord[]; costs: ReproductionCost[] }): LiveAccuracyRow[] {
   const rows = new Map<string, LiveAccuracyRow & { issueSet: Set<number> }>();
   const row = (k: RepoKey, strategy: string) => {
-    const id = `${k.owner}/${k.repo}\u0000${strategy}`;
+    const id = `${repoSlug(k)}\u0000${strategy}`;
     let r = rows.get(id);
     if (!r) {
       r = { owner: k.owner, repo: k.repo, strategy, checked: 0, confirmed: 0, liveS: null, gatedMerged: 0, followedUp: 0, followUpRate: null, issues: 0, costUsd: 0, costPerIssue: null, issueSet: new Set() };
@@ -105,7 +106,7 @@ export function liveAccuracy(input: { confirmations: Confirmation[]; merges: Mer
       followUpRate: ratio(r.followedUp, r.gatedMerged),
       costPerIssue: ratio(r.costUsd, issueSet.size),
     }))
-    .sort((a, b) => `${a.owner}/${a.repo}`.localeCompare(`${b.owner}/${b.repo}`) || a.strategy.localeCompare(b.strategy));
+    .sort((a, b) => repoSlug(a).localeCompare(repoSlug(b)) || a.strategy.localeCompare(b.strategy));
 }
 
 /** Totals over rows (one repository's, or all): the same measures, every strategy together. */
@@ -136,9 +137,9 @@ export function totalRow(rows: LiveAccuracyRow[], key: RepoKey & { strategy?: st
 /** Rows per strategy, each repository followed by its total when it has more than one. */
 export function accuracyRowsWithTotals(rows: LiveAccuracyRow[]): Array<{ row: LiveAccuracyRow; total: boolean }> {
   const out: Array<{ row: LiveAccuracyRow; total: boolean }> = [];
-  const repos = [...new Set(rows.map((r) => `${r.owner}/${r.repo}`))];
+  const repos = [...new Set(rows.map(repoSlug))];
   for (const name of repos) {
-    const mine = rows.filter((r) => `${r.owner}/${r.repo}` === name);
+    const mine = rows.filter((r) => repoSlug(r) === name);
     for (const r of mine) out.push({ row: r, total: false });
     if (mine.length > 1) out.push({ row: totalRow(mine, { owner: mine[0]!.owner, repo: mine[0]!.repo }), total: true });
   }

@@ -1,6 +1,7 @@
 import { parsePatch, type StructuredPatch } from 'diff';
 import type { SwtErrorCode } from '../util/errors.js';
 import { diffPath } from '../patch/fileNames.js';
+import { splitDiff } from '../patch/diffFiles.js';
 
 /**
  * Turns `git apply` stderr into a one-line message that names the file and the hunk, e.g.
@@ -26,7 +27,7 @@ function hunkHeader(h: { oldStart: number; oldLines: number; newStart: number; n
   return `@@ -${oldStart},${h.oldLines} +${newStart},${h.newLines} @@`;
 }
 
-/** Files and hunks of a patch; falls back to a plain scan when parsePatch rejects it. */
+/** Files and hunks of a patch; where parsePatch rejects it (wrong counts), from splitDiff's sections. */
 export function listHunks(patch: string): Array<{ file: string; hunks: Array<{ oldStart: number; header: string }> }> {
   let parsed: StructuredPatch[] | undefined;
   try {
@@ -42,28 +43,13 @@ export function listHunks(patch: string): Array<{ file: string; hunks: Array<{ o
       }))
       .filter((f) => f.file !== '');
   }
-  const out: Array<{ file: string; hunks: Array<{ oldStart: number; header: string }> }> = [];
-  let current: (typeof out)[number] | undefined;
-  for (const line of patch.split('\n')) {
-    const plus = /^\+\+\+ (.+?)(\t.*)?$/.exec(line);
-    const minus = /^--- (.+?)(\t.*)?$/.exec(line);
-    const git = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
-    if (git) {
-      current = { file: git[2]!, hunks: [] };
-      out.push(current);
-    } else if (plus) {
-      const name = diffPath(plus[1]);
-      if (current && name) current.file = name;
-      else if (!current && name) out.push((current = { file: name, hunks: [] }));
-    } else if (minus && !current) {
-      const name = diffPath(minus[1]);
-      if (name) out.push((current = { file: name, hunks: [] }));
-    } else {
+  return splitDiff(patch).map((f) => ({
+    file: f.path,
+    hunks: f.hunks.flatMap((line) => {
       const h = /^(@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@)/.exec(line);
-      if (h && current) current.hunks.push({ oldStart: Number(h[2]), header: h[1]! });
-    }
-  }
-  return out;
+      return h ? [{ oldStart: Number(h[2]), header: h[1]! }] : [];
+    }),
+  }));
 }
 
 /** The hunk git meant by `patch failed: <file>:<line>` (line = the hunk's old start). */

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { withFileLock } from '../util/lock.js';
 import { runGit } from './gitExec.js';
 import { SwtError } from '../util/errors.js';
+import { repoSlug } from '../github/types.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/secrets.js';
 
@@ -104,15 +105,15 @@ export class RepoCache {
       if (!r.ok) {
         const refs = [...new Set(missing.map((w) => w.ref).filter((x): x is string => Boolean(x)))];
         const fallback = refs.length ? refs.map((ref) => `+${ref}:refs/swt/mirror/${ref.slice('refs/'.length)}`) : ['+refs/heads/*:refs/swt/mirror/heads/*'];
-        this.#log?.debug({ repo: `${req.owner}/${req.repo}`, err: r.stderr }, 'fetch by commit id refused; fetching refs');
+        this.#log?.debug({ repo: repoSlug(req), err: r.stderr }, 'fetch by commit id refused; fetching refs');
         const second = await fetch(fallback);
         if (!second.ok) r = second;
       }
       missing = await this.#missing(dir, req.want);
       if (missing.length) {
-        throw new SwtError('UNKNOWN_REVISION', `cannot fetch ${missing.map((w) => w.sha.slice(0, 12)).join(', ')} from ${req.owner}/${req.repo}${r.ok ? '' : `: ${r.stderr.split('\n').pop()}`}`);
+        throw new SwtError('UNKNOWN_REVISION', `cannot fetch ${missing.map((w) => w.sha.slice(0, 12)).join(', ')} from ${repoSlug(req)}${r.ok ? '' : `: ${r.stderr.split('\n').pop()}`}`);
       }
-      this.#log?.info({ repo: `${req.owner}/${req.repo}`, commits: req.want.length, ms: Date.now() - started }, 'fetched into the repository cache');
+      this.#log?.info({ repo: repoSlug(req), commits: req.want.length, ms: Date.now() - started }, 'fetched into the repository cache');
       return dir;
     });
   }

@@ -10,6 +10,7 @@ import { liveAccuracyRows, type JobOutcome, type Store } from '../store/types.js
 import type { JobQueue, JobRecord } from '../queue/queue.js';
 import { authorized } from './auth.js';
 import { renderMetrics, type ProcessMetrics } from './metrics.js';
+import { errorLine } from '../util/errors.js';
 import { renderStatusPage, type StatusData, type StatusJobRow } from './statusPage.js';
 import { repoSlug } from '../github/types.js';
 
@@ -107,7 +108,7 @@ export function statusHandler(src: StatusSource, onError?: (e: unknown) => void)
         }
       } catch (e) {
         onError?.(e);
-        if (!res.headersSent) res.writeHead(503, { 'content-type': 'text/plain' }).end(`status unavailable: ${String((e as Error)?.message ?? e).split('\n')[0]}\n`);
+        if (!res.headersSent) res.writeHead(503, { 'content-type': 'text/plain' }).end(`status unavailable: ${errorLine(e)}\n`);
       }
     })();
     return true;

@@ -17,7 +17,7 @@
  * Attackers cannot send from GitHub's addresses over TCP (a handshake needs the return path), so the
  * per-client caps bind them and not GitHub. Behind a reverse proxy every request has the proxy's
  * address and the caps act on all clients together; then eviction of bodies that are behind is what
- * lets a delivery in (test/redteam/receiver.test.ts runs both). What no receiver can do alone is
+ * lets a delivery in (test/redteam/webhooks.receiverMemory.test.ts runs both). What no receiver can do alone is
  * outlast an attacker with many addresses that all send at the floor rate: that is a flood, for a
  * firewall that admits only GitHub's `hooks` ranges (api.github.com/meta).
  */

@@ -1,6 +1,6 @@
 /**
  * The persistent job queue on SQLite, what only it does: resuming a dead process's job. Idempotency,
- * concurrency, retries, supersession and retention hold for both engines in test/scale/queueContract.test.ts.
+ * concurrency, retries, supersession and retention hold for both engines in test/scale/queue.contract.test.ts.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';

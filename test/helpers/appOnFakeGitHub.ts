@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startApp, type RunningApp, type StartAppOptions } from '../../src/app/app.js';
 import type { FakeGitHub } from '../../src/demo/fakeGitHub.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { appKey } from '../app/payloads.js';
+import { appKey } from './webhooks.js';
 import { startScriptedLlm, type Responder, type ScriptedLlm, type ScriptStep } from './scriptedLlm.js';
 
 export interface AppOnFakeGitHub {

@@ -16,18 +16,23 @@ export interface ValidateJson {
   success: boolean;
   runner: string;
   warnings: string[];
+  environment: { image: string; dependenciesAsOf?: string };
+  runs: Record<'base' | 'head', unknown>;
   /** Reruns of the tests that moved (confirmation, on by default). */
   confirmation?: { rounds: number; tests: string[]; alone: boolean; inProcess?: string[]; runs: Record<'base' | 'head', { tests: { id: string; outcome: string }[] }[]> };
   [more: string]: unknown;
 }
 
-/** `swt validate --json` on a temp repository with `testPatch` as the tests; its last line, parsed. */
-export async function validateJson(repoPath: string, base: string, head: string, testPatch: string): Promise<ValidateJson> {
+/**
+ * `swt validate --json` (and any `flags`) on a temp repository with `testPatch` as the tests; its
+ * last line, parsed. Nothing on stderr: no error, no warning.
+ */
+export async function validateJson(repoPath: string, base: string, head: string, testPatch: string, ...flags: string[]): Promise<ValidateJson> {
   // Beside the repo, not in it (the patch is not part of base), and removed after: nothing left in /tmp.
   const dir = await mkdtemp(join(tmpdir(), 'swt-test-patch-'));
   const tests = join(dir, `${base.slice(0, 8)}-tests.patch`);
   await writeFile(tests, testPatch);
-  const r = await swt('validate', '--repo', repoPath, '--base', base, '--head', head, '--tests', tests, '--json').finally(() => rm(dir, { recursive: true, force: true }));
+  const r = await swt('validate', '--repo', repoPath, '--base', base, '--head', head, '--tests', tests, ...flags, '--json').finally(() => rm(dir, { recursive: true, force: true }));
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as ValidateJson;
 }
@@ -42,7 +47,7 @@ export async function cleanUpEcosystemRuns(): Promise<void> {
 }
 
 /** `[id, transition]` pairs, the shape the ecosystem tests compare. */
-export const transitions = (out: ValidateJson): [string, string][] => out.tests.map((t) => [t.id, t.transition]);
+export const transitions = (out: { tests: { id: string; transition: string }[] }): [string, string][] => out.tests.map((t) => [t.id, t.transition]);
 
 /**
  * The package cache at work: a validation through the API builds the repository's environment
@@ -60,6 +65,22 @@ export async function validateOnlineThenFromCacheOnly(repo: string, base: string
   await dropSavedInstalls(docker, await packageCacheVolume({ repo }), restored.environment.image);
   await docker.getImage(restored.environment.image).remove({ force: true });
   return [online, restored, await offline()];
+}
+
+/**
+ * The package cache's promise, the same for every ecosystem: the three validations of
+ * validateOnlineThenFromCacheOnly judge the tests as `expected`, with no warning (every package came
+ * from the registry, then from the cache), and neither offline one reused an image.
+ */
+export async function expectSameJudgementFromCacheOnly(repo: string, base: string, head: string, testPatch: string, expected: [string, string][]): Promise<void> {
+  const [online, restored, resolved] = await validateOnlineThenFromCacheOnly(repo, base, head, testPatch);
+  for (const v of [online, restored, resolved]) {
+    expect(transitions(v)).toEqual(expected);
+    expect(v.warnings).toEqual([]);
+  }
+  // The first offline build extracted the saved install, the second installed offline.
+  expect(restored.environment.cached).toBe(false);
+  expect(resolved.environment.cached).toBe(false);
 }
 
 /** Removes the saved installs from a package cache volume (our own command, no network). */

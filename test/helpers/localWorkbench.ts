@@ -19,7 +19,7 @@ import { parseJUnit } from '../../src/results/formats/junit.js';
 import type { PatchApplication, Workbench } from '../../src/generation/types.js';
 import type { SandboxSession } from '../../src/sandbox/types.js';
 import { isSecretName } from '../../src/util/secrets.js';
-import { splitDiff } from '../../src/generation/diffFiles.js';
+import { splitDiff } from '../../src/patch/diffFiles.js';
 import { isTestFile } from '../../src/harness/testFiles.js';
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@ import { prepareContext } from '../../src/pipeline/context.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
-import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
+import { cleanUpEcosystemRuns, transitions, validateJson } from '../helpers/ecosystemRun.js';
 import { ABOVE, ABS, BASE_FILES, FIXED } from '../helpers/goClampx.js';
 
 // A small real Go module with no configuration at all: detection from go.mod, the golang image
@@ -28,7 +28,7 @@ afterAll(cleanUpEcosystemRuns);
 describe('Go modules, no configuration (real containers, a real dependency from the module proxy)', () => {
   it('swt validate reports exactly the new test as F→P and S', async () => {
     const out = await validateJson(repo.path, base, head, ABOVE);
-    expect(out.tests.map((t: { id: string; transition: string }) => [t.id, t.transition])).toEqual([
+    expect(transitions(out)).toEqual([
       ['example.com/clampx.TestClampAbove', 'F2P'],
       ['example.com/clampx.TestClampInside', 'P2P'],
     ]);

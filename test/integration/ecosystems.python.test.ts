@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo } from '../helpers/gitRepo.js';
-import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
+import { cleanUpEcosystemRuns, transitions, validateJson } from '../helpers/ecosystemRun.js';
 
 // A Python project laid out the usual way (src/<pkg>, pyproject.toml) that must be installed
 // before its tests can import it, with no configuration at all: detection, `pip install -e .[test]`
@@ -64,7 +64,7 @@ describe('Python src-layout projects, no configuration (real containers)', () =>
   it('swt validate installs the project with its test extra and a PyPI dependency, and reports exactly the new test as F→P and S', async () => {
     const { repo, base, head } = project(WITH_DEP, ['more-itertools>=8']);
     const out = await validateJson(repo.path, base, head, TEST_PATCH);
-    expect(out.tests.map((t: { id: string; transition: string }) => [t.id, t.transition])).toEqual([
+    expect(transitions(out)).toEqual([
       ['tests/test_statx.py::test_mean', 'P2P'],
       ['tests/test_statx.py::test_mean_of_nothing', 'F2P'],
     ]);
@@ -80,7 +80,7 @@ describe('Python src-layout projects, no configuration (real containers)', () =>
     const { repo, base, head } = project(PLAIN, []);
     const sandbox = createDockerSandbox({ egress: { hosts: ['deb.debian.org'] } });
     const v = await validate(sandbox, { repo: repo.path, base, head, testPatch: TEST_PATCH });
-    expect(v.tests.map((t) => [t.id, t.transition])).toEqual([
+    expect(transitions(v)).toEqual([
       ['tests/test_statx.py::test_mean', 'P2P'],
       ['tests/test_statx.py::test_mean_of_nothing', 'F2P'],
     ]);

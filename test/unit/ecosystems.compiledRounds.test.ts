@@ -3,7 +3,7 @@
  * a round runs (the awk choice, run here with the machine's awk, mawk as in the golang and maven
  * images, on real test files and the plan roundPlan makes of a real patch), and how the first
  * run's command calls the rounds. The rounds themselves run in real containers in
- * test/integration/ecosystems.go.test.ts, ecosystems.java.test.ts and validate.flaky.test.ts.
+ * test/integration/ecosystems.go.test.ts, ecosystems.java.test.ts and pipeline.validateFlaky.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

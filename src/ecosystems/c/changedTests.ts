@@ -1,5 +1,5 @@
 /** Which C/C++ tests a unified diff adds or changes: the declarations whose bodies hold a changed line. Pure. */
-import { diffPath } from '../../patch/fileNames.js';
+import { splitDiff } from '../../patch/diffFiles.js';
 import { declaredTests, type Declared } from './declarations.js';
 
 const SOURCE = /\.(c|cc|cpp|cxx|c\+\+)$/i;
@@ -10,26 +10,21 @@ const SOURCE = /\.(c|cc|cpp|cxx|c\+\+)$/i;
  */
 export function changedDeclarations(diff: string): Declared[] {
   const out = new Map<string, Declared>();
-  let file: string | undefined;
-  let current: Declared | undefined;
-  for (const line of diff.split('\n')) {
-    if (line.startsWith('+++ ')) {
-      const name = diffPath(line.slice(4));
-      file = name && SOURCE.test(name) ? name : undefined;
-      current = undefined;
-      continue;
+  for (const { path: file, isDeleted, hunks } of splitDiff(diff)) {
+    if (isDeleted || !SOURCE.test(file)) continue;
+    let current: Declared | undefined;
+    for (const line of hunks) {
+      const hunk = /^@@ [^@]* @@ ?(.*)$/.exec(line);
+      if (hunk) {
+        current = declaredTests(file, hunk[1] ?? '')[0];
+        continue;
+      }
+      const body = line.slice(1);
+      const decl = declaredTests(file, body)[0];
+      if (decl) current = decl;
+      if ((line.startsWith('+') || line.startsWith('-')) && current && body.trim()) out.set(`${file}\0${current.name}`, current);
+      if (body.startsWith('}')) current = undefined;
     }
-    if (line.startsWith('--- ') || line.startsWith('diff --git ') || !file) continue;
-    const hunk = /^@@ [^@]* @@ ?(.*)$/.exec(line);
-    if (hunk) {
-      current = declaredTests(file, hunk[1] ?? '')[0];
-      continue;
-    }
-    const body = line.slice(1);
-    const decl = declaredTests(file, body)[0];
-    if (decl) current = decl;
-    if ((line.startsWith('+') || line.startsWith('-')) && current && body.trim()) out.set(`${file}\0${current.name}`, current);
-    if (body.startsWith('}')) current = undefined;
   }
   return [...out.values()];
 }

@@ -1,5 +1,5 @@
 /** Which Go tests a unified diff adds or changes, by package directory and top-level name. Pure. */
-import { diffPath } from '../../patch/fileNames.js';
+import { splitDiff } from '../../patch/diffFiles.js';
 
 export interface ChangedGoTest {
   /** Repository-relative directory of the package. */
@@ -16,31 +16,25 @@ const FUNC = /^func\s+((?:Test|Benchmark|Fuzz|Example)\w*)\s*\(/;
  */
 export function changedGoTests(diff: string): ChangedGoTest[] {
   const out = new Map<string, ChangedGoTest>();
-  let file: string | undefined;
-  let current: string | undefined;
-  for (const line of diff.split('\n')) {
-    if (line.startsWith('+++ ')) {
-      const name = diffPath(line.slice(4));
-      file = name?.endsWith('_test.go') ? name : undefined;
-      current = undefined;
-      continue;
+  for (const { path: file, isDeleted, hunks } of splitDiff(diff)) {
+    if (isDeleted || !file.endsWith('_test.go')) continue;
+    let current: string | undefined;
+    for (const line of hunks) {
+      const hunk = /^@@ [^@]* @@ ?(.*)$/.exec(line);
+      if (hunk) {
+        current = FUNC.exec(hunk[1] ?? '')?.[1];
+        continue;
+      }
+      const body = line.slice(1);
+      const f = /^func\s/.test(body) ? FUNC.exec(body) : null;
+      if (/^func\s/.test(body)) current = f?.[1];
+      if ((line.startsWith('+') || line.startsWith('-')) && current && body.trim()) {
+        const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+        out.set(`${dir}\0${current}`, { dir, name: current });
+      }
+      // gofmt closes a top-level function with `}` in column 0.
+      if (body === '}') current = undefined;
     }
-    if (line.startsWith('--- ') || line.startsWith('diff --git ')) continue;
-    if (!file) continue;
-    const hunk = /^@@ [^@]* @@ ?(.*)$/.exec(line);
-    if (hunk) {
-      current = FUNC.exec(hunk[1] ?? '')?.[1];
-      continue;
-    }
-    const body = line.slice(1);
-    const f = /^func\s/.test(body) ? FUNC.exec(body) : null;
-    if (/^func\s/.test(body)) current = f?.[1];
-    if ((line.startsWith('+') || line.startsWith('-')) && current && body.trim()) {
-      const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
-      out.set(`${dir}\0${current}`, { dir, name: current });
-    }
-    // gofmt closes a top-level function with `}` in column 0.
-    if (body === '}') current = undefined;
   }
   return [...out.values()];
 }

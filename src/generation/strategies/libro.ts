@@ -7,7 +7,7 @@
 import type { RunResult } from '../../results/types.js';
 import { isBudgetExhausted, type BudgetDimension } from '../budget.js';
 import { evaluateCandidate, isLlmFailure, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
-import { splitDiff } from '../diffFiles.js';
+import { splitDiff } from '../../patch/diffFiles.js';
 import { libroJudgePrompt } from '../prompts.js';
 import type { Reproduction } from '../types.js';
 import { judgeRuns } from '../verify.js';

@@ -1,6 +1,8 @@
-/** Small, pure helpers over canonical (git) unified diffs: per-file sections and test-path rules. */
-import { posix } from 'node:path';
-import { diffPath } from '../patch/fileNames.js';
+/**
+ * A unified diff cut into its files (git's `diff --git` sections, or plain `---`/`+++` ones): the one
+ * place that scans a diff's headers, with fileNames.ts reading the names in them. Pure.
+ */
+import { diffPath } from './fileNames.js';
 
 export interface DiffFile {
   /** Path after the change (before it, for a deletion). */
@@ -10,6 +12,8 @@ export interface DiffFile {
   isDeleted: boolean;
   /** The file's whole section of the diff, from its `diff --git` line. */
   text: string;
+  /** From the first hunk header on: `@@` lines and the hunks' own lines (what readers of a file's changes walk). */
+  hunks: string[];
   /** Added lines, without the leading '+'. */
   added: string[];
   removed: string[];
@@ -32,8 +36,10 @@ export function splitDiff(diff: string): DiffFile[] {
     let isDeleted = false;
     const added: string[] = [];
     const removed: string[] = [];
+    const hunks: string[] = [];
     let inHunk = false;
     for (const l of body) {
+      if (inHunk || l.startsWith('@@')) hunks.push(l);
       if (!inHunk && l.startsWith('diff --git ')) {
         const m = /^diff --git (\S+|"[^"]+") (\S+|"[^"]+")$/.exec(l);
         if (m) {
@@ -57,7 +63,7 @@ export function splitDiff(diff: string): DiffFile[] {
     const path = (isDeleted ? oldP : newP) ?? oldP ?? '';
     let text = body.join('\n');
     if (!text.endsWith('\n')) text += '\n';
-    files.push({ path, oldPath: oldP !== path ? oldP : undefined, isNew, isDeleted, text, added, removed });
+    files.push({ path, oldPath: oldP !== path ? oldP : undefined, isNew, isDeleted, text, hunks, added, removed });
   }
   return files.filter((f) => f.path);
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import { parseGitHubUrl } from '../../src/cli/remote.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
-import { fixtureOnFakeGitHub, MAINTAINER_TOKEN, OWNER, REPO, type FixtureGitHub } from './fixtureGitHub.js';
+import { fixtureOnFakeGitHub, MAINTAINER_TOKEN, OWNER, REPO, type FixtureGitHub } from '../helpers/fixtureGitHub.js';
 
 let fx: FixtureGitHub;
 let dataDir: string;

@@ -1,5 +1,5 @@
 import type { RunResult, TestResult } from '../../src/results/types.js';
-import { splitDiff } from '../../src/generation/diffFiles.js';
+import { splitDiff } from '../../src/patch/diffFiles.js';
 import { readFileSync } from 'node:fs';
 import { carriesReportedException, classifyFailure, reportedFailure, judgeRuns, leadingException } from '../../src/generation/verify.js';
 

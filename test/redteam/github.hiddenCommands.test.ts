@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startApp, type RunningApp } from '../../src/app/app.js';
 import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
-import { appKey } from '../app/payloads.js';
+import { appKey } from '../helpers/webhooks.js';
 import { cleanupGitRepos, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
 const SECRET = 'swt-redteam-hidden-commands-secret';

@@ -15,8 +15,8 @@ import { connectDocker, createDockerSandbox, ensureBaseImage, loadCaBundle } fro
 import { createLogger } from '../../src/util/logger.js';
 import { canRunPrivateDockerd, startPrivateDockerd, type PrivateDockerd } from '../helpers/privateDockerd.js';
 import { startRedis, type RedisServer } from '../helpers/redisServer.js';
-import { fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from '../app/fixtureGitHub.js';
-import { appKey } from '../app/payloads.js';
+import { fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from '../helpers/fixtureGitHub.js';
+import { appKey } from '../helpers/webhooks.js';
 
 if (!canRunPrivateDockerd()) throw new Error('the Docker fault tests run a dockerd of their own: they need root and dockerd (scripts/dev installs docker.io)');
 

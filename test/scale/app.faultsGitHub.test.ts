@@ -6,7 +6,7 @@
 import nock from 'nock';
 import { JOB } from '../../src/jobs/payloads.js';
 import { renderReproductionStarted } from '../../src/github/render.js';
-import { deliver, example, mockGitHub, startTestApp, testOctokit, type TestApp } from '../app/helpers.js';
+import { deliver, example, mockGitHub, startTestApp, testOctokit, type TestApp } from '../helpers/handlerApp.js';
 import { startRedis, type RedisServer } from '../helpers/redisServer.js';
 
 const OWNER = 'Codertocat';

@@ -16,8 +16,8 @@ import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js
 import { artifactsDir, withPage } from '../helpers/browser.js';
 import { freePort, startRedis, type RedisServer } from '../helpers/redisServer.js';
 import { tsChildRunner, type TsChild } from '../helpers/tsChild.js';
-import { fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from '../app/fixtureGitHub.js';
-import { appKey } from '../app/payloads.js';
+import { fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from '../helpers/fixtureGitHub.js';
+import { appKey } from '../helpers/webhooks.js';
 
 const TOKEN = 'status-token-for-the-scale-test';
 const PREFIX = `e2e${process.pid}`;

@@ -1,7 +1,7 @@
 /**
  * The local model provider without loading a model: the catalogue, its price, configuration, the
  * model cache (missing, wrong size, wrong hash, a pull from wheels built here) and fitting a prompt
- * to the context. The real model runs in test/integration/localModel.test.ts.
+ * to the context. The real model runs in test/integration/generation.localModel.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -6,7 +6,7 @@
 import nock from 'nock';
 import { JOB } from '../../src/jobs/payloads.js';
 import { renderCheckProgress, renderConfigError, renderHelp, renderIssueTooLarge, renderNoLinkedIssue, renderRefusal, renderReproductionStarted, RERUN_ACTION } from '../../src/github/render.js';
-import { deliver, example, INSTALLATION, mockGitHub, startTestApp, testOctokit, type TestApp } from './helpers.js';
+import { deliver, example, INSTALLATION, mockGitHub, startTestApp, testOctokit, type TestApp } from '../helpers/handlerApp.js';
 
 const OWNER = 'Codertocat';
 const REPO = 'Hello-World';

@@ -10,7 +10,7 @@ import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
 import { startAppOnFakeGitHub, type AppOnFakeGitHub } from '../helpers/appOnFakeGitHub.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { msg, type ScriptedLlm } from '../helpers/scriptedLlm.js';
-import { appKey } from './payloads.js';
+import { appKey } from '../helpers/webhooks.js';
 
 const SECRET = 'swt-e2e-go-webhook-secret';
 const OWNER = 'acme';

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expectNothingLeftBehind, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { swt } from '../helpers/cli.js';
+import { validateJson } from '../helpers/ecosystemRun.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
 // A repository whose .github/swt.yml asks for 10 hours and 64 GiB per run. The operator's
@@ -54,10 +55,8 @@ afterAll(async () => {
 describe('operator ceilings over a repository config (real containers, the CLI)', () => {
   it('a config asking for 10 hours and 64 GiB gets the ceilings, and the text and JSON say so', async () => {
     const patchFile = join(repo.path, '.git', 'swt-tests.diff');
-    const json = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', patchFile, '--json');
-    expect(json.stderr).not.toMatch(/swt: (error|warning)/);
-    expect(json.code).toBe(0);
-    const result = JSON.parse(json.stdout.trim().split('\n').pop()!);
+    const result = await validateJson(repo.path, base, head, TEST_PATCH);
+    expect(result.success).toBe(true);
     expect(result.limitsCapped).toEqual([
       { limit: 'timeoutMs', requested: 36000, ceiling: 600, unit: 's', variable: 'SWT_MAX_TIMEOUT_SECONDS', source: '.github/swt.yml' },
       { limit: 'memoryBytes', requested: 65536, ceiling: 1024, unit: 'MiB', variable: 'SWT_MAX_MEMORY_MIB', source: '.github/swt.yml' },
@@ -73,8 +72,7 @@ describe('operator ceilings over a repository config (real containers, the CLI)'
     expect(text.stdout).toMatch(/^environment: swt-env:\S+ for base and head/m);
 
     // Flags are capped the same way; a lower request passes untouched.
-    const flags = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', patchFile, '--memory', '512', '--timeout', '99999', '--json');
-    const r2 = JSON.parse(flags.stdout.trim().split('\n').pop()!);
+    const r2 = await validateJson(repo.path, base, head, TEST_PATCH, '--memory', '512', '--timeout', '99999');
     expect(r2.limitsCapped).toEqual([expect.objectContaining({ limit: 'timeoutMs', requested: 99999, source: 'the caller' })]);
   });
 });

@@ -2,7 +2,7 @@ import { Budget, budgetLimitsFrom, DEFAULT_BUDGET } from '../../src/generation/b
 import { buildPriceTable, costOf, priceFor } from '../../src/generation/prices.js';
 import { parseTextToolCalls, parseToolArguments, textProtocolInstructions } from '../../src/generation/textProtocol.js';
 import { History } from '../../src/generation/history.js';
-import { splitDiff } from '../../src/generation/diffFiles.js';
+import { splitDiff } from '../../src/patch/diffFiles.js';
 import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
 import { tryConfineRepoPath as confinePath } from '../../src/util/repoPath.js';
 import { llmSettingsFrom, isLlmConfigured, describeSettings } from '../../src/generation/llmClient.js';

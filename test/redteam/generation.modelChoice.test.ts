@@ -14,7 +14,7 @@ import { createLlmFromEnv, LlmClient, llmSettingsFrom } from '../../src/generati
 import { JOB } from '../../src/jobs/payloads.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { isSwtError, SwtError } from '../../src/util/errors.js';
-import { appKey } from '../app/payloads.js';
+import { appKey } from '../helpers/webhooks.js';
 import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 
 const SECRET = 'redteam-model-webhook-secret';

@@ -13,7 +13,7 @@ import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
 import { JOB } from '../../src/jobs/payloads.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { SwtError } from '../../src/util/errors.js';
-import { appKey } from '../app/payloads.js';
+import { appKey } from '../helpers/webhooks.js';
 import type { ValidatePayload } from '../../src/jobs/validate.js';
 
 const SECRET = 'redteam-spend-webhook-secret';

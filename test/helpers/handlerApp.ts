@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import nock from 'nock';
 import { ProbotOctokit } from 'probot';
 import { startApp, type RunningApp, type StartAppOptions } from '../../src/app/app.js';
-import { appKey, INSTALLATION, SECRET, TOKEN } from './payloads.js';
+import { appKey, INSTALLATION, SECRET, TOKEN } from './webhooks.js';
 
-export { appKey, deliver, example, INSTALLATION, SECRET, sign, TOKEN } from './payloads.js';
+export { appKey, deliver, example, INSTALLATION, SECRET, sign, TOKEN } from './webhooks.js';
 
 // nock patches Node's own http module, which every test file run by the same jest process shares:
 // left on, it would turn the next file's Docker socket requests into requests to 127.0.0.1:80.

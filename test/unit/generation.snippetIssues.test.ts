@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { splitDiff } from '../../src/generation/diffFiles.js';
+import { splitDiff } from '../../src/patch/diffFiles.js';
 import { repoInfoOf, runnerOf } from '../../src/generation/repoFiles.js';
 import { planSnippetTest, type SnippetPlan } from '../../src/generation/snippet/index.js';
 

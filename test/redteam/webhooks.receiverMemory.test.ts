@@ -16,7 +16,7 @@ import { startApp, type RunningApp } from '../../src/app/app.js';
 import { eventKey } from '../../src/webhooks/receiver.js';
 import { STALL_GRACE_MS } from '../../src/webhooks/admission.js';
 import { JOB } from '../../src/jobs/payloads.js';
-import { appKey, deliver, example, SECRET, sign } from '../app/payloads.js';
+import { appKey, deliver, example, SECRET, sign } from '../helpers/webhooks.js';
 
 const MiB = 1024 * 1024;
 const noSandbox = {

@@ -19,7 +19,7 @@ import { BullJobQueue } from '../../src/queue/bullQueue.js';
 import type { EventPayload } from '../../src/jobs/payloads.js';
 import { connectRedis } from '../../src/queue/redis.js';
 import { SqliteJobQueue } from '../../src/queue/sqliteQueue.js';
-import { example, sign } from './payloads.js';
+import { example, sign } from '../helpers/webhooks.js';
 
 const SECRET = 'receiver-test-secret-4f1c';
 let dir: string;

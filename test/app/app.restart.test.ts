@@ -14,8 +14,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { containersOfOurs, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { tsChildRunner, type TsChild } from '../helpers/tsChild.js';
-import { fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from './fixtureGitHub.js';
-import { appKey, sign } from './payloads.js';
+import { fixtureOnFakeGitHub, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from '../helpers/fixtureGitHub.js';
+import { appKey, sign } from '../helpers/webhooks.js';
 
 let fx: FixtureGitHub;
 let dataDir: string;

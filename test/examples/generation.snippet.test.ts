@@ -29,7 +29,7 @@ const SQLPARSE_FIXES = [
   { issue: 'sqlparse-801', fix: '73c8ba3', reproduced: true },
 ];
 
-/** The project's own instances that run with no configuration (see instances.test.ts). */
+/** The project's own instances that run with no configuration (see eval.instances.test.ts). */
 const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j)-/;
 
 async function git(dir: string, ...args: string[]): Promise<string> {
@@ -107,10 +107,10 @@ describe('snippet strategy through swt eval (real containers)', () => {
     for (const r of rows.filter((x) => x.reproduction?.status !== 'reproduced')) expect(r.reproduction?.reason).toMatch(/^no reproduction: /);
   });
 
-  // 30 repositories' environments, built cold on a clean machine (Maven, cargo and Go downloads among them): as long as instances.test.ts may take.
+  // 30 repositories' environments, built cold on a clean machine (Maven, cargo and Go downloads among them): as long as eval.instances.test.ts may take.
   it("the project's own real instances: node-semver reproduced (tap, in semver's style) and S, the others refused", async () => {
     const dir = join(process.cwd(), 'fixtures', 'instances');
-    // As in instances.test.ts, the Go, Rust and Java fixes run with no configuration: the ecosystem modules choose.
+    // As in eval.instances.test.ts, the Go, Rust and Java fixes run with no configuration: the ecosystem modules choose.
     const unconfigured = (await readFile(join(dir, 'instances.jsonl'), 'utf8'))
       .trim()
       .split('\n')

@@ -19,7 +19,7 @@ import type { CheckRun } from '../../src/demo/fakeGitHubModel.js';
 import { JOB } from '../../src/jobs/payloads.js';
 import { connectDocker } from '../../src/sandbox/docker.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
-import { appKey } from '../app/payloads.js';
+import { appKey } from '../helpers/webhooks.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';

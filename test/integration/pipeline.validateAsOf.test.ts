@@ -1,12 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { validate } from '../../src/pipeline/validate.js';
-import { swt } from '../helpers/cli.js';
 import { renderText } from '../../src/harness/render.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo } from '../helpers/gitRepo.js';
-import { cleanUpEcosystemRuns, validateJson } from '../helpers/ecosystemRun.js';
+import { cleanUpEcosystemRuns, transitions, validateJson } from '../helpers/ecosystemRun.js';
 
 // Issue 39: a commit from 2023 whose one dependency, werkzeug, is unpinned. werkzeug 3.0.0
 // (2023-09-30) removed `werkzeug.urls.url_quote`, which the project imports: installed with
@@ -74,7 +70,7 @@ describe('time-consistent installs (real containers, real PyPI)', () => {
   it('swt validate on a 2023 commit installs werkzeug 2.3.x as of its date (uv --exclude-newer), says so, and judges the new test F→P', async () => {
     const { repo, base, head } = project();
     const out = await validateJson(repo.path, base, head, TEST_PATCH);
-    expect(out.tests.map((t) => [t.id, t.transition])).toEqual([
+    expect(transitions(out)).toEqual([
       ['tests/test_webq.py::test_quote_segment', 'P2P'],
       ['tests/test_webq.py::test_slash_is_quoted', 'F2P'],
       ['tests/test_webq.py::test_werkzeug_of_its_time', 'P2P'],
@@ -97,11 +93,7 @@ describe('time-consistent installs (real containers, real PyPI)', () => {
 
   it('the same commit with today\'s releases (swt validate --dependencies-as-of today): werkzeug 3 has no url_quote, every test fails on import on both sides', async () => {
     const { repo, base, head } = project();
-    const dir = await mkdtemp(join(tmpdir(), 'swt-test-patch-'));
-    const tests = join(dir, 'tests.patch');
-    await writeFile(tests, TEST_PATCH);
-    const r = await swt('validate', '--repo', repo.path, '--base', base, '--head', head, '--tests', tests, '--dependencies-as-of', 'today', '--json').finally(() => rm(dir, { recursive: true, force: true }));
-    const v = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    const v = await validateJson(repo.path, base, head, TEST_PATCH, '--dependencies-as-of', 'today');
     expect(v.environment.dependenciesAsOf).toBeUndefined();
     expect(v.success).toBe(false);
     expect(v.tests.length).toBeGreaterThan(0);

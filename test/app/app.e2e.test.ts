@@ -13,7 +13,7 @@ import { rank } from '../../src/pipeline/rank.js';
 import { startAppOnFakeGitHub, type AppOnFakeGitHub } from '../helpers/appOnFakeGitHub.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 import { msg, type ScriptedLlm } from '../helpers/scriptedLlm.js';
-import { fixtureOnFakeGitHub, MODEL_TEST, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from './fixtureGitHub.js';
+import { fixtureOnFakeGitHub, MODEL_TEST, OWNER, REPO, WEBHOOK_SECRET, type FixtureGitHub } from '../helpers/fixtureGitHub.js';
 
 let fx: FixtureGitHub;
 let on: AppOnFakeGitHub;

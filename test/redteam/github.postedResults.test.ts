@@ -16,7 +16,7 @@ import { CHECK_NAME, renderReproductionResult } from '../../src/github/render.js
 import { JOB } from '../../src/jobs/payloads.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
-import { appKey } from '../app/payloads.js';
+import { appKey } from '../helpers/webhooks.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
 
 const SECRET = 'redteam-results-webhook-secret';

@@ -6,7 +6,7 @@
 import { fixtureConfig, publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
 import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
 import type { StrategyName } from '../../src/generation/candidate.js';
-import { appKey } from './payloads.js';
+import { appKey } from './webhooks.js';
 
 export const WEBHOOK_SECRET = 'swt-e2e-webhook-secret';
 export const OWNER = 'acme';

@@ -27,7 +27,7 @@ import { renderCheckResult } from '../../src/github/render.js';
 import { DEFAULT_APP_SETTINGS } from '../../src/config/repoConfig.js';
 import { candidateVerdict } from '../../src/pipeline/rank.js';
 import { validate } from '../../src/pipeline/validate.js';
-import { appKey } from '../app/payloads.js';
+import { appKey } from '../helpers/webhooks.js';
 import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
