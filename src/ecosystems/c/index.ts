@@ -16,6 +16,7 @@ import {
   CMAKE_BUILD_ALL,
   CMAKE_CONFIGURE,
   MESON_COMPILE,
+  GCOV_SETUP,
   MESON_SETUP,
   RECORD_BUILD_INPUTS,
   ctestCommand,
@@ -183,6 +184,7 @@ export const c: Ecosystem = {
   ownErrorText:
     /\b(was not declared in this scope|use of undeclared identifier|has no member named|no member named .+ in|no matching function for call to|undefined reference to|implicit declaration of function|call to undeclared function|unknown type name)\b/,
   registries: REGISTRIES.c,
-  coverage: { counter: null, reason: 'C/C++ line counts need an instrumented build (gcov), which is not run' },
+  // gcc's own counters: the coverage runs rebuild with --coverage (GCOV_SETUP), gcov reads them.
+  coverage: { counter: 'gcov', setup: GCOV_SETUP },
 };
 

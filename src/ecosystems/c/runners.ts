@@ -215,3 +215,21 @@ export function makeCommand(spec: RunnerSpec, files: readonly string[], out: str
     `${section(r, 'exit', '"$rc"')}; exit $rc`,
   ].join('; ');
 }
+
+const COVERAGE_FLAGS = ['C_FLAGS', 'CXX_FLAGS', 'EXE_LINKER_FLAGS', 'SHARED_LINKER_FLAGS', 'MODULE_LINKER_FLAGS'].map((v) => `-DCMAKE_${v}=--coverage`).join(' ');
+/** Compilers on PATH that add `--coverage` (a Makefile's `cc`, ccache's lookup of autotools' `ccache cc`). */
+const COVERING_COMPILERS =
+  "mkdir -p /tmp/swt-gcov/bin && for c in cc gcc c++ g++; do [ -x /usr/bin/$c ] && printf '#!/bin/sh\\nexec /usr/bin/%s \"$@\" --coverage\\n' $c > /tmp/swt-gcov/bin/$c && chmod +x /tmp/swt-gcov/bin/$c; done; export PATH=/tmp/swt-gcov/bin:$PATH";
+
+/**
+ * Before a coverage run: every build of ours counts lines with gcc's `--coverage` (CMake's cache
+ * flags, Meson's b_coverage, compilers on PATH for make), and no earlier counts are left. The
+ * flags change every object, so the run rebuilds the whole project: coverage runs are extra runs
+ * beside the judged ones, whose warm build stays as it was.
+ */
+export const GCOV_SETUP = [
+  "find . -name '*.gcda' -not -path './.git/*' -delete 2>/dev/null",
+  COVERING_COMPILERS,
+  `if [ -f CMakeLists.txt ]; then { [ -f ${CMAKE_BUILD}/CMakeCache.txt ] || ${CMAKE_CONFIGURE}; } >/dev/null 2>&1; cmake ${CMAKE_BUILD} ${COVERAGE_FLAGS} >/dev/null 2>&1; fi`,
+  `if [ -f meson.build ]; then { [ -f ${MESON_BUILD}/build.ninja ] || ${MESON_SETUP}; } >/dev/null 2>&1; meson configure ${MESON_BUILD} -Db_coverage=true >/dev/null 2>&1; fi`,
+].join('; ');
