@@ -217,9 +217,13 @@ export function makeCommand(spec: RunnerSpec, files: readonly string[], out: str
 }
 
 const COVERAGE_FLAGS = ['C_FLAGS', 'CXX_FLAGS', 'EXE_LINKER_FLAGS', 'SHARED_LINKER_FLAGS', 'MODULE_LINKER_FLAGS'].map((v) => `-DCMAKE_${v}=--coverage`).join(' ');
-/** Compilers on PATH that add `--coverage` (a Makefile's `cc`, ccache's lookup of autotools' `ccache cc`). */
+/**
+ * Compilers on PATH that add `--coverage -O0` (a Makefile's `cc`, autotools' `ccache cc`; -O0 after
+ * the project's -O2 keeps lines apart), in home: the sandbox's /tmp may not execute. ccache is off:
+ * it would hand back the warm build's objects, which count nothing.
+ */
 const COVERING_COMPILERS =
-  "mkdir -p /tmp/swt-gcov/bin && for c in cc gcc c++ g++; do [ -x /usr/bin/$c ] && printf '#!/bin/sh\\nexec /usr/bin/%s \"$@\" --coverage\\n' $c > /tmp/swt-gcov/bin/$c && chmod +x /tmp/swt-gcov/bin/$c; done; export PATH=/tmp/swt-gcov/bin:$PATH";
+  "mkdir -p $HOME/.swt-gcov/bin && for c in cc gcc c++ g++; do [ -x /usr/bin/$c ] && printf '#!/bin/sh\\nexec /usr/bin/%s \"$@\" --coverage -O0\\n' $c > $HOME/.swt-gcov/bin/$c && chmod +x $HOME/.swt-gcov/bin/$c; done; export PATH=$HOME/.swt-gcov/bin:$PATH CCACHE_DISABLE=1";
 
 /**
  * Before a coverage run: every build of ours counts lines with gcc's `--coverage` (CMake's cache
