@@ -226,13 +226,13 @@ function cppModule(i: number): Record<string, string> {
 }
 
 /**
- * C++: CMake + GoogleTest, 24 regex-and-map modules beside clampx (the C integration test's bug),
+ * C++: CMake + GoogleTest, 8 regex-and-map modules beside clampx (the C integration test's bug),
  * a test executable per module (gtest_discover_tests), the fix in one file: the build the
  * environment keeps warm must spare a validation the cold build.
  */
 async function cppProject(root: string): Promise<BenchProject> {
   const dir = join(root, 'cpp-textkit');
-  const modules = Array.from({ length: 24 }, (_, i) => i);
+  const modules = Array.from({ length: 8 }, (_, i) => i);
   const cmake = [
     'cmake_minimum_required(VERSION 3.14)',
     'project(textkit CXX)',
@@ -249,7 +249,7 @@ async function cppProject(root: string): Promise<BenchProject> {
   for (const i of modules) Object.assign(files, cppModule(i));
   const base = await commitRepo(dir, files);
   const patch = await diffTo(dir, { 'src/clampx.cpp': cppClampx.FIXED_CPP });
-  return { name: 'cpp: textkit (CMake, GoogleTest, 25 modules)', repo: dir, base, patch, testPatch: cppClampx.GTEST_ABOVE, warmBuildTarget: 0.3 };
+  return { name: 'cpp: textkit (CMake, GoogleTest, 9 modules)', repo: dir, base, patch, testPatch: cppClampx.GTEST_ABOVE, warmBuildTarget: 0.3 };
 }
 
 /** Every project, or those whose id is one of `only` (bench:harness `--project=rust`; `rust-describe`: the small crate the Rust integration tests share). */

@@ -331,10 +331,12 @@ describe('C/C++ detection, conventions and commands', () => {
     // The FetchContent of googletest finds Debian's GTest through the config the image adds.
     expect(steps).toContain('googletestConfig.cmake');
     expect(CMAKE_CONFIGURE).toContain('-DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS');
-    expect(c.warm).toContain('touch -c -d @0');
-    // The build system's inputs recorded by checksum; a run touches the changed ones so the build regenerates.
-    expect(c.warm).toMatch(/-name Makefile\.am .* -exec md5sum \{\} \+ > "\$HOME\/\.swt-build-inputs"$/);
-    expect(buildTestCommand({ kind: 'ctest', template: 'ctest' }, ['tests/a_test.cc'])).toContain(`md5sum -c "$HOME/.swt-build-inputs" 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c "$f"; done`);
+    // The objects keep their dates: a run rebuilds only the inputs whose content differs from the warm-up's.
+    expect(c.warm).not.toContain('touch -c -d @0');
+    // The build's inputs (build files, sources, headers) recorded by checksum, the record dated just past the build;
+    // a run dates the changed ones so, and the build remakes them (once in a container that runs again).
+    expect(c.warm).toMatch(/-name Makefile\.am .* -o -name '\*\.cpp' .* -o -name '\*\.hpp' .* -exec md5sum \{\} \+ > "\$HOME\/\.swt-build-inputs"; touch -d "@\$\(\( \$\(date \+%s\) \+ 2 \)\)" "\$HOME\/\.swt-build-inputs"$/);
+    expect(buildTestCommand({ kind: 'ctest', template: 'ctest' }, ['tests/a_test.cc'])).toContain(`md5sum -c "$HOME/.swt-build-inputs" 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c -r "$HOME/.swt-build-inputs" "$f"; done`);
   });
 
   it('recognises ctest, meson test and make check; builds the command with the report bundle', () => {
@@ -423,6 +425,8 @@ describe('C/C++ detection, conventions and commands', () => {
     const setup = coverageOf('ctest').setup!;
     expect(setup).toContain('-DCMAKE_CXX_FLAGS=--coverage');
     expect(setup).toContain('-Db_coverage=true');
+    // make rebuilds by date: its objects are dated 1970 so every one is rebuilt instrumented.
+    expect(setup).toContain("-not -path './.git/*' -exec touch -c -d @0 {} +");
     const cmd = withCoverage('gcov', 'ctest --test-dir .swt-build', ['src/clampx.cpp'], setup);
     // Set-up first, then the tests (their exit status is the run's), then gcov over the .gcda files.
     expect(cmd.indexOf(setup)).toBeLessThan(cmd.indexOf('( ctest --test-dir .swt-build ); swt_rc=$?'));

@@ -77,16 +77,13 @@ function languageOf(testFiles: readonly string[], files: readonly string[]): str
 }
 
 /**
- * Warm-up: configure and build everything (tests too) with ccache, then date the objects 1970 so
- * every run recompiles them, through ccache (content-checked: a hit costs a lookup), and never
- * links a stale object for a file a run overlays with an older date than this build; and record
- * the build system's inputs by checksum (runners.ts BUILD_INPUTS).
+ * Warm-up: configure and build everything (tests too) with ccache, then record the build's inputs
+ * by checksum (runners.ts RECORD_BUILD_INPUTS): a run rebuilds only what its state changes.
  */
-const STALE_OBJECTS = "find . \\( -name '*.o' -o -name '*.lo' -o -name '*.obj' \\) -not -path './.git/*' -exec touch -c -d @0 {} +";
 const WARM =
   `if [ -f CMakeLists.txt ]; then ${CMAKE_CONFIGURE} && ${CMAKE_BUILD_ALL}; fi; ` +
   `if [ -f meson.build ]; then ${MESON_SETUP} && ${MESON_COMPILE}; fi; ` +
-  `if [ -f configure.ac ] || [ -f configure.in ]; then ${AUTOTOOLS_CONFIGURE} && make -k check TESTS=; fi; ${STALE_OBJECTS}; ${RECORD_BUILD_INPUTS}`;
+  `if [ -f configure.ac ] || [ -f configure.in ]; then ${AUTOTOOLS_CONFIGURE} && make -k check TESTS=; fi; ${RECORD_BUILD_INPUTS}`;
 
 export const ctest: RunnerDef = {
   kind: 'ctest',
