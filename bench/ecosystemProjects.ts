@@ -9,6 +9,7 @@ import { git as runGit } from '../src/repo/gitExec.js';
 import * as goClampx from '../test/helpers/goClampx.js';
 import * as mavenGreeter from '../test/helpers/mavenGreeter.js';
 import * as rustDescribe from '../test/helpers/rustDescribe.js';
+import * as cppClampx from '../test/helpers/cppClampx.js';
 
 export interface BenchProject {
   name: string;
@@ -16,6 +17,8 @@ export interface BenchProject {
   base: string;
   /** Detected when undefined. */
   image?: string;
+  /** A compiled project: validation ÷ cold environment build must stay at or under this (its build kept warm). */
+  warmBuildTarget?: number;
   install?: string;
   testCmd?: string;
   patch: string;
@@ -192,9 +195,66 @@ async function mavenProject(root: string): Promise<BenchProject> {
   return { name: 'java: greeter (commons-lang3, JUnit)', repo: dir, base, patch, testPatch: mavenGreeter.TEST_PATCH };
 }
 
+/** Compile-heavy filler of the C++ project: a module of regex and map code and its GoogleTest file. */
+function cppModule(i: number): Record<string, string> {
+  const src = [
+    `#include "m${i}.h"`,
+    '#include <algorithm>',
+    '#include <map>',
+    '#include <regex>',
+    '#include <sstream>',
+    '',
+    `std::map<std::string, int> counts${i}(const std::string& text) {`,
+    '  static const std::regex word("[A-Za-z]+");',
+    '  std::map<std::string, int> out;',
+    '  for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator(); ++it) out[it->str()] += 1;',
+    '  return out;',
+    '}',
+    '',
+    `std::string top${i}(const std::string& text) {`,
+    `  auto c = counts${i}(text);`,
+    '  auto best = std::max_element(c.begin(), c.end(), [](auto& a, auto& b) { return a.second < b.second; });',
+    '  std::ostringstream s;',
+    '  if (best != c.end()) s << best->first << ":" << best->second;',
+    '  return s.str();',
+    '}',
+    '',
+  ].join('\n');
+  const header = `#pragma once\n#include <map>\n#include <string>\n\nstd::map<std::string, int> counts${i}(const std::string& text);\nstd::string top${i}(const std::string& text);\n`;
+  const test = `#include <gtest/gtest.h>\n#include "m${i}.h"\n\nTEST(M${i}, Top) { EXPECT_EQ("a:2", top${i}("a b a")); }\nTEST(M${i}, Counts) { EXPECT_EQ(2u, counts${i}("x y x").size()); }\n`;
+  return { [`src/m${i}.cpp`]: src, [`src/m${i}.h`]: header, [`tests/m${i}_test.cpp`]: test };
+}
+
+/**
+ * C++: CMake + GoogleTest, 8 regex-and-map modules beside clampx (the C integration test's bug),
+ * a test executable per module (gtest_discover_tests), the fix in one file: the build the
+ * environment keeps warm must spare a validation the cold build.
+ */
+async function cppProject(root: string): Promise<BenchProject> {
+  const dir = join(root, 'cpp-textkit');
+  const modules = Array.from({ length: 8 }, (_, i) => i);
+  const cmake = [
+    'cmake_minimum_required(VERSION 3.14)',
+    'project(textkit CXX)',
+    'set(CMAKE_CXX_STANDARD 17)',
+    'find_package(GTest REQUIRED)',
+    `add_library(textkit src/clampx.cpp ${modules.map((i) => `src/m${i}.cpp`).join(' ')})`,
+    'target_include_directories(textkit PUBLIC src)',
+    'enable_testing()',
+    'include(GoogleTest)',
+    ...['clampx', ...modules.map((i) => `m${i}`)].flatMap((m) => [`add_executable(${m}_test tests/${m}_test.cpp)`, `target_link_libraries(${m}_test textkit GTest::gtest_main)`, `gtest_discover_tests(${m}_test)`]),
+    '',
+  ].join('\n');
+  const files: Record<string, string> = { 'CMakeLists.txt': cmake, ...Object.fromEntries(Object.entries(cppClampx.GTEST_BASE).filter(([p]) => p.startsWith('src/') || p.startsWith('tests/'))) };
+  for (const i of modules) Object.assign(files, cppModule(i));
+  const base = await commitRepo(dir, files);
+  const patch = await diffTo(dir, { 'src/clampx.cpp': cppClampx.FIXED_CPP });
+  return { name: 'cpp: textkit (CMake, GoogleTest, 9 modules)', repo: dir, base, patch, testPatch: cppClampx.GTEST_ABOVE, warmBuildTarget: 0.3 };
+}
+
 /** Every project, or those whose id is one of `only` (bench:harness `--project=rust`; `rust-describe`: the small crate the Rust integration tests share). */
 export async function ecosystemProjects(root: string, only: readonly string[] = []): Promise<BenchProject[]> {
-  const all: [string, (root: string) => Promise<BenchProject>][] = [['python', pythonProject], ['go', goProject], ['rust', rustSerdeProject], ['rust-describe', rustProject], ['java', mavenProject]];
+  const all: [string, (root: string) => Promise<BenchProject>][] = [['python', pythonProject], ['go', goProject], ['rust', rustSerdeProject], ['rust-describe', rustProject], ['java', mavenProject], ['cpp', cppProject]];
   const out: BenchProject[] = [];
   // The small crate only when asked for: the serde crate is the Rust project.
   for (const [id, make] of all) if (only.length === 0 ? id !== 'rust-describe' : only.includes(id)) out.push(await make(root));

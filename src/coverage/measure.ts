@@ -13,11 +13,13 @@ import { isSwtError, SwtError } from '../util/errors.js';
 import { changedFilesOf, changedLines } from './changedLines.js';
 import { codeLines } from './codeLines.js';
 import { deltaC } from './deltaC.js';
-import { countable, counterFor, COVERAGE_OUT, parsePythonCounts, withCoverage, type Counter } from './instrument.js';
+import { countable, coverageOf, COVERAGE_OUT, parsePythonCounts, withCoverage, type Counter } from './instrument.js';
 import type { ChangedLines, LineCounts, LineRef, SideCounts } from './types.js';
 import { cachedCounts, runKey, storeCounts } from './runCache.js';
 import { collectedSchema, v8LineCounts } from './v8Counts.js';
 import { parseGoCoverProfile } from './goCover.js';
+import { GCOV_FILE, parseGcovJson } from './gcov.js';
+import { SANDBOX_REPO_ROOT } from '../util/repoPath.js';
 
 /** Test files run on one state; no files means nothing runs and nothing is counted. */
 export interface CoverageRun {
@@ -110,7 +112,7 @@ async function countRunRetrying(sandbox: Sandbox, input: ChangeCoverageInput, co
 }
 
 async function countRun(sandbox: Sandbox, input: ChangeCoverageInput, counter: Counter, targets: string[], run: CoverageRun, warnings: string[]): Promise<LineCounts> {
-  const command = withCoverage(counter, buildTestCommand(input.runner, run.files, DEFAULT_OUT_DIR), targets);
+  const command = withCoverage(counter, buildTestCommand(input.runner, run.files, DEFAULT_OUT_DIR), targets, coverageOf(input.runner.kind).setup);
   const outcome = await sandbox.run({ env: input.env, repo: input.repo, state: run.state, command, limits: input.limits });
   if (outcome.timedOut) throw new SwtError('COVERAGE_FAILED', 'a coverage run timed out', { hint: 'raise --timeout; coverage runs are slower than plain ones' });
   if (counter === 'python-trace') return parsePythonCounts(outcome.files, COVERAGE_OUT, targets);
@@ -119,6 +121,12 @@ async function countRun(sandbox: Sandbox, input: ChangeCoverageInput, counter: C
     // A package that panics or does not build writes no profile: its lines count as not executed.
     if (profile === undefined) warnings.push(`go test wrote no cover profile (exit ${outcome.exitCode}): its lines count as not executed`);
     return parseGoCoverProfile(profile ?? '', targets);
+  }
+  if (counter === 'gcov') {
+    const json = outcome.files[`${COVERAGE_OUT}/${GCOV_FILE}`];
+    // A build that failed, or tests that never ran, write no .gcda: their lines count as not executed.
+    if (!json?.trim()) warnings.push(`gcov found no counts (exit ${outcome.exitCode}): its lines count as not executed`);
+    return parseGcovJson(json ?? '', targets, SANDBOX_REPO_ROOT);
   }
   const raw = outcome.files[`${COVERAGE_OUT}/v8.json`];
   if (!raw) throw new SwtError('COVERAGE_FAILED', `the V8 coverage collector wrote nothing (exit ${outcome.exitCode}): ${outcome.output.trim().split('\n').slice(-3).join(' | ').slice(0, 300)}`);
@@ -147,7 +155,7 @@ async function readFiles(repo: string, state: RepoState, paths: string[]): Promi
  */
 export async function changeCoverage(sandbox: Sandbox, input: ChangeCoverageInput): Promise<ChangeCoverage> {
   const started = Date.now();
-  const counter = counterFor(input.runner.kind);
+  const counter = coverageOf(input.runner.kind).counter;
   const warnings: string[] = [];
   const changed = changedLines(input.fixPatch, (p) => !isTestPath(p) && countable(counter, p));
   const targets = changedFilesOf(changed);

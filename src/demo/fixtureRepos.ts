@@ -8,7 +8,7 @@ import { git as runGit } from '../repo/gitExec.js';
 import { parseIssueMarkdown } from '../generation/issueText.js';
 
 /** The project's own small bug-fix repositories, shipped in fixtures/ (no ../shared needed). */
-export const FIXTURE_NAMES = ['py-durations', 'ts-chunk', 'go-durations'] as const;
+export const FIXTURE_NAMES = ['py-durations', 'ts-chunk', 'go-durations', 'cpp-clampx'] as const;
 export type FixtureName = (typeof FIXTURE_NAMES)[number];
 
 /** A SWE-bench style instance, plus the optional environment fields swt understands. */

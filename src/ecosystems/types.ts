@@ -179,7 +179,13 @@ export interface EnvironmentChoice {
 }
 
 /** Which line counter measures ΔC for this ecosystem, or why none does. */
-export type CoverageSupport = { counter: 'python-trace' | 'v8' | 'go-cover' } | { counter: null; reason: string };
+export type CoverageSupport =
+  | {
+      counter: 'python-trace' | 'v8' | 'go-cover' | 'gcov';
+      /** Shell run before a coverage run's command, in its shell: what turns the ecosystem's builds into counting ones (gcov's `--coverage`). */
+      setup?: string;
+    }
+  | { counter: null; reason: string };
 
 export interface Ecosystem {
   /** Short id: `node`, `python`, `go`. */

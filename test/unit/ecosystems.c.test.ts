@@ -6,6 +6,8 @@ import { changedDeclarations } from '../../src/ecosystems/c/changedTests.js';
 import { declaredTests, fileOfTest } from '../../src/ecosystems/c/declarations.js';
 import { parseBundle, ctestVerdicts } from '../../src/ecosystems/c/report.js';
 import { CMAKE_CONFIGURE } from '../../src/ecosystems/c/runners.js';
+import { parseGcovJson } from '../../src/coverage/gcov.js';
+import { countable, counterFor, coverageOf, withCoverage } from '../../src/coverage/instrument.js';
 import { detectEcosystems, ownErrorText, recogniseRunner } from '../../src/ecosystems/index.js';
 import { repoInfoOf } from '../../src/generation/repoFiles.js';
 import { planSnippetTest } from '../../src/generation/snippet/index.js';
@@ -329,10 +331,12 @@ describe('C/C++ detection, conventions and commands', () => {
     // The FetchContent of googletest finds Debian's GTest through the config the image adds.
     expect(steps).toContain('googletestConfig.cmake');
     expect(CMAKE_CONFIGURE).toContain('-DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS');
-    expect(c.warm).toContain('touch -c -d @0');
-    // The build system's inputs recorded by checksum; a run touches the changed ones so the build regenerates.
-    expect(c.warm).toMatch(/-name Makefile\.am .* -exec md5sum \{\} \+ > "\$HOME\/\.swt-build-inputs"$/);
-    expect(buildTestCommand({ kind: 'ctest', template: 'ctest' }, ['tests/a_test.cc'])).toContain(`md5sum -c "$HOME/.swt-build-inputs" 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c "$f"; done`);
+    // The objects keep their dates: a run rebuilds only the inputs whose content differs from the warm-up's.
+    expect(c.warm).not.toContain('touch -c -d @0');
+    // The build's inputs (build files, sources, headers) recorded by checksum, the record dated just past the build;
+    // a run dates the changed ones so, and the build remakes them (once in a container that runs again).
+    expect(c.warm).toMatch(/-name Makefile\.am .* -o -name '\*\.cpp' .* -o -name '\*\.hpp' .* -exec md5sum \{\} \+ > "\$HOME\/\.swt-build-inputs"; touch -d "@\$\(\( \$\(date \+%s\) \+ 2 \)\)" "\$HOME\/\.swt-build-inputs"$/);
+    expect(buildTestCommand({ kind: 'ctest', template: 'ctest' }, ['tests/a_test.cc'])).toContain(`md5sum -c "$HOME/.swt-build-inputs" 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c -r "$HOME/.swt-build-inputs" "$f"; done`);
   });
 
   it('recognises ctest, meson test and make check; builds the command with the report bundle', () => {
@@ -402,6 +406,31 @@ describe('C/C++ detection, conventions and commands', () => {
     const own = ownErrorText();
     for (const m of ["error: use of undeclared identifier 'clampx_abs'", "error: 'struct S' has no member named 'y'", 'undefined reference to `clampx_abs(int)\'', "error: implicit declaration of function 'f'"]) expect([m, own.test(m)]).toEqual([m, true]);
     expect(own.test('Expected equality of these values')).toBe(false);
-    expect(c.coverage).toEqual({ counter: null, reason: expect.stringContaining('gcov') });
+  });
+
+  it('counts lines for ΔC with gcc\'s gcov: the builds instrumented, the counts read from gcov\'s JSON', () => {
+    expect(counterFor('ctest')).toBe('gcov');
+    expect(counterFor('meson-test')).toBe('gcov');
+    expect(counterFor('make-check')).toBe('gcov');
+    // Real gcov output: paths relative to the build directory, resolved from the repository root.
+    // Clamp.Inside and Clamp.Above each ran once (gtest_discover_tests: a process each).
+    expect(parseGcovJson(read('gcov-gcc12-cmake.jsonl'), ['src/clampx.cpp'], '/testbed')).toEqual({ 'src/clampx.cpp': { 3: 2, 4: 2, 5: 2, 6: 1 } });
+    // A line several functions share (a test's constructor, destructor and body) sums their counts.
+    expect(parseGcovJson(read('gcov-gcc12-cmake.jsonl'), ['tests/clampx_test.cpp', 'src/other.cpp'], '/testbed')).toEqual({ 'tests/clampx_test.cpp': { 4: 4, 6: 4 } });
+    // An absolute path outside the repository and a line that is not JSON count for nothing.
+    const outside = JSON.stringify({ current_working_directory: '/testbed', files: [{ file: '/usr/include/x.h', lines: [{ line_number: 1, count: 3 }] }, { file: 'src/clampx.cpp', lines: [{ line_number: 3, count: 1 }, { line_number: 9, count: 0 }] }] });
+    expect(parseGcovJson(`gcov: warning\n${outside}\n{broken`, ['src/clampx.cpp', 'x.h'], '/testbed')).toEqual({ 'src/clampx.cpp': { 3: 1 } });
+    expect(countable('gcov', 'src/a.hpp')).toBe(true);
+    expect(countable('gcov', 'CMakeLists.txt')).toBe(false);
+    const setup = coverageOf('ctest').setup!;
+    expect(setup).toContain('-DCMAKE_CXX_FLAGS=--coverage');
+    expect(setup).toContain('-Db_coverage=true');
+    // make rebuilds by date: its objects are dated 1970 so every one is rebuilt instrumented.
+    expect(setup).toContain("-not -path './.git/*' -exec touch -c -d @0 {} +");
+    const cmd = withCoverage('gcov', 'ctest --test-dir .swt-build', ['src/clampx.cpp'], setup);
+    // Set-up first, then the tests (their exit status is the run's), then gcov over the .gcda files.
+    expect(cmd.indexOf(setup)).toBeLessThan(cmd.indexOf('( ctest --test-dir .swt-build ); swt_rc=$?'));
+    expect(cmd).toContain("xargs -0 -r gcov -r -s /testbed --json-format --stdout > /swt-out/swt-coverage/gcov.jsonl");
+    expect(cmd.trim().endsWith('exit $swt_rc')).toBe(true);
   });
 });

@@ -16,6 +16,7 @@ import {
   CMAKE_BUILD_ALL,
   CMAKE_CONFIGURE,
   MESON_COMPILE,
+  GCOV_SETUP,
   MESON_SETUP,
   RECORD_BUILD_INPUTS,
   ctestCommand,
@@ -76,16 +77,13 @@ function languageOf(testFiles: readonly string[], files: readonly string[]): str
 }
 
 /**
- * Warm-up: configure and build everything (tests too) with ccache, then date the objects 1970 so
- * every run recompiles them, through ccache (content-checked: a hit costs a lookup), and never
- * links a stale object for a file a run overlays with an older date than this build; and record
- * the build system's inputs by checksum (runners.ts BUILD_INPUTS).
+ * Warm-up: configure and build everything (tests too) with ccache, then record the build's inputs
+ * by checksum (runners.ts RECORD_BUILD_INPUTS): a run rebuilds only what its state changes.
  */
-const STALE_OBJECTS = "find . \\( -name '*.o' -o -name '*.lo' -o -name '*.obj' \\) -not -path './.git/*' -exec touch -c -d @0 {} +";
 const WARM =
   `if [ -f CMakeLists.txt ]; then ${CMAKE_CONFIGURE} && ${CMAKE_BUILD_ALL}; fi; ` +
   `if [ -f meson.build ]; then ${MESON_SETUP} && ${MESON_COMPILE}; fi; ` +
-  `if [ -f configure.ac ] || [ -f configure.in ]; then ${AUTOTOOLS_CONFIGURE} && make -k check TESTS=; fi; ${STALE_OBJECTS}; ${RECORD_BUILD_INPUTS}`;
+  `if [ -f configure.ac ] || [ -f configure.in ]; then ${AUTOTOOLS_CONFIGURE} && make -k check TESTS=; fi; ${RECORD_BUILD_INPUTS}`;
 
 export const ctest: RunnerDef = {
   kind: 'ctest',
@@ -183,6 +181,7 @@ export const c: Ecosystem = {
   ownErrorText:
     /\b(was not declared in this scope|use of undeclared identifier|has no member named|no member named .+ in|no matching function for call to|undefined reference to|implicit declaration of function|call to undeclared function|unknown type name)\b/,
   registries: REGISTRIES.c,
-  coverage: { counter: null, reason: 'C/C++ line counts need an instrumented build (gcov), which is not run' },
+  // gcc's own counters: the coverage runs rebuild with --coverage (GCOV_SETUP), gcov reads them.
+  coverage: { counter: 'gcov', setup: GCOV_SETUP },
 };
 

@@ -16,16 +16,19 @@ export const MESON_BUILD = '.swt-meson';
 export const TEST_TIMEOUT = 300;
 
 /**
- * The build system's own inputs (CMakeLists.txt, meson.build, configure.ac, Makefile.am, …) as the
- * warm-up built from them, by checksum: a run touches those whose content differs, so the build
- * regenerates from them even when a run's overlay dates them older than the build it finds.
+ * The build's inputs as the warm-up built from them, by checksum: the build system's own files
+ * (CMakeLists.txt, meson.build, configure.ac, Makefile.am, …) and the C/C++ sources and headers.
+ * The record is dated 2 s past the warm-up's build; a run gives the files whose content differs
+ * that date, so the build remakes exactly them and what depends on them, whatever date the
+ * overlay gave them (it may be older than the build), and once only in a container that runs again.
  */
 export const BUILD_INPUTS = '"$HOME/.swt-build-inputs"';
+const SOURCES = ['c', 'cc', 'cpp', 'cxx', 'c++', 'h', 'hh', 'hpp', 'hxx', 'h++', 'ipp', 'tpp', 'inl'].map((e) => `-o -name '*.${e}'`).join(' ');
 export const RECORD_BUILD_INPUTS =
   "find . \\( -name CMakeLists.txt -o -name '*.cmake' -o -name meson.build -o -name meson_options.txt -o -name meson.options " +
-  "-o -name configure.ac -o -name configure.in -o -name Makefile.am -o -name '*.m4' \\) -type f -not -path './.git/*' -not -path './.swt-*' " +
-  `-exec md5sum {} + > ${BUILD_INPUTS}`;
-const TOUCH_CHANGED_INPUTS = `[ ! -f ${BUILD_INPUTS} ] || md5sum -c ${BUILD_INPUTS} 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c "$f"; done`;
+  `-o -name configure.ac -o -name configure.in -o -name Makefile.am -o -name '*.m4' ${SOURCES} \\) -type f -not -path './.git/*' -not -path './.swt-*' ` +
+  `-exec md5sum {} + > ${BUILD_INPUTS}; touch -d "@$(( $(date +%s) + 2 ))" ${BUILD_INPUTS}`;
+const TOUCH_CHANGED_INPUTS = `[ ! -f ${BUILD_INPUTS} ] || md5sum -c ${BUILD_INPUTS} 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c -r ${BUILD_INPUTS} "$f"; done`;
 
 /** Bytes of each test's output CTest keeps in its JUnit. */
 const OUTPUT_KEPT = 4_000_000;
@@ -215,3 +218,27 @@ export function makeCommand(spec: RunnerSpec, files: readonly string[], out: str
     `${section(r, 'exit', '"$rc"')}; exit $rc`,
   ].join('; ');
 }
+
+const COVERAGE_FLAGS = ['C_FLAGS', 'CXX_FLAGS', 'EXE_LINKER_FLAGS', 'SHARED_LINKER_FLAGS', 'MODULE_LINKER_FLAGS'].map((v) => `-DCMAKE_${v}=--coverage`).join(' ');
+/**
+ * Compilers on PATH that add `--coverage -O0` (a Makefile's `cc`, autotools' `ccache cc`; -O0 after
+ * the project's -O2 keeps lines apart), in home: the sandbox's /tmp may not execute. ccache is off:
+ * it would hand back the warm build's objects, which count nothing.
+ */
+const COVERING_COMPILERS =
+  "mkdir -p $HOME/.swt-gcov/bin && for c in cc gcc c++ g++; do [ -x /usr/bin/$c ] && printf '#!/bin/sh\\nexec /usr/bin/%s \"$@\" --coverage -O0\\n' $c > $HOME/.swt-gcov/bin/$c && chmod +x $HOME/.swt-gcov/bin/$c; done; export PATH=$HOME/.swt-gcov/bin:$PATH CCACHE_DISABLE=1";
+
+/**
+ * Before a coverage run: every build of ours counts lines with gcc's `--coverage` (CMake's cache
+ * flags, Meson's b_coverage, compilers on PATH and dated objects for make), and no earlier counts are left. The
+ * flags change every object, so the run rebuilds the whole project: coverage runs are extra runs
+ * beside the judged ones, whose warm build stays as it was.
+ */
+export const GCOV_SETUP = [
+  "find . -name '*.gcda' -not -path './.git/*' -delete 2>/dev/null",
+  // make's objects (in the tree) dated 1970: make rebuilds every one, instrumented.
+  "find . \\( -name '*.o' -o -name '*.lo' -o -name '*.obj' \\) -not -path './.git/*' -exec touch -c -d @0 {} +",
+  COVERING_COMPILERS,
+  `if [ -f CMakeLists.txt ]; then { [ -f ${CMAKE_BUILD}/CMakeCache.txt ] || ${CMAKE_CONFIGURE}; } >/dev/null 2>&1; cmake ${CMAKE_BUILD} ${COVERAGE_FLAGS} >/dev/null 2>&1; fi`,
+  `if [ -f meson.build ]; then { [ -f ${MESON_BUILD}/build.ninja ] || ${MESON_SETUP}; } >/dev/null 2>&1; meson configure ${MESON_BUILD} -Db_coverage=true >/dev/null 2>&1; fi`,
+].join('; ');

@@ -1,0 +1,99 @@
+/**
+ * The App end to end on a C++ project (CMake + GoogleTest), with no image, install or test command
+ * configured: the issue gets a reproducing GoogleTest test written by the (scripted) model and
+ * proven in real containers (the swt-cc image, the build kept warm in the environment), and the
+ * fix PR's check run says F→P and success. The fake GitHub serves as a GHES on loopback.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startApp, type RunningApp } from '../../src/app/app.js';
+import { publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
+import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
+import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
+import { appKey } from './payloads.js';
+
+const SECRET = 'swt-e2e-cpp-webhook-secret';
+const OWNER = 'acme';
+const REPO = 'clampx-cpp';
+/** The model's answer: a GoogleTest test appended to the project's test file, in the custom diff format. */
+const MODEL_TEST = ['```custom-diff', 'diff', 'tests/clampx_test.cpp', 'insert', 'EOF', '', 'TEST(Clamp, Above) { EXPECT_EQ(10, clampx(15, 0, 10)); }', 'end diff', '```'].join('\n');
+
+let fake: FakeGitHub;
+let published: PublishedFixture;
+let app: RunningApp;
+let llm: ScriptedLlm;
+let dataDir: string;
+const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+
+beforeAll(async () => {
+  llm = await startScriptedLlm([msg(MODEL_TEST)]);
+  process.env.OPENAI_BASE_URL = llm.baseURL;
+  process.env.OPENAI_API_KEY = 'sk-e2e-cpp-scripted-model-key';
+  fake = await new FakeGitHub({ webhookSecret: SECRET, appPrivateKey: appKey() }).start();
+  // Only the strategy is configured: the image, install and runner come from CMakeLists.txt.
+  published = await publishFixture(fake, 'cpp-clampx', { owner: OWNER, repo: REPO, config: () => stringify({ generation: { strategy: 'zero-shot-plus' } }) });
+  dataDir = mkdtempSync(join(tmpdir(), `swt-e2e-cpp-${process.pid}-`));
+  app = await startApp({
+    appId: fake.appId,
+    privateKey: appKey(),
+    secret: SECRET,
+    dataDir,
+    env: { GHE_HOST: fake.host, GHE_PROTOCOL: 'http' },
+    sandbox: createDockerSandbox(),
+    progressIntervalMs: 500,
+  });
+  fake.appUrl = app.url;
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await published?.cleanup();
+  await fake?.close();
+  await llm?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  for (const [k, v] of [['OPENAI_BASE_URL', saved.url], ['OPENAI_API_KEY', saved.key]] as const) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  if (published) await removeEnvImagesBuiltFrom([published.base]);
+  expect(containersOfOursOnceRetired()).toBe('');
+});
+
+const settle = () => app.services.queue.drain(20 * 60_000);
+
+describe('the App end to end on a C++ project (no configuration but the strategy)', () => {
+  it('issue → a reproducing GoogleTest test in a comment; fix PR → F→P and success', async () => {
+    const issue = fake.addIssue(OWNER, REPO, { title: published.fx.issue.title, body: published.fx.issue.body });
+    expect((await fake.deliver('issues', fake.issuePayload(OWNER, REPO, issue.number, 'opened'))).status).toBe(200);
+    await settle();
+
+    const [comment, ...more] = fake.issue(OWNER, REPO, issue.number).comments;
+    expect(more).toEqual([]);
+    expect(comment!.body).toContain('### 🧪 swt-bot reproduced this issue');
+    expect(comment!.body).toContain('<code>tests/clampx_test.cpp</code>');
+    expect(comment!.body).toContain('+TEST(Clamp, Above) { EXPECT_EQ(10, clampx(15, 0, 10)); }');
+    // How it fails at base: GoogleTest's own message, from the real run.
+    expect(comment!.body).toMatch(/Expected equality of these values:[\s\S]*10[\s\S]*clampx\(15, 0, 10\)[\s\S]*15/);
+    expect(fake.issue(OWNER, REPO, issue.number).labels).toEqual(['reproduced']);
+    expect(llm.requests).toHaveLength(1);
+    // The prompt names the language and its runner.
+    expect(JSON.stringify(llm.requests[0]!.body)).toMatch(/C\+\+|\bctest\b/);
+
+    const pr = await fake.addPull(OWNER, REPO, { title: 'clampx limits from above', body: `Fixes #${issue.number}`, user: { login: 'alice', type: 'User' }, headSha: published.goodFix, headRef: 'fix' });
+    expect((await fake.deliver('pull_request', await fake.pullPayload(OWNER, REPO, pr.number, 'opened'))).status).toBe(200);
+    await settle();
+    const runs = fake.checkRuns(OWNER, REPO).filter((c) => c.head_sha === published.goodFix);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ status: 'completed', conclusion: 'success', output: { title: 'The fix passes the reproducing tests' } });
+    const summary = runs[0]!.output!.summary!;
+    expect(summary).toMatch(/\| `tests\/clampx_test\.cpp > Clamp\.Above` \| ❌ fail[^|]*\| ✅ pass \| \*\*F→P\*\*/);
+    // The fix PR brings its own test too: shown, and marked pre-existing (it is not ours to count).
+    expect(summary).toMatch(/\| `tests\/clampx_test\.cpp > Clamp\.LimitsFromAbove` \| ❌ fail \(missing\) \| ✅ pass \| F→P \(pre-existing\)/);
+    expect(summary).toContain('F→P 2 · P→F 0 · F→F 0 · P→P 2');
+    expect(summary).toContain('**S (the tests reproduce the issue): yes**: 1 test goes from failing to passing');
+  });
+});
