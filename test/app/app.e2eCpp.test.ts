@@ -4,17 +4,14 @@
  * proven in real containers (the swt-cc image, the build kept warm in the environment), and the
  * fix PR's check run says F→P and success. The fake GitHub serves as a GHES on loopback.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startApp, type RunningApp } from '../../src/app/app.js';
+import type { RunningApp } from '../../src/app/app.js';
 import { publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
 import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
-import { createDockerSandbox } from '../../src/sandbox/index.js';
+import { startAppOnFakeGitHub, type AppOnFakeGitHub } from '../helpers/appOnFakeGitHub.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
-import { msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
-import { appKey } from './payloads.js';
+import { msg, type ScriptedLlm } from '../helpers/scriptedLlm.js';
+import { appKey } from '../helpers/webhooks.js';
 
 const SECRET = 'swt-e2e-cpp-webhook-secret';
 const OWNER = 'acme';
@@ -24,41 +21,22 @@ const MODEL_TEST = ['```custom-diff', 'diff', 'tests/clampx_test.cpp', 'insert',
 
 let fake: FakeGitHub;
 let published: PublishedFixture;
+let on: AppOnFakeGitHub;
 let app: RunningApp;
 let llm: ScriptedLlm;
-let dataDir: string;
-const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
 
 beforeAll(async () => {
-  llm = await startScriptedLlm([msg(MODEL_TEST)]);
-  process.env.OPENAI_BASE_URL = llm.baseURL;
-  process.env.OPENAI_API_KEY = 'sk-e2e-cpp-scripted-model-key';
   fake = await new FakeGitHub({ webhookSecret: SECRET, appPrivateKey: appKey() }).start();
   // Only the strategy is configured: the image, install and runner come from CMakeLists.txt.
   published = await publishFixture(fake, 'cpp-clampx', { owner: OWNER, repo: REPO, config: () => stringify({ generation: { strategy: 'zero-shot-plus' } }) });
-  dataDir = mkdtempSync(join(tmpdir(), `swt-e2e-cpp-${process.pid}-`));
-  app = await startApp({
-    appId: fake.appId,
-    privateKey: appKey(),
-    secret: SECRET,
-    dataDir,
-    env: { GHE_HOST: fake.host, GHE_PROTOCOL: 'http' },
-    sandbox: createDockerSandbox(),
-    progressIntervalMs: 500,
-  });
-  fake.appUrl = app.url;
+  on = await startAppOnFakeGitHub(fake, { secret: SECRET, model: [msg(MODEL_TEST)], apiKey: 'sk-e2e-cpp-scripted-model-key', progressIntervalMs: 500 });
+  ({ app, llm } = on);
 });
 
 afterAll(async () => {
-  await app?.stop();
+  await on?.stop();
   await published?.cleanup();
   await fake?.close();
-  await llm?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  for (const [k, v] of [['OPENAI_BASE_URL', saved.url], ['OPENAI_API_KEY', saved.key]] as const) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
   if (published) await removeEnvImagesBuiltFrom([published.base]);
   expect(containersOfOursOnceRetired()).toBe('');
 });
