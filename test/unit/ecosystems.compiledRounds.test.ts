@@ -131,9 +131,9 @@ describe('cargo test rounds', () => {
     expect(cmd).toContain(`! grep -qsE '^[[:space:]]*(runner[[:space:]]*=|\\[env\\])' .cargo/config.toml .cargo/config`);
     expect(cmd).toMatch(/\( swt_rust_rounds_on; rc=0; .*cargo test --no-fail-fast --offline --test describe >> \/swt-out\/cargo-test\.txt 2>&1 \|\| rc=\$\?; swt_rust_rounds; exit \$rc \)$/);
     expect(cmd).toContain('> /swt-out/cargo-test.txt.round2;');
-    // libtest arguments of the project's own (` -- `): its tests rerun through cargo, no rounds.
-    expect(rustTemplateHasRounds('cargo test {files} -- --test-threads=1')).toBe(false);
+    // Build flags and libtest arguments of the project's own are fine; more than one command is not: its tests rerun through cargo.
+    expect(rustTemplateHasRounds('cargo test {files} -- --test-threads=1')).toBe(true);
     expect(rustTemplateHasRounds('cargo +1.85 test --features serde {files}')).toBe(true);
-    expect(buildTestCommand(runnerFromCommand('cargo test {files} -- --test-threads=1'), ['tests/describe.rs'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'tests/describe.rs': [9] } } })).not.toContain('swt_rust_rounds_on;');
+    expect(buildTestCommand(runnerFromCommand('cargo build && cargo test {files}'), ['tests/describe.rs'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'tests/describe.rs': [9] } } })).not.toContain('swt_rust_rounds_on;');
   });
 });

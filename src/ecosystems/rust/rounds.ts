@@ -11,8 +11,8 @@
  * The chosen tests: the functions whose lines hold a line the patch adds (a line belongs to the
  * `fn` declared last before it; blank lines, comments and attributes to none), among the tests
  * the run's own filters listed (`--list`). A project that names its own runner or environment in
- * `.cargo/config*` (ours would replace its runner; its `[env]` is cargo's), or a template with
- * libtest arguments of its own (` -- `), gets no rounds: its tests rerun through cargo. Pure.
+ * `.cargo/config*` (ours would replace its runner; its `[env]` is cargo's), or a template that is
+ * more than one `cargo test`, gets no rounds: its tests rerun through cargo. Pure.
  */
 import { shellQuote } from '../../util/shell.js';
 import { roundReport, writeLines } from '../command.js';
@@ -48,9 +48,13 @@ export function rustChooseCommand(plan: RoundPlan): string | undefined {
   return files.length ? `awk -v L=${shellQuote(keys.join('\\n'))} ${shellQuote(CHOOSE)} ${files.map(shellQuote).join(' ')}` : undefined;
 }
 
-/** Whether a template lets the rounds run its binaries as it would: plain `cargo test`, build flags allowed, no libtest arguments of its own. */
+/**
+ * Whether a template lets the rounds run its binaries: one `cargo test` (build flags allowed).
+ * Its libtest arguments (` -- --test-threads=1`) reach the run, not the rounds, which run the
+ * chosen tests by name as a rerun through cargo does.
+ */
 export function rustTemplateHasRounds(template: string): boolean {
-  return /^\s*cargo\s+(\+\S+\s+)?test\b/.test(template) && !/\s--(\s|$)/.test(template) && !/[;&|`$]/.test(template);
+  return /^\s*cargo\s+(\+\S+\s+)?test\b/.test(template) && !/[;&|`$<>]/.test(template);
 }
 
 /**
