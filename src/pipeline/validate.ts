@@ -4,6 +4,7 @@ import { ecosystemOfRunner } from '../ecosystems/index.js';
 import { compareRuns, relativeTo } from '../harness/classify.js';
 import { baselineKey, hasBaseline } from './baselineRuns.js';
 import { filesTouchedByPatch, prewarmTests } from '../harness/runTests.js';
+import { whyNoRounds } from '../harness/runners.js';
 import { roundPlan } from '../harness/rounds.js';
 import { runSides } from './sides.js';
 import type { RoundPlan } from '../ecosystems/types.js';
@@ -102,6 +103,8 @@ export interface ValidationResult extends Verdict {
     alone: boolean;
     /** Of `tests`, those confirmed on both sides by rounds inside the first runs' processes (RoundPlan). */
     inProcess?: string[];
+    /** Why the runner held no rounds inside its runs (all of `tests` reran in new processes). */
+    noRounds?: string;
     runs: { base: RunResult[]; head: RunResult[] };
   };
   /**
@@ -194,7 +197,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     runs: { base: runs.base, head: runs.head },
     ...(verdict.tests.length === 0 ? { noTests: whyNoTests(runs) ?? 'the runs reported tests, but none is left once the baseline is taken out' } : {}),
     ...(runs.confirm
-      ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, ...(runs.confirm.inProcess ? { inProcess: [...runs.confirm.inProcess] } : {}), runs: { base: runs.confirm.base, head: runs.confirm.head } } }
+      ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, ...(runs.confirm.inProcess ? { inProcess: [...runs.confirm.inProcess] } : {}), ...noRounds(ctx.runner), runs: { base: runs.confirm.base, head: runs.confirm.head } } }
       : {}),
     baseline: judged.baseline,
     warnings,
@@ -331,6 +334,12 @@ async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: R
     (m) => progress.step(m),
   );
   return { env, manifests };
+}
+
+/** `noRounds` of a result's confirmation, when its runner holds none. */
+function noRounds(runner: RepoContext['runner']): { noRounds?: string } {
+  const why = whyNoRounds(runner);
+  return why ? { noRounds: why } : {};
 }
 
 /**
