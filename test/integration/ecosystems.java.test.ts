@@ -43,8 +43,9 @@ describe('Maven projects, no configuration (real containers, a Maven Central dep
 
   it('JUnit 5: the rounds run the new test through the JUnit Platform launcher Surefire resolved, in the same JVM after Maven', async () => {
     const repo5 = createGitRepo({ ...BASE_FILES, 'pom.xml': POM_JUNIT5, 'src/test/java/com/example/GreeterTest.java': OLD_TEST_JUNIT5 });
+    const base5 = repo5.sha;
     const head5 = repo5.commit({ 'src/main/java/com/example/Greeter.java': GREETER(true) }, 'greet nobody');
-    const out = await validateJson(repo5.path, repo5.sha, head5, TEST_PATCH);
+    const out = await validateJson(repo5.path, base5, head5, TEST_PATCH);
     expect(out.tests.map((t: { id: string; transition: string }) => [t.id, t.transition])).toEqual([
       ['com.example.GreeterTest.greetsByName', 'P2P'],
       ['com.example.GreeterTest.greetsNobody', 'F2P'],
