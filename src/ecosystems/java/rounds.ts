@@ -86,7 +86,7 @@ public class SwtRounds {
     b = builder.getMethod("selectors", selectors.getClass()).invoke(b, selectors);
     Object request = builder.getMethod("build").invoke(b);
     Map<Object, Long> started = new HashMap<>();
-    Object listener = Proxy.newProxyInstance(loader, new Class<?>[] { listenerType }, (self, m, args) -> {
+    Object listener = java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] { listenerType }, (self, m, args) -> {
       switch (m.getName()) {
         case "equals": return self == args[0];
         case "hashCode": return System.identityHashCode(self);
@@ -101,7 +101,7 @@ public class SwtRounds {
       if (status.equals("ABORTED")) return null;
       Optional<?> thrown = (Optional<?>) call(args[1], "getThrowable");
       Long start = started.get(args[0]);
-      testcase(xml, (String) call(source.get(), "getClassName"), (String) call(source.get(), "getMethodName"), start == null ? System.nanoTime() : start, status.equals("FAILED") ? (Throwable) thrown.orElse(new AssertionError("failed")) : null);
+      testcase(xml, (String) call(source.get(), "getClassName"), (String) call(source.get(), "getMethodName"), start == null ? System.nanoTime() : start, !status.equals("FAILED") ? null : thrown.isPresent() ? (Throwable) thrown.get() : new AssertionError("failed"));
       return null;
     });
     Object listeners = Array.newInstance(listenerType, 1);
