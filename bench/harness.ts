@@ -52,6 +52,8 @@ interface Row {
   floorMs: number;
   /** The same two execs one after the other. */
   floorSequentialMs: number;
+  /** The machine's 1-minute load average as the instance's validations began and as its floor ended: every figure moves with it. */
+  load?: [number, number];
 }
 
 async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
@@ -153,6 +155,7 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
       }
     }
   };
+  const loadFrom = Number(loadavg()[0].toFixed(1));
   await validated(); // first run warms the page cache
   // With and without confirmation, interleaved, in `pairs` pairs.
   let validateMs = Infinity;
@@ -177,7 +180,8 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
   log(`${inst.name}: floor`);
   // The environment again (cached): another process's cold builds of the same project may have removed the image meanwhile.
   const floored = await floor(sandbox, await prepareContext(sandbox, input), [baseState, headState], files);
-  return { name: inst.name, coldEmptyMs, coldWarmMs, warmMs, validateMs, validateNoConfirmMs, pairs, floorMs: floored.sideBySideMs, floorSequentialMs: floored.sequentialMs };
+  const load: [number, number] = [loadFrom, Number(loadavg()[0].toFixed(1))];
+  return { name: inst.name, coldEmptyMs, coldWarmMs, warmMs, validateMs, validateNoConfirmMs, pairs, floorMs: floored.sideBySideMs, floorSequentialMs: floored.sequentialMs, load };
 }
 
 /**
@@ -319,10 +323,10 @@ async function main() {
       out.push(`| ${r.name} | ${ms(r.validateNoConfirmMs)} / ${ms(r.validateMs)} | ${ms(r.floorMs)} (${ms(r.floorSequentialMs)}) | ${(r.validateNoConfirmMs / r.floorMs).toFixed(2)} | ${(r.validateMs / r.floorMs).toFixed(2)} | ${ok ? 'met' : 'MISSED'} |`);
     }
     out.push('', `## Confirmation of the tests that move (${pairs} pairs back to back, which goes first alternating)`, '');
-    out.push('| instance | validation, confirmation on (default), best | off (confirm 0), best | best ÷ best | on ÷ off, median of the pairs | target ≤ 1.1 (pairs) |', '|---|---|---|---|---|---|');
+    out.push('| instance | validation, confirmation on (default), best | off (confirm 0), best | best ÷ best | on ÷ off, median of the pairs | target ≤ 1.1 (pairs) | load (1 min) |', '|---|---|---|---|---|---|---|');
     for (const r of rows) {
       const q = pairedRatio([r]);
-      out.push(`| ${r.name} | ${ms(r.validateMs)} | ${ms(r.validateNoConfirmMs)} | ${(r.validateMs / r.validateNoConfirmMs).toFixed(2)} | ${q.toFixed(2)} | ${q <= 1.1 ? 'met' : 'MISSED'} |`);
+      out.push(`| ${r.name} | ${ms(r.validateMs)} | ${ms(r.validateNoConfirmMs)} | ${(r.validateMs / r.validateNoConfirmMs).toFixed(2)} | ${q.toFixed(2)} | ${q <= 1.1 ? 'met' : 'MISSED'} | ${r.load ? r.load.join('–') : ''} |`);
     }
   }
   // Compiled projects: a validation on the build the environment keeps, against the build from nothing.
@@ -373,6 +377,7 @@ async function main() {
       floorSequentialMs: round(r.floorSequentialMs),
       validateOverFloor: ratio(r.validateNoConfirmMs, r.floorMs),
       validateConfirmOverFloor: ratio(r.validateMs, r.floorMs),
+      ...(r.load ? { load: r.load } : {}),
     })),
     warmBuild: built.map((r) => ({ name: r.name, target: buildTargets.get(r.name), validateOverCold: ratio(r.validateMs, r.coldEmptyMs), validateNoConfirmOverCold: ratio(r.validateNoConfirmMs, r.coldEmptyMs) })),
     scaling: scaled.map((s) => ({ ...s, envMs: round(s.envMs), validateMs: round(s.validateMs) })),

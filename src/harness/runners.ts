@@ -117,6 +117,16 @@ export function roundsInProcess(spec: RunnerSpec): boolean {
   return !!runnerDef(spec.kind).def.roundsInProcess && !isGrouped(spec) && !runsPerFile(spec);
 }
 
+/**
+ * Why a run with `spec` holds no confirmation rounds (RoundPlan), or undefined when it can: the
+ * tests that move then rerun in new processes, as a result says.
+ */
+export function whyNoRounds(spec: RunnerSpec): string | undefined {
+  if (roundsInProcess(spec)) return undefined;
+  if (!runnerDef(spec.kind).def.roundsInProcess) return `${spec.kind} cannot repeat tests faithfully inside its run here: the tests that moved reran in new processes`;
+  return `${spec.kind} ran once per ${isGrouped(spec) ? 'package' : 'file'}: the tests that moved reran in new processes`;
+}
+
 /** Whether each in-process round of `spec`'s runner starts from a fresh process's state (see roundsInProcess.freshProcess). */
 export function roundsFresh(spec: RunnerSpec): boolean {
   return !!runnerDef(spec.kind).def.roundsInProcess?.freshProcess;

@@ -4,6 +4,7 @@ import { ecosystemOfRunner } from '../ecosystems/index.js';
 import { compareRuns, relativeTo } from '../harness/classify.js';
 import { baselineKey, hasBaseline } from './baselineRuns.js';
 import { filesTouchedByPatch, prewarmTests } from '../harness/runTests.js';
+import { whyNoRounds } from '../harness/runners.js';
 import { roundPlan } from '../harness/rounds.js';
 import { runSides } from './sides.js';
 import type { RoundPlan } from '../ecosystems/types.js';
@@ -11,7 +12,7 @@ import type { RunResult, Verdict } from '../results/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
 import { headChanges } from './headChanges.js';
-import { listFiles, materialize, patchToRevAt, resolveRev, withState } from '../repo/git.js';
+import { landedPatch, listFiles, materialize, patchToRevAt, resolveRev, withState } from '../repo/git.js';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { whyNoTests } from '../harness/noTests.js';
 import { isSwtError, SwtError } from '../util/errors.js';
@@ -102,6 +103,8 @@ export interface ValidationResult extends Verdict {
     alone: boolean;
     /** Of `tests`, those confirmed on both sides by rounds inside the first runs' processes (RoundPlan). */
     inProcess?: string[];
+    /** Why the runner held no rounds inside its runs (all of `tests` reran in new processes). */
+    noRounds?: string;
     runs: { base: RunResult[]; head: RunResult[] };
   };
   /**
@@ -194,7 +197,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     runs: { base: runs.base, head: runs.head },
     ...(verdict.tests.length === 0 ? { noTests: whyNoTests(runs) ?? 'the runs reported tests, but none is left once the baseline is taken out' } : {}),
     ...(runs.confirm
-      ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, ...(runs.confirm.inProcess ? { inProcess: [...runs.confirm.inProcess] } : {}), runs: { base: runs.confirm.base, head: runs.confirm.head } } }
+      ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, ...(runs.confirm.inProcess ? { inProcess: [...runs.confirm.inProcess] } : {}), ...noRounds(ctx.runner), runs: { base: runs.confirm.base, head: runs.confirm.head } } }
       : {}),
     baseline: judged.baseline,
     warnings,
@@ -231,7 +234,7 @@ async function judge(j: Judging, code: RepoState, warnings: string[]) {
     ? { rev: code.rev, patches: [...code.patches, formatPatch(reversePatch(parsePatch(input.testPatch)))], patchNames: [...(code.patchNames ?? []), 'reversed test patch'] }
     : code;
   // Head's rounds follow the test patch as it applied there (its lines may have moved).
-  const sides = { base: j.baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs: { base: ctx.env, head: headEnv.env }, rounds: { base: j.plan(input.testPatch), head: j.plan(headTests.patch) } };
+  const sides = { base: j.baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs: { base: ctx.env, head: headEnv.env }, rounds: { base: j.plan(input.testPatch), head: j.plan(headTests.landed ?? headTests.patch) } };
   const runs = await runSides(j.sandbox, ctx, sides, existing, j.opts, j.progress);
   // Compiled languages: a unit that does not build at base takes only the tests the patch adds or changes into account.
   const changedTest = ecosystemOfRunner(ctx.runner)?.changedTests?.(input.testPatch);
@@ -333,17 +336,25 @@ async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: R
   return { env, manifests };
 }
 
+/** `noRounds` of a result's confirmation, when its runner holds none. */
+function noRounds(runner: RepoContext['runner']): { noRounds?: string } {
+  const why = whyNoRounds(runner);
+  return why ? { noRounds: why } : {};
+}
+
 /**
  * The test patch as it applies to the fixed state. A fix PR may touch the same test file (it adds
  * its own tests where ours go): then the patch is re-applied tolerantly and the result used, with a warning.
  */
-async function rebaseTestPatch(repo: string, fixed: RepoState, testPatch: string, warnings: string[]): Promise<{ patch: string; contained: boolean }> {
+async function rebaseTestPatch(repo: string, fixed: RepoState, testPatch: string, warnings: string[]): Promise<{ patch: string; contained: boolean; landed?: string }> {
   try {
     const last = fixed.patches.length;
-    const contained = await withState(repo, { ...fixed, patches: [...fixed.patches, testPatch], patchNames: [...(fixed.patchNames ?? []), 'test patch'] }, async (t) =>
-      t.contained.includes(last),
-    );
-    return { patch: testPatch, contained };
+    return await withState(repo, { ...fixed, patches: [...fixed.patches, testPatch], patchNames: [...(fixed.patchNames ?? []), 'test patch'] }, async (t) => {
+      const contained = t.contained.includes(last);
+      // Where its hunks landed (the fix may have moved their lines): the rounds choose tests by line.
+      const landed = contained || fixed.patches.length ? undefined : await landedPatch(t, fixed.rev, filesTouchedByPatch(testPatch, () => true));
+      return { patch: testPatch, contained, ...(landed ? { landed } : {}) };
+    });
   } catch (e) {
     if (!isSwtError(e, 'PATCH_DOES_NOT_APPLY')) throw e;
     const checkout = await materialize(repo, fixed);

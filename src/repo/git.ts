@@ -361,6 +361,15 @@ export async function changedPathsSince(repoOrPath: GitRepo | string, rev: strin
 }
 
 /**
+ * A patch as it landed on `rev` in state `st` (`rev` plus that patch): the diff from `rev`'s tree
+ * at `paths`, its hunks where `git apply` put them (an offset taken when `rev` moved their lines).
+ */
+export async function landedPatch(st: StateTree, rev: string, paths: readonly string[]): Promise<string> {
+  const from = `${await resolveRev(st.repo, rev)}^{tree}`;
+  return paths.length ? git(st.repo.path, ['diff-tree', '-p', '--no-renames', from, st.tree, '--', ...paths.map((p) => `:(literal)${p}`)], { env: st.env }) : '';
+}
+
+/**
  * A patch that, applied to the state, gives `paths` as they are at `rev` (a path `rev` lacks is
  * deleted): binary-safe, full blob ids. Empty when they already are.
  */

@@ -66,5 +66,12 @@ export const TEST_PATCH = [
   '',
 ].join('\n');
 
+/** The same project on JUnit 5 (Jupiter): the same lines, so TEST_PATCH applies to it too. */
+export const POM_JUNIT5 = POM.replace(
+  '<dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>',
+  '<dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>5.10.2</version><scope>test</scope></dependency>',
+);
+export const OLD_TEST_JUNIT5 = OLD_TEST.replace('import static org.junit.Assert.assertEquals;', 'import static org.junit.jupiter.api.Assertions.assertEquals;').replace('import org.junit.Test;', 'import org.junit.jupiter.api.Test;');
+
 /** The project at base. */
 export const BASE_FILES: Record<string, string> = { 'pom.xml': POM, 'src/main/java/com/example/Greeter.java': GREETER(false), 'src/test/java/com/example/GreeterTest.java': OLD_TEST };

@@ -3,7 +3,7 @@ import { createGitRepo } from '../helpers/gitRepo.js';
 import { prepareContext } from '../../src/pipeline/context.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { cleanUpEcosystemRuns, expectSameJudgementFromCacheOnly, transitions, validateJson } from '../helpers/ecosystemRun.js';
-import { BASE_FILES, GREETER, TEST_PATCH } from '../helpers/mavenGreeter.js';
+import { BASE_FILES, GREETER, OLD_TEST_JUNIT5, POM_JUNIT5, TEST_PATCH } from '../helpers/mavenGreeter.js';
 
 // A small Maven project with a real Maven Central dependency (commons-lang3) and JUnit 4, with no
 // configuration at all: detection from pom.xml, the maven image (built offline from Debian
@@ -34,6 +34,23 @@ describe('Maven projects, no configuration (real containers, a Maven Central dep
     expect(out.success).toBe(true);
     // Confirmation (on by default) ran the new test twice more on each side in one JVM after Maven,
     // with Surefire's classpath: no Maven rerun. The error is the one Surefire reported.
+    expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['com.example.GreeterTest.greetsNobody'], inProcess: ['com.example.GreeterTest.greetsNobody'] });
+    const seen = (side: 'base' | 'head') => out.confirmation!.runs[side].map((r) => r.tests.map((t) => [t.id, t.outcome]));
+    expect(seen('base')).toEqual([[['com.example.GreeterTest.greetsNobody', 'failed']], [['com.example.GreeterTest.greetsNobody', 'failed']]]);
+    expect(seen('head')).toEqual([[['com.example.GreeterTest.greetsNobody', 'passed']], [['com.example.GreeterTest.greetsNobody', 'passed']]]);
+    expect(out.confirmation!.runs.base[0].tests[0]).toMatchObject({ message: expect.stringContaining('NullPointerException') });
+  }, 1_500_000);
+
+  it('JUnit 5: the rounds run the new test through the JUnit Platform launcher Surefire resolved, in the same JVM after Maven', async () => {
+    const repo5 = createGitRepo({ ...BASE_FILES, 'pom.xml': POM_JUNIT5, 'src/test/java/com/example/GreeterTest.java': OLD_TEST_JUNIT5 });
+    const base5 = repo5.sha;
+    const head5 = repo5.commit({ 'src/main/java/com/example/Greeter.java': GREETER(true) }, 'greet nobody');
+    const out = await validateJson(repo5.path, base5, head5, TEST_PATCH);
+    expect(transitions(out)).toEqual([
+      ['com.example.GreeterTest.greetsByName', 'P2P'],
+      ['com.example.GreeterTest.greetsNobody', 'F2P'],
+    ]);
+    expect(out.success).toBe(true);
     expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['com.example.GreeterTest.greetsNobody'], inProcess: ['com.example.GreeterTest.greetsNobody'] });
     const seen = (side: 'base' | 'head') => out.confirmation!.runs[side].map((r) => r.tests.map((t) => [t.id, t.outcome]));
     expect(seen('base')).toEqual([[['com.example.GreeterTest.greetsNobody', 'failed']], [['com.example.GreeterTest.greetsNobody', 'failed']]]);

@@ -25,6 +25,8 @@ describe('Rust crates, no configuration (real containers, a crates.io dependency
       ['tests/describe.rs::one', 'F2P'],
     ]);
     expect(out.success).toBe(true);
+    // The new test confirmed in rounds inside the first runs: the built binary run again with its exact name, no second cargo.
+    expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['tests/describe.rs::one'], inProcess: ['tests/describe.rs::one'] });
   }, 1_200_000);
 
   it('a test patch to the #[cfg(test)] module in src/lib.rs runs the crate\'s unit tests', async () => {
@@ -34,6 +36,9 @@ describe('Rust crates, no configuration (real containers, a crates.io dependency
       ['src/lib.rs::tests::zero', 'P2P'],
     ]);
     expect(out.success).toBe(true);
+    // A unit test's full name (module path) from the binary's own list; the fix moved the test's
+    // lines at head (3 lines added above it): head's rounds choose by where the patch landed there.
+    expect(out.confirmation).toMatchObject({ rounds: 2, tests: ['src/lib.rs::tests::one'], inProcess: ['src/lib.rs::tests::one'] });
   }, 1_200_000);
 
   it('keeps the crates in the repository\'s package cache: a cold build with no registry reachable installs from it offline', async () => {

@@ -211,6 +211,65 @@ func TestUniqueSlugCollapsesSpaces(t *testing.T) {
 }
 `;
 
+// Rust: the same slugs, the registry a static Mutex; the tests run one at a time (the project's
+// own --test-threads=1), in name order as libtest sorts them.
+const RUST_SLUGS = (collapse: boolean, digits: boolean) => `//! URL slugs for page titles, unique within a site.
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+static TAKEN: Mutex<BTreeMap<String, u32>> = Mutex::new(BTreeMap::new());
+
+/// Lower-case words joined by hyphens.
+pub fn slugify(title: &str) -> String {
+    let mut out = String::new();
+    for c in title.to_lowercase().chars() {
+        if c.is_ascii_lowercase() || (${digits} && c.is_ascii_digit()) {
+            out.push(c);
+        } else if !(${collapse} && out.ends_with('-')) {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// The title's slug, numbered from the second page that has it (notes, notes-2, ...).
+pub fn unique_slug(title: &str) -> String {
+    let s = slugify(title);
+    let mut taken = TAKEN.lock().unwrap();
+    let n = taken.entry(s.clone()).or_insert(0);
+    *n += 1;
+    if *n > 1 { format!("{}-{}", s, n) } else { s }
+}
+`;
+const RUST_SLUG_TESTS = (added: string) => `use slugs::{slugify, unique_slug};
+
+#[test]
+fn slugify_keeps_digits() {
+    assert_eq!(slugify("Python 3 notes"), "python-3-notes");
+}
+
+#[test]
+fn slugify_lowercases_words() {
+    assert_eq!(slugify("Release Notes"), "release-notes");
+}
+${added}
+#[test]
+fn unique_slug_first_page_is_plain() {
+    assert_eq!(unique_slug("Getting Started"), "getting-started");
+}
+`;
+const NEW_RUST = `
+#[test]
+fn slugify_keeps_numbers_in_titles() {
+    assert_eq!(slugify("Top 10 Tips"), "top-10-tips");
+}
+
+#[test]
+fn unique_slug_collapses_spaces() {
+    assert_eq!(unique_slug("Getting   Started"), "getting-started");
+}
+`;
+
 // Java (Maven, JUnit 4): the same slugs, the registry a static map; the tests run in name order.
 const JAVA_SLUGS = (pattern: string) => `package com.example;
 
@@ -321,6 +380,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let vitest5: Project;
   let goSlugs: Project;
   let javaSlugs: Project;
+  let rustSlugs: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -344,6 +404,13 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       { 'slugs.go': GO_SLUGS('[^a-z]+') },
       { 'slugs_test.go': GO_SLUG_TESTS(NEW_GO) },
       {},
+    );
+    rustSlugs = project(
+      { 'Cargo.toml': '[package]\nname = "slugs"\nversion = "0.1.0"\nedition = "2021"\n', 'src/lib.rs': RUST_SLUGS(false, true), 'tests/slugs.rs': RUST_SLUG_TESTS('') },
+      { 'src/lib.rs': RUST_SLUGS(true, true) },
+      { 'src/lib.rs': RUST_SLUGS(true, false) },
+      { 'tests/slugs.rs': RUST_SLUG_TESTS(NEW_RUST) },
+      { image: 'rust:1.85', install: 'cargo fetch', testCmd: 'cargo test {files} -- --test-threads=1' },
     );
     const main = 'src/main/java/com/example/Slugs.java';
     const test = 'src/test/java/com/example/SlugsTest.java';
@@ -402,6 +469,17 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       inProcess: true,
       // A Maven build per run, and a Maven rerun for each head failure: minutes on a loaded machine.
       minutes: 6,
+    },
+    {
+      name: 'rust/cargo test',
+      p: () => rustSlugs,
+      // One validation pair in the default suite (each compiles the crate on both sides); SWT_FLAKY_ROUNDS for more.
+      rounds: process.env.SWT_FLAKY_ROUNDS ? ROUNDS : 1,
+      added: 'tests/slugs.rs::unique_slug_collapses_spaces',
+      poisoned: 'tests/slugs.rs::unique_slug_first_page_is_plain',
+      broken: 'tests/slugs.rs::slugify_keeps_numbers_in_titles',
+      brokenBefore: 'tests/slugs.rs::slugify_keeps_digits',
+      inProcess: true,
     },
     { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: true },
     { name: 'javascript/jest', p: () => jest, rounds: ROUNDS, ...js, inProcess: true },

@@ -11,10 +11,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { goChooseCommand } from '../../src/ecosystems/go/rounds.js';
 import { javaChooseCommand } from '../../src/ecosystems/java/rounds.js';
+import { rustChooseCommand, rustTemplateHasRounds } from '../../src/ecosystems/rust/rounds.js';
 import { roundPlan } from '../../src/harness/rounds.js';
 import { buildTestCommand, roundsFresh, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
 import { ABOVE, OLD_TEST } from '../helpers/goClampx.js';
 import { OLD_TEST as GREETER_TEST, TEST_PATCH } from '../helpers/mavenGreeter.js';
+import { INTEGRATION_PATCH, LIB, OLD_TEST as RUST_TEST, UNIT_PATCH } from '../helpers/rustDescribe.js';
 
 let dir: string;
 beforeEach(() => {
@@ -99,5 +101,39 @@ describe('Maven rounds', () => {
     expect(cmd).toContain('java -XX:TieredStopAtLevel=1 -cp "$HOME/.cache/swt-rounds" SwtRounds /swt-out/maven-reports.txt 2 "$cp" $sel');
     // Two modules in one run: no rounds.
     expect(buildTestCommand(spec, [`core/${JAVA_FILE}`, `api/${JAVA_FILE}`], '/swt-out', { kept: true, rounds: plan })).not.toMatch(/swt_java_rounds (core|api);/);
+  });
+});
+
+describe('cargo test rounds', () => {
+  it('choose the functions the patch adds lines to, in an integration test file and in a #[cfg(test)] module; an attribute or blank line belongs to none', () => {
+    expect(choose({ 'tests/describe.rs': RUST_TEST }, INTEGRATION_PATCH, rustChooseCommand(roundPlan(INTEGRATION_PATCH, ['tests/describe.rs'], 2)!))).toEqual(['one']);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    expect(choose({ 'src/lib.rs': LIB(false) }, UNIT_PATCH, rustChooseCommand(roundPlan(UNIT_PATCH, ['src/lib.rs'], 2)!))).toEqual(['one']);
+  });
+
+  it('choose a function whose body gained a line (pub, async, one-line fns too), not one the line merely follows', () => {
+    const before = ['mod t {', '    #[test]', '    fn a() {', '        let x = 1;', '    }', '', '    pub(crate) async fn b() {}', '}', ''].join('\n');
+    const patch = ['--- a/tests/t.rs', '+++ b/tests/t.rs', '@@ -3,6 +3,9 @@ mod t {', '     fn a() {', '         let x = 1;', '+        assert_eq!(x, 1);', '     }', ' ', '     pub(crate) async fn b() {}', '+    // a note', '+', ' }', ''].join('\n');
+    expect(choose({ 'tests/t.rs': before }, patch, rustChooseCommand(roundPlan(patch, ['tests/t.rs'], 2)!))).toEqual(['a']);
+  });
+
+  it('run each test binary through their runner (cargo\'s own runner hook), write the rounds\' reports after cargo, and keep its exit status', () => {
+    const spec = runnerFromCommand('cargo test {files}');
+    expect(roundsInProcess(spec)).toBe(true);
+    // A new process of the same binary per round, with cargo's environment: a round that differs is evidence.
+    expect(roundsFresh(spec)).toBe(true);
+    const cmd = buildTestCommand(spec, ['tests/describe.rs'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'tests/describe.rs': [9] } } });
+    expect(cmd).toContain(`'"$@"' 'rc=$?' 'set -f'`);
+    expect(cmd).toContain(`'[ -z "$names" ] || "$1" $names --exact > "$HOME/.cache/swt-rust-rounds"/r2/"$b".out 2>&1' 'exit $rc'`);
+    expect(cmd).toContain('export "CARGO_TARGET_${swt_h}_RUNNER=$HOME/.cache/swt-rust-rounds/runner"');
+    // The project's own runner or [env] in its cargo config: no rounds.
+    expect(cmd).toContain(`! grep -qsE '^[[:space:]]*(runner[[:space:]]*=|\\[env\\])' .cargo/config.toml .cargo/config`);
+    expect(cmd).toMatch(/\( swt_rust_rounds_on; rc=0; .*cargo test --no-fail-fast --offline --test describe >> \/swt-out\/cargo-test\.txt 2>&1 \|\| rc=\$\?; swt_rust_rounds; exit \$rc \)$/);
+    expect(cmd).toContain('> /swt-out/cargo-test.txt.round2;');
+    // Build flags and libtest arguments of the project's own are fine; more than one command is not: its tests rerun through cargo.
+    expect(rustTemplateHasRounds('cargo test {files} -- --test-threads=1')).toBe(true);
+    expect(rustTemplateHasRounds('cargo +1.85 test --features serde {files}')).toBe(true);
+    expect(buildTestCommand(runnerFromCommand('cargo build && cargo test {files}'), ['tests/describe.rs'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'tests/describe.rs': [9] } } })).not.toContain('swt_rust_rounds_on;');
   });
 });

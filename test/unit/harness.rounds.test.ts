@@ -1,5 +1,5 @@
 import { confirmedInProcess, joinRounds, literalsOf, roundPlan, titlesOf } from '../../src/harness/rounds.js';
-import { buildRerunCommand, buildTestCommand, roundReportName, roundsFresh, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
+import { buildRerunCommand, buildTestCommand, roundReportName, roundsFresh, roundsInProcess, runnerFromCommand, whyNoRounds } from '../../src/harness/runners.js';
 import { VITEST_ROUNDS_SOURCE } from '../../src/ecosystems/node/vitestRounds.js';
 import { ROUNDS_PLUGIN_SOURCE } from '../../src/ecosystems/python/rounds.js';
 import type { RunResult } from '../../src/results/types.js';
@@ -112,6 +112,12 @@ describe('literalsOf: the names a data-driven test\'s new rows give its cases', 
 });
 
 describe('the run command with rounds', () => {
+  it('says why a runner holds no rounds (its tests that move rerun in new processes), and nothing where it does', () => {
+    expect(whyNoRounds(runnerFromCommand('rspec {files}'))).toBe('rspec cannot repeat tests faithfully inside its run here: the tests that moved reran in new processes');
+    expect(whyNoRounds(runnerFromCommand('vendor/bin/phpunit {files}'))).toMatch(/^phpunit cannot repeat/);
+    for (const cmd of ['cargo test {files}', 'go test {files}', 'mvn test {files}', 'npx jest {files}', 'python3 -m pytest {files}']) expect(whyNoRounds(runnerFromCommand(cmd))).toBeUndefined();
+  });
+
   const pytest = runnerFromCommand('python3 -m pytest -p no:cacheprovider {files}');
   const plan = { rounds: 2, lines: { "tests/it's.py": [3] } };
 

@@ -7,6 +7,7 @@ import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { PACKAGE_MARKER, modulePath, packageDirOf, parseLibtest } from './libtest.js';
 import { saveToCache, seedFromCache } from '../packageCacheShell.js';
 import { rustDependencyManifest, rustMachinery } from './machinery.js';
+import { cargoRounds, RUST_ROUNDS_FUNCTION, RUST_ROUNDS_ON, rustTemplateHasRounds } from './rounds.js';
 
 /** Without a declared toolchain. */
 export const DEFAULT_RUST = '1.85';
@@ -81,13 +82,15 @@ export function libtestName(id: string): string {
   return i < 0 ? id : id.slice(i + 2);
 }
 
-function cargoCommand(template: string, files: readonly string[], out: string, report: string, names?: readonly string[]): string {
+function cargoCommand(template: string, files: readonly string[], out: string, report: string, names?: readonly string[], rounds = false): string {
   const r = reportPath(out, report);
+  // Rounds (rounds.ts): cargo runs the binaries through their runner; their reports are written once cargo is done.
+  const on = rounds && !names && rustTemplateHasRounds(template);
   const runs = cargoInvocations(template, files, names).map(
     // libtest's lines go to stdout, cargo's `Running` headers and compiler errors to stderr: one stream keeps their order.
     ({ dir, command }) => `echo ${shellQuote(`${PACKAGE_MARKER} ${dir || '.'}`)} >> ${r}; ${command} >> ${r} 2>&1 || rc=$?`,
   );
-  return `rc=0; : > ${r}; ${runs.join('; ')}; exit $rc`;
+  return `${on ? `${RUST_ROUNDS_ON}; ` : ''}rc=0; : > ${r}; ${runs.join('; ')};${on ? ` ${RUST_ROUNDS_FUNCTION};` : ''} exit $rc`;
 }
 
 export const cargoTest: RunnerDef = {
@@ -95,10 +98,11 @@ export const cargoTest: RunnerDef = {
   recognise: /(^|[\s/;&|(])cargo\s+(\+\S+\s+)?test(\s|$|;|&|\|)/,
   reportFile: 'cargo-test.txt',
   exits: true,
-  command: (spec, files, out, report) => cargoCommand(spec.template, files, out, report),
+  command: (spec, files, out, report, opts) => cargoCommand(spec.template, files, out, report, undefined, !!opts?.rounds),
   // `cargo test --test api -- name … --exact` (the unit tests' target for a source file).
   commandForTests: (spec, file, ids, out, report) => cargoCommand(spec.template, [file], out, report, [...new Set(ids.map(libtestName))]),
   parse: (content, ctx) => parseLibtest(content, ctx),
+  roundsInProcess: cargoRounds,
 };
 
 /** Rust test functions in a diff: `fn name(`; blank lines, comments and attributes (`#[test]`) belong to none. */
