@@ -60,8 +60,9 @@ const TESTS = `### Tests and benchmarks
 
 const REPO_HEAD = `## \`.github/swt.yml\`
 
-Read at the base revision by the CLI, and by the App through Probot's \`context.config\` (from the
-default branch, so an org-wide \`_extends: .github\` base works). Command-line flags win over it,
+Read at the base revision by the CLI, and by the App (and \`swt reproduce|validate <URL>\`) from the
+default branch in one place (\`github/config.ts\`), which merges an \`_extends\` chain as Probot's
+\`context.config\` does (deep merge, arrays concatenated), so an org-wide \`_extends: .github\` base works. Command-line flags win over it,
 and it wins over what swt guesses from the repository's files ([ecosystems](ecosystems.md)). The
 schema is \`src/config/repoConfig.ts\` (zod, strict: an unknown key is an error). An invalid file
 makes the comment or the check say which key is wrong (\`.github/swt.yml: gate.mode: Invalid option…\`).
@@ -104,7 +105,7 @@ type RepoKey = keyof typeof repoConfigSchema.shape;
 
 /** One row per top-level key (a key the schema gains is a type error here until it has one); nested keys are read from the schema. */
 const REPO_KEYS: Record<RepoKey, [dflt: string, doc: string]> = {
-  _extends: ['—', 'an org-level base config Probot merges in'],
+  _extends: ['—', 'an org-level base config merged in (deep merge, as Probot does)'],
   image: ['by ecosystem', 'base image'],
   install: ['by ecosystem', 'dependency install command'],
   dependencies_as_of: ['`auto`', '`auto`, `base` or `today`, as `SWT_DEPENDENCIES_AS_OF`; `swt validate --dependencies-as-of` wins'],
