@@ -25,3 +25,11 @@ export function strategyFigures(strategy: string, rows: readonly InstanceResult[
     secondsPerInstance: +(seconds / n).toFixed(1),
   };
 }
+
+/** One instance's line of the per-instance table: outcome, S, tokens, seconds and why. */
+export function outcomeRow(strategy: string, r: InstanceResult): string {
+  const u = r.reproduction?.usage;
+  const tokens = u ? `${u.promptTokens} + ${u.completionTokens}` : '—';
+  const why = (r.error ?? r.reproduction?.reason ?? '').slice(0, 200).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return `| ${strategy} | ${r.instance_id} | ${r.reproduction?.status ?? '—'} | ${r.success ? 'S' : ''} | ${tokens} | ${(r.durationMs / 1000).toFixed(0)} | ${why} |`;
+}
