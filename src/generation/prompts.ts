@@ -214,6 +214,9 @@ IMPORTANT TIPS:
  */
 export function standInFixPrompt(issue: IssueInput, testPatch: string, failure: string, sources: Array<{ path: string; content: string; truncated?: boolean }>): string {
   const files = sources.map((f) => `[start of ${f.path}]\n${f.content.replace(/\n$/, '')}${f.truncated ? '\n… (file truncated)' : ''}\n[end of ${f.path}]`).join('\n');
+  // The example names a real source file: small models copy a placeholder path (even a test's) verbatim.
+  const example = sources[0]?.path ?? 'src/module.py';
+  const line = Math.max(1, (sources[0]?.content.split('\n').findIndex((l) => /^\s*(export\s+)?(async\s+)?(def|function|func|class)\b/.test(l)) ?? 0) + 1);
   return `<issue>
 ${issueText(issue)}
 </issue>
@@ -232,13 +235,14 @@ ${testPatch}
 ${failure}
 </failure>
 
-Fix the issue in the source code, so that the test passes. Do not change the test. Answer with each function you change, whole, in this format, and nothing else:
+Fix the issue in the source code, so that the test passes. Do not change the test or any test file. For each function you change, write one block: the source file's path, the word rewrite, the function's line number, then the whole corrected function (its real code, every line), then end diff. For example, a change to a function of ${example} is written as:
 \`\`\`custom-diff
 diff
-<path of the source file>
+${example}
 rewrite
-<rough line number of the function>
-<the whole corrected function>
+${line}
+(the corrected function, whole)
 end diff
-\`\`\``;
+\`\`\`
+Answer with these blocks only.`;
 }

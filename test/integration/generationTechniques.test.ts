@@ -187,6 +187,8 @@ describe('generation techniques end to end (py-durations, pytest on the host)', 
       expect(fixPrompt).toContain('[start of durations/parse.py]');
       expect(fixPrompt).toContain('+    assert parse_duration("1h30m") == 5400');
       expect(fixPrompt).toContain("ValueError: invalid literal for int() with base 10: '1h30'");
+      // Its example names a real source file and its first function's line: small models copy the example.
+      expect(fixPrompt).toContain('is written as:\n```custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n');
       expect(wb.log).toContain('runTests with a fix');
     });
 
