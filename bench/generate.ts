@@ -6,7 +6,8 @@
  * also fails on the real fix), tokens and seconds per instance, and each instance's outcome with
  * its reason. The model comes from the environment as for the App (SWT_LLM_MODEL, OPENAI_BASE_URL
  * …), by default the built-in local 1.5B; temperature 0, seed 1 and at most 512 answer tokens
- * unless SWT_LLM_TEMPERATURE, SWT_LLM_SEED and SWT_LLM_MAX_OUTPUT_TOKENS say otherwise, so a run repeats.
+ * unless SWT_LLM_TEMPERATURE, SWT_LLM_SEED and SWT_LLM_MAX_OUTPUT_TOKENS say otherwise, so a run repeats;
+ * with the local model, 30 minutes of wall time per instance unless SWT_BUDGET_WALL_MS says otherwise.
  *
  *   SWT_BENCH_STRATEGIES  strategies after snippet (default zero-shot-plus,libro,ensemble), each with
  *                         techniques after a colon: `zero-shot-plus:vote=3`, `ensemble:fix=demote:vote=3`
@@ -73,6 +74,9 @@ async function main() {
   process.env.SWT_LLM_TEMPERATURE ??= '0';
   process.env.SWT_LLM_SEED ??= '1';
   process.env.SWT_LLM_MAX_OUTPUT_TOKENS ??= '512';
+  // The App's 10-minute wall budget per issue is less than one sample takes on a loaded shared machine
+  // (a 2,500-token prompt and 512 answer tokens ran 9–11 min at load 20–40): the bench gives each instance 30.
+  if (process.env.SWT_LLM_MODEL?.startsWith('local:')) process.env.SWT_BUDGET_WALL_MS ??= '1800000';
   const strategies = (process.env.SWT_BENCH_STRATEGIES ?? 'zero-shot-plus,libro,ensemble').split(',').map((s) => s.trim()).filter(Boolean);
   const nameOf = (entry: string) => entry.split(':')[0]!;
   const unknown = strategies.filter((s) => !STRATEGIES.includes(nameOf(s) as StrategyName));
