@@ -109,9 +109,9 @@ async function main() {
     const out = [
       `## Reproducing tests written on ${total} real instances (model ${model}, real containers)`,
       '',
-      '| strategy | S % | W % | F2P % | posted | false reproductions | tokens / instance | s / instance |',
-      '|---|---|---|---|---|---|---|---|',
-      ...figures.map((f) => `| ${f.strategy} | ${f.S} | ${f.W} | ${f.F2P} | ${f.posted} | ${f.falseReproductions} | ${f.tokensPerInstance} | ${f.secondsPerInstance} |`),
+      '| strategy | S % | W % | F2P % | posted | false reproductions | stand-in fix: flips / fails (not posted) / none | tokens / instance | s / instance |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...figures.map((f) => `| ${f.strategy} | ${f.S} | ${f.W} | ${f.F2P} | ${f.posted} | ${f.falseReproductions} | ${f.fixCheck.flips} / ${f.fixCheck.failsOnFix} / ${f.fixCheck.noFix} | ${f.tokensPerInstance} | ${f.secondsPerInstance} |`),
       '',
       '| strategy | instance | generation | S | tokens (prompt + answer) | s | why |',
       '|---|---|---|---|---|---|---|',

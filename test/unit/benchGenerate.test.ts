@@ -38,3 +38,10 @@ it('a per-instance row gives the outcome, S, tokens (prompt + answer), seconds a
   const r = { ...row('a', 'not-reproduced', [test('fail', 'fail')]), reproduction: { strategy: 'zero-shot-plus', status: 'not-reproduced', reason: 'not posted: the test also fails | on the fix\nsecond line', usage: { promptTokens: 2490, completionTokens: 512, costUsd: 0, wallMs: 1 } } };
   expect(outcomeRow('ensemble:fix=demote', r)).toBe('| ensemble:fix=demote | a | not-reproduced |  | 2490 + 512 | 60 | not posted: the test also fails \\| on the fix second line |');
 });
+
+it('counts the stand-in fix verdicts the eval rows carry', () => {
+  const checked = (id: string, status: string, fixCheck: string) => ({ ...row(id, status, [test('fail', 'pass')]), reproduction: { strategy: 'zero-shot-plus', status, reason: '', fixCheck } });
+  const f = strategyFigures('zero-shot-plus:fix=demote', [checked('a', 'reproduced', 'flips'), checked('b', 'not-reproduced', 'fails-on-fix'), checked('c', 'reproduced', 'no-fix'), row('d', 'not-reproduced', [])]);
+  expect(f.fixCheck).toEqual({ flips: 1, failsOnFix: 1, noFix: 1 });
+  expect(f.posted).toBe(2);
+});
