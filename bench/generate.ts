@@ -6,9 +6,12 @@
  * also fails on the real fix), tokens and seconds per instance, and each instance's outcome with
  * its reason. The model comes from the environment as for the App (SWT_LLM_MODEL, OPENAI_BASE_URL
  * …), by default the built-in local 1.5B; temperature 0, seed 1 and at most 512 answer tokens
- * unless SWT_LLM_TEMPERATURE, SWT_LLM_SEED and SWT_LLM_MAX_OUTPUT_TOKENS say otherwise, so a run repeats.
+ * unless SWT_LLM_TEMPERATURE, SWT_LLM_SEED and SWT_LLM_MAX_OUTPUT_TOKENS say otherwise, so a run repeats;
+ * with the local model, 30 minutes of wall time per instance unless SWT_BUDGET_WALL_MS says otherwise.
  *
- *   SWT_BENCH_STRATEGIES  strategies after snippet (default zero-shot-plus,libro,ensemble)
+ *   SWT_BENCH_STRATEGIES  strategies after snippet (default zero-shot-plus,libro,ensemble), each with
+ *                         techniques after a colon: `zero-shot-plus:vote=3`, `ensemble:fix=demote:vote=3`
+ *                         (src/generation/techniques.ts: feedback=N, vote=N[@T], fix=off|demote|require, libro=judge|vote)
  *   SWT_BENCH_INSTANCES   instance ids (default the fixed subset below)
  *   SWT_BENCH_LIMIT       only the first N of them (a short run)
  *
@@ -24,7 +27,8 @@ import type { InstanceResult } from '../src/eval/report.js';
 import { runEval } from '../src/eval/runEval.js';
 import { STRATEGIES, type StrategyName } from '../src/generation/index.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
-import { strategyFigures } from './generateFigures.js';
+import { parseTechniques } from '../src/generation/techniques.js';
+import { outcomeRow, strategyFigures } from './generateFigures.js';
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
@@ -70,8 +74,12 @@ async function main() {
   process.env.SWT_LLM_TEMPERATURE ??= '0';
   process.env.SWT_LLM_SEED ??= '1';
   process.env.SWT_LLM_MAX_OUTPUT_TOKENS ??= '512';
+  // The App's 10-minute wall budget per issue is less than one sample takes on a loaded shared machine
+  // (a 2,500-token prompt and 512 answer tokens ran 9–11 min at load 20–40): the bench gives each instance 30.
+  if (process.env.SWT_LLM_MODEL?.startsWith('local:')) process.env.SWT_BUDGET_WALL_MS ??= '1800000';
   const strategies = (process.env.SWT_BENCH_STRATEGIES ?? 'zero-shot-plus,libro,ensemble').split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = strategies.filter((s) => !STRATEGIES.includes(s as StrategyName));
+  const nameOf = (entry: string) => entry.split(':')[0]!;
+  const unknown = strategies.filter((s) => !STRATEGIES.includes(nameOf(s) as StrategyName));
   if (unknown.length) throw new Error(`unknown strategies: ${unknown.join(', ')} (one of ${STRATEGIES.join(', ')})`);
   const ids = process.env.SWT_BENCH_INSTANCES ? process.env.SWT_BENCH_INSTANCES.split(',').map((s) => s.trim()) : SUBSET;
   const limit = Number(process.env.SWT_BENCH_LIMIT ?? ids.length);
@@ -89,23 +97,24 @@ async function main() {
       const rows: InstanceResult[] = [];
       for (const [k, set] of sets.entries()) {
         log(`${strategy}: ${set.instances.length} instances`);
-        const source = generatedTests(sandbox, { strategy: strategy as StrategyName, ...(strategy === 'snippet' ? { llm: null } : {}) }, progress);
+        const techniques = parseTechniques(strategy.split(':').slice(1).join(':'));
+        const source = generatedTests(sandbox, { strategy: nameOf(strategy) as StrategyName, ...techniques, ...(strategy === 'snippet' ? { llm: null } : {}) }, progress);
         const outcome = await runEval(sandbox, { instances: set.instances, source, repos: set.repos, out: join(root, `${strategy}-${k}`), concurrency: 1, fresh: true }, progress);
         rows.push(...outcome.results);
       }
       figures.push(strategyFigures(strategy, rows));
-      for (const r of rows) outcomes.push(`| ${strategy} | ${r.instance_id} | ${r.reproduction?.status ?? '—'} | ${r.success ? 'S' : ''} | ${(r.error ?? r.reproduction?.reason ?? '').slice(0, 160).replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+      for (const r of rows) outcomes.push(outcomeRow(strategy, r));
     }
     const model = `${process.env.SWT_LLM_MODEL ?? process.env.OPENAI_MODEL ?? '(default)'}, temperature ${process.env.SWT_LLM_TEMPERATURE}, seed ${process.env.SWT_LLM_SEED}, ≤ ${process.env.SWT_LLM_MAX_OUTPUT_TOKENS} answer tokens`;
     const out = [
       `## Reproducing tests written on ${total} real instances (model ${model}, real containers)`,
       '',
-      '| strategy | S % | W % | F2P % | posted | false reproductions | tokens / instance | s / instance |',
-      '|---|---|---|---|---|---|---|---|',
-      ...figures.map((f) => `| ${f.strategy} | ${f.S} | ${f.W} | ${f.F2P} | ${f.posted} | ${f.falseReproductions} | ${f.tokensPerInstance} | ${f.secondsPerInstance} |`),
+      '| strategy | S % | W % | F2P % | posted | false reproductions | stand-in fix: flips / fails (not posted) / none | tokens / instance | s / instance |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...figures.map((f) => `| ${f.strategy} | ${f.S} | ${f.W} | ${f.F2P} | ${f.posted} | ${f.falseReproductions} | ${f.fixCheck.flips} / ${f.fixCheck.failsOnFix} / ${f.fixCheck.noFix} | ${f.tokensPerInstance} | ${f.secondsPerInstance} |`),
       '',
-      '| strategy | instance | generation | S | why |',
-      '|---|---|---|---|---|',
+      '| strategy | instance | generation | S | tokens (prompt + answer) | s | why |',
+      '|---|---|---|---|---|---|---|',
       ...outcomes,
       '',
       `S by instance: ${figures.map((f) => `${f.strategy}: ${f.solved.join(', ') || 'none'}`).join('; ')}.`,

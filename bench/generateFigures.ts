@@ -10,6 +10,7 @@ export function strategyFigures(strategy: string, rows: readonly InstanceResult[
   const n = rows.length || 1;
   const tokens = rows.reduce((a, r) => a + (r.reproduction?.usage ? r.reproduction.usage.promptTokens + r.reproduction.usage.completionTokens : 0), 0);
   const seconds = rows.reduce((a, r) => a + r.durationMs, 0) / 1000;
+  const verdicts = (v: string) => rows.filter((r) => r.reproduction?.fixCheck === v).length;
   return {
     strategy,
     instances: rows.length,
@@ -21,7 +22,17 @@ export function strategyFigures(strategy: string, rows: readonly InstanceResult[
     falseReproductions: falseRepro.length,
     falseIds: falseRepro.map((r) => r.instance_id),
     solved: rows.filter((r) => r.success).map((r) => r.instance_id),
+    // The stand-in fix's verdicts: fails-on-fix ones were not posted (fix=demote|require).
+    fixCheck: { flips: verdicts('flips'), failsOnFix: verdicts('fails-on-fix'), noFix: verdicts('no-fix') },
     tokensPerInstance: Math.round(tokens / n),
     secondsPerInstance: +(seconds / n).toFixed(1),
   };
+}
+
+/** One instance's line of the per-instance table: outcome, S, tokens, seconds and why. */
+export function outcomeRow(strategy: string, r: InstanceResult): string {
+  const u = r.reproduction?.usage;
+  const tokens = u ? `${u.promptTokens} + ${u.completionTokens}` : '—';
+  const why = (r.error ?? r.reproduction?.reason ?? '').slice(0, 200).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return `| ${strategy} | ${r.instance_id} | ${r.reproduction?.status ?? '—'} | ${r.success ? 'S' : ''} | ${tokens} | ${(r.durationMs / 1000).toFixed(0)} | ${why} |`;
 }

@@ -13,6 +13,7 @@ import { writeReportHtml } from '../report/write.js';
 import { mkdir } from 'node:fs/promises';
 import { runDemo } from '../demo/demo.js';
 import { FIXTURE_NAMES, type FixtureName } from '../demo/fixtureRepos.js';
+import { parseTechniques, TECHNIQUES_HELP } from '../generation/techniques.js';
 import { STRATEGIES } from '../generation/index.js';
 import { parseIssueMarkdown } from '../generation/issueText.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
@@ -175,6 +176,7 @@ function addEvalCommand(program: Command): void {
       .option('--fresh', 'start over even when --out holds finished instances of this run')
       .option('--compare <runs...>', 'compare two finished runs (their --out directories) instead of running')
       .addOption(strategyOption().default(undefined))
+      .addOption(techniquesOption())
       .option('--json', 'print the summary as one JSON object on the last line of stdout'),
   ).action(async (o) => {
     if (o.compare) {
@@ -185,7 +187,7 @@ function addEvalCommand(program: Command): void {
     const instances = parseInstances(await readText(o.instances, 'instances'), o.instances);
     const progress = terminalProgress({ quiet: program.opts().quiet });
     const sandbox = await createDockerSandbox();
-    const source: TestSource = o.predictions === 'generate' ? generatedTests(sandbox, { strategy: o.strategy }, progress) : await testSource(o.predictions);
+    const source: TestSource = o.predictions === 'generate' ? generatedTests(sandbox, { strategy: o.strategy, ...o.techniques }, progress) : await testSource(o.predictions);
     const limits = limitsFrom(o);
     const out = resolve(o.out);
     const outcome = await runEval(
@@ -230,6 +232,7 @@ function addReproduceCommand(program: Command): void {
       .option('--rev <rev>', 'revision the issue was reported against')
       .option('--issue <file|->', 'issue text: first line the title, the rest the body')
       .addOption(strategyOption())
+      .addOption(techniquesOption())
       .option('--out <patch>', 'write the test patch here')
       .option('--image <ref>', 'base image (default: from the repository)')
       .option('--install <cmd>', 'dependency install command (default: from the repository)')
@@ -244,7 +247,7 @@ function addReproduceCommand(program: Command): void {
     const sandbox = await createDockerSandbox();
     const rep = await reproduceIssue(
       sandbox,
-      { repo: o.repo, base: o.rev, image: o.image, install: o.install, testCmd: o.testCmd, issue, generation: { strategy: o.strategy }, limits: limitsFrom(o) },
+      { repo: o.repo, base: o.rev, image: o.image, install: o.install, testCmd: o.testCmd, issue, generation: { strategy: o.strategy, ...o.techniques }, limits: limitsFrom(o) },
       progress,
     );
     progress.end?.();
@@ -366,6 +369,10 @@ async function remoteCommand(kind: 'issue' | 'pull', url: string, o: { post?: bo
     process.stderr.write(`swt: error: the job failed: ${r.error}\n`);
     process.exitCode = 1;
   } else if (kind === 'issue' && !r.reproduced) process.exitCode = 3;
+}
+
+function techniquesOption(): Option {
+  return new Option('--techniques <list>', `techniques on top of the strategy: ${TECHNIQUES_HELP}`).argParser((v: string) => parseTechniques(v));
 }
 
 function strategyOption(): Option {

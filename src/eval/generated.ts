@@ -21,7 +21,16 @@ export function generatedTests(sandbox: Sandbox, generation: ReproduceOptions, p
       );
       return {
         modelPatch: rep.testPatch,
-        reproduction: { strategy: rep.strategy, status: rep.status, reason: rep.reason, model: rep.model?.name, usage: rep.usage, answers: rep.evidence?.answers ?? [] },
+        reproduction: {
+          strategy: rep.strategy,
+          status: rep.status,
+          reason: rep.reason,
+          model: rep.model?.name,
+          usage: rep.usage,
+          answers: rep.evidence?.answers ?? [],
+          ...(rep.evidence?.fixCheck ? { fixCheck: rep.evidence.fixCheck.verdict } : {}),
+          ...(rep.evidence?.vote ? { vote: rep.evidence.vote } : {}),
+        },
       };
     },
   };

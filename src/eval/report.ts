@@ -62,6 +62,10 @@ export interface GenerationRecord {
   usage?: { promptTokens: number; completionTokens: number; costUsd: number; steps?: number; wallMs: number };
   /** Every raw answer the model gave, so a person can see why an attempt failed. */
   answers?: RawAnswer[];
+  /** The stand-in fix's verdict on the chosen test, when it was checked (flips, fails-on-fix, no-fix). */
+  fixCheck?: string;
+  /** Samples sharing the chosen test's failure reason, when a vote chose it. */
+  vote?: { agree: number; samples: number };
 }
 
 /** One row of results.jsonl. */

@@ -31,16 +31,20 @@ export interface StrategyContext {
 }
 
 export interface StrategyOptions {
-  /** LIBRO: samples (default 5) and their temperature (default 0.7). */
-  libro?: { samples?: number; temperature?: number };
+  /** LIBRO: samples (default 5), their temperature (default 0.7), and how the failing ones are chosen between: the model's judgement (default) or a vote on the failure reason. */
+  libro?: { samples?: number; temperature?: number; select?: 'judge' | 'vote' };
   /** zero-shot-plus: characters of retrieved code in the prompt (default 60 000), files (default 8). */
   retrieval?: { maxChars?: number; maxFiles?: number };
   /** agent: how many times it may submit a test that verification rejects (default 2). */
   agent?: { maxSubmits?: number; historyChars?: number };
   /** zero-shot-plus and LIBRO: the answer asked for (default `whole-file` for a local model, else the paper's `custom-diff`). */
   answerFormat?: 'custom-diff' | 'whole-file';
-  /** zero-shot-plus: how many times a candidate that did not reproduce goes back to the model with what its run said (default 1 for a local model, else 0). */
+  /** zero-shot-plus, LIBRO (each sample) and agent: how many times a candidate that did not reproduce goes back to the model with what its run said (default 1 for a local model, else 0). */
   feedback?: { rounds?: number };
+  /** zero-shot-plus: draw `samples` answers (> 1 turns it on) at `temperature` (default 0.7) with seeds 1…n, and keep the test whose failure reason most share. */
+  vote?: { samples?: number; temperature?: number };
+  /** After a strategy reproduced: the model writes a stand-in fix and the test must pass with it (see fixCheck.ts; default off). */
+  fixCheck?: { mode?: 'off' | 'demote' | 'require' };
   /** ensemble: order, and whether to stop at the first verified reproduction or pick by evidence. */
   ensemble?: { order?: Exclude<StrategyName, 'ensemble'>[]; mode?: 'first' | 'best' };
 }
@@ -130,6 +134,18 @@ export async function evaluateCandidate(ctx: StrategyContext, text: string, opts
     evidence.notes.push('verification stopped: the wall-time budget ran out');
     return { status: 'not-reproduced', reason: 'unverified: the budget ran out before the test could be run', testPatch, evidence, runs, budgetExhausted: dim };
   }
+}
+
+/**
+ * The second run of a candidate judged on one run (a sample): reproduced only when both runs agree.
+ * Throws BUDGET_EXHAUSTED when the wall time is spent.
+ */
+export async function confirmCandidate(ctx: StrategyContext, c: CandidateResult): Promise<CandidateResult> {
+  ctx.budget.checkWallTime();
+  const second = await ctx.workbench.runTests(c.testPatch);
+  const j = judgeRuns(ctx.issue, splitDiff(c.testPatch), [c.runs[0]!, second], { baseline: c.baseline });
+  const evidence = { ...c.evidence, runs: j.runs, reproducingTests: j.status === 'reproduced' ? j.reproducingTests : [] };
+  return { ...c, status: j.status, reason: j.reason, failureExcerpt: j.failureExcerpt, evidence, judgement: j, runs: [c.runs[0]!, second] };
 }
 
 /** Builds the Reproduction a strategy returns. */

@@ -3,7 +3,9 @@
  * compile, failed for another reason or passed on base) goes back to the model with what the run
  * said, in the same conversation (so a local model reuses the evaluated prompt), within the budget.
  * Default: one round for a local model (small models often slip: an unused import, a wrong path),
- * none for a remote one (zero-shot-plus as the paper runs it); `options.feedback.rounds` sets it.
+ * none for a remote one (the strategies as the paper runs them); `options.feedback.rounds` sets it.
+ * zero-shot-plus revises its answer, LIBRO each sample that does not fail on base, the agent the
+ * test it submitted or left once its loop has ended.
  */
 import { isBudgetExhausted } from './budget.js';
 import { evaluateCandidate, isLlmFailure, type CandidateResult, type StrategyContext } from './candidate.js';
@@ -16,10 +18,13 @@ export function feedbackRounds(ctx: Pick<StrategyContext, 'llm' | 'options'>): n
 }
 
 /** Every new test ran and passed on base. */
-function passedOnBase(c: CandidateResult): boolean {
+export function passedOnBase(c: CandidateResult): boolean {
   const run = c.evidence.runs[0];
   return Boolean(run && run.passed > 0 && !run.failures.length);
 }
+
+export const FLIP_HINT =
+  'Your test PASSES on the current, buggy code, so it checks the wrong behaviour the issue complains about. Turn it around: assert what the issue says should happen (the correct result, or no error), so that the test fails now and passes once the bug is fixed.';
 
 /** What the model is told about its candidate. */
 export function feedbackPrompt(c: CandidateResult): string {
@@ -29,7 +34,7 @@ export function feedbackPrompt(c: CandidateResult): string {
   }
   if (passedOnBase(c)) {
     // Small models often assert the bug itself (`pytest.raises` around the failing call): say so, and ask for the flip.
-    out.push('', 'Your test PASSES on the current, buggy code, so it checks the wrong behaviour the issue complains about. Turn it around: assert what the issue says should happen (the correct result, or no error), so that the test fails now and passes once the bug is fixed.');
+    out.push('', FLIP_HINT);
   }
   if (c.failureExcerpt) out.push('', 'What the test run printed:', '```text', c.failureExcerpt.slice(-EXCERPT_CHARS), '```');
   out.push('', 'Correct the test. It must fail on the current code for the reason the issue gives (an assertion or the exception the issue reports, not an import error, an unused import or a syntax error) and pass once the issue is fixed. Answer with the corrected test file only.');
@@ -37,33 +42,37 @@ export function feedbackPrompt(c: CandidateResult): string {
 }
 
 /**
- * Up to `rounds` more turns after `first`: the conversation so far, the model's answer, and what
- * went wrong. Returns the last candidate (or the first one when the model or the budget gave out).
+ * Up to `rounds` more turns after `first`: the conversation so far (ending with the model's answer
+ * that gave `first`) and what went wrong. Returns the last candidate (or the first one when the
+ * model or the budget gave out). `rerun: false` keeps each revision to one run (LIBRO's samples).
  */
 export async function withFeedback(
   ctx: StrategyContext,
   conversation: ChatMessage[],
-  answer: string,
   first: CandidateResult,
   extract: (answer: string) => string,
-  rounds = feedbackRounds(ctx),
+  opts: { rounds?: number; rerun?: boolean; done?: (c: CandidateResult) => boolean } = {},
 ): Promise<CandidateResult & { feedbackRounds: number }> {
+  const rounds = opts.rounds ?? feedbackRounds(ctx);
+  const done = opts.done ?? ((x: CandidateResult) => x.status === 'reproduced');
   let c = first;
-  let done = 0;
+  let n = 0;
   let messages = conversation;
-  while (ctx.llm && c.status !== 'reproduced' && !c.budgetExhausted && done < rounds) {
-    messages = [...messages, { role: 'assistant', content: answer }, { role: 'user', content: feedbackPrompt(c) }];
+  while (ctx.llm && !done(c) && !c.budgetExhausted && n < rounds) {
+    messages = [...messages, { role: 'user', content: feedbackPrompt(c) }];
+    let answer: string;
     try {
-      answer = (await ctx.llm.chat({ messages, purpose: `feedback ${done + 1}` }, { budget: ctx.budget })).content;
+      answer = (await ctx.llm.chat({ messages, purpose: `feedback ${n + 1}` }, { budget: ctx.budget })).content;
     } catch (e) {
       if (isLlmFailure(e) || isBudgetExhausted(e)) break;
       throw e;
     }
-    done += 1;
-    const next = await evaluateCandidate(ctx, extract(answer));
-    next.evidence.notes.push(`feedback round ${done}: the first candidate ${first.status === 'reproduced' ? 'reproduced' : `did not reproduce (${first.reason.slice(0, 200)})`}`);
+    n += 1;
+    messages = [...messages, { role: 'assistant', content: answer }];
+    const next = await evaluateCandidate(ctx, extract(answer), { rerun: opts.rerun });
+    next.evidence.notes.push(`feedback round ${n}: the first candidate ${first.status === 'reproduced' ? 'reproduced' : `did not reproduce (${first.reason.slice(0, 200)})`}`);
     // A round that produced nothing usable does not replace a candidate that at least ran.
     c = next.testPatch || !c.testPatch ? next : c;
   }
-  return { ...c, feedbackRounds: done };
+  return { ...c, feedbackRounds: n };
 }

@@ -16,9 +16,11 @@ import { createLlmFromEnv, type LlmSettingsInput } from './llmClient.js';
 import type { ChatModel } from './llmTypes.js';
 import { runAgentStrategy } from './strategies/agent.js';
 import { runEnsembleStrategy } from './strategies/ensemble.js';
+import { withFixCheck } from './fixCheck.js';
 import { runLibroStrategy } from './strategies/libro.js';
 import { runSnippetStrategy } from './strategies/snippet.js';
 import { runZeroShotPlusStrategy } from './strategies/zeroShotPlus.js';
+import { runVotedZeroShotPlus } from './strategies/zeroShotPlusVote.js';
 import type { IssueInput, Reproduction, Workbench } from './types.js';
 
 export const STRATEGIES: readonly StrategyName[] = ['snippet', 'zero-shot-plus', 'libro', 'agent', 'ensemble'];
@@ -60,7 +62,7 @@ export function resolveLlm(llm: ReproduceOptions['llm'], logger?: Logger): ChatM
 
 const RUNNERS: Record<Exclude<StrategyName, 'ensemble'>, (ctx: StrategyContext) => Promise<Reproduction>> = {
   snippet: runSnippetStrategy,
-  'zero-shot-plus': runZeroShotPlusStrategy,
+  'zero-shot-plus': (ctx) => ((ctx.options.vote?.samples ?? 1) > 1 ? runVotedZeroShotPlus(ctx) : runZeroShotPlusStrategy(ctx)),
   libro: runLibroStrategy,
   agent: runAgentStrategy,
 };
@@ -77,9 +79,11 @@ export async function reproduce(workbench: Workbench, issue: IssueInput, opts: R
   log.info({ strategy, model: llm?.model ?? null, budget: budget.limits }, 'reproducing the issue');
   let result: Reproduction;
   try {
-    if (strategy === 'ensemble') result = await runEnsembleStrategy(ctx, (name, c) => RUNNERS[name](c));
+    // Each strategy's own result meets the stand-in fix (when asked), so the ensemble chooses with it.
+    const run = async (name: Exclude<StrategyName, 'ensemble'>, c: StrategyContext) => withFixCheck(c, await RUNNERS[name](c));
+    if (strategy === 'ensemble') result = await runEnsembleStrategy(ctx, run);
     else if (strategy !== 'snippet' && !llm) result = toReproduction(strategy, budget, { reason: `the ${strategy} strategy needs an LLM endpoint (set OPENAI_API_KEY or OPENAI_BASE_URL, or SWT_LLM_MODEL=local:<model> for one run here)` });
-    else result = await RUNNERS[strategy](ctx);
+    else result = await run(strategy, ctx);
   } catch (e) {
     if (!isBudgetExhausted(e)) throw e;
     result = toReproduction(strategy, budget, { reason: errorLine(e, 1000), budgetExhausted: (e as { dimension?: Reproduction['budgetExhausted'] }).dimension });

@@ -193,7 +193,7 @@ export class LlmClient implements ChatModel {
         temperature: req.temperature ?? this.temperature,
         ...(wire.tools ? { tools: wire.tools } : {}),
         ...(req.maxTokens ?? this.settings.maxOutputTokens ? { max_tokens: req.maxTokens ?? this.settings.maxOutputTokens } : {}),
-        ...(this.settings.seed !== undefined ? { seed: this.settings.seed } : {}),
+        ...((req.seed ?? this.settings.seed) !== undefined ? { seed: req.seed ?? this.settings.seed } : {}),
       };
       const remaining = budget ? budget.remainingMs() : Infinity;
       if (remaining <= 0) budget!.check();

@@ -28,6 +28,8 @@ export interface ChatRequest {
   tools?: ToolSpec[];
   temperature?: number;
   maxTokens?: number;
+  /** Sampling seed for this call (several samples at temperature > 0 each take their own, so a run repeats); default the model's. */
+  seed?: number;
   /** For logs and accounting: which strategy asked, and why. */
   purpose?: string;
 }

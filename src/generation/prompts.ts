@@ -206,3 +206,43 @@ IMPORTANT TIPS:
 6. After having written your tests and before submitting, run them with run_tests and check that they *fail* as expected because of the issue: an assertion failure or the exception the issue reports. A failure caused by an import error, a syntax error or a wrong name in your test does not count. If the tests pass, or fail for another reason, revisit them.
 7. Do not write tests that pass on the current code only: the test must expose the issue.`;
 }
+
+/**
+ * The stand-in fix (fixCheck.ts): the model fixes the code so that the reproducing test passes.
+ * Whole functions in the custom diff format's `rewrite` blocks: short enough for a small model's
+ * answer, and placed by name, so line numbers may be rough.
+ */
+export function standInFixPrompt(issue: IssueInput, testPatch: string, failure: string, sources: Array<{ path: string; content: string; truncated?: boolean }>): string {
+  const files = sources.map((f) => `[start of ${f.path}]\n${f.content.replace(/\n$/, '')}${f.truncated ? '\n… (file truncated)' : ''}\n[end of ${f.path}]`).join('\n');
+  // The example names a real source file: small models copy a placeholder path (even a test's) verbatim.
+  const example = sources[0]?.path ?? 'src/module.py';
+  const line = Math.max(1, (sources[0]?.content.split('\n').findIndex((l) => /^\s*(export\s+)?(async\s+)?(def|function|func|class)\b/.test(l)) ?? 0) + 1);
+  return `<issue>
+${issueText(issue)}
+</issue>
+
+Source files of the repository:
+<code>
+${files}
+</code>
+
+This test reproduces the issue: it fails on the current code.
+<test>
+${testPatch}
+</test>
+
+<failure>
+${failure}
+</failure>
+
+Fix the issue in the source code, so that the test passes. Do not change the test or any test file. For each function you change, write one block: the source file's path, the word rewrite, the function's line number, then the whole corrected function (its real code, every line), then end diff. For example, a change to a function of ${example} is written as:
+\`\`\`custom-diff
+diff
+${example}
+rewrite
+${line}
+(the corrected function, whole)
+end diff
+\`\`\`
+Answer with these blocks only.`;
+}

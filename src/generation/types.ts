@@ -19,8 +19,8 @@ export interface Workbench {
   repoDir: string;
   /** Turns model output into a canonical diff against base, without touching repoDir. */
   applyPatch(text: string): Promise<PatchApplication>;
-  /** Runs the test files touched by a canonical test patch (or the `files` given) on base, in the sandbox. */
-  runTests(testPatch: string, files?: string[]): Promise<RunResult>;
+  /** Runs the test files touched by a canonical test patch (or the `files` given) on base, in the sandbox; with `fixPatch`, on base plus that source change (a stand-in fix). */
+  runTests(testPatch: string, files?: string[], opts?: { fixPatch?: string }): Promise<RunResult>;
   /** A long-lived sandbox on base, for an agent's tools. */
   openSession(): Promise<SandboxSession>;
   /** The runner command template with `{files}`, e.g. `python3 -m pytest {files}`. */
@@ -49,6 +49,20 @@ export interface Reproduction {
   attempts?: Reproduction[];
 }
 
+/**
+ * The test run with a fix the model wrote (a stand-in for the real one): `flips` — the reproducing
+ * tests pass with it; `fails-on-fix` — they ran and still fail; `no-fix` — no usable fix (none
+ * written, it did not apply, or the tests could not run with it: it says nothing about the test).
+ */
+export interface FixCheckEvidence {
+  verdict: 'flips' | 'fails-on-fix' | 'no-fix';
+  reason: string;
+  /** Source files the stand-in fix changed. */
+  fixFiles: string[];
+  /** The end of the failure on the fix, when the tests still fail there. */
+  failureExcerpt?: string;
+}
+
 /** A failing test on base, as the verification saw it. */
 export interface FailureEvidence {
   id: string;
@@ -73,6 +87,10 @@ export interface ReproductionEvidence {
   notes: string[];
   /** Every answer the model gave, as written (clipped), in order; set on the result `reproduce` returns. */
   answers?: import('./answers.js').RawAnswer[];
+  /** Set when the test was chosen by a vote on the failure reason: samples sharing its reason, of those drawn. */
+  vote?: { agree: number; samples: number };
+  /** Set when the model's stand-in fix was tried (fixCheck.ts): does the test pass with it? */
+  fixCheck?: FixCheckEvidence;
   /** Strategy-specific data (e.g. LIBRO's candidates, the agent's transcript summary). */
   details?: Record<string, unknown>;
 }

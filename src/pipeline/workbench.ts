@@ -22,8 +22,8 @@ export async function openWorkbench(sandbox: Sandbox, ctx: RepoContext, limits?:
     repoDir: checkout.dir,
     testCommand: ctx.runner.template,
     applyPatch: (text) => applyModelPatch(checkout.dir, text),
-    async runTests(testPatch, only) {
-      const state = { rev: ctx.base, patches: [testPatch] };
+    async runTests(testPatch, only, opts) {
+      const state = { rev: ctx.base, patches: opts?.fixPatch ? [opts.fixPatch, testPatch] : [testPatch] };
       // Snapshots and fixtures (touched or asked for) run the test files that own them, never themselves.
       const { files } = await testTargetsAt(ctx.repo, state, only ?? filesTouchedByPatch(testPatch, () => true));
       if (files.length === 0) throw new SwtError('NO_TEST_FILES', 'the patch adds or changes no test file');

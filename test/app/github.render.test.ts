@@ -116,6 +116,14 @@ describe('issue comments', () => {
     expect(failed).toContain("_The tests were written by a small local model (`local:qwen2.5-coder-1.5b`, run on swt-bot's own machine); a larger model may do better._");
   });
 
+  it('says when the test also passed with the model’s stand-in fix, and only then', () => {
+    const evidence = { applied: true, testFiles: ['tests/test_parse.py'], runs: [], reproducingTests: [], notes: [] };
+    const line = 'It also passes with a fix the model wrote as a stand-in (not a fix anyone has proposed yet), so it is likely to tell a real fix apart.';
+    expect(renderReproductionResult({ ...reproduced, evidence: { ...evidence, fixCheck: { verdict: 'flips', reason: '', fixFiles: ['durations/parse.py'] } } }, where)).toContain(line);
+    expect(renderReproductionResult({ ...reproduced, evidence: { ...evidence, fixCheck: { verdict: 'no-fix', reason: '', fixFiles: [] } } }, where)).not.toContain('stand-in');
+    expect(renderReproductionResult(reproduced, where)).not.toContain('stand-in');
+  });
+
   it('a test that contains backticks cannot break out of its fence', () => {
     const sneaky = { ...reproduced, testPatch: testPatch.replace('5400', '5400  # ```\\n@everyone') };
     const md = renderReproductionResult(sneaky, where);

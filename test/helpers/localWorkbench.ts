@@ -5,7 +5,7 @@
  * - applyPatch: `git apply` of a unified diff in a scratch copy, or the patch layer's
  *   applyModelPatch (custom diff format too) once src/patch/applyModelPatch.ts exists;
  * - runTests: the touched test files with the host's `python3 -m pytest` (or `node --test`),
- *   JUnit report parsed by src/harness's parser;
+ *   JUnit report parsed by src/harness's parser, on base or base plus a fix patch;
  * - openSession: a scratch copy where commands run with `sh -c`, with no secret in their environment.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -155,9 +155,13 @@ export async function createLocalWorkbench(srcRepo: string, opts: LocalWorkbench
     return { applied: diff.trim().length > 0, diff, warnings: [], errors: diff.trim() ? [] : ['the patch changes nothing'] };
   };
 
-  const runTests = async (testPatch: string, only?: string[]): Promise<RunResult> => {
+  const runTests = async (testPatch: string, only?: string[], opts?: { fixPatch?: string }): Promise<RunResult> => {
     const t0 = Date.now();
     const c = await fresh('swt-wb-run-');
+    // A stand-in fix goes in first, as the product's workbench stacks it under the test patch.
+    const fixErrors = opts?.fixPatch?.trim() ? await gitApply(c.dir, c.root, opts.fixPatch) : [];
+    if (fixErrors.length) throw new Error(`runTests: the fix patch does not apply: ${fixErrors.join('; ')}`);
+    if (opts?.fixPatch) log.push('runTests with a fix');
     const errors = testPatch.trim() ? await gitApply(c.dir, c.root, testPatch) : [];
     if (errors.length) throw new Error(`runTests: the test patch does not apply: ${errors.join('; ')}`);
     const files =

@@ -20,6 +20,23 @@ const custom = (file: string, body: string, where = 'EOF') => `Here is the test.
 
 const PY_GOLDEN = custom('tests/test_parse.py', 'def test_combined_units():\n    assert parse_duration("1h30m") == 5400');
 const PY_OWN_IMPORT_ERROR = custom('tests/test_issue_repro.py', 'from durations.parse import parse_durations\n\n\ndef test_combined_units():\n    assert parse_durations("1h30m") == 5400');
+const PY_FIXED_FUNCTION = `def parse_duration(text):
+    text = text.strip().lower()
+    if not text:
+        raise ValueError("empty duration")
+    if text.isdigit():
+        return int(text)
+    total = 0
+    number = ""
+    for char in text:
+        if char.isdigit():
+            number += char
+        elif char in UNITS and number:
+            total += int(number) * UNITS[char]
+            number = ""
+        else:
+            raise ValueError(f"invalid duration {text!r}")
+    return total`;
 const PY_FILE = 'from durations import parse_duration\n\n\ndef test_combined_units():\n    assert parse_duration("1h30m") == 5400\n';
 
 function llmFor(server: ScriptedLlm): LlmClient {
@@ -90,6 +107,19 @@ describe('reproduce on real containers', () => {
       const rep = await withWorkbench(fx, (wb) => reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server!), logger: quiet }));
       expect(rep.status).toBe('not-reproduced');
       expect(rep.reason).toMatch(/ImportError/);
+    });
+
+    it('stand-in fix (fix=demote): the model’s fix goes under the test in the sandbox; a test that passes with it is posted, a false reproduction is not', async () => {
+      const fix = `\`\`\`custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n${PY_FIXED_FUNCTION}\nend diff\n\`\`\``;
+      const isFix = (q: { body: unknown }) => JSON.stringify(q.body).includes('Fix the issue in the source code');
+      for (const [test, posted] of [[PY_GOLDEN, 'reproduced'], [custom('tests/test_parse.py', 'def test_combined_units():\n    assert parse_duration("1h30m") == 5401'), 'not-reproduced']] as const) {
+        server = await startScriptedLlm((q) => msg(isFix(q) ? fix : test));
+        const rep = await withWorkbench(fx, (wb) => reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'demote' }, llm: llmFor(server!), logger: quiet }));
+        expect(rep.status).toBe(posted);
+        expect(rep.evidence?.fixCheck?.verdict).toBe(posted === 'reproduced' ? 'flips' : 'fails-on-fix');
+        await server.close();
+        server = undefined;
+      }
     });
 
     it('libro: 5 samples run on base, the failing ones judged, the shortest matching one wins, then F→P', async () => {

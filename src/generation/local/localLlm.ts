@@ -81,7 +81,7 @@ export class LocalLlm implements ChatModel {
     const res = await slot.chat.generateResponse(fitted.history, {
       maxTokens,
       temperature: req.temperature ?? this.temperature,
-      ...(this.settings.seed !== undefined ? { seed: this.settings.seed } : {}),
+      ...((req.seed ?? this.settings.seed) !== undefined ? { seed: req.seed ?? this.settings.seed } : {}),
       signal,
       stopOnAbortSignal: true,
     });

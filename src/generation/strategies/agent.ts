@@ -9,6 +9,8 @@ import { isBudgetExhausted, type BudgetDimension } from '../budget.js';
 import { evaluateCandidate, isLlmFailure, testPartOf, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
 import { AGENT_TOOLS, executeTool } from '../agentTools.js';
 import { History } from '../history.js';
+import { FLIP_HINT, passedOnBase, withFeedback } from '../feedback.js';
+import { extractPatchText } from './zeroShotPlus.js';
 import type { ChatResponse, ToolCall } from '../llmTypes.js';
 import { AGENT_SYSTEM_PROMPT, agentInstructions } from '../prompts.js';
 import type { Reproduction, Workbench } from '../types.js';
@@ -31,6 +33,7 @@ export async function runAgentStrategy(ctx: StrategyContext): Promise<Reproducti
         run.candidate = await evaluateCandidate(ctx, testPatch);
       }
     }
+    await run.revise();
   } finally {
     await session.close().catch((e) => log.warn({ err: String(e) }, 'agent: closing the session failed'));
   }
@@ -52,6 +55,7 @@ class AgentRun {
   dirtySinceVerify = false;
   malformed = 0;
   idleTurns = 0;
+  feedbackRounds = 0;
 
   // Plain fields, not parameter properties: the App's child processes run this file with Node's type stripping, which has none.
   readonly ctx: StrategyContext;
@@ -119,21 +123,38 @@ class AgentRun {
     this.candidate = candidate;
     this.dirtySinceVerify = false;
     this.transcript.push(`${budget.steps}: submit #${this.submits} → ${candidate.status}: ${candidate.reason}`);
-    if (candidate.status === 'reproduced' || this.submits >= this.maxSubmits || candidate.budgetExhausted) {
-      this.stopReason = candidate.status === 'reproduced' ? 'submitted a verified reproduction' : `submitted ${this.submits} time(s)`;
-      return 'stop';
-    }
+    const stop = candidate.status === 'reproduced' || this.submits >= this.maxSubmits || candidate.budgetExhausted;
+    // Every tool call gets its answer, the last one too: execution feedback may continue the conversation.
     this.history.addToolResult(
       call,
-      `Verification rejected the submitted test: ${candidate.reason}\n${candidate.failureExcerpt ?? ''}\nRevise the test so that it fails on the current code because of the issue, run it, and submit again.`,
+      candidate.status === 'reproduced'
+        ? `Verified: ${candidate.reason}`
+        : `Verification rejected the submitted test: ${candidate.reason}\n${passedOnBase(candidate) ? `${FLIP_HINT}\n` : ''}${candidate.failureExcerpt ?? ''}\nRevise the test so that it fails on the current code because of the issue, run it, and submit again.`,
     );
-    return 'continue';
+    if (!stop) return 'continue';
+    this.stopReason = candidate.status === 'reproduced' ? 'submitted a verified reproduction' : `submitted ${this.submits} time(s)`;
+    return 'stop';
+  }
+
+  /**
+   * Execution feedback once the loop has ended with a test that does not reproduce (the submit
+   * limit, or the model stopped calling tools): the conversation, what the run said, and a request
+   * for the corrected test file, within `options.feedback.rounds`. Not after the budget or the LLM gave out.
+   */
+  async revise(): Promise<void> {
+    const c = this.candidate;
+    if (!c || c.status === 'reproduced' || c.budgetExhausted || this.exhausted || this.stopReason.startsWith('the LLM failed')) return;
+    const revised = await withFeedback(this.ctx, this.history.render(), c, extractPatchText);
+    if (!revised.feedbackRounds) return;
+    this.feedbackRounds = revised.feedbackRounds;
+    this.candidate = revised;
+    this.transcript.push(`${this.ctx.budget.steps}: feedback round(s) ${revised.feedbackRounds} → ${revised.status}: ${revised.reason}`);
   }
 
   result(): Reproduction {
     const { budget } = this.ctx;
     const { candidate, stopReason, exhausted, submits } = this;
-    const details = { toolCalls: this.toolCounts, submits, idleTurns: this.idleTurns, malformedToolCalls: this.malformed, summarisedMessages: this.history.summarised, transcript: this.transcript };
+    const details = { toolCalls: this.toolCounts, submits, feedbackRounds: this.feedbackRounds, idleTurns: this.idleTurns, malformedToolCalls: this.malformed, summarisedMessages: this.history.summarised, transcript: this.transcript };
     const notes = [stopReason || 'stopped', ...(submits === 0 ? ['the agent never submitted; its test files were verified as they were'] : [])];
     if (!candidate) {
       return toReproduction('agent', budget, {

@@ -1,7 +1,7 @@
 /**
  * `ensemble`: strategies in order of cost (default snippet → zero-shot-plus → agent), sharing one
- * budget. Mode 'first' stops at the first verified reproduction; mode 'best' runs them all (while
- * the budget lasts) and picks by evidence.
+ * budget. Mode 'first' stops at the first verified reproduction (with the stand-in fix on, the
+ * first that survives it); mode 'best' runs them all (while the budget lasts) and picks by evidence.
  */
 import { Budget, isBudgetExhausted } from '../budget.js';
 import { toReproduction, type StrategyContext, type StrategyName } from '../candidate.js';
@@ -9,10 +9,17 @@ import type { Reproduction } from '../types.js';
 
 export const DEFAULT_ENSEMBLE_ORDER: Exclude<StrategyName, 'ensemble'>[] = ['snippet', 'zero-shot-plus', 'agent'];
 
-/** Higher is better: reproduced; carries the issue's exception; fewer test lines. */
+/**
+ * Higher is better: reproduced; passes with the model's stand-in fix; carries the issue's
+ * exception; its failure reason shared by more samples; fewer test lines. A test not posted (it
+ * passes on base, or fails on the stand-in fix too) never outranks one that is.
+ */
 export function evidenceScore(r: Reproduction): number {
   if (r.status !== 'reproduced') return r.testPatch ? 1 : 0;
   let s = 100;
+  if (r.evidence?.fixCheck?.verdict === 'flips') s += 40;
+  const vote = r.evidence?.vote;
+  if (vote && vote.samples > 1) s += Math.round((5 * vote.agree) / vote.samples);
   const failures = r.evidence?.runs?.[0]?.failures ?? [];
   if (failures.some((f) => f.kind === 'issue-exception' || (f.kind === 'assertion' && f.exception))) s += 20;
   if (failures.some((f) => f.kind === 'assertion')) s += 10;

@@ -2,84 +2,61 @@
  * `libro` (SWT-bench App. B, after Kang et al. 2023): draw k ZeroShotPlus samples at temperature
  * 0.7, run each on base and keep those that fail for the issue's reason, ask the same model
  * whether each failure matches the issue (two clusters), and take the shortest test of the
- * preferred cluster, re-run once to rule out flakiness.
+ * preferred cluster, re-run once to rule out flakiness. With `libro.select: 'vote'` the judge is
+ * replaced by a vote on the failure reason (vote.ts); with execution feedback on, a sample that does
+ * not fail on base is revised once before it counts.
  */
-import type { RunResult } from '../../results/types.js';
-import { isBudgetExhausted, type BudgetDimension } from '../budget.js';
-import { evaluateCandidate, isLlmFailure, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
-import { splitDiff } from '../../patch/diffFiles.js';
+import { confirmCandidate, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
 import { libroJudgePrompt } from '../prompts.js';
 import type { Reproduction } from '../types.js';
-import { judgeRuns } from '../verify.js';
-import { extractPatchText, prepareZeroShotPlus, sampleZeroShotPlus } from './zeroShotPlus.js';
-
-interface Sample {
-  index: number;
-  candidate?: CandidateResult;
-  /** Lines the test patch adds: LIBRO's "shortest". */
-  size: number;
-  judge?: 'yes' | 'no';
-  judgeText?: string;
-  duplicateOf?: number;
-}
+import { byVote, drawSamples, failsOnBase, Stops, type Sample } from '../samples.js';
+import { prepareZeroShotPlus } from './zeroShotPlus.js';
 
 export function parseYesNo(text: string): 'yes' | 'no' | undefined {
   const m = /\b(yes|no)\b/i.exec(text.replace(/\*+/g, ''));
   return m ? (m[1].toLowerCase() as 'yes' | 'no') : undefined;
 }
 
-function addedLines(testPatch: string): number {
-  return splitDiff(testPatch).reduce((n, f) => n + f.added.filter((l) => l.trim()).length, 0);
-}
-
 export async function runLibroStrategy(ctx: StrategyContext): Promise<Reproduction> {
-  const { budget, log, llm, issue } = ctx;
+  const { budget, log, llm } = ctx;
   if (!llm) return toReproduction('libro', budget, { reason: 'no LLM endpoint is configured' });
   const k = ctx.options.libro?.samples ?? 5;
   const temperature = ctx.options.libro?.temperature ?? 0.7;
+  const select = ctx.options.libro?.select ?? 'judge';
   const prepared = await prepareZeroShotPlus(ctx);
   const stops = new Stops();
-  const samples = await drawSamples(ctx, prepared, k, temperature, stops);
-  const failing = samples.filter((s) => s.duplicateOf === undefined && s.candidate?.judgement?.status === 'reproduced');
+  const samples = await drawSamples(ctx, prepared, k, temperature, stops, 'libro');
+  const failing = samples.filter((s) => s.duplicateOf === undefined && failsOnBase(s));
   log.info({ samples: samples.length, failing: failing.length }, 'libro: samples run on base');
 
-  await judgeFailures(ctx, failing, stops);
-  for (const s of samples) if (s.duplicateOf !== undefined) s.judge = samples[s.duplicateOf].judge;
+  const { yes, other, vote } = select === 'vote' ? byVote(samples) : await byJudge(ctx, samples, failing, stops);
+  const details = { ...libroDetails(samples, yes, other), select, ...(vote ? { vote } : {}) };
+  const chosenBy = select === 'vote' ? `of the failure reason ${vote!.agree} of ${vote!.voters} failing sample(s) share` : 'the shortest the model judged to match the issue';
+  const notes = [`${samples.length}/${k} samples drawn at temperature ${temperature}; ${failing.length} fail on base for the issue's reason; ${select === 'vote' ? `${vote!.agree} share the winning reason` : `${yes.length} judged to match the issue`}`];
 
-  const yes = failing.filter((s) => s.judge === 'yes').sort((a, b) => a.size - b.size || a.index - b.index);
-  const other = failing.filter((s) => s.judge !== 'yes').sort((a, b) => a.size - b.size || a.index - b.index);
-  const details = libroDetails(samples, yes, other);
-  const notes = [`${samples.length}/${k} samples drawn at temperature ${temperature}; ${failing.length} fail on base for the issue's reason; ${yes.length} judged to match the issue`];
-
-  // 3. Shortest of the preferred cluster, re-run for flakiness.
+  // 3. The preferred sample first, re-run for flakiness.
   for (const s of yes) {
-    const c = s.candidate!;
-    let second: RunResult;
+    let c: CandidateResult;
     try {
-      budget.checkWallTime();
-      second = await ctx.workbench.runTests(c.testPatch);
+      c = await confirmCandidate(ctx, s.candidate!);
     } catch (e) {
       stops.stop(e);
       break;
     }
-    const files = splitDiff(c.testPatch);
-    const j = judgeRuns(issue, files, [c.runs[0], second], { baseline: c.baseline });
-    if (j.status === 'reproduced') {
+    if (c.status === 'reproduced') {
       return toReproduction('libro', budget, {
-        status: 'reproduced',
-        reason: `${j.reason} (sample ${s.index + 1}, the shortest the model judged to match the issue)`,
-        testPatch: c.testPatch,
-        failureExcerpt: j.failureExcerpt,
-        evidence: { ...c.evidence, runs: j.runs, reproducingTests: j.reproducingTests, notes: [...notes, ...c.evidence.notes], details },
+        ...c,
+        reason: `${c.reason} (sample ${s.index + 1}, ${chosenBy})`,
+        evidence: { ...c.evidence, notes: [...notes, ...c.evidence.notes], details, ...(vote ? { vote: { agree: vote.agree, samples: samples.length } } : {}) },
         budgetExhausted: stops.exhausted,
       });
     }
-    notes.push(`sample ${s.index + 1} rejected on re-run: ${j.reason}`);
+    notes.push(`sample ${s.index + 1} rejected on re-run: ${c.reason}`);
   }
   const fallback = other[0] ?? samples.filter((s) => s.duplicateOf === undefined && s.candidate?.testPatch).sort((a, b) => a.size - b.size)[0];
   const why = failing.length
     ? yes.length
-      ? 'no sample the model judged to match the issue survived the re-run'
+      ? `no sample ${select === 'vote' ? 'with a vote' : 'the model judged to match the issue'} survived the re-run`
       : 'tests fail on base, but the model judged none of the failures to match the issue'
     : samples.length
       ? `none of the ${samples.length} sample(s) fails on base for the issue's reason`
@@ -94,49 +71,13 @@ export async function runLibroStrategy(ctx: StrategyContext): Promise<Reproducti
   });
 }
 
-/** What ends LIBRO's loops early: the budget, or the LLM failing (kept as the reason). */
-class Stops {
-  exhausted: BudgetDimension | undefined;
-  llmFailure: string | undefined;
-  get any(): boolean {
-    return !!this.exhausted || !!this.llmFailure;
-  }
-  stop(e: unknown): void {
-    if (isLlmFailure(e)) {
-      this.llmFailure ??= e.message;
-      return;
-    }
-    if (!isBudgetExhausted(e)) throw e;
-    this.exhausted ??= (e as { dimension?: BudgetDimension }).dimension ?? 'steps';
-  }
-}
+const shortestFirst = (a: Sample, b: Sample) => a.size - b.size || a.index - b.index;
 
-/** 1. Sample k tests and run each once on base (a sample the model wrote before counts once). */
-async function drawSamples(ctx: StrategyContext, prepared: Awaited<ReturnType<typeof prepareZeroShotPlus>>, k: number, temperature: number, stops: Stops): Promise<Sample[]> {
-  const samples: Sample[] = [];
-  const seen = new Map<string, number>();
-  for (let i = 0; i < k && !stops.any; i++) {
-    try {
-      const answer = await sampleZeroShotPlus(ctx, prepared, temperature, `libro sample ${i + 1}/${k}`);
-      const text = extractPatchText(answer.content);
-      const s: Sample = { index: i, size: 0 };
-      samples.push(s);
-      const dup = seen.get(text.trim());
-      if (dup !== undefined) {
-        s.duplicateOf = dup;
-        s.candidate = samples[dup].candidate;
-        s.size = samples[dup].size;
-        continue;
-      }
-      seen.set(text.trim(), i);
-      s.candidate = await evaluateCandidate(ctx, text, { rerun: false });
-      s.size = addedLines(s.candidate.testPatch);
-      if (s.candidate.budgetExhausted) stops.exhausted ??= s.candidate.budgetExhausted;
-    } catch (e) {
-      stops.stop(e);
-    }
-  }
-  return samples;
+/** LIBRO's own choice: the model judges each failure; the matching cluster, shortest first. */
+async function byJudge(ctx: StrategyContext, samples: Sample[], failing: Sample[], stops: Stops) {
+  await judgeFailures(ctx, failing, stops);
+  for (const s of samples) if (s.duplicateOf !== undefined) s.judge = samples[s.duplicateOf]!.judge;
+  return { yes: failing.filter((s) => s.judge === 'yes').sort(shortestFirst), other: failing.filter((s) => s.judge !== 'yes').sort(shortestFirst), vote: undefined };
 }
 
 /** 2. Cluster by the model's judgement of each failure. */

@@ -51,9 +51,9 @@ export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroSho
 }
 
 /** One sample: the model's answer to the prompt (throws BUDGET_EXHAUSTED when the budget is spent). */
-export async function sampleZeroShotPlus(ctx: StrategyContext, prepared: ZeroShotPlusPrepared, temperature: number, purpose: string): Promise<ChatResponse> {
+export async function sampleZeroShotPlus(ctx: StrategyContext, prepared: ZeroShotPlusPrepared, temperature: number, purpose: string, seed?: number): Promise<ChatResponse> {
   if (!ctx.llm) throw new Error('zero-shot-plus needs an LLM');
-  return ctx.llm.chat({ messages: [{ role: 'user', content: prepared.prompt }], temperature, purpose }, { budget: ctx.budget });
+  return ctx.llm.chat({ messages: [{ role: 'user', content: prepared.prompt }], temperature, purpose, ...(seed !== undefined ? { seed } : {}) }, { budget: ctx.budget });
 }
 
 export async function runZeroShotPlusStrategy(ctx: StrategyContext): Promise<Reproduction> {
@@ -81,6 +81,6 @@ export async function runZeroShotPlusStrategy(ctx: StrategyContext): Promise<Rep
     });
   }
   const first: CandidateResult = await evaluateCandidate(ctx, extractPatchText(answer.content));
-  const c = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }], answer.content, first, extractPatchText);
+  const c = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText);
   return toReproduction('zero-shot-plus', budget, { ...c, evidence: { ...c.evidence, details: { ...details, feedbackRounds: c.feedbackRounds } } });
 }
