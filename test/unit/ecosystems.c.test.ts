@@ -1,11 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSystem, c, nameOf } from '../../src/ecosystems/c/index.js';
 import { changedDeclarations } from '../../src/ecosystems/c/changedTests.js';
 import { declaredTests, fileOfTest } from '../../src/ecosystems/c/declarations.js';
 import { parseBundle, ctestVerdicts } from '../../src/ecosystems/c/report.js';
-import { CMAKE_CONFIGURE } from '../../src/ecosystems/c/runners.js';
+import { CMAKE_CONFIGURE, CMAKE_PROJECT_OPTIONS } from '../../src/ecosystems/c/runners.js';
 import { detectEcosystems, ownErrorText, recogniseRunner } from '../../src/ecosystems/index.js';
 import { repoInfoOf } from '../../src/generation/repoFiles.js';
 import { planSnippetTest } from '../../src/generation/snippet/index.js';
@@ -272,8 +274,9 @@ describe('Meson 1.0 and automake 1.16', () => {
     expect(r.tests).toHaveLength(150);
     expect(byId.get('tests/misc_tests.c > cjson_detach_item_via_pointer_should_return_null_if_item_prev_is_null')).toMatchObject({ outcome: 'failed', failureKind: 'assertion', message: 'Failed to detach in the middle.' });
     expect(byId.get('tests/misc_tests.c > cjson_detach_item_via_pointer_should_detach_items')!.outcome).toBe('passed');
-    // Another binary's test, its file not requested: by its name alone.
-    expect(byId.get('print_number_should_print_non_number')!.outcome).toBe('skipped');
+    // Another binary's test, its file not requested: in the file its Unity line names.
+    expect(byId.get('tests/print_number.c > print_number_should_print_non_number')!.outcome).toBe('skipped');
+    expect(r.tests.filter((t) => !t.file).map((t) => t.id)).toEqual(['cJSON_test']);
     expect(byId.has('misc_tests') || byId.has('tests/misc_tests.c > misc_tests')).toBe(false);
   });
 
@@ -333,6 +336,28 @@ describe('C/C++ detection, conventions and commands', () => {
     // The build system's inputs recorded by checksum; a run touches the changed ones so the build regenerates.
     expect(c.warm).toMatch(/-name Makefile\.am .* -exec md5sum \{\} \+ > "\$HOME\/\.swt-build-inputs"$/);
     expect(buildTestCommand({ kind: 'ctest', template: 'ctest' }, ['tests/a_test.cc'])).toContain(`md5sum -c "$HOME/.swt-build-inputs" 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c "$f"; done`);
+  });
+
+  it("turns on the project's own test options and off its documentation (uriparser's, cJSON's CMakeLists.txt), never a SKIP_ option", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swt-cmake-options-'));
+    try {
+      const lists = [
+        'option(URIPARSER_BUILD_DOCS "Build API documentation (requires Doxygen, Graphviz, and (optional) Qt\'s qhelpgenerator)" ON)',
+        'option(URIPARSER_BUILD_TESTS "Build test suite (requires GTest >=1.8.0)" ON)',
+        'option(URIPARSER_BUILD_FUZZERS "Build fuzzers (requires Clang)" OFF)',
+        '  OPTION(ENABLE_CJSON_TEST "Enable building cJSON test" ON)',
+        'option(FOO_SKIP_TESTS "skip" OFF)',
+        'option(NO_TESTING "none" OFF)',
+      ];
+      writeFileSync(join(dir, 'CMakeLists.txt'), `${lists.join('\n')}\n`);
+      const words = execFileSync('sh', ['-c', `echo ${CMAKE_PROJECT_OPTIONS}`], { cwd: dir, encoding: 'utf8' }).trim().split(' ');
+      expect(words).toEqual(['-DURIPARSER_BUILD_DOCS=OFF', '-DURIPARSER_BUILD_TESTS=ON', '-DENABLE_CJSON_TEST=ON']);
+      rmSync(join(dir, 'CMakeLists.txt'));
+      expect(execFileSync('sh', ['-c', `echo ${CMAKE_PROJECT_OPTIONS}`], { cwd: dir, encoding: 'utf8' }).trim()).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(CMAKE_CONFIGURE.endsWith(CMAKE_PROJECT_OPTIONS)).toBe(true);
   });
 
   it('recognises ctest, meson test and make check; builds the command with the report bundle', () => {

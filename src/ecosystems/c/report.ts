@@ -67,7 +67,9 @@ export function parseBundle(content: string, ctx: ReportContext): OneReport {
   // `<target>_NOT_BUILT`: CMake's stand-in for a GoogleTest target that did not build (the build failure says it).
   const kept = ran.filter((t) => !named.has(t.id) && !covered(t) && !/_NOT_BUILT$/.test(t.id));
   const trs = parts.filter((s) => s.kind === 'trs').map((s) => automakeResult(s, parts, ctx));
-  const tests = [...frameworks, ...kept, ...trs].map((t) => withFile(t, declared, ctx));
+  // A Unity line names its own source file (`tests/parse_examples.c:52:…`): its tests keep it, requested or not.
+  const unityTests = new Set([...unity.values()].flat());
+  const tests = [...frameworks, ...kept, ...trs].map((t) => withFile(t, declared, ctx, unityTests.has(t)));
   const { fileErrors, buildFailures } = buildErrors(build, status, ctx, tests);
   // The build could not be configured: no test of the requested files ran (the run's error says why).
   if (status === 'configure-failed') fileErrors.push(...ctx.files.map((f) => ({ file: normalizeRel(f), kind: 'collection' as const, message: 'the build could not be configured' })));
@@ -178,10 +180,14 @@ function ctestListing(json: string | undefined): { whole: Map<string, string>; f
   return { whole, filters };
 }
 
-/** The id `<file> > <name>` when the test's file is known (its declaration, or the report's path when requested). */
-function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportContext): TestResult {
+/**
+ * The id `<file> > <name>` when the test's file is known: its declaration, or the report's path when
+ * requested or when the report's line is the test's own (`ownFile`: Unity's, within the repository).
+ */
+function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportContext, ownFile = false): TestResult {
   const requested = new Set(ctx.files.map(normalizeRel));
-  const file = fileOfTest(t.id, declared) ?? (t.file && requested.has(t.file) ? t.file : undefined) ?? programSource(t.id, requested);
+  const reported = t.file && (requested.has(t.file) || (ownFile && !t.file.startsWith('/') && !t.file.startsWith('../'))) ? t.file : undefined;
+  const file = fileOfTest(t.id, declared) ?? reported ?? programSource(t.id, requested);
   const out: TestResult = { ...t, id: file ? `${file} > ${t.id}` : t.id };
   if (file) out.file = file;
   else delete out.file;
