@@ -14,7 +14,8 @@ import { planSnippetTest } from '../../src/generation/snippet/index.js';
 import { compareRuns, judgedTests } from '../../src/harness/classify.js';
 import { parseJUnit, parseRunReports } from '../../src/harness/parsers/index.js';
 import { buildRerunCommand, buildTestCommand, detectRunner, runnerFromCommand } from '../../src/harness/runners.js';
-import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
+import { configRules, isTestFile, isTestPath, testConfigFiles } from '../../src/harness/testFiles.js';
+import { cmakeTestSources } from '../../src/ecosystems/c/buildFiles.js';
 import { environmentDefaults } from '../../src/pipeline/environmentDefaults.js';
 import { parseBaseRef, TOOLCHAIN_RECIPES } from '../../src/sandbox/images/imageRecipes.js';
 import type { RunResult, TestResult } from '../../src/results/types.js';
@@ -321,6 +322,32 @@ describe('C/C++ detection, conventions and commands', () => {
     expect(c.languageOf(['tests/a_test.cc'], [])).toBe('cpp');
     expect(c.languageOf(['tests/test_a.c'], ['src/a.c', 'src/a.h'])).toBe('c');
     expect(c.languageOf([], ['src/a.c', 'include/a.h'])).toBe('c');
+  });
+
+  it("takes the sources of the programs the root CMakeLists.txt's tests run as test files (tinyxml2's xmltest.cpp)", () => {
+    // tinyxml2 494735d's CMakeLists.txt, the part that matters.
+    const lists = [
+      'add_library(tinyxml2 tinyxml2.cpp tinyxml2.h)',
+      'if (tinyxml2_BUILD_TESTING)',
+      '    add_executable(xmltest xmltest.cpp)  # the test program',
+      '    add_test(',
+      '        NAME xmltest',
+      '        COMMAND xmltest',
+      '        WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"',
+      '    )',
+      'endif ()',
+      'add_executable(tool tools/tool.cpp)',
+      'add_executable(old_style old/main.cc "old/util.cc" ${EXTRA_SOURCES})',
+      'add_test(old old_style --flag)',
+    ].join('\n');
+    expect(cmakeTestSources(lists)).toEqual(['xmltest.cpp', 'old/main.cc', 'old/util.cc']);
+    expect(testConfigFiles(['CMakeLists.txt', 'xmltest.cpp'])).toContain('CMakeLists.txt');
+    const rules = configRules({ 'CMakeLists.txt': lists }, () => undefined);
+    expect(isTestFile('xmltest.cpp', rules)).toBe(true);
+    expect(isTestFile('tinyxml2.cpp', rules)).toBe(false);
+    expect(isTestFile('tools/tool.cpp', rules)).toBe(false);
+    expect(isTestFile('xmltest.cpp')).toBe(false);
+    expect(configRules({ 'CMakeLists.txt': 'add_library(a a.c)\n' }, () => undefined).c).toBeUndefined();
   });
 
   it('uses the swt-cc image, which an offline recipe builds from Debian\'s packages', () => {
