@@ -32,7 +32,7 @@ import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 const DIR = join(process.cwd(), 'fixtures', 'instances');
 /** Instances run with no configuration at all: their image, install and test command (what a user would name) are dropped, so the ecosystem modules choose them. */
-const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j|sindresorhus__camelcase|holepunchto__compact-encoding|DaveGamble__cJSON|jarro2783__cxxopts|benhoyt__inih|uriparser__uriparser)-/;
+const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j|sindresorhus__camelcase|holepunchto__compact-encoding|DaveGamble__cJSON|jarro2783__cxxopts|benhoyt__inih|uriparser__uriparser|leethomason__tinyxml2)-/;
 /** SWT_INSTANCES=<regex> runs only the matching instances (all by default). */
 const ONLY = process.env.SWT_INSTANCES ? new RegExp(process.env.SWT_INSTANCES) : undefined;
 const instances = parseInstances(readFileSync(join(DIR, 'instances.jsonl'), 'utf8'), 'fixtures/instances/instances.jsonl')
@@ -75,6 +75,7 @@ const FILES_RUN: Record<string, string[]> = {
   'TanStack__store-84dc3eb': ['packages/store/tests/store.test.ts'],
   'sveltejs__devalue-127d655': ['test/test.js'],
   'benhoyt__inih-498f34b': ['test_INIReaderExample', 'test_alloc', 'test_allow_no_value', 'test_call_handler_on_new_section', 'test_disallow_inline_comments', 'test_handler_lineno', 'test_heap', 'test_heap_max_line', 'test_heap_realloc', 'test_heap_realloc_max_line', 'test_heap_string', 'test_multi', 'test_multi_max_line', 'test_single', 'test_stop_on_first_error', 'test_string'],
+  'leethomason__tinyxml2-494735d': ['xmltest.cpp'],
   'DaveGamble__cJSON-a78d975': ['cJSON_test', 'tests/cjson_add.c', 'tests/compare_tests.c', 'tests/minify_tests.c', 'tests/misc_tests.c', 'tests/parse_array.c', 'tests/parse_examples.c', 'tests/parse_hex4.c', 'tests/parse_number.c', 'tests/parse_object.c', 'tests/parse_string.c', 'tests/parse_value.c', 'tests/parse_with_opts.c', 'tests/print_array.c', 'tests/print_number.c', 'tests/print_object.c', 'tests/print_string.c', 'tests/print_value.c', 'tests/readme_examples.c'],
 };
 
