@@ -74,8 +74,9 @@ const FILES_RUN: Record<string, string[]> = {
   'changesets__changesets-1772598': ['packages/apply-release-plan/src/index.test.ts'],
   'TanStack__store-84dc3eb': ['packages/store/tests/store.test.ts'],
   'sveltejs__devalue-127d655': ['test/test.js'],
-  'benhoyt__inih-498f34b': ['test_INIReaderExample', 'test_alloc', 'test_allow_no_value', 'test_call_handler_on_new_section', 'test_disallow_inline_comments', 'test_handler_lineno', 'test_heap', 'test_heap_max_line', 'test_heap_realloc', 'test_heap_realloc_max_line', 'test_heap_string', 'test_multi', 'test_multi_max_line', 'test_single', 'test_stop_on_first_error', 'test_string'],
+  'benhoyt__inih-498f34b': ['test_INIReaderExample', 'test_alloc', 'test_heap_string', 'test_string', 'tests/unittest.c'],
   'leethomason__tinyxml2-494735d': ['xmltest.cpp'],
+  'uriparser__uriparser-b1ab8cd': ['test/SetHostAuto.cpp'],
   'DaveGamble__cJSON-a78d975': ['cJSON_test', 'tests/cjson_add.c', 'tests/compare_tests.c', 'tests/minify_tests.c', 'tests/misc_tests.c', 'tests/parse_array.c', 'tests/parse_examples.c', 'tests/parse_hex4.c', 'tests/parse_number.c', 'tests/parse_object.c', 'tests/parse_string.c', 'tests/parse_value.c', 'tests/parse_with_opts.c', 'tests/print_array.c', 'tests/print_number.c', 'tests/print_object.c', 'tests/print_string.c', 'tests/print_value.c', 'tests/readme_examples.c'],
 };
 

@@ -253,6 +253,16 @@ describe('Meson 1.0 and automake 1.16', () => {
     expect(r.tests.find((t) => t.id === 'plain fails')!.message).toBe('plain failure');
   });
 
+  it("meson test (inih's own suite at a real fix): a test placed in the requested source its program is built from, by Meson's introspection", () => {
+    const r = parse('meson-inih.txt', ['tests/unittest.c']);
+    const byId = new Map(r.tests.map((t) => [t.id, t]));
+    expect(r.tests).toHaveLength(16);
+    expect(byId.get('tests/unittest.c > test_allow_no_value')).toMatchObject({ file: 'tests/unittest.c', outcome: 'failed' });
+    expect(byId.get('tests/unittest.c > test_multi')!.outcome).toBe('passed');
+    // Built from another source (unittest_string.c, not requested), or from examples/: the name alone.
+    expect(r.tests.filter((t) => !t.file).map((t) => t.id).sort()).toEqual(['test_INIReaderExample', 'test_alloc', 'test_heap_string', 'test_string']);
+  });
+
   it('make check: each .trs, a crash by its signal, a skip (exit 77) as skipped; the program placed in its source', () => {
     const r = parse('automake.txt', ['tests/test_clamp.c', 'tests/test_crash.c']);
     expect(rows(r.tests)).toEqual([

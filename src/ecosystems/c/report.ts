@@ -69,7 +69,8 @@ export function parseBundle(content: string, ctx: ReportContext): OneReport {
   const trs = parts.filter((s) => s.kind === 'trs').map((s) => automakeResult(s, parts, ctx));
   // A Unity line names its own source file (`tests/parse_examples.c:52:…`): its tests keep it, requested or not.
   const unityTests = new Set([...unity.values()].flat());
-  const tests = [...frameworks, ...kept, ...trs].map((t) => withFile(t, declared, ctx, unityTests.has(t)));
+  const built = mesonSources(body('meson-intro'), ctx);
+  const tests = [...frameworks, ...kept, ...trs].map((t) => withFile(t, declared, ctx, unityTests.has(t), built));
   const { fileErrors, buildFailures } = buildErrors(build, status, ctx, tests);
   // The build could not be configured: no test of the requested files ran (the run's error says why).
   if (status === 'configure-failed') fileErrors.push(...ctx.files.map((f) => ({ file: normalizeRel(f), kind: 'collection' as const, message: 'the build could not be configured' })));
@@ -184,10 +185,11 @@ function ctestListing(json: string | undefined): { whole: Map<string, string>; f
  * The id `<file> > <name>` when the test's file is known: its declaration, or the report's path when
  * requested or when the report's line is the test's own (`ownFile`: Unity's, within the repository).
  */
-function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportContext, ownFile = false): TestResult {
+function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportContext, ownFile = false, built = new Map<string, string[]>()): TestResult {
   const requested = new Set(ctx.files.map(normalizeRel));
   const reported = t.file && (requested.has(t.file) || (ownFile && !t.file.startsWith('/') && !t.file.startsWith('../'))) ? t.file : undefined;
-  const file = fileOfTest(t.id, declared) ?? reported ?? programSource(t.id, requested);
+  const fromBuild = (built.get(t.id) ?? []).filter((f) => requested.has(f));
+  const file = fileOfTest(t.id, declared) ?? reported ?? (fromBuild.length === 1 ? fromBuild[0] : undefined) ?? programSource(t.id, requested);
   const out: TestResult = { ...t, id: file ? `${file} > ${t.id}` : t.id };
   if (file) out.file = file;
   else delete out.file;
@@ -195,6 +197,30 @@ function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportConte
     out.failureKind = 'error';
   }
   if (out.outcome === 'failed' && out.message && /^\s*\*{0,3}Timeout\b|\btimed out\b/im.test(out.message)) out.failureKind = 'timeout';
+  return out;
+}
+
+/**
+ * Meson's tests and targets (`meson introspect --tests --targets`): each test's name with the
+ * repository-relative sources of the programs it runs or depends on (inih's `test_multi` runs
+ * `runtest.sh` on `unittest_multi`, built from `ini.c` and `tests/unittest.c`).
+ */
+export function mesonSources(json: string | undefined, ctx: ReportContext): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  try {
+    const doc = JSON.parse(json ?? '{}') as {
+      tests?: { name?: string; cmd?: string[]; depends?: string[] }[];
+      targets?: { id?: string; filename?: string[]; target_sources?: { sources?: string[] }[] }[];
+    };
+    for (const t of doc.tests ?? []) {
+      if (!t.name) continue;
+      const programs = (doc.targets ?? []).filter((g) => (g.id && t.depends?.includes(g.id)) || g.filename?.some((f) => t.cmd?.includes(f)));
+      const sources = programs.flatMap((g) => (g.target_sources ?? []).flatMap((s) => s.sources ?? []));
+      out.set(t.name, [...new Set(sources.map((f) => resolveFile(f, ctx)))]);
+    }
+  } catch {
+    // No introspection (an older run): tests keep the names alone.
+  }
   return out;
 }
 

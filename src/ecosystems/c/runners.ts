@@ -198,6 +198,8 @@ export function mesonCommand(spec: RunnerSpec, files: readonly string[], out: st
     declarations(r, files),
     `rm -f ${MESON_BUILD}/meson-logs/testlog.junit.xml; ${gtestOutput(gtestDirOf(out))}; rc=0; ${test} || rc=$?; [ "$b" = configure-failed ] && rc=1`,
     `${section(r, 'meson-junit')}; cat ${MESON_BUILD}/meson-logs/testlog.junit.xml >> ${r} 2>/dev/null`,
+    // Each test's programs and their sources: a test is placed in the requested source it is built from.
+    `${section(r, 'meson-intro')}; meson introspect ${MESON_BUILD} --tests --targets >> ${r} 2>/dev/null`,
     gtestReports(r, g),
     `${section(r, 'exit', '"$rc"')}; exit $rc`,
   ].join('; ');
