@@ -57,6 +57,12 @@ describe('CTest with GoogleTest 1.12 (gtest_discover_tests, and a binary CTest r
     expect(r).toMatchObject({ fileErrors: [], errors: [], complete: true });
   });
 
+  it("places a test of a file not requested in the file GoogleTest's XML names (uriparser's 17 test files in one binary)", () => {
+    const one = parse('gtest-ctest.txt', ['tests/clampx_test.cpp']);
+    expect(one.tests.find((t) => t.id.endsWith('Whole.High'))).toMatchObject({ id: 'tests/whole_test.cpp > Whole.High', file: 'tests/whole_test.cpp', outcome: 'failed' });
+    expect(one.tests.every((t) => t.file === t.id.split(' > ')[0])).toBe(true);
+  });
+
   it('keeps GoogleTest\'s messages, skips and disabled tests', () => {
     expect(byId.get('tests/clampx_test.cpp > Clamp.Above')!.message).toMatch(/Which is: 15\nclamp from above/);
     expect(byId.get('tests/clampx_test.cpp > Clamp.Skipped')!.message).toContain('not on this platform');
