@@ -82,6 +82,7 @@ const FILES_RUN: Record<string, string[]> = {
   'leethomason__tinyxml2-494735d': ['xmltest.cpp'],
   'uriparser__uriparser-b1ab8cd': ['test/FourSuite.cpp', 'test/MemoryManagerSuite.cpp', 'test/SetFragment.cpp', 'test/SetHostAuto.cpp', 'test/SetHostIp4.cpp', 'test/SetHostIp6.cpp', 'test/SetHostIpFuture.cpp', 'test/SetHostRegName.cpp', 'test/SetPath.cpp', 'test/SetPort.cpp', 'test/SetQuery.cpp', 'test/SetScheme.cpp', 'test/SetUserInfo.cpp', 'test/VersionSuite.cpp', 'test/copy.cpp', 'test/test.cpp'],
   'DaveGamble__cJSON-a78d975': ['cJSON_test', 'tests/cjson_add.c', 'tests/compare_tests.c', 'tests/minify_tests.c', 'tests/misc_tests.c', 'tests/parse_array.c', 'tests/parse_examples.c', 'tests/parse_hex4.c', 'tests/parse_number.c', 'tests/parse_object.c', 'tests/parse_string.c', 'tests/parse_value.c', 'tests/parse_with_opts.c', 'tests/print_array.c', 'tests/print_number.c', 'tests/print_object.c', 'tests/print_string.c', 'tests/print_value.c', 'tests/readme_examples.c'],
+  'DaveGamble__cJSON-a328d65': ['cJSON_test', 'tests/cjson_add.c', 'tests/compare_tests.c', 'tests/minify_tests.c', 'tests/misc_tests.c', 'tests/parse_array.c', 'tests/parse_examples.c', 'tests/parse_hex4.c', 'tests/parse_number.c', 'tests/parse_object.c', 'tests/parse_string.c', 'tests/parse_value.c', 'tests/parse_with_opts.c', 'tests/print_array.c', 'tests/print_number.c', 'tests/print_object.c', 'tests/print_string.c', 'tests/print_value.c', 'tests/readme_examples.c'],
 };
 
 /**
