@@ -14,7 +14,11 @@
  * .github/workflows/test.yml; 765f90b's F→P holds only in that zone); workspaces monorepos whose test files run from the package that owns
  * them (eslint/rewrite: npm workspaces, mocha in packages/compat; changesets: yarn 1 workspaces pinned by
  * packageManager, the root's jest; TanStack/store: pnpm 10 workspaces, vitest in packages/store);
- * uvu through swt's hook (devalue: pnpm 8, suites and top-level tests in one file, repeated names).
+ * uvu through swt's hook (devalue: pnpm 8, suites and top-level tests in one file, repeated names);
+ * C and C++ with no configuration, built in swt-cc: Unity under CTest (cJSON), meson test (inih,
+ * tests placed by Meson's introspection), GoogleTest under CTest (uriparser, docs option off),
+ * a plain CTest program whose source only CMakeLists.txt names (tinyxml2), two Catch2 binaries
+ * from one file (cxxopts).
  * Each instance's incorrect_patch, taken as the fix, must leave S = 0.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -32,7 +36,7 @@ import { containersOfOursOnceRetired } from '../helpers/docker.js';
 
 const DIR = join(process.cwd(), 'fixtures', 'instances');
 /** Instances run with no configuration at all: their image, install and test command (what a user would name) are dropped, so the ecosystem modules choose them. */
-const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j|sindresorhus__camelcase|holepunchto__compact-encoding)-/;
+const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__glob|stleary__JSON-java|semver4j__semver4j|sindresorhus__camelcase|holepunchto__compact-encoding|DaveGamble__cJSON|jarro2783__cxxopts|benhoyt__inih|uriparser__uriparser|leethomason__tinyxml2)-/;
 /** SWT_INSTANCES=<regex> runs only the matching instances (all by default). */
 const ONLY = process.env.SWT_INSTANCES ? new RegExp(process.env.SWT_INSTANCES) : undefined;
 const instances = parseInstances(readFileSync(join(DIR, 'instances.jsonl'), 'utf8'), 'fixtures/instances/instances.jsonl')
@@ -74,6 +78,12 @@ const FILES_RUN: Record<string, string[]> = {
   'changesets__changesets-1772598': ['packages/apply-release-plan/src/index.test.ts'],
   'TanStack__store-84dc3eb': ['packages/store/tests/store.test.ts'],
   'sveltejs__devalue-127d655': ['test/test.js'],
+  'benhoyt__inih-498f34b': ['test_INIReaderExample', 'test_alloc', 'test_heap_string', 'test_string', 'tests/unittest.c'],
+  'leethomason__tinyxml2-494735d': ['xmltest.cpp'],
+  'uriparser__uriparser-b1ab8cd': ['test/FourSuite.cpp', 'test/MemoryManagerSuite.cpp', 'test/SetFragment.cpp', 'test/SetHostAuto.cpp', 'test/SetHostIp4.cpp', 'test/SetHostIp6.cpp', 'test/SetHostIpFuture.cpp', 'test/SetHostRegName.cpp', 'test/SetPath.cpp', 'test/SetPort.cpp', 'test/SetQuery.cpp', 'test/SetScheme.cpp', 'test/SetUserInfo.cpp', 'test/VersionSuite.cpp', 'test/copy.cpp', 'test/test.cpp'],
+  'jarro2783__cxxopts-a0f13a1': ['add-subdirectory-test', 'find-package-test', 'test/options.cpp'],
+  'DaveGamble__cJSON-a78d975': ['cJSON_test', 'tests/cjson_add.c', 'tests/compare_tests.c', 'tests/minify_tests.c', 'tests/misc_tests.c', 'tests/parse_array.c', 'tests/parse_examples.c', 'tests/parse_hex4.c', 'tests/parse_number.c', 'tests/parse_object.c', 'tests/parse_string.c', 'tests/parse_value.c', 'tests/parse_with_opts.c', 'tests/print_array.c', 'tests/print_number.c', 'tests/print_object.c', 'tests/print_string.c', 'tests/print_value.c', 'tests/readme_examples.c'],
+  'DaveGamble__cJSON-a328d65': ['cJSON_test', 'tests/cjson_add.c', 'tests/compare_tests.c', 'tests/minify_tests.c', 'tests/misc_tests.c', 'tests/parse_array.c', 'tests/parse_examples.c', 'tests/parse_hex4.c', 'tests/parse_number.c', 'tests/parse_object.c', 'tests/parse_string.c', 'tests/parse_value.c', 'tests/parse_with_opts.c', 'tests/print_array.c', 'tests/print_number.c', 'tests/print_object.c', 'tests/print_string.c', 'tests/print_value.c', 'tests/readme_examples.c'],
 };
 
 /**

@@ -1,11 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSystem, c, nameOf } from '../../src/ecosystems/c/index.js';
 import { changedDeclarations } from '../../src/ecosystems/c/changedTests.js';
 import { declaredTests, fileOfTest } from '../../src/ecosystems/c/declarations.js';
 import { parseBundle, ctestVerdicts } from '../../src/ecosystems/c/report.js';
-import { CMAKE_CONFIGURE } from '../../src/ecosystems/c/runners.js';
+import { CMAKE_CONFIGURE, CMAKE_PROJECT_OPTIONS } from '../../src/ecosystems/c/runners.js';
 import { parseGcovJson } from '../../src/coverage/gcov.js';
 import { countable, counterFor, coverageOf, withCoverage } from '../../src/coverage/instrument.js';
 import { detectEcosystems, ownErrorText, recogniseRunner } from '../../src/ecosystems/index.js';
@@ -14,7 +16,8 @@ import { planSnippetTest } from '../../src/generation/snippet/index.js';
 import { compareRuns, judgedTests } from '../../src/harness/classify.js';
 import { parseJUnit, parseRunReports } from '../../src/harness/parsers/index.js';
 import { buildRerunCommand, buildTestCommand, detectRunner, runnerFromCommand } from '../../src/harness/runners.js';
-import { isTestFile, isTestPath } from '../../src/harness/testFiles.js';
+import { configRules, isTestFile, isTestPath, testConfigFiles } from '../../src/harness/testFiles.js';
+import { cmakeTestSources } from '../../src/ecosystems/c/buildFiles.js';
 import { environmentDefaults } from '../../src/pipeline/environmentDefaults.js';
 import { parseBaseRef, TOOLCHAIN_RECIPES } from '../../src/sandbox/images/imageRecipes.js';
 import type { RunResult, TestResult } from '../../src/results/types.js';
@@ -54,6 +57,12 @@ describe('CTest with GoogleTest 1.12 (gtest_discover_tests, and a binary CTest r
     expect(byId.has('whole')).toBe(false);
     expect(r.tests.every((t) => t.file === t.id.split(' > ')[0])).toBe(true);
     expect(r).toMatchObject({ fileErrors: [], errors: [], complete: true });
+  });
+
+  it("places a test of a file not requested in the file GoogleTest's XML names (uriparser's 17 test files in one binary)", () => {
+    const one = parse('gtest-ctest.txt', ['tests/clampx_test.cpp']);
+    expect(one.tests.find((t) => t.id.endsWith('Whole.High'))).toMatchObject({ id: 'tests/whole_test.cpp > Whole.High', file: 'tests/whole_test.cpp', outcome: 'failed' });
+    expect(one.tests.every((t) => t.file === t.id.split(' > ')[0])).toBe(true);
   });
 
   it('keeps GoogleTest\'s messages, skips and disabled tests', () => {
@@ -252,6 +261,16 @@ describe('Meson 1.0 and automake 1.16', () => {
     expect(r.tests.find((t) => t.id === 'plain fails')!.message).toBe('plain failure');
   });
 
+  it("meson test (inih's own suite at a real fix): a test placed in the requested source its program is built from, by Meson's introspection", () => {
+    const r = parse('meson-inih.txt', ['tests/unittest.c']);
+    const byId = new Map(r.tests.map((t) => [t.id, t]));
+    expect(r.tests).toHaveLength(16);
+    expect(byId.get('tests/unittest.c > test_allow_no_value')).toMatchObject({ file: 'tests/unittest.c', outcome: 'failed' });
+    expect(byId.get('tests/unittest.c > test_multi')!.outcome).toBe('passed');
+    // Built from another source (unittest_string.c, not requested), or from examples/: the name alone.
+    expect(r.tests.filter((t) => !t.file).map((t) => t.id).sort()).toEqual(['test_INIReaderExample', 'test_alloc', 'test_heap_string', 'test_string']);
+  });
+
   it('make check: each .trs, a crash by its signal, a skip (exit 77) as skipped; the program placed in its source', () => {
     const r = parse('automake.txt', ['tests/test_clamp.c', 'tests/test_crash.c']);
     expect(rows(r.tests)).toEqual([
@@ -274,8 +293,9 @@ describe('Meson 1.0 and automake 1.16', () => {
     expect(r.tests).toHaveLength(150);
     expect(byId.get('tests/misc_tests.c > cjson_detach_item_via_pointer_should_return_null_if_item_prev_is_null')).toMatchObject({ outcome: 'failed', failureKind: 'assertion', message: 'Failed to detach in the middle.' });
     expect(byId.get('tests/misc_tests.c > cjson_detach_item_via_pointer_should_detach_items')!.outcome).toBe('passed');
-    // Another binary's test, its file not requested: by its name alone.
-    expect(byId.get('print_number_should_print_non_number')!.outcome).toBe('skipped');
+    // Another binary's test, its file not requested: in the file its Unity line names.
+    expect(byId.get('tests/print_number.c > print_number_should_print_non_number')!.outcome).toBe('skipped');
+    expect(r.tests.filter((t) => !t.file).map((t) => t.id)).toEqual(['cJSON_test']);
     expect(byId.has('misc_tests') || byId.has('tests/misc_tests.c > misc_tests')).toBe(false);
   });
 
@@ -322,6 +342,32 @@ describe('C/C++ detection, conventions and commands', () => {
     expect(c.languageOf([], ['src/a.c', 'include/a.h'])).toBe('c');
   });
 
+  it("takes the sources of the programs the root CMakeLists.txt's tests run as test files (tinyxml2's xmltest.cpp)", () => {
+    // tinyxml2 494735d's CMakeLists.txt, the part that matters.
+    const lists = [
+      'add_library(tinyxml2 tinyxml2.cpp tinyxml2.h)',
+      'if (tinyxml2_BUILD_TESTING)',
+      '    add_executable(xmltest xmltest.cpp)  # the test program',
+      '    add_test(',
+      '        NAME xmltest',
+      '        COMMAND xmltest',
+      '        WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"',
+      '    )',
+      'endif ()',
+      'add_executable(tool tools/tool.cpp)',
+      'add_executable(old_style old/main.cc "old/util.cc" ${EXTRA_SOURCES})',
+      'add_test(old old_style --flag)',
+    ].join('\n');
+    expect(cmakeTestSources(lists)).toEqual(['xmltest.cpp', 'old/main.cc', 'old/util.cc']);
+    expect(testConfigFiles(['CMakeLists.txt', 'xmltest.cpp'])).toContain('CMakeLists.txt');
+    const rules = configRules({ 'CMakeLists.txt': lists }, () => undefined);
+    expect(isTestFile('xmltest.cpp', rules)).toBe(true);
+    expect(isTestFile('tinyxml2.cpp', rules)).toBe(false);
+    expect(isTestFile('tools/tool.cpp', rules)).toBe(false);
+    expect(isTestFile('xmltest.cpp')).toBe(false);
+    expect(configRules({ 'CMakeLists.txt': 'add_library(a a.c)\n' }, () => undefined).c).toBeUndefined();
+  });
+
   it('uses the swt-cc image, which an offline recipe builds from Debian\'s packages', () => {
     const env = environmentDefaults(facts({ 'CMakeLists.txt': 'enable_testing()\n' }));
     expect(env.image).toBe('swt-cc:12');
@@ -337,6 +383,28 @@ describe('C/C++ detection, conventions and commands', () => {
     // a run dates the changed ones so, and the build remakes them (once in a container that runs again).
     expect(c.warm).toMatch(/-name Makefile\.am .* -o -name '\*\.cpp' .* -o -name '\*\.hpp' .* -exec md5sum \{\} \+ > "\$HOME\/\.swt-build-inputs"; touch -d "@\$\(\( \$\(date \+%s\) \+ 2 \)\)" "\$HOME\/\.swt-build-inputs"$/);
     expect(buildTestCommand({ kind: 'ctest', template: 'ctest' }, ['tests/a_test.cc'])).toContain(`md5sum -c "$HOME/.swt-build-inputs" 2>/dev/null | sed -n 's/: FAILED$//p' | while IFS= read -r f; do touch -c -r "$HOME/.swt-build-inputs" "$f"; done`);
+  });
+
+  it("turns on the project's own test options and off its documentation (uriparser's, cJSON's CMakeLists.txt), never a SKIP_ option", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swt-cmake-options-'));
+    try {
+      const lists = [
+        'option(URIPARSER_BUILD_DOCS "Build API documentation (requires Doxygen, Graphviz, and (optional) Qt\'s qhelpgenerator)" ON)',
+        'option(URIPARSER_BUILD_TESTS "Build test suite (requires GTest >=1.8.0)" ON)',
+        'option(URIPARSER_BUILD_FUZZERS "Build fuzzers (requires Clang)" OFF)',
+        '  OPTION(ENABLE_CJSON_TEST "Enable building cJSON test" ON)',
+        'option(FOO_SKIP_TESTS "skip" OFF)',
+        'option(NO_TESTING "none" OFF)',
+      ];
+      writeFileSync(join(dir, 'CMakeLists.txt'), `${lists.join('\n')}\n`);
+      const words = execFileSync('sh', ['-c', `echo ${CMAKE_PROJECT_OPTIONS}`], { cwd: dir, encoding: 'utf8' }).trim().split(' ');
+      expect(words).toEqual(['-DURIPARSER_BUILD_DOCS=OFF', '-DURIPARSER_BUILD_TESTS=ON', '-DENABLE_CJSON_TEST=ON']);
+      rmSync(join(dir, 'CMakeLists.txt'));
+      expect(execFileSync('sh', ['-c', `echo ${CMAKE_PROJECT_OPTIONS}`], { cwd: dir, encoding: 'utf8' }).trim()).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(CMAKE_CONFIGURE.endsWith(CMAKE_PROJECT_OPTIONS)).toBe(true);
   });
 
   it('recognises ctest, meson test and make check; builds the command with the report bundle', () => {

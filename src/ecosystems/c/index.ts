@@ -7,6 +7,7 @@ import { commandWord, installNote } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import type { RunnerSpec } from '../../results/types.js';
 import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from '../types.js';
+import { cTestFileRules, namedByBuild } from './buildFiles.js';
 import { changedDeclarations } from './changedTests.js';
 import { isDeclared } from './declarations.js';
 import { parseBundle } from './report.js';
@@ -158,7 +159,9 @@ export const c: Ecosystem = {
         return 0;
     }
   },
-  isTestFile: (p) => isSource(p) && !HEADER.test(p.base) && (TEST_NAME.test(p.base) || p.dirs.some((d) => TEST_DIRS.has(d.toLowerCase()))),
+  isTestFile: (p, rules) =>
+    isSource(p) && !HEADER.test(p.base) && (TEST_NAME.test(p.base) || p.dirs.some((d) => TEST_DIRS.has(d.toLowerCase())) || namedByBuild(p.path, rules)),
+  testFileRules: cTestFileRules,
   isTestSupport: (p) => isSource(p) && HEADER.test(p.base) && p.dirs.some((d) => TEST_DIRS.has(d.toLowerCase())),
   languageOf,
   environment: () => ({

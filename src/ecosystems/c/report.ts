@@ -45,7 +45,7 @@ export function parseBundle(content: string, ctx: ReportContext): OneReport {
   const status = parts.find((s) => s.kind === 'status')?.name;
   const exit = parts.find((s) => s.kind === 'exit')?.name;
   const declared: Declared[] = parts.filter((s) => s.kind === 'decl').flatMap((s) => declaredTests(normalizeRel(s.name), s.body));
-  const { frameworks, runner, failing } = reports(parts, ctx);
+  const { frameworks, runner, failing, located } = reports(parts, ctx);
   const unity = unityResults(body('ctest-junit'), ctx);
   for (const [name, tests] of unity) {
     frameworks.push(...tests);
@@ -67,7 +67,11 @@ export function parseBundle(content: string, ctx: ReportContext): OneReport {
   // `<target>_NOT_BUILT`: CMake's stand-in for a GoogleTest target that did not build (the build failure says it).
   const kept = ran.filter((t) => !named.has(t.id) && !covered(t) && !/_NOT_BUILT$/.test(t.id));
   const trs = parts.filter((s) => s.kind === 'trs').map((s) => automakeResult(s, parts, ctx));
-  const tests = [...frameworks, ...kept, ...trs].map((t) => withFile(t, declared, ctx));
+  // A Unity line and GoogleTest's XML name the test's own source file (`tests/parse_examples.c:52:…`,
+  // `file="…/test/SetPath.cpp"`): those tests keep it, requested or not.
+  for (const t of [...unity.values()].flat()) located.add(t);
+  const built = mesonSources(body('meson-intro'), ctx);
+  const tests = [...frameworks, ...kept, ...trs].map((t) => withFile(t, declared, ctx, located.has(t), built));
   const { fileErrors, buildFailures } = buildErrors(build, status, ctx, tests);
   // The build could not be configured: no test of the requested files ran (the run's error says why).
   if (status === 'configure-failed') fileErrors.push(...ctx.files.map((f) => ({ file: normalizeRel(f), kind: 'collection' as const, message: 'the build could not be configured' })));
@@ -82,9 +86,11 @@ export function parseBundle(content: string, ctx: ReportContext): OneReport {
 }
 
 /** Every XML report of the bundle: the frameworks' own (GoogleTest, Catch2, doctest) and the runner's (CTest, Meson). */
-function reports(parts: readonly Section[], ctx: ReportContext): { frameworks: TestResult[]; runner: TestResult[]; failing: Set<string> } {
+function reports(parts: readonly Section[], ctx: ReportContext): { frameworks: TestResult[]; runner: TestResult[]; failing: Set<string>; located: Set<TestResult> } {
   const frameworks: TestResult[] = [];
   const runner: TestResult[] = [];
+  /** Tests whose report names their own source (GoogleTest's `file` attribute). */
+  const located = new Set<TestResult>();
   /** Binaries whose own XML reports a failure. */
   const failing = new Set<string>();
   for (const s of parts) {
@@ -93,12 +99,13 @@ function reports(parts: readonly Section[], ctx: ReportContext): { frameworks: T
     try {
       const parsed = parseJUnit(s.body, { files: ctx.files, root: ctx.root, output: ctx.output, flavor });
       (flavor === 'ctest' || flavor === 'meson' ? runner : frameworks).push(...parsed.tests);
+      if (flavor === 'gtest') for (const t of parsed.tests) if (t.file) located.add(t);
       if (parsed.tests.some((t) => t.outcome === 'failed')) failing.add(binaryOf(s.name));
     } catch {
       // A report cut short (a binary killed mid-write): its tests are said by the runner's report.
     }
   }
-  return { frameworks, runner, failing };
+  return { frameworks, runner, failing, located };
 }
 
 /** Unity's line for one test: `file:line:name:PASS`, `…:FAIL: message`, `…:IGNORE[: reason]`. */
@@ -178,10 +185,17 @@ function ctestListing(json: string | undefined): { whole: Map<string, string>; f
   return { whole, filters };
 }
 
-/** The id `<file> > <name>` when the test's file is known (its declaration, or the report's path when requested). */
-function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportContext): TestResult {
+/**
+ * The id `<file> > <name>` when the test's file is known: its declaration, or the report's path when
+ * requested or when the report's line is the test's own (`ownFile`: Unity's, within the repository).
+ */
+function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportContext, ownFile = false, built = new Map<string, string[]>()): TestResult {
   const requested = new Set(ctx.files.map(normalizeRel));
-  const file = fileOfTest(t.id, declared) ?? (t.file && requested.has(t.file) ? t.file : undefined) ?? programSource(t.id, requested);
+  // A path the build wrote from its directory (`../tests/a_test.cc`; ours is one level below the root).
+  const own = ownFile && t.file ? t.file.replace(/^\.\.\//, '') : undefined;
+  const reported = t.file && requested.has(t.file) ? t.file : own && !own.startsWith('/') && !own.startsWith('../') ? own : undefined;
+  const fromBuild = (built.get(t.id) ?? []).filter((f) => requested.has(f));
+  const file = fileOfTest(t.id, declared) ?? reported ?? (fromBuild.length === 1 ? fromBuild[0] : undefined) ?? programSource(t.id, requested);
   const out: TestResult = { ...t, id: file ? `${file} > ${t.id}` : t.id };
   if (file) out.file = file;
   else delete out.file;
@@ -189,6 +203,30 @@ function withFile(t: TestResult, declared: readonly Declared[], ctx: ReportConte
     out.failureKind = 'error';
   }
   if (out.outcome === 'failed' && out.message && /^\s*\*{0,3}Timeout\b|\btimed out\b/im.test(out.message)) out.failureKind = 'timeout';
+  return out;
+}
+
+/**
+ * Meson's tests and targets (`meson introspect --tests --targets`): each test's name with the
+ * repository-relative sources of the programs it runs or depends on (inih's `test_multi` runs
+ * `runtest.sh` on `unittest_multi`, built from `ini.c` and `tests/unittest.c`).
+ */
+export function mesonSources(json: string | undefined, ctx: ReportContext): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  try {
+    const doc = JSON.parse(json ?? '{}') as {
+      tests?: { name?: string; cmd?: string[]; depends?: string[] }[];
+      targets?: { id?: string; filename?: string[]; target_sources?: { sources?: string[] }[] }[];
+    };
+    for (const t of doc.tests ?? []) {
+      if (!t.name) continue;
+      const programs = (doc.targets ?? []).filter((g) => (g.id && t.depends?.includes(g.id)) || g.filename?.some((f) => t.cmd?.includes(f)));
+      const sources = programs.flatMap((g) => (g.target_sources ?? []).flatMap((s) => s.sources ?? []));
+      out.set(t.name, [...new Set(sources.map((f) => resolveFile(f, ctx)))]);
+    }
+  } catch {
+    // No introspection (an older run): tests keep the names alone.
+  }
   return out;
 }
 

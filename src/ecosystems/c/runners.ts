@@ -37,12 +37,22 @@ const OUTPUT_KEPT = 4_000_000;
 export const SECTION = '@@swt-c';
 
 /**
+ * The project's own switches, from the `option(…)`s of its root CMakeLists.txt: its tests on
+ * (`URIPARSER_BUILD_TESTS`, `ENABLE_CJSON_TEST`, `…_TESTING`; never a SKIP_/DISABLE_/NO_ one, which
+ * would turn them off) and its documentation off (uriparser's default-on `URIPARSER_BUILD_DOCS`
+ * requires Doxygen, which fails the configure in an image without it).
+ */
+export const CMAKE_PROJECT_OPTIONS =
+  "$(sed -nE 's/^[[:space:]]*option[[:space:]]*\\([[:space:]]*([A-Za-z0-9_]+).*/\\1/Ip' CMakeLists.txt 2>/dev/null | grep -viE '(^|_)(SKIP|DISABLE|NO|WITHOUT)_' | " +
+  "sed -nE 's/^(.*(TEST|TESTS|TESTING))$/-D\\1=ON/Ip; s/^(.*(DOC|DOCS|DOCUMENTATION))$/-D\\1=OFF/Ip')";
+
+/**
  * CMake's configure: Ninja, ccache, tests on; a FetchContent of a test framework (GitHub is not
  * reachable) is served by the image's package (CMake ≥ 3.24 asks find_package first).
  */
 export const CMAKE_CONFIGURE =
   `cmake -S . -B ${CMAKE_BUILD} -G Ninja -DCMAKE_BUILD_TYPE=Debug -DBUILD_TESTING=ON -DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=ALWAYS ` +
-  '-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache';
+  `-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache ${CMAKE_PROJECT_OPTIONS}`;
 /** Every target, on past a failed one (`-k 0`): the tests that do build still run. */
 export const CMAKE_BUILD_ALL = `cmake --build ${CMAKE_BUILD} -- -k 0`;
 export const MESON_SETUP = `CC="ccache cc" CXX="ccache c++" meson setup ${MESON_BUILD} --buildtype=debug`;
@@ -191,6 +201,8 @@ export function mesonCommand(spec: RunnerSpec, files: readonly string[], out: st
     declarations(r, files),
     `rm -f ${MESON_BUILD}/meson-logs/testlog.junit.xml; ${gtestOutput(gtestDirOf(out))}; rc=0; ${test} || rc=$?; [ "$b" = configure-failed ] && rc=1`,
     `${section(r, 'meson-junit')}; cat ${MESON_BUILD}/meson-logs/testlog.junit.xml >> ${r} 2>/dev/null`,
+    // Each test's programs and their sources: a test is placed in the requested source it is built from.
+    `${section(r, 'meson-intro')}; meson introspect ${MESON_BUILD} --tests --targets >> ${r} 2>/dev/null`,
     gtestReports(r, g),
     `${section(r, 'exit', '"$rc"')}; exit $rc`,
   ].join('; ');
