@@ -5,6 +5,7 @@
  */
 import { posix } from 'node:path';
 import bm25 from 'wink-bm25-text-search';
+import { ecosystemOfPath } from '../ecosystems/index.js';
 import { isTestPath } from '../harness/testFiles.js';
 import { listRepoFiles, readRepoFile } from './repoFiles.js';
 
@@ -20,7 +21,6 @@ export interface RetrievalResult {
   tests: RetrievedFile[];
 }
 
-const CODE_EXT = /\.(py|pyi|js|jsx|mjs|cjs|ts|tsx|mts|cts)$/;
 const STOP = new Set([
   'the', 'and', 'for', 'with', 'that', 'this', 'from', 'are', 'was', 'but', 'not', 'you', 'have', 'has', 'when', 'what', 'which',
   'its', 'into', 'than', 'then', 'there', 'their', 'will', 'would', 'should', 'could', 'can', 'our', 'been', 'being', 'also',
@@ -91,7 +91,8 @@ export async function retrieve(repoDir: string, query: string, opts: { maxChars?
   const maxChars = opts.maxChars ?? 60_000;
   const maxFiles = opts.maxFiles ?? 8;
   const maxTests = opts.maxTests ?? 3;
-  const files = (await listRepoFiles(repoDir)).filter((f) => CODE_EXT.test(f));
+  // Code is what some ecosystem owns (Go, Rust, Java, C… as well as Python and JS/TS).
+  const files = (await listRepoFiles(repoDir)).filter((f) => ecosystemOfPath(f) !== undefined);
   const texts = new Map<string, string>();
   await Promise.all(
     files.map(async (f) => {

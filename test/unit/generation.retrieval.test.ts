@@ -38,6 +38,26 @@ describe('BM25 retrieval', () => {
     expect(r.tests[0].path).toBe('tests/test_parse.py');
   });
 
+  it('retrieves the code of any ecosystem, not only Python and JS (a Go module: its source and its _test.go)', async () => {
+    const go = await mkdtemp(join(tmpdir(), 'swt-retrieval-go-'));
+    try {
+      const files: Record<string, string> = {
+        'go.mod': 'module example.com/durations\n\ngo 1.21\n',
+        'durations.go': 'package durations\n\n// Parse returns the seconds in a duration like 1h30m.\nfunc Parse(text string) (int, error) {\n\treturn 0, nil\n}\n',
+        'colors.go': 'package durations\n\nfunc Paint(text string) string { return text }\n',
+        'durations_test.go': 'package durations\n\nimport "testing"\n\nfunc TestParseHours(t *testing.T) {\n\tif got, _ := Parse("2h"); got != 7200 {\n\t\tt.Fatal(got)\n\t}\n}\n',
+        'README.md': 'Parse durations.\n',
+      };
+      for (const [p, t] of Object.entries(files)) await writeFile(join(go, p), t);
+      const r = await retrieve(go, 'Parse returns 0 for combined units like 1h30m', { maxFiles: 2 });
+      expect(r.sources[0]!.path).toBe('durations.go');
+      expect(r.sources.map((f) => f.path)).not.toContain('README.md');
+      expect(r.tests.map((f) => f.path)).toEqual(['durations_test.go']);
+    } finally {
+      await rm(go, { recursive: true, force: true });
+    }
+  });
+
   it('respects the character budget', async () => {
     const r = await retrieve(dir, 'parse duration format paint', { maxChars: 700 });
     const total = [...r.sources, ...r.tests].reduce((n, f) => n + f.content.length, 0);
