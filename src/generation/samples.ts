@@ -5,7 +5,7 @@
  * the model with what its run said (execution feedback), within the budget.
  */
 import { isBudgetExhausted, type BudgetDimension } from './budget.js';
-import { evaluateCandidate, isLlmFailure, type CandidateResult, type StrategyContext } from './candidate.js';
+import { confirmCandidate, evaluateCandidate, isLlmFailure, type CandidateResult, type StrategyContext } from './candidate.js';
 import { splitDiff } from '../patch/diffFiles.js';
 import { feedbackRounds, withFeedback } from './feedback.js';
 import { voteOnFailures } from './vote.js';
@@ -84,3 +84,23 @@ export function byVote(samples: Sample[]) {
   const yes = [...new Set(v.order.map(first))];
   return { yes, other: [] as Sample[], vote: v };
 }
+
+/** The first chosen sample that reproduces again when re-run (flakiness ruled out); each one rejected is noted. */
+export async function firstConfirmed(ctx: StrategyContext, chosen: Sample[], stops: Stops, notes: string[]): Promise<{ sample: Sample; result: CandidateResult } | undefined> {
+  for (const sample of chosen) {
+    let result: CandidateResult;
+    try {
+      result = await confirmCandidate(ctx, sample.candidate!);
+    } catch (e) {
+      stops.stop(e);
+      return undefined;
+    }
+    if (result.status === 'reproduced') return { sample, result };
+    notes.push(`sample ${sample.index + 1} rejected on re-run: ${result.reason}`);
+  }
+  return undefined;
+}
+
+/** What is kept when nothing reproduced: the shortest distinct sample whose test applied. */
+export const shortestApplied = (samples: Sample[]): Sample | undefined =>
+  samples.filter((s) => s.duplicateOf === undefined && s.candidate?.testPatch).sort((a, b) => a.size - b.size)[0];

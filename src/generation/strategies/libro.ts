@@ -6,10 +6,10 @@
  * replaced by a vote on the failure reason (vote.ts); with execution feedback on, a sample that does
  * not fail on base is revised once before it counts.
  */
-import { confirmCandidate, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
+import { toReproduction, type StrategyContext } from '../candidate.js';
 import { libroJudgePrompt } from '../prompts.js';
 import type { Reproduction } from '../types.js';
-import { byVote, drawSamples, failsOnBase, Stops, type Sample } from '../samples.js';
+import { byVote, drawSamples, failsOnBase, firstConfirmed, shortestApplied, Stops, type Sample } from '../samples.js';
 import { prepareZeroShotPlus } from './zeroShotPlus.js';
 
 export function parseYesNo(text: string): 'yes' | 'no' | undefined {
@@ -35,25 +35,17 @@ export async function runLibroStrategy(ctx: StrategyContext): Promise<Reproducti
   const notes = [`${samples.length}/${k} samples drawn at temperature ${temperature}; ${failing.length} fail on base for the issue's reason; ${select === 'vote' ? `${vote!.agree} share the winning reason` : `${yes.length} judged to match the issue`}`];
 
   // 3. The preferred sample first, re-run for flakiness.
-  for (const s of yes) {
-    let c: CandidateResult;
-    try {
-      c = await confirmCandidate(ctx, s.candidate!);
-    } catch (e) {
-      stops.stop(e);
-      break;
-    }
-    if (c.status === 'reproduced') {
-      return toReproduction('libro', budget, {
-        ...c,
-        reason: `${c.reason} (sample ${s.index + 1}, ${chosenBy})`,
-        evidence: { ...c.evidence, notes: [...notes, ...c.evidence.notes], details, ...(vote ? { vote: { agree: vote.agree, samples: samples.length } } : {}) },
-        budgetExhausted: stops.exhausted,
-      });
-    }
-    notes.push(`sample ${s.index + 1} rejected on re-run: ${c.reason}`);
+  const won = await firstConfirmed(ctx, yes, stops, notes);
+  if (won) {
+    const { sample: s, result: c } = won;
+    return toReproduction('libro', budget, {
+      ...c,
+      reason: `${c.reason} (sample ${s.index + 1}, ${chosenBy})`,
+      evidence: { ...c.evidence, notes: [...notes, ...c.evidence.notes], details, ...(vote ? { vote: { agree: vote.agree, samples: samples.length } } : {}) },
+      budgetExhausted: stops.exhausted,
+    });
   }
-  const fallback = other[0] ?? samples.filter((s) => s.duplicateOf === undefined && s.candidate?.testPatch).sort((a, b) => a.size - b.size)[0];
+  const fallback = other[0] ?? shortestApplied(samples);
   const why = failing.length
     ? yes.length
       ? `no sample ${select === 'vote' ? 'with a vote' : 'the model judged to match the issue'} survived the re-run`

@@ -4,8 +4,8 @@
  * (vote.ts) and the test of the reason most share is kept, re-run to rule out flakiness. A sample
  * that passes on base, or fails by its own error, has no vote and is never kept as a reproduction.
  */
-import { confirmCandidate, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
-import { byVote, drawSamples, Stops } from '../samples.js';
+import { toReproduction, type StrategyContext } from '../candidate.js';
+import { byVote, drawSamples, firstConfirmed, shortestApplied, Stops } from '../samples.js';
 import type { Reproduction } from '../types.js';
 import { prepareZeroShotPlus } from './zeroShotPlus.js';
 
@@ -22,22 +22,14 @@ export async function runVotedZeroShotPlus(ctx: StrategyContext): Promise<Reprod
   const info = { ...details, vote: { ...tally, voters: vote.voters, groups: vote.groups, temperature, seeds: samples.map((s) => s.index + 1) } };
   const notes = [`${samples.length}/${n} samples at temperature ${temperature} (seeds 1…${n}); ${vote.voters} fail on base for the issue's reason; ${vote.agree} share the winning reason (${vote.groups[0]?.reason ?? 'none'})`];
   const end = stops.exhausted ? `; budget exhausted (${stops.exhausted})` : stops.llmFailure ? `; the LLM failed: ${stops.llmFailure}` : '';
-  for (const s of yes) {
-    let c: CandidateResult;
-    try {
-      c = await confirmCandidate(ctx, s.candidate!);
-    } catch (e) {
-      stops.stop(e);
-      break;
-    }
-    if (c.status === 'reproduced') {
-      const reason = `${c.reason} (sample ${s.index + 1}: its failure reason is shared by ${vote.agree} of ${samples.length} samples)`;
-      return toReproduction('zero-shot-plus', ctx.budget, { ...c, reason, evidence: { ...c.evidence, notes: [...notes, ...c.evidence.notes], details: info, vote: tally }, budgetExhausted: stops.exhausted });
-    }
-    notes.push(`sample ${s.index + 1} rejected on re-run: ${c.reason}`);
+  const won = await firstConfirmed(ctx, yes, stops, notes);
+  if (won) {
+    const { sample: s, result: c } = won;
+    const reason = `${c.reason} (sample ${s.index + 1}: its failure reason is shared by ${vote.agree} of ${samples.length} samples)`;
+    return toReproduction('zero-shot-plus', ctx.budget, { ...c, reason, evidence: { ...c.evidence, notes: [...notes, ...c.evidence.notes], details: info, vote: tally }, budgetExhausted: stops.exhausted });
   }
   // Nothing to post: keep the shortest test that at least applied, with why.
-  const kept = samples.filter((s) => s.duplicateOf === undefined && s.candidate?.testPatch).sort((a, b) => a.size - b.size)[0]?.candidate;
+  const kept = shortestApplied(samples)?.candidate;
   const why = vote.voters ? 'no sample with a vote survived the re-run' : `none of the ${samples.length} sample(s) fails on base for the issue's reason`;
   return toReproduction('zero-shot-plus', ctx.budget, {
     status: 'not-reproduced',
