@@ -9,7 +9,7 @@
  *   SWT_BENCH_PAIRS of them, 11 by default; SWT_BENCH_ROUNDS, 2, counts the cold builds): the
  *   best of each, and the median of the pairs' ratios. A JSON object with every figure is the last
  *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
- * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree;
+ * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree; `--projects-only`: no examples;
  * `--project=<python|go|rust|rust-describe|java|cpp>` (repeatable): only those ecosystem projects; `--no-deps`: no dependency tree.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -276,7 +276,7 @@ async function main() {
   // A validation costs seconds where a cold build costs minutes, and one pair's ratio swings by a
   // tenth or more on a VM whose CPU others steal: the median needs pairs in number.
   const pairs = Math.max(1, Number(process.env.SWT_BENCH_PAIRS) || 11);
-  const instances = parseInstances(readFileSync(file, 'utf8'), file).filter((i) => only.length === 0 || only.includes(i.instance_id));
+  const instances = args.includes('--projects-only') ? [] : parseInstances(readFileSync(file, 'utf8'), file).filter((i) => only.length === 0 || only.includes(i.instance_id));
   // The App's sandbox: a warm pool of idle run containers per environment in use (settings.ts).
   const sandbox = await createDockerSandbox({ warmPool: APP_WARM_POOL });
   const docker = new Docker();
