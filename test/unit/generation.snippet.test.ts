@@ -72,6 +72,37 @@ describe('reading issues', () => {
     ]);
   });
 
+  it('reads indented code, an indented fence, `>>>` lines in inline code and lines of inline code as blocks', () => {
+    const body = [
+      'Run this:',
+      '',
+      '    import m',
+      '',
+      '    m.f(1)',
+      'Then:',
+      '  ```py',
+      '  x = 1',
+      '   y = 2',
+      '  ```',
+      '`>>> f(1)`',
+      '`2`',
+      '',
+      '`from m import g`',
+      '`g(3)`',
+      '`just one()`',
+      '## Expected',
+      'text',
+    ].join('\n');
+    const doc = readIssue('t', body);
+    expect(doc.blocks.map((b) => [b.origin, b.lang, b.code, b.line, b.end, b.after])).toEqual([
+      ['indented', '', 'import m\n\nm.f(1)', 2, 5, 'Then:'],
+      ['fenced', 'py', 'x = 1\n y = 2', 6, 10, ''],
+      ['prompt-lines', 'pycon', '>>> f(1)\n2', 10, 12, ''],
+      ['inline-lines', '', 'from m import g\ng(3)', 13, 15, '`just one()`'],
+    ]);
+    expect(doc.prose.map((p) => p.text)).toEqual(['Run this:', 'Then:', '`just one()`', 'Expected', 'text']);
+  });
+
   it('turns displayed values into literals without evaluating them', () => {
     expect(valueOf('js', "(2) ['foobar', 'r', index: 0, input: 'foobar', groups: undefined]")).toMatchObject({ code: "['foobar', 'r']", arrayWithProps: true, elements: ["'foobar'", "'r'"] });
     expect(valueOf('js', "[Object: null prototype] { a: '1' }")?.code).toBe("{ a: '1' }");
