@@ -106,7 +106,7 @@ export async function jsApi(repo: RepoView): Promise<JsApi> {
   const entry = entryOf(files, pkg);
   const tests = files.filter((f) => /\.[cm]?[jt]sx?$/.test(f) && isTestFile(f) && !f.includes('node_modules'));
   const ts = repo.language === 'typescript' || tests.some((t) => /\.tsx?$/.test(t)) && tests.filter((t) => /\.tsx?$/.test(t)).length >= tests.length / 2;
-  const dir = testDirOf(files, tests, ts);
+  const dir = mostTestsDir(tests) ?? (files.some((f) => f.startsWith('test/')) || !ts ? 'test' : 'src');
   // A sample of the tests there to copy the style of.
   const samples = tests.filter((t) => posix.dirname(t) === dir);
   const suffix = suffixOf(samples, ts);
@@ -165,11 +165,11 @@ function entryOf(files: readonly string[], pkg: Record<string, unknown>): string
   return findModule(files, 'src/index') ?? findModule(files, 'index') ?? findModule(files, 'lib/index');
 }
 
-/** The directory most tests live in (the shallowest among equals), else `test` or, for TypeScript, `src`. */
-function testDirOf(files: readonly string[], tests: readonly string[], ts: boolean): string {
+/** The directory most tests live in (the shallowest among equals); undefined without tests. */
+export function mostTestsDir(tests: readonly string[]): string | undefined {
   const dirs = new Map<string, number>();
   for (const t of tests) dirs.set(posix.dirname(t), (dirs.get(posix.dirname(t)) ?? 0) + 1);
-  return [...dirs].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length)[0]?.[0] ?? (files.some((f) => f.startsWith('test/')) ? 'test' : ts ? 'src' : 'test');
+  return [...dirs].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length)[0]?.[0];
 }
 
 /** How the sample tests are written: module system, quotes, semicolons, indent, declarations, framework and assert imports, callbacks. */
