@@ -140,8 +140,7 @@ export function freeNames(lang: CodeLang, code: string): string[] {
     for (const c of n.namedChildren) if (c) walk(c);
   };
   walk(root);
-  const ambient = lang === 'python' ? PYTHON_BUILTINS : JS_GLOBALS;
-  return used.filter((n) => !bound.has(n) && !ambient.has(n));
+  return used.filter((n) => !bound.has(n) && !isAmbient(lang, n));
 }
 
 function pyNames(n: Node, bound: Set<string>, use: (n: string) => void): void {
@@ -249,7 +248,7 @@ export function literal(lang: CodeLang, text: string): Literal | undefined {
   if (lang === 'js') while (e && e.type === 'parenthesized_expression') e = e.namedChildren[0];
   if (!e) return undefined;
   if (lang === 'python') {
-    if (isPyLiteral(e)) return { code: t, kind: pyKind(e), elements: pyElements(e) };
+    if (isPyLiteral(e)) return { code: t, kind: ['list', 'tuple', 'set', 'dictionary'].includes(e.type) ? 'structure' : 'primitive', elements: e.type === 'list' || e.type === 'tuple' ? e.namedChildren.map((c) => c!.text) : undefined };
     const ctor = pyConstructor(e);
     if (ctor) return { code: t, kind: 'constructor', needs: [ctor] };
     return undefined;
@@ -280,14 +279,6 @@ function isPyLiteral(e: Node): boolean {
     default:
       return false;
   }
-}
-
-function pyKind(e: Node): LiteralKind {
-  return ['list', 'tuple', 'set', 'dictionary'].includes(e.type) ? 'structure' : 'primitive';
-}
-
-function pyElements(e: Node): string[] | undefined {
-  return e.type === 'list' || e.type === 'tuple' ? e.namedChildren.map((c) => c!.text) : undefined;
 }
 
 /** `datetime.datetime(2023, 6, 15, 0, 0)`, `Decimal('1.5')`: a stdlib constructor with literal arguments; its module. */
@@ -341,16 +332,10 @@ export function isPythonStdlib(name: string): boolean {
 
 /** Where `name` is read as a variable (not a property, key or keyword argument); byte offsets. */
 export function identifierUses(lang: CodeLang, code: string, name: string): Array<{ start: number; end: number; shorthand: boolean }> {
-  const root = parse(lang, code);
-  const out: Array<{ start: number; end: number; shorthand: boolean }> = [];
-  const walk = (n: Node) => {
-    if ((n.type === 'identifier' || n.type === 'shorthand_property_identifier') && n.text === name) {
-      if (!isMemberName(n)) out.push({ start: n.startIndex, end: n.endIndex, shorthand: n.type === 'shorthand_property_identifier' });
-    }
-    for (const c of n.namedChildren) if (c) walk(c);
-  };
-  walk(root);
-  return out;
+  return parse(lang, code)
+    .descendantsOfType(['identifier', 'shorthand_property_identifier'])
+    .filter((n): n is Node => n !== null && n.text === name && !isMemberName(n))
+    .map((n) => ({ start: n.startIndex, end: n.endIndex, shorthand: n.type === 'shorthand_property_identifier' }));
 }
 
 /** Replaces every use of `name` (see identifierUses) with `text`. */
