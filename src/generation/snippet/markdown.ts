@@ -127,7 +127,7 @@ export function readIssue(title: string, body: string): IssueDoc {
   return { title, blocks, prose };
 }
 
-/** A block's own part: its code and the line after it, as one of the readers below finds it. */
+/** A block's own part, as blockAt finds it: its language, code, origin and the line after it. */
 type Found = Pick<IssueBlock, 'lang' | 'code' | 'origin' | 'end'>;
 
 /** The code block starting at line `i`, if one does: fenced, bare prompt lines, indented, or several lines of inline code. */
