@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { describeCoverage } from '../coverage/describe.js';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseInstances, parsePredictions } from '../eval/instances.js';
 import { generatedTests } from '../eval/generated.js';
@@ -10,14 +10,12 @@ import { loadRun } from '../eval/loadRun.js';
 import type { EvalReport } from '../eval/report.js';
 import { compareEvalRuns, renderCompareHtml, renderCompareText } from '../report/compare.js';
 import { writeReportHtml } from '../report/write.js';
-import { mkdir } from 'node:fs/promises';
 import { runDemo } from '../demo/demo.js';
 import { FIXTURE_NAMES, type FixtureName } from '../demo/fixtureRepos.js';
 import { parseTechniques, TECHNIQUES_HELP } from '../generation/techniques.js';
 import { STRATEGIES } from '../generation/index.js';
 import { parseIssueMarkdown } from '../generation/issueText.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
-import { writeFile } from 'node:fs/promises';
 import { validate } from '../pipeline/validate.js';
 import { renderVerdictText } from '../harness/render.js';
 import { cappedLines, renderNotesText } from '../pipeline/notes.js';
@@ -136,9 +134,8 @@ function addValidateCommand(program: Command): void {
         image: o.image,
         install: o.install,
         testCmd: o.testCmd,
-        ...(o.dependenciesAsOf ? { dependenciesAsOf: o.dependenciesAsOf } : {}),
         reruns: o.reruns,
-        ...(o.confirm !== undefined ? { confirm: o.confirm } : {}),
+        ...given({ dependenciesAsOf: o.dependenciesAsOf, confirm: o.confirm }),
         limits: limitsFrom(o),
         coverage: o.coverage ? { referenceTestPatch: o.referenceTests ? await readText(o.referenceTests, 'reference tests') : undefined } : undefined,
       },
@@ -147,8 +144,8 @@ function addValidateCommand(program: Command): void {
     progress.end?.();
     if (o.json) {
       const { runs, confirmation, ...rest } = result;
-      const confirmed = confirmation ? { confirmation: { ...confirmation, runs: { base: confirmation.runs.base.map(summarizeRun), head: confirmation.runs.head.map(summarizeRun) } } } : {};
-      printJson({ ...rest, runs: { base: runs.base.map(summarizeRun), head: runs.head.map(summarizeRun) }, ...confirmed });
+      const confirmed = confirmation ? { confirmation: { ...confirmation, runs: summarizeRuns(confirmation.runs) } } : {};
+      printJson({ ...rest, runs: summarizeRuns(runs), ...confirmed });
     } else {
       process.stdout.write(`${renderVerdictText(result)}${renderNotesText(result)}\n`);
       if (result.coverage) process.stdout.write(`${describeCoverage(result.coverage)}\n`);
@@ -199,7 +196,7 @@ function addEvalCommand(program: Command): void {
         out,
         concurrency: o.concurrency === undefined ? defaultConcurrency(thisMachine(), limits.memoryBytes) : Math.max(1, o.concurrency),
         reruns: o.reruns,
-        ...(o.confirm !== undefined ? { confirm: o.confirm } : {}),
+        ...given({ confirm: o.confirm }),
         limits,
         coverage: !!o.coverage,
         coverageCache: o.coverageCache !== false,
@@ -285,12 +282,10 @@ function addDemoCommand(program: Command): void {
       }
       const result = await runDemo(sandbox, { fixture: o.fixture as FixtureName, strategy: o.strategy }, progress);
       progress.end?.();
-      if (o.json) {
-        const rep = result.reproduction;
-        printJson({ strategy: result.strategy, status: rep.status, success: result.validation?.success ?? false, likelyCorrect: result.validation?.likelyCorrect ?? false, model: rep.model, usage: rep.usage, reason: rep.reason, answers: rep.evidence?.answers ?? [] });
-      }
+      const rep = result.reproduction;
+      if (o.json) printJson({ strategy: result.strategy, status: rep.status, success: result.validation?.success ?? false, likelyCorrect: result.validation?.likelyCorrect ?? false, model: rep.model, usage: rep.usage, reason: rep.reason, answers: rep.evidence?.answers ?? [] });
       else process.stdout.write(`${result.strategyNote}\n\n${result.markdown}\n`);
-      if (result.reproduction.status !== 'reproduced') process.exitCode = 3;
+      if (rep.status !== 'reproduced') process.exitCode = 3;
     });
 }
 
@@ -358,11 +353,8 @@ async function remoteCommand(kind: 'issue' | 'pull', url: string, o: { post?: bo
   progress.end?.();
   if (o.json) printJson({ url, posted: Boolean(o.post), state: r.state, error: r.error, reproduced: r.reproduced, posts: r.posts });
   else {
-    const head = o.post
-      ? kind === 'pull'
-        ? 'Posted the comment (a check run needs the GitHub App; here it is printed)'
-        : 'Posted'
-      : 'Would post (nothing was posted; add --post to post it)';
+    const posted = kind === 'pull' ? 'Posted the comment (a check run needs the GitHub App; here it is printed)' : 'Posted';
+    const head = o.post ? posted : 'Would post (nothing was posted; add --post to post it)';
     process.stdout.write(`${head}:\n\n${r.summary}\n`);
   }
   if (r.state === 'failed') {
@@ -391,7 +383,6 @@ function summaryLine(r: EvalReport): string {
   return `instances ${r.instances}  errors ${r.errors}  W ${r.W}%  S ${r.S}%  F2X ${r.F2X}%  F2P ${r.F2P}%  P2P ${r.P2P}%${dC}${flaky}`;
 }
 
-
 /** `swt eval --compare A B`: metrics side by side and who alone solves what, on stdout and as compare.html. */
 async function compareCommand(dirs: string[], outDir: string, json: boolean): Promise<void> {
   if (dirs.length !== 2) throw new SwtError('BAD_INPUT', `--compare takes two run directories, got ${dirs.length}`);
@@ -404,8 +395,17 @@ async function compareCommand(dirs: string[], outDir: string, json: boolean): Pr
   else process.stdout.write(`${renderCompareText(c)}comparison: ${path}\n`);
 }
 
-function summarizeRun(r: { tests: unknown[]; fileErrors: unknown[]; timedOut: boolean; exitCode: number | null; durationMs: number }) {
-  return { tests: r.tests, fileErrors: r.fileErrors, timedOut: r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs };
+type RunSummary = { tests: unknown[]; fileErrors: unknown[]; timedOut: boolean; exitCode: number | null; durationMs: number };
+
+/** Both sides' runs without their output, for --json. */
+function summarizeRuns(runs: { base: RunSummary[]; head: RunSummary[] }): { base: RunSummary[]; head: RunSummary[] } {
+  const summarize = (r: RunSummary): RunSummary => ({ tests: r.tests, fileErrors: r.fileErrors, timedOut: r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs });
+  return { base: runs.base.map(summarize), head: runs.head.map(summarize) };
+}
+
+/** The options that were given: an option left out stays out of the input, for its default to apply. */
+function given<T extends Record<string, unknown>>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 export async function main(argv: string[] = process.argv): Promise<number> {

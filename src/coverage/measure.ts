@@ -149,6 +149,51 @@ async function readFiles(repo: string, state: RepoState, paths: string[]): Promi
   return new Map([...files].map(([p, b]) => [p, b.toString('utf8')]));
 }
 
+/** Counts each distinct run once: by the tree it sees, from the disk cache when allowed, else in the sandbox (two at a time). */
+function runCounter(sandbox: Sandbox, input: ChangeCoverageInput, counter: Counter, targets: string[], warnings: string[]) {
+  const memo = new Map<string, Promise<LineCounts>>();
+  const limit = pLimit(2);
+  const tally = { runs: 0, reused: 0 };
+  const measure = async (key: string, run: CoverageRun): Promise<LineCounts> => {
+    const cached = input.cache === false ? undefined : await cachedCounts(key);
+    if (cached) {
+      tally.reused++;
+      return cached;
+    }
+    tally.runs++;
+    const counts = await limit(() => countRunRetrying(sandbox, input, counter, targets, run, warnings));
+    if (input.cache !== false) await storeCounts(key, counts);
+    return counts;
+  };
+  // Runs are told apart by the tree they see, so the same tests reached by differently written
+  // patches (gold predictions normalised on the way in) run once.
+  const count = async (run: CoverageRun): Promise<LineCounts> => {
+    if (!run.files.length || !targets.length) return EMPTY;
+    const tree = await withState(input.repo, run.state, async (t) => t.tree);
+    const key = runKey({ tree, files: run.files, envKey: input.env.key, runner: input.runner.template, counter, targets });
+    if (!memo.has(key)) memo.set(key, measure(key, run));
+    return memo.get(key)!;
+  };
+  const sides = async (s: SideRuns | null): Promise<SideCounts | null> => {
+    if (!s) return null;
+    const [base, head] = await Promise.all([count(s.base), count(s.head)]);
+    return { base, head };
+  };
+  return { sides, tally };
+}
+
+/** Which lines of the changed files are code: removed ones at base, added ones at the fixed state. */
+async function codeLinesOfChange(input: ChangeCoverageInput, changed: ChangedLines): Promise<(side: 'base' | 'head', ref: LineRef) => boolean> {
+  const baseFiles = [...new Set(changed.removed.map((l) => l.file))];
+  const headFiles = [...new Set(changed.added.map((l) => l.file))];
+  const [baseText, headText] = await Promise.all([readFiles(input.repo, input.base, baseFiles), readFiles(input.repo, input.fixed, headFiles)]);
+  const code = { base: new Map<string, Set<number>>(), head: new Map<string, Set<number>>() };
+  for (const [side, texts] of [['base', baseText], ['head', headText]] as const) {
+    for (const [file, text] of texts) code[side].set(file, await codeLines(file, text));
+  }
+  return (side, ref) => code[side].get(ref.file)?.has(ref.line) ?? false;
+}
+
 /**
  * ΔC of the predicted tests for the fix: counts lines of the files the fix changes in every run
  * needed (each distinct state and file list once), then applies the paper's definition.
@@ -158,70 +203,29 @@ export async function changeCoverage(sandbox: Sandbox, input: ChangeCoverageInpu
   const counter = coverageOf(input.runner.kind).counter;
   const warnings: string[] = [];
   const changed = changedLines(input.fixPatch, (p) => !isTestPath(p) && countable(counter, p));
-  const targets = changedFilesOf(changed);
-  const memo = new Map<string, Promise<LineCounts>>();
-  const limit = pLimit(2);
-  let runs = 0;
-  let reused = 0;
-  // Runs are told apart by the tree they see, so the same tests reached by differently written
-  // patches (gold predictions normalised on the way in) run once.
-  const count = async (run: CoverageRun): Promise<LineCounts> => {
-    if (!run.files.length || !targets.length) return EMPTY;
-    const tree = await withState(input.repo, run.state, async (t) => t.tree);
-    const key = runKey({ tree, files: run.files, envKey: input.env.key, runner: input.runner.template, counter, targets });
-    let p = memo.get(key);
-    if (!p) {
-      p = (async () => {
-        const cached = input.cache === false ? undefined : await cachedCounts(key);
-        if (cached) {
-          reused++;
-          return cached;
-        }
-        runs++;
-        const counts = await limit(() => countRunRetrying(sandbox, input, counter, targets, run, warnings));
-        if (input.cache !== false) await storeCounts(key, counts);
-        return counts;
-      })();
-      memo.set(key, p);
-    }
-    return p;
-  };
-  const sides = async (s: SideRuns | null): Promise<SideCounts | null> => {
-    if (!s) return null;
-    const [base, head] = await Promise.all([count(s.base), count(s.head)]);
-    return { base, head };
-  };
+  const { sides, tally } = runCounter(sandbox, input, counter, changedFilesOf(changed), warnings);
   // allSettled: every started container finishes (and is removed) before an error surfaces.
   const settled = await Promise.allSettled([sides(input.original), sides(input.withTests), sides(input.reference)]);
   for (const s of settled) if (s.status === 'rejected') throw s.reason;
   const [original, withTests, reference] = settled.map((s) => (s as PromiseFulfilledResult<SideCounts | null>).value);
-
-  const baseFiles = [...new Set(changed.removed.map((l) => l.file))];
-  const headFiles = [...new Set(changed.added.map((l) => l.file))];
-  const [baseText, headText] = await Promise.all([readFiles(input.repo, input.base, baseFiles), readFiles(input.repo, input.fixed, headFiles)]);
-  const code = { base: new Map<string, Set<number>>(), head: new Map<string, Set<number>>() };
-  for (const [side, texts] of [['base', baseText], ['head', headText]] as const) {
-    for (const [file, text] of texts) code[side].set(file, await codeLines(file, text));
-  }
   const d = deltaC({
     changed,
     original: original ?? { base: EMPTY, head: EMPTY },
     withTests,
     reference,
-    isCode: (side, ref) => code[side].get(ref.file)?.has(ref.line) ?? false,
+    isCode: await codeLinesOfChange(input, changed),
   });
-  const n = d.executable.removed.length + d.executable.added.length;
   return {
     counter,
     dC: d.dC,
     referenceDC: d.referenceDC,
-    lines: n,
+    lines: d.executable.removed.length + d.executable.added.length,
     covered: d.covered.removed.length + d.covered.added.length,
     executableBy: reference ? 'reference' : 'static',
     executable: byFile(d.executable),
     coveredLines: byFile(d.covered),
-    runs,
-    reused,
+    runs: tally.runs,
+    reused: tally.reused,
     durationMs: Date.now() - started,
     warnings: [...new Set(warnings)],
   };

@@ -159,6 +159,31 @@ function excerpt(f: FailureEvidence | undefined, run: RunResult): string {
 const ACCEPTED = (facts: ReportedFailure) => (f: FailureEvidence) =>
   f.kind === 'assertion' || f.kind === 'issue-exception' || f.kind === 'issue-symptom' || (f.kind === 'timeout' && facts.aboutHang);
 
+/** How a reproducing failure reads in the verdict. */
+function failureWords(f: FailureEvidence): string {
+  if (f.kind === 'assertion') return `an assertion${f.exception ? ` about the issue's ${f.exception}` : ''}`;
+  if (f.kind === 'timeout') return 'a timeout (the issue reports a hang)';
+  if (f.kind === 'issue-symptom') return `a ${f.exception} on a missing value, the symptom the issue reports`;
+  return `the issue's ${f.exception}`;
+}
+
+/** Why the test's failure on base is not the issue's, or undefined when it fails for the issue's reason. */
+function rejection(first: ReturnType<typeof evidenceOf>, run0: RunResult, facts: ReportedFailure): { reason: string; extra?: Partial<Judgement> } | undefined {
+  const own = first.failures.find((f) => f.kind === 'own-error' || f.kind === 'collection');
+  if (own) {
+    const detail = `${own.exception ?? own.kind}${own.message ? `: ${own.message.split('\n')[0].slice(0, 200)}` : ''}`;
+    return { reason: `the test fails because of its own error, not the issue: ${detail}`, extra: { failureExcerpt: excerpt(own, run0), ownError: true } };
+  }
+  if (run0.timedOut && !facts.aboutHang) return { reason: 'the test run timed out on base (and the issue is not about a hang)', extra: { failureExcerpt: excerpt(undefined, run0) } };
+  if (!first.considered.length && !first.failures.length) {
+    return { reason: run0.tests.length ? 'none of the tests that ran is one the patch adds' : 'no test ran (nothing collected)', extra: { failureExcerpt: excerpt(undefined, run0) } };
+  }
+  if (!first.failures.length) return { reason: `all ${first.passed} new test(s) pass on base: they do not show the issue` };
+  const f = first.failures[0];
+  if (!first.failures.some(ACCEPTED(facts))) return { reason: `the test fails on base, but not for the issue's reason: ${f.kind}${f.exception ? ` (${f.exception})` : ''}`, extra: { failureExcerpt: excerpt(f, run0) } };
+  return undefined;
+}
+
 /**
  * Judges the runs of a test patch on base. With `requireRerun` (the default) a reproduction needs
  * two runs that agree; with one run the result is at best provisional ('reproduced' is withheld).
@@ -179,58 +204,21 @@ export function judgeRuns(issue: IssueInput, files: readonly DiffFile[], runs: r
   });
   if (!files.some((f) => !f.isDeleted && isTestPath(f.path))) return no('the patch adds no test file');
   if (!runs.length) return no('the tests were not run');
-  const first = ev[0];
-  const run0 = runs[0];
-  const own = first.failures.find((f) => f.kind === 'own-error' || f.kind === 'collection');
-  if (own) {
-    return no(`the test fails because of its own error, not the issue: ${own.exception ?? own.kind}${own.message ? `: ${own.message.split('\n')[0].slice(0, 200)}` : ''}`, {
-      failureExcerpt: excerpt(own, run0),
-      ownError: true,
-    });
-  }
-  if (run0.timedOut && !facts.aboutHang) return no('the test run timed out on base (and the issue is not about a hang)', { failureExcerpt: excerpt(undefined, run0) });
-  if (!first.considered.length && !first.failures.length) {
-    return no(run0.tests.length ? 'none of the tests that ran is one the patch adds' : 'no test ran (nothing collected)', { failureExcerpt: excerpt(undefined, run0) });
-  }
+  const rejected = rejection(ev[0], runs[0], facts);
+  if (rejected) return no(rejected.reason, rejected.extra);
   const accepted = ACCEPTED(facts);
-  const reproducing = first.failures.filter(accepted);
-  if (!first.failures.length) return no(`all ${first.passed} new test(s) pass on base: they do not show the issue`);
-  if (!reproducing.length) {
-    const f = first.failures[0];
-    return no(`the test fails on base, but not for the issue's reason: ${f.kind}${f.exception ? ` (${f.exception})` : ''}`, { failureExcerpt: excerpt(f, run0) });
-  }
+  const reproducing = ev[0].failures.filter(accepted);
   const ids = reproducing.map((f) => f.id);
   const matches = reproducing.some((f) => carriesReportedException(f.message ?? '', facts.reported) || (f.kind === 'issue-exception' && !facts.reported));
-  const what = (f: FailureEvidence) =>
-    f.kind === 'assertion'
-      ? `an assertion${f.exception ? ` about the issue's ${f.exception}` : ''}`
-      : f.kind === 'timeout'
-        ? 'a timeout (the issue reports a hang)'
-        : f.kind === 'issue-symptom'
-          ? `a ${f.exception} on a missing value, the symptom the issue reports`
-          : `the issue's ${f.exception}`;
+  const failureExcerpt = excerpt(reproducing[0], runs[0]);
+  const yes = (reason: string): Judgement => ({ status: 'reproduced', reason, failureExcerpt, reproducingTests: ids, runs: plain, matchesIssueException: matches, ownError: false });
   if (runs.length < 2) {
-    if (requireRerun) return no('not re-run: flakiness not ruled out', { reproducingTests: ids, failureExcerpt: excerpt(reproducing[0], run0), matchesIssueException: matches });
-    return {
-      status: 'reproduced',
-      reason: `fails on base with ${what(reproducing[0])} (single run)`,
-      failureExcerpt: excerpt(reproducing[0], run0),
-      reproducingTests: ids,
-      runs: plain,
-      matchesIssueException: matches,
-      ownError: false,
-    };
+    if (requireRerun) return no('not re-run: flakiness not ruled out', { reproducingTests: ids, failureExcerpt, matchesIssueException: matches });
+    return yes(`fails on base with ${failureWords(reproducing[0])} (single run)`);
   }
   const second = ev[1].failures.filter(accepted).map((f) => f.id);
   const flips = ids.filter((id) => !second.includes(id)).concat(second.filter((id) => !ids.includes(id)));
-  if (flips.length) return no(`flaky: ${flips.join(', ')} changed outcome between two runs on base`, { failureExcerpt: excerpt(reproducing[0], run0) });
-  return {
-    status: 'reproduced',
-    reason: `fails on base with ${what(reproducing[0])}, twice${matches && facts.reported ? `; the failure carries the reported ${facts.reported.type}` : ''}`,
-    failureExcerpt: excerpt(reproducing[0], run0),
-    reproducingTests: ids,
-    runs: plain,
-    matchesIssueException: matches,
-    ownError: false,
-  };
+  if (flips.length) return no(`flaky: ${flips.join(', ')} changed outcome between two runs on base`, { failureExcerpt });
+  const carries = matches && facts.reported ? `; the failure carries the reported ${facts.reported.type}` : '';
+  return yes(`fails on base with ${failureWords(reproducing[0])}, twice${carries}`);
 }

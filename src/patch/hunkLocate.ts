@@ -20,49 +20,23 @@ export interface Located {
   note?: string;
 }
 
-const eq = {
-  exact: (a: string, b: string) => a === b,
-  ws: (a: string, b: string) => a === b || wsKey(a) === wsKey(b),
-};
-
-/** All positions where `old` matches `file` contiguously under `cmp`, from `from` on. */
-function findAll(file: string[], keys: string[] | null, old: string[], cmp: (a: string, b: string) => boolean, from: number): number[] {
+/** Positions where `needle` occurs in `hay` contiguously, from `from` on. */
+function findAll(hay: readonly string[], needle: readonly string[], from: number): number[] {
   const out: number[] = [];
-  if (old.length === 0) return out;
-  const first = old[0];
-  const firstKey = keys ? wsKey(first) : null;
-  for (let p = Math.max(0, from); p + old.length <= file.length; p++) {
-    if (keys ? keys[p] !== firstKey : !cmp(file[p], first)) continue;
-    let ok = true;
-    for (let k = 1; k < old.length; k++) {
-      if (keys ? keys[p + k] !== wsKey(old[k]) : !cmp(file[p + k], old[k])) {
-        ok = false;
-        break;
-      }
-    }
-    if (ok) out.push(p);
-  }
+  if (needle.length === 0) return out;
+  for (let p = Math.max(0, from); p + needle.length <= hay.length; p++) if (needle.every((x, k) => hay[p + k] === x)) out.push(p);
   return out;
 }
 
-/** Blank-insensitive matches: the hunk's non-blank old lines against the file's non-blank lines. */
-function findAllIgnoringBlank(file: string[], nonBlank: number[], nbKeys: string[], old: string[], from: number): { start: number; end: number }[] {
-  const want = old.filter((l) => !isBlank(l)).map(wsKey);
-  const out: { start: number; end: number }[] = [];
-  if (want.length === 0) return out;
-  for (let q = 0; q + want.length <= nonBlank.length; q++) {
-    if (nonBlank[q] < from) continue;
-    let ok = true;
-    for (let k = 0; k < want.length; k++) {
-      if (nbKeys[q + k] !== want[k]) {
-        ok = false;
-        break;
-      }
-    }
-    if (ok) out.push({ start: nonBlank[q], end: nonBlank[q + want.length - 1] + 1 });
+/** Where the old lines match the file at `level`, from `from` on: exactly, by whitespace-insensitive keys, or those keys of the non-blank lines only. */
+function spans(v: FileView, old: string[], level: Level, from: number): { start: number; end: number }[] {
+  if (level !== 'blank') {
+    const [hay, needle] = level === 'exact' ? [v.file, old] : [v.keys, old.map(wsKey)];
+    return findAll(hay, needle, from).map((p) => ({ start: p, end: p + old.length }));
   }
-  void file;
-  return out;
+  const want = old.filter((l) => !isBlank(l)).map(wsKey);
+  const first = v.nonBlank.findIndex((k) => k >= from);
+  return findAll(v.nbKeys, want, first < 0 ? v.nonBlank.length : first).map((q) => ({ start: v.nonBlank[q], end: v.nonBlank[q + want.length - 1] + 1 }));
 }
 
 function dropContext(lines: HunkLine[], top: number, bottom: number): HunkLine[] | null {
@@ -148,51 +122,59 @@ export function leadingDropped(h: UnifiedHunk, r: Located): number {
   return n;
 }
 
-/** Where one hunk goes: tried with fuzz 0..maxFuzz, then exactly, ignoring whitespace, ignoring blank lines; placed only where unique. */
-export function locate(v: FileView, h: UnifiedHunk, minPos: number, delta: number): Located | { error: string } {
-  const { file, keys, nonBlank, nbKeys, maxFuzz } = v;
+/** A hunk with no context to match, or only blank context: placed by its header, or not at all; undefined for other hunks. */
+function placedByHeader(v: FileView, h: UnifiedHunk, delta: number): Located | { error: string } | undefined {
   const declared = h.oldStart === null ? null : Math.max(0, h.oldStart - 1 + delta);
-  const declaredOld = h.oldCount;
   const actualOld = h.lines.filter((l) => l.op !== '+').length;
-  const missing = declaredOld !== null ? Math.max(0, declaredOld - actualOld) : 0;
   if (!h.lines.some((l) => l.op !== '+' && !isBlank(l.text)) && actualOld > 0) {
     // Only blank lines as context: they match everywhere; only a consistent header can place it.
-    if (declared === null || declaredOld !== actualOld || !wsMatchAt(v, h.lines, declared)) return { error: 'has only blank context lines and its header does not place it; cannot locate it' };
+    if (declared === null || h.oldCount !== actualOld || !wsMatchAt(v, h.lines, declared)) return { error: 'has only blank context lines and its header does not place it; cannot locate it' };
     return { start: declared, end: declared + actualOld, lines: h.lines, level: 'ws', fuzz: 0, note: 'placed by its header (blank context only)' };
   }
-  if (actualOld === 0) {
-    // Pure insertion without context: only its line number can place it.
-    if (h.oldStart === null) return { error: 'has no context and no line number' };
-    if (h.oldCount !== null && h.oldCount !== 0) return { error: `has no context lines although its header claims ${h.oldCount}; cannot place it` };
-    const p = Math.min(file.length, h.oldStart + delta);
-    return { start: p, end: p, lines: h.lines, level: 'exact', fuzz: 0, note: 'placed by line number only (no context)' };
+  if (actualOld > 0) return undefined;
+  // Pure insertion without context: only its line number can place it.
+  if (h.oldStart === null) return { error: 'has no context and no line number' };
+  if (h.oldCount !== null && h.oldCount !== 0) return { error: `has no context lines although its header claims ${h.oldCount}; cannot place it` };
+  const p = Math.min(v.file.length, h.oldStart + delta);
+  return { start: p, end: p, lines: h.lines, level: 'exact', fuzz: 0, note: 'placed by line number only (no context)' };
+}
+
+/** The hunk with `fuzz` context lines dropped, split every way between top and bottom; `top` is how many came off the top. */
+function contextVariants(lines: HunkLine[], fuzz: number): { lines: HunkLine[]; top: number }[] {
+  const variants: { lines: HunkLine[]; top: number }[] = [];
+  for (let top = 0; top <= fuzz; top++) {
+    const v = dropContext(lines, top, fuzz - top);
+    if (v && (fuzz === 0 || v.length < lines.length)) variants.push({ lines: v, top });
   }
+  return variants;
+}
+
+/** Where any of the variants matches at `level`; the same place found by two variants counts once. */
+function matchesOf(v: FileView, variants: { lines: HunkLine[]; top: number }[], level: Level, minPos: number): { start: number; end: number; lines: HunkLine[]; top: number }[] {
+  const uniq = new Map<number, { start: number; end: number; lines: HunkLine[]; top: number }>();
+  for (const variant of variants) {
+    const old = variant.lines.filter((l) => l.op !== '+').map((l) => l.text);
+    for (const m of spans(v, old, level, minPos)) if (!uniq.has(m.start)) uniq.set(m.start, { ...m, ...variant });
+  }
+  return [...uniq.values()];
+}
+
+/** Where one hunk goes: tried with fuzz 0..maxFuzz, then exactly, ignoring whitespace, ignoring blank lines; placed only where unique. */
+export function locate(v: FileView, h: UnifiedHunk, minPos: number, delta: number): Located | { error: string } {
+  const byHeader = placedByHeader(v, h, delta);
+  if (byHeader) return byHeader;
+  const declared = h.oldStart === null ? null : Math.max(0, h.oldStart - 1 + delta);
+  const missing = h.oldCount !== null ? Math.max(0, h.oldCount - h.lines.filter((l) => l.op !== '+').length) : 0;
   let ambiguous = '';
-  for (let fuzz = 0; fuzz <= maxFuzz; fuzz++) {
-    const variants: { lines: HunkLine[]; top: number }[] = [];
-    for (let top = 0; top <= fuzz; top++) {
-      const v = dropContext(h.lines, top, fuzz - top);
-      if (v && (fuzz === 0 || v.length < h.lines.length)) variants.push({ lines: v, top });
-    }
+  for (let fuzz = 0; fuzz <= v.maxFuzz; fuzz++) {
+    const variants = contextVariants(h.lines, fuzz);
     if (variants.length === 0) continue;
     for (const level of ['exact', 'ws', 'blank'] as Level[]) {
-      const found: { start: number; end: number; lines: HunkLine[]; top: number }[] = [];
-      for (const v of variants) {
-        const old = v.lines.filter((l) => l.op !== '+').map((l) => l.text);
-        if (level === 'blank') {
-          for (const m of findAllIgnoringBlank(file, nonBlank, nbKeys, old, minPos)) found.push({ ...m, lines: v.lines, top: v.top });
-        } else {
-          for (const p of findAll(file, level === 'ws' ? keys : null, old, eq[level], minPos)) found.push({ start: p, end: p + old.length, lines: v.lines, top: v.top });
-        }
-      }
-      // The same place found by two variants counts once.
-      const uniq = new Map<number, (typeof found)[number]>();
-      for (const f of found) if (!uniq.has(f.start)) uniq.set(f.start, f);
-      const all = [...uniq.values()];
+      const all = matchesOf(v, variants, level, minPos);
       if (all.length === 0) continue;
       if (all.length === 1) {
         const m = all[0];
-        if (level === 'blank' && merge(file, m.start, m.end, m.lines, (s) => s) === null) continue;
+        if (level === 'blank' && merge(v.file, m.start, m.end, m.lines, (s) => s) === null) continue;
         // An exact match away from the declared line loses to a whitespace-insensitive match right at it
         // (a hunk whose indentation was shifted can match exactly somewhere else): refuse.
         if (declared !== null && m.start - m.top !== declared && level === 'exact' && wsMatchAt(v, h.lines, declared)) {

@@ -14,7 +14,7 @@ import { readIssue, roleOf } from '../../src/generation/snippet/markdown.js';
 import { jsApi, packageIdentifier } from '../../src/generation/snippet/repoApi.js';
 import { pythonApi, resolvePythonNames } from '../../src/generation/snippet/repoApiPython.js';
 import { readSession } from '../../src/generation/snippet/sessions.js';
-import { freeNames, literal, loadSnippetSyntax, requote } from '../../src/generation/snippet/syntax.js';
+import { freeNames, literal, loadSnippetSyntax, replaceIdentifier, requote } from '../../src/generation/snippet/syntax.js';
 import { valueOf } from '../../src/generation/snippet/values.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
@@ -72,6 +72,37 @@ describe('reading issues', () => {
     ]);
   });
 
+  it('reads indented code, an indented fence, `>>>` lines in inline code and lines of inline code as blocks', () => {
+    const body = [
+      'Run this:',
+      '',
+      '    import m',
+      '',
+      '    m.f(1)',
+      'Then:',
+      '  ```py',
+      '  x = 1',
+      '   y = 2',
+      '  ```',
+      '`>>> f(1)`',
+      '`2`',
+      '',
+      '`from m import g`',
+      '`g(3)`',
+      '`just one()`',
+      '## Expected',
+      'text',
+    ].join('\n');
+    const doc = readIssue('t', body);
+    expect(doc.blocks.map((b) => [b.origin, b.lang, b.code, b.line, b.end, b.after])).toEqual([
+      ['indented', '', 'import m\n\nm.f(1)', 2, 5, 'Then:'],
+      ['fenced', 'py', 'x = 1\n y = 2', 6, 10, ''],
+      ['prompt-lines', 'pycon', '>>> f(1)\n2', 10, 12, ''],
+      ['inline-lines', '', 'from m import g\ng(3)', 13, 15, '`just one()`'],
+    ]);
+    expect(doc.prose.map((p) => p.text)).toEqual(['Run this:', 'Then:', '`just one()`', 'Expected', 'text']);
+  });
+
   it('turns displayed values into literals without evaluating them', () => {
     expect(valueOf('js', "(2) ['foobar', 'r', index: 0, input: 'foobar', groups: undefined]")).toMatchObject({ code: "['foobar', 'r']", arrayWithProps: true, elements: ["'foobar'", "'r'"] });
     expect(valueOf('js', "[Object: null prototype] { a: '1' }")?.code).toBe("{ a: '1' }");
@@ -86,6 +117,15 @@ describe('reading issues', () => {
     expect(freeNames('python', 'from a import b\nx = b(c)\nprint(len(x), d.e)')).toEqual(['c', 'd']);
     expect(freeNames('js', "const { a } = require('a');\nconst y = a(b, { c });\nfunction f(p) { return p + q }")).toEqual(['b', 'c', 'q']);
     expect(requote(`f('a', "it's", 'b"c')`, '"')).toBe(`f("a", "it's", 'b"c')`);
+  });
+
+  it('tells bindings from uses in every place a name is bound', () => {
+    const py = ['def f(p, *rest, k=1, **kw):', '    global g', '    return p + k + h', 'class C: pass', 'if (n := m(1)):', '    pass', 'for i, (j, _) in pairs: pass', 'try:', '    pass', 'except E as err:', '    pass', 'with open(o) as fh: pass', 'lambda a: a + b', 'o.attr(key=v)', 'z += 1'];
+    expect(freeNames('python', py.join('\n'))).toEqual(['h', 'm', 'pairs', 'E', 'o', 'b', 'v']);
+    const js = ['const g = function named(p) { return named(p, q) };', 'class K {}', 'items.map((x) => x + y);', 'try { t() } catch (e) { e.message }', 'for (const k in obj) k;', 'const [a1, ...rest] = arr;', 'const { m: local, d = dflt } = src;', "import def, { s as alias, plain } from 'mod';", 'import * as ns from "ns";', 'lbl: for (;;) { break lbl; }', 'f({ short });'];
+    expect(freeNames('js', js.join('\n'))).toEqual(['q', 'items', 'y', 't', 'obj', 'arr', 'dflt', 'src', 'f', 'short']);
+    expect(replaceIdentifier('python', 'x + o.x + f(x=x)', 'x', 'é(1)')).toBe('é(1) + o.x + f(x=é(1))');
+    expect(replaceIdentifier('js', 'g({ x }, x)', 'x', '2')).toBe('g({ x: 2 }, 2)');
   });
 
   it('refuses questions and feature requests before reading code', () => {

@@ -118,6 +118,21 @@ describe('verification judgement', () => {
     expect(judgeRuns(hang, NEW_FILE, [run([t]), run([t])]).status).toBe('reproduced');
   });
 
+  it('says why each run it cannot judge is no reproduction, and words a single accepted run', () => {
+    expect(judgeRuns(ISSUE, NEW_FILE, []).reason).toBe('the tests were not run');
+    const timedOut = judgeRuns(ISSUE, NEW_FILE, [run([], { timedOut: true })]);
+    expect([timedOut.reason, timedOut.failureExcerpt]).toEqual(['the test run timed out on base (and the issue is not about a hang)', 'output tail']);
+    expect(judgeRuns(ISSUE, NEW_FILE, [run([])]).reason).toBe('no test ran (nothing collected)');
+    expect(judgeRuns(ISSUE, EXISTING_FILE, [run([passed('tests/other.py::test_x')])]).reason).toBe('none of the tests that ran is one the patch adds');
+    const flaky = judgeRuns(ISSUE, NEW_FILE, [run([assertionFail]), run([passed('tests/test_repro.py::test_combined')])]);
+    expect([flaky.reason, flaky.reproducingTests, flaky.failureExcerpt]).toEqual(['flaky: tests/test_repro.py::test_combined changed outcome between two runs on base', [], 'tests/test_repro.py::test_combined\nassert 5400 == 0']);
+    const unconfirmed = judgeRuns(ISSUE, NEW_FILE, [run([valueError])]);
+    expect(unconfirmed).toMatchObject({ reason: 'not re-run: flakiness not ruled out', reproducingTests: ['tests/test_repro.py::test_combined'], matchesIssueException: true });
+    const single = judgeRuns(ISSUE, NEW_FILE, [run([valueError])], { requireRerun: false });
+    expect(single).toMatchObject({ status: 'reproduced', reason: "fails on base with the issue's ValueError (single run)", matchesIssueException: true, ownError: false });
+    expect(judgeRuns(ISSUE, NEW_FILE, [run([valueError]), run([valueError])]).reason).toBe("fails on base with the issue's ValueError, twice; the failure carries the reported ValueError");
+  });
+
   it('rejects a patch without test files', () => {
     const src = splitDiff('diff --git a/durations/parse.py b/durations/parse.py\n--- a/durations/parse.py\n+++ b/durations/parse.py\n@@ -1 +1 @@\n-a\n+b\n');
     expect(judgeRuns(ISSUE, src, [run([assertionFail])]).reason).toMatch(/no test file/);

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { applyUnifiedToText } from '../../src/patch/unified.js';
-import { parseUnifiedDiff } from '../../src/patch/unifiedParse.js';
+import { fileView, locate } from '../../src/patch/hunkLocate.js';
+import { parseUnifiedDiff, type HunkLine, type UnifiedHunk } from '../../src/patch/unifiedParse.js';
 
 const FIX = fileURLToPath(new URL('./fixtures/patch/', import.meta.url));
 const PY = readFileSync(FIX + 'test_calc.py', 'utf8');
@@ -108,5 +109,43 @@ describe('tolerant unified diff', () => {
     const d = '--- a/t.py\n+++ b/t.py\n@@ -10,3 +10,4 @@\n     assert add(-1, 1) == 0\n+    assert add(2, 2) == 4\n\n\n';
     const r = applyOne(PY, d);
     expect(r.text).toBe(WANT);
+  });
+});
+
+describe('locating one hunk (hunkLocate)', () => {
+  const hunk = (oldStart: number | null, oldCount: number | null, lines: string[]): UnifiedHunk => ({
+    oldStart,
+    oldCount,
+    newStart: null,
+    newCount: null,
+    lines: lines.map((l) => ({ op: l[0] as HunkLine['op'], text: l.slice(1) })),
+    oldNoNewline: false,
+    newNoNewline: false,
+    header: '',
+  });
+  const file = ['a', '', 'b', 'c', '  d', 'x', 'x', 'e'];
+  const view = fileView(file, 2);
+  const at = (r: ReturnType<typeof locate>) => ('error' in r ? r.error : [r.start, r.end, r.level, r.fuzz, r.note]);
+
+  it('places exactly, ignoring whitespace, and ignoring blank lines the hunk lacks', () => {
+    expect(at(locate(view, hunk(3, 2, [' b', ' c', '+n']), 0, 0))).toEqual([2, 4, 'exact', 0, undefined]);
+    expect(at(locate(view, hunk(5, 1, [' d', '+n']), 0, 0))).toEqual([4, 5, 'ws', 0, undefined]);
+    expect(at(locate(view, hunk(1, 2, [' a', ' b', '+n']), 0, 0))).toEqual([0, 3, 'blank', 0, undefined]);
+    expect(at(locate(fileView(file, 0), hunk(3, 2, [' b', ' c', '+n']), 3, 0))).toMatch(/^does not match the file/);
+  });
+
+  it('places a hunk without context, or with blank context only, by its header alone', () => {
+    expect(at(locate(view, hunk(2, 0, ['+n']), 0, 1))).toEqual([3, 3, 'exact', 0, 'placed by line number only (no context)']);
+    expect(at(locate(view, hunk(null, null, ['+n']), 0, 0))).toBe('has no context and no line number');
+    expect(at(locate(view, hunk(2, 3, ['+n']), 0, 0))).toBe('has no context lines although its header claims 3; cannot place it');
+    expect(at(locate(view, hunk(2, 1, [' ', '+n']), 0, 0))).toEqual([1, 2, 'ws', 0, 'placed by its header (blank context only)']);
+    expect(at(locate(view, hunk(3, 1, [' ', '+n']), 0, 0))).toMatch(/^has only blank context lines/);
+  });
+
+  it('among equal matches takes the one at the declared line, else refuses', () => {
+    expect(at(locate(view, hunk(7, 1, [' x', '+n']), 0, 0))).toEqual([6, 7, 'exact', 0, '2 equal matches; chose the one at the declared line']);
+    expect(at(locate(view, hunk(null, null, [' x', '+n']), 0, 0))).toMatch(/^matches 2 places equally \(lines 6, 7\)/);
+    // An exact match elsewhere loses to a whitespace-insensitive one at the declared line.
+    expect(at(locate(fileView(['d', 'q', '  d'], 0), hunk(3, 1, [' d', '+n']), 0, 0))).toMatch(/^matches exactly at line 1 but, ignoring whitespace, also at its declared line 3/);
   });
 });

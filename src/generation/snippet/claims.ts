@@ -6,7 +6,7 @@
  * "`3` instead of `4`". When it cannot tell which result is wrong, or nothing is stated, it says
  * so instead of guessing. Pure.
  */
-import { readComment } from './comments.js';
+import { readComment, type CommentReading } from './comments.js';
 import { HEDGE, type IssueBlock, type IssueDoc } from './markdown.js';
 import { expectEmpty, joinedProse, markByTitle, readLists, readSentence } from './prose.js';
 import { errorIn, readSession, type Session, type ShownError, type Step } from './sessions.js';
@@ -171,10 +171,7 @@ function attachOutput(lang: CodeLang, b: IssueBlock, target: Site | undefined): 
   const err = errorIn(lang, text);
   const hedged = HEDGE.test(b.before) || HEDGE.test(b.after);
   if (err) {
-    if (!target.error && !target.shown) {
-      target.error = { error: err, quote: errorLine(err) };
-      target.marks.add('error');
-    }
+    if (!target.error && !target.shown) markError(target, err);
   } else if (b.role === 'expected') {
     const v = valueOf(lang, text, target.printed);
     if (v && (!target.expected || target.expected.hedged)) {
@@ -257,16 +254,11 @@ function siteOf(lang: CodeLang, step: Step, kind: Session['kind'], setup: string
   const shape: Claim['shape'] = kind === 'repl' ? 'repl' : kind === 'console' ? 'console' : b.origin === 'inline-lines' ? 'prose' : 'script';
   const mk = (expr: string, printed: boolean, setupFor = setup): Site => ({ block: b.index, setup: [...setupFor], expr, printed, shape, marks: new Set(), correct: false });
   const comment = step.comment ? readComment(lang, step.comment, b.role) : {};
-  const quote = step.comment ? `${code}  ${lang === 'python' ? '#' : '//'} ${oneLine(step.comment)}` : undefined;
+  const quote = step.comment ? withComment(lang, code, step.comment) : undefined;
   if (st.kind === 'assign') {
     // `x = f()  # TypeError: …`, or the script's last statement, whose value the next block shows.
     const error = step.error ?? comment.error;
-    if (error) {
-      const s = mk(st.value!, false);
-      s.error = { error, quote: quote ?? errorLine(error) };
-      s.marks.add('error');
-      return s;
-    }
+    if (error) return markError(mk(st.value!, false), error, quote);
     if (kind === 'script' && lastOfBlock && hasCall(lang, st.value!)) return mk(st.target!, false, [...setup, code]);
     return undefined;
   }
@@ -293,40 +285,53 @@ function siteOf(lang: CodeLang, step: Step, kind: Session['kind'], setup: string
   if (!hasCall(lang, expr) && kind === 'repl' && !setup.some((s) => hasCall(lang, s) && !/^\s*(import|from)\b/.test(s))) return undefined;
   const site = mk(expr, printed);
   if (step.output !== undefined) site.shown = { value: step.output, quote: `${code} -> ${oneLine(step.output)}` };
-  if (step.error) {
-    site.error = { error: step.error, quote: errorLine(step.error) };
-    site.marks.add('error');
-  }
-  if (comment.error && !site.error) {
-    site.error = { error: comment.error, quote: quote! };
-    site.marks.add('error');
-  }
+  if (step.error) markError(site, step.error);
+  if (comment.error && !site.error) markError(site, comment.error, quote);
+  if (step.comment) readStepComment(lang, site, comment, step.comment, quote!);
+  if (b.role === 'expected' && !site.marks.size) readAsExpected(lang, site, b, printed);
+  return site;
+}
+
+/** The site raised `error`, as the step's own output or its comment says. */
+function markError(site: Site, error: ShownError, quote = errorLine(error)): Site {
+  site.error = { error, quote };
+  site.marks.add('error');
+  return site;
+}
+
+/** The code with its trailing comment, as the issue wrote it. */
+function withComment(lang: CodeLang, code: string, comment: string): string {
+  return `${code}  ${lang === 'python' ? '#' : '//'} ${oneLine(comment)}`;
+}
+
+/** What the step's comment says of the site's result: it is right, it is wrong, it shows a value, or what it should be. */
+function readStepComment(lang: CodeLang, site: Site, comment: CommentReading, text: string, quote: string): void {
   if (comment.marker === 'correct') site.correct = true;
   if (comment.marker === 'wrong') {
     site.marks.add('comment');
-    site.quote = site.shown ? `${site.shown.quote}  ${lang === 'python' ? '#' : '//'} ${oneLine(step.comment!)}` : quote;
-    if (comment.wrong && !site.shown) site.shown = { value: comment.wrong, quote: quote! };
+    site.quote = site.shown ? withComment(lang, site.shown.quote, text) : quote;
+    if (comment.wrong && !site.shown) site.shown = { value: comment.wrong, quote };
   }
   if (comment.wrong !== undefined && comment.marker !== 'wrong') {
-    if (!site.shown) site.shown = { value: comment.wrong, quote: quote! };
+    if (!site.shown) site.shown = { value: comment.wrong, quote };
     if (comment.marker !== 'shown') site.marks.add('comment');
     site.quote = quote;
   }
   if (comment.expected !== undefined) {
     const v = valueOrWords(lang, comment.expected);
-    if (v) site.expected = { value: v, quote: quote!, hedged: HEDGE.test(step.comment!) };
+    if (v) site.expected = { value: v, quote, hedged: HEDGE.test(text) };
     site.quote = quote;
   }
-  if (b.role === 'expected' && !site.marks.size) {
-    // Code under "Expected", or after "according to the docs": what should come out.
-    if (site.shown) {
-      const v = valueOf(lang, site.shown.value, printed);
-      if (v) site.expected = { value: v, quote: quoteOf(b, site.shown.value), hedged: HEDGE.test(b.before) };
-      site.shown = undefined;
-    }
-    if (/\bcorrect|\bworks|\bfine\b/i.test(b.cue)) site.correct = true;
+}
+
+/** Code under "Expected", or after "according to the docs": what it shows is what should come out. */
+function readAsExpected(lang: CodeLang, site: Site, b: IssueBlock, printed: boolean): void {
+  if (site.shown) {
+    const v = valueOf(lang, site.shown.value, printed);
+    if (v) site.expected = { value: v, quote: quoteOf(b, site.shown.value), hedged: HEDGE.test(b.before) };
+    site.shown = undefined;
   }
-  return site;
+  if (/\bcorrect|\bworks|\bfine\b/i.test(b.cue)) site.correct = true;
 }
 
 /** A comment's value: a literal, else its words as a string (`// expected i18nLocales`). */

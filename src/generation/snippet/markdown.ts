@@ -88,24 +88,8 @@ export function readIssue(title: string, body: string): IssueDoc {
   let section: Role = 'none';
   let heading = '';
   let paragraph: string[] = [];
-  const addBlock = (lang: string, code: string, origin: IssueBlock['origin'], line: number, end: number) => {
-    const cue = paragraph.filter((l) => l.trim()).pop()?.trim() ?? '';
-    const cueRole = cue ? roleOf(cue) : 'none';
-    blocks.push({ index: blocks.length, lang, code, origin, role: cueRole !== 'none' ? cueRole : section, roleFrom: cueRole !== 'none' ? 'cue' : 'section', cue, before: paragraph.join('\n').trim(), after: '', heading, line, end });
-    paragraph = [];
-  };
-  for (let i = 0; i < lines.length; i++) {
+  for (let i = 0; i < lines.length; ) {
     const line = lines[i];
-    const fence = FENCE.exec(line);
-    if (fence) {
-      const close = new RegExp(`^[ \\t]{0,3}${fence[2][0] === '`' ? '`' : '~'}{${fence[2].length},}[ \\t]*$`);
-      const body: string[] = [];
-      let j = i + 1;
-      for (; j < lines.length && !close.test(lines[j]); j++) body.push(fence[1].length ? lines[j].replace(new RegExp(`^ {0,${fence[1].length}}`), '') : lines[j]);
-      addBlock((fence[3].trim().split(/[\s{,]/)[0] ?? '').toLowerCase(), body.join('\n'), 'fenced', i, j + 1);
-      i = j;
-      continue;
-    }
     const head = HEADING.exec(line);
     if (head) {
       const text = head.slice(1).find((g) => g !== undefined) ?? '';
@@ -113,34 +97,19 @@ export function readIssue(title: string, body: string): IssueDoc {
       heading = text.trim();
       paragraph = [];
       prose.push({ text, role: section, afterBlock: blocks.length - 1 });
+      i++;
       continue;
     }
-    if (PY_PROMPT.test(line) || (INLINE_ONLY.test(line) && PY_PROMPT.test(INLINE_ONLY.exec(line)![1]))) {
-      const body: string[] = [];
-      let j = i;
-      for (; j < lines.length && lines[j].trim() && !FENCE.test(lines[j]) && !HEADING.test(lines[j]); j++) body.push(INLINE_ONLY.exec(lines[j])?.[1] ?? lines[j]);
-      addBlock('pycon', body.join('\n'), 'prompt-lines', i, j);
-      i = j - 1;
+    const found = blockAt(lines, i);
+    if (found) {
+      const cue = paragraph.filter((l) => l.trim()).pop()?.trim() ?? '';
+      const cueRole = cue ? roleOf(cue) : 'none';
+      blocks.push({ index: blocks.length, ...found, role: cueRole !== 'none' ? cueRole : section, roleFrom: cueRole !== 'none' ? 'cue' : 'section', cue, before: paragraph.join('\n').trim(), after: '', heading, line: i });
+      paragraph = [];
+      i = found.end;
       continue;
     }
-    if (/^( {4,}|\t)\S/.test(line) && (i === 0 || !lines[i - 1].trim()) && !/^\s*([-*+]|\d+[.)])\s/.test(lines[i - 1] ?? '')) {
-      const body: string[] = [];
-      let j = i;
-      for (; j < lines.length && (/^( {4,}|\t)/.test(lines[j]) || (!lines[j].trim() && /^( {4,}|\t)\S/.test(lines[j + 1] ?? ''))); j++) body.push(lines[j].replace(/^( {4}|\t)/, ''));
-      addBlock('', body.join('\n'), 'indented', i, j);
-      i = j - 1;
-      continue;
-    }
-    if (INLINE_ONLY.test(line) && looksLikeCodeLine(INLINE_ONLY.exec(line)![1])) {
-      const body: string[] = [];
-      let j = i;
-      for (; j < lines.length && INLINE_ONLY.test(lines[j]) && looksLikeCodeLine(INLINE_ONLY.exec(lines[j])![1]); j++) body.push(INLINE_ONLY.exec(lines[j])![1]);
-      if (body.length > 1) {
-        addBlock('', body.join('\n'), 'inline-lines', i, j);
-        i = j - 1;
-        continue;
-      }
-    }
+    i++;
     if (!line.trim()) {
       paragraph.push('');
       continue;
@@ -156,6 +125,47 @@ export function readIssue(title: string, body: string): IssueDoc {
     b.after = rest.join('\n').trim();
   });
   return { title, blocks, prose };
+}
+
+/** A block's own part, as blockAt finds it: its language, code, origin and the line after it. */
+type Found = Pick<IssueBlock, 'lang' | 'code' | 'origin' | 'end'>;
+
+/** The code block starting at line `i`, if one does: fenced, bare prompt lines, indented, or several lines of inline code. */
+function blockAt(lines: string[], i: number): Found | undefined {
+  const fence = FENCE.exec(lines[i]);
+  if (fence) {
+    const close = new RegExp(`^[ \\t]{0,3}${fence[2][0] === '`' ? '`' : '~'}{${fence[2].length},}[ \\t]*$`);
+    const indent = new RegExp(`^ {0,${fence[1].length}}`);
+    const { code, end } = linesWhile(lines, i + 1, (l) => !close.test(l), (l) => l.replace(indent, ''));
+    return { lang: (fence[3].trim().split(/[\s{,]/)[0] ?? '').toLowerCase(), code, origin: 'fenced', end: end + 1 };
+  }
+  if (PY_PROMPT.test(inlineCode(lines[i]) ?? lines[i])) {
+    const found = linesWhile(lines, i, (l) => Boolean(l.trim()) && !FENCE.test(l) && !HEADING.test(l), (l) => inlineCode(l) ?? l);
+    return { lang: 'pycon', ...found, origin: 'prompt-lines' };
+  }
+  if (/^( {4,}|\t)\S/.test(lines[i]) && (i === 0 || !lines[i - 1].trim()) && !/^\s*([-*+]|\d+[.)])\s/.test(lines[i - 1] ?? '')) {
+    const indented = (l: string, j: number) => /^( {4,}|\t)/.test(l) || (!l.trim() && /^( {4,}|\t)\S/.test(lines[j + 1] ?? ''));
+    return { lang: '', ...linesWhile(lines, i, indented, (l) => l.replace(/^( {4}|\t)/, '')), origin: 'indented' };
+  }
+  const codeLine = (l: string) => {
+    const c = inlineCode(l);
+    return c !== undefined && looksLikeCodeLine(c);
+  };
+  const found = linesWhile(lines, i, codeLine, (l) => inlineCode(l)!);
+  return found.end - i > 1 ? { lang: '', ...found, origin: 'inline-lines' } : undefined;
+}
+
+/** Lines from `from` on while `holds`, each as `take` gives it, and the line where they stop. */
+function linesWhile(lines: string[], from: number, holds: (l: string, j: number) => boolean, take: (l: string) => string): { code: string; end: number } {
+  const body: string[] = [];
+  let j = from;
+  for (; j < lines.length && holds(lines[j], j); j++) body.push(take(lines[j]));
+  return { code: body.join('\n'), end: j };
+}
+
+/** The code of a line that holds only inline code (`` `x = 1` ``). */
+function inlineCode(line: string): string | undefined {
+  return INLINE_ONLY.exec(line)?.[1];
 }
 
 /** Inline code broken over two lines (`` `x `` / `` ` ``) joined into one line. */

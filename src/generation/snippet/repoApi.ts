@@ -103,37 +103,16 @@ export async function jsApi(repo: RepoView): Promise<JsApi> {
   const files = repo.files;
   const pkg = repo.packageJson ?? {};
   const name = typeof pkg.name === 'string' ? pkg.name : undefined;
-  const candidates = [exportTarget(pkg.exports), pkg.source, pkg.main, pkg.module, pkg.types, pkg.typings].filter((x): x is string => typeof x === 'string');
-  let entry: string | undefined;
-  for (const c of candidates) if ((entry = toSource(files, c))) break;
-  entry ??= findModule(files, 'src/index') ?? findModule(files, 'index') ?? findModule(files, 'lib/index');
-
+  const entry = entryOf(files, pkg);
   const tests = files.filter((f) => /\.[cm]?[jt]sx?$/.test(f) && isTestFile(f) && !f.includes('node_modules'));
   const ts = repo.language === 'typescript' || tests.some((t) => /\.tsx?$/.test(t)) && tests.filter((t) => /\.tsx?$/.test(t)).length >= tests.length / 2;
-  // The directory most tests live in, and a sample test there to copy the style of.
-  const dirs = new Map<string, number>();
-  for (const t of tests) dirs.set(posix.dirname(t), (dirs.get(posix.dirname(t)) ?? 0) + 1);
-  const dir = [...dirs].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length)[0]?.[0] ?? (files.some((f) => f.startsWith('test/')) ? 'test' : ts ? 'src' : 'test');
+  const dir = mostTestsDir(tests) ?? (files.some((f) => f.startsWith('test/')) || !ts ? 'test' : 'src');
+  // A sample of the tests there to copy the style of.
   const samples = tests.filter((t) => posix.dirname(t) === dir);
   const suffix = suffixOf(samples, ts);
-  const style: JsStyle = { esm: ts || pkg.type === 'module', typescript: ts, quote: "'", semicolons: true, indent: '  ', declare: 'const', dir, suffix, topLevelTest: false, arrows: true };
   const texts: Array<{ file: string; text: string }> = [];
   for (const s of samples.slice(0, 8)) texts.push({ file: s, text: (await repo.read(s)) ?? '' });
-  if (texts.length) {
-    const all = texts.map((t) => t.text).join('\n');
-    style.esm = ts || /^\s*import\s.+from\s+['"]/m.test(all) || (!/\brequire\(/.test(all) && pkg.type === 'module');
-    style.quote = (all.match(/'/g)?.length ?? 0) >= (all.match(/"/g)?.length ?? 0) ? "'" : '"';
-    const stmtLines = all.split('\n').filter((l) => /^\s*(const|let|var|import|expect|assert|t\.|st\.)\b.*[)'"\]]\s*;?\s*$/.test(l));
-    style.semicolons = stmtLines.filter((l) => /;\s*$/.test(l)).length >= stmtLines.length / 2;
-    style.indent = /^\t/m.test(all) ? '\t' : /^ {4}\S/m.test(all) && !/^ {2}\S/m.test(all) ? '    ' : '  ';
-    style.declare = /^\s*var\s/m.test(all) && !/^\s*(const|let)\s/m.test(all) ? 'var' : 'const';
-    const fw = /^\s*(?:import\s+(?:\{[^}]*\}|[\w$]+)\s+from\s+['"](?:vitest|@jest\/globals|node:test)['"]|(?:var|let|const)\s+(?:\{[^}]*\}|[\w$]+)\s*=\s*require\(['"]node:test['"]\));?\s*$/m.exec(all);
-    if (fw) style.frameworkImport = fw[0].trim();
-    style.topLevelTest = /^test\(/m.test(all) && !/^\s*(describe|suite)\(/m.test(all);
-    style.arrows = !/\b(it|test|describe)\(\s*['"`][^'"`]*['"`]\s*,\s*(async\s+)?function\b/.test(all);
-    const asrt = /^\s*(?:import\s+(?:\*\s+as\s+)?assert\s+from\s+['"](node:)?assert(\/strict)?['"]|(?:var|const|let)\s+assert\s*=\s*require\(['"](node:)?assert(\/strict)?['"]\));?\s*$/m.exec(all);
-    if (asrt) style.assertImport = asrt[0].trim();
-  }
+  const style: JsStyle = { dir, suffix, ...styleOf(texts.map((t) => t.text), ts, pkg) };
 
   const api: JsApi = {
     name,
@@ -174,6 +153,43 @@ export async function jsApi(repo: RepoView): Promise<JsApi> {
     }
   }
   return api;
+}
+
+/** The source of the package's entry: from package.json's exports, source, main, module or types, else an index. */
+function entryOf(files: readonly string[], pkg: Record<string, unknown>): string | undefined {
+  const candidates = [exportTarget(pkg.exports), pkg.source, pkg.main, pkg.module, pkg.types, pkg.typings].filter((x): x is string => typeof x === 'string');
+  for (const c of candidates) {
+    const entry = toSource(files, c);
+    if (entry) return entry;
+  }
+  return findModule(files, 'src/index') ?? findModule(files, 'index') ?? findModule(files, 'lib/index');
+}
+
+/** The directory most tests live in (the shallowest among equals); undefined without tests. */
+export function mostTestsDir(tests: readonly string[]): string | undefined {
+  const dirs = new Map<string, number>();
+  for (const t of tests) dirs.set(posix.dirname(t), (dirs.get(posix.dirname(t)) ?? 0) + 1);
+  return [...dirs].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length)[0]?.[0];
+}
+
+/** How the sample tests are written: module system, quotes, semicolons, indent, declarations, framework and assert imports, callbacks. */
+function styleOf(texts: string[], ts: boolean, pkg: Record<string, unknown>): Omit<JsStyle, 'dir' | 'suffix'> {
+  const style: Omit<JsStyle, 'dir' | 'suffix'> = { esm: ts || pkg.type === 'module', typescript: ts, quote: "'", semicolons: true, indent: '  ', declare: 'const', topLevelTest: false, arrows: true };
+  if (!texts.length) return style;
+  const all = texts.join('\n');
+  style.esm = ts || /^\s*import\s.+from\s+['"]/m.test(all) || (!/\brequire\(/.test(all) && pkg.type === 'module');
+  style.quote = (all.match(/'/g)?.length ?? 0) >= (all.match(/"/g)?.length ?? 0) ? "'" : '"';
+  const stmtLines = all.split('\n').filter((l) => /^\s*(const|let|var|import|expect|assert|t\.|st\.)\b.*[)'"\]]\s*;?\s*$/.test(l));
+  style.semicolons = stmtLines.filter((l) => /;\s*$/.test(l)).length >= stmtLines.length / 2;
+  style.indent = /^\t/m.test(all) ? '\t' : /^ {4}\S/m.test(all) && !/^ {2}\S/m.test(all) ? '    ' : '  ';
+  style.declare = /^\s*var\s/m.test(all) && !/^\s*(const|let)\s/m.test(all) ? 'var' : 'const';
+  const fw = /^\s*(?:import\s+(?:\{[^}]*\}|[\w$]+)\s+from\s+['"](?:vitest|@jest\/globals|node:test)['"]|(?:var|let|const)\s+(?:\{[^}]*\}|[\w$]+)\s*=\s*require\(['"]node:test['"]\));?\s*$/m.exec(all);
+  if (fw) style.frameworkImport = fw[0].trim();
+  style.topLevelTest = /^test\(/m.test(all) && !/^\s*(describe|suite)\(/m.test(all);
+  style.arrows = !/\b(it|test|describe)\(\s*['"`][^'"`]*['"`]\s*,\s*(async\s+)?function\b/.test(all);
+  const asrt = /^\s*(?:import\s+(?:\*\s+as\s+)?assert\s+from\s+['"](node:)?assert(\/strict)?['"]|(?:var|const|let)\s+assert\s*=\s*require\(['"](node:)?assert(\/strict)?['"]\));?\s*$/m.exec(all);
+  if (asrt) style.assertImport = asrt[0].trim();
+  return style;
 }
 
 function suffixOf(samples: readonly string[], ts: boolean): string {

@@ -3,7 +3,7 @@
  * modules, the names they define or re-export, and how a name the issue uses resolves through them.
  */
 import { posix } from 'node:path';
-import type { RepoView } from './repoApi.js';
+import { mostTestsDir, type RepoView } from './repoApi.js';
 import { isTestFile } from '../../harness/testFiles.js';
 import { isPythonStdlib } from './syntax.js';
 
@@ -27,18 +27,7 @@ const NOT_MODULES = new Set(['setup', 'conftest', 'noxfile', 'tasks', 'fabfile',
 
 export async function pythonApi(repo: RepoView): Promise<PythonApi> {
   const files = repo.files;
-  const roots = ['', 'src/', 'lib/'];
-  const modules = new Map<string, string>();
-  for (const f of files) {
-    for (const r of roots) {
-      if (r && !f.startsWith(r)) continue;
-      const rest = f.slice(r.length);
-      let m = /^([A-Za-z_]\w*)\/__init__\.py$/.exec(rest);
-      if (m && !NOT_MODULES.has(m[1]) && !modules.has(m[1])) modules.set(m[1], f);
-      m = /^([A-Za-z_]\w*)\.py$/.exec(rest);
-      if (m && !NOT_MODULES.has(m[1]) && !/^test_|_test$/.test(m[1]) && !modules.has(m[1])) modules.set(m[1], f);
-    }
-  }
+  const modules = topLevelModules(files);
   const fileOf = (module: string): string | undefined => {
     const parts = module.split('.');
     const top = modules.get(parts[0]);
@@ -76,8 +65,32 @@ export async function pythonApi(repo: RepoView): Promise<PythonApi> {
     return p;
   };
   const tests = files.filter((f) => f.endsWith('.py') && isTestFile(f));
+  const testImports = await testImportsOf(repo, tests.slice(0, 30), modules);
+  const testDir = mostTestsDir(tests) ?? 'tests';
+  const suffix = tests.filter((t) => /_test\.py$/.test(t)).length > tests.filter((t) => /(^|\/)test_[^/]*\.py$/.test(t)).length;
+  return { modules, testImports, testDir, testSuffixStyle: suffix ? 'suffix' : 'prefix', files, read: repo.read, namesOf, fileOf };
+}
+
+/** Importable top-level packages and modules at the root, under src/ or lib/ (the first found wins). */
+function topLevelModules(files: readonly string[]): Map<string, string> {
+  const modules = new Map<string, string>();
+  for (const f of files) {
+    for (const r of ['', 'src/', 'lib/']) {
+      if (r && !f.startsWith(r)) continue;
+      const rest = f.slice(r.length);
+      let m = /^([A-Za-z_]\w*)\/__init__\.py$/.exec(rest);
+      if (m && !NOT_MODULES.has(m[1]) && !modules.has(m[1])) modules.set(m[1], f);
+      m = /^([A-Za-z_]\w*)\.py$/.exec(rest);
+      if (m && !NOT_MODULES.has(m[1]) && !/^test_|_test$/.test(m[1]) && !modules.has(m[1])) modules.set(m[1], f);
+    }
+  }
+  return modules;
+}
+
+/** The tests' `from <repository module> import name` lines, by the name they bind. */
+async function testImportsOf(repo: RepoView, tests: readonly string[], modules: Map<string, string>): Promise<Map<string, string>> {
   const testImports = new Map<string, string>();
-  for (const t of tests.slice(0, 30)) {
+  for (const t of tests) {
     const text = (await repo.read(t)) ?? '';
     for (const m of text.matchAll(/^from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n]+)/gm)) {
       if (!modules.has(m[1].split('.')[0])) continue;
@@ -87,11 +100,7 @@ export async function pythonApi(repo: RepoView): Promise<PythonApi> {
       }
     }
   }
-  const dirs = new Map<string, number>();
-  for (const t of tests) dirs.set(posix.dirname(t), (dirs.get(posix.dirname(t)) ?? 0) + 1);
-  const testDir = [...dirs].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length)[0]?.[0] ?? (files.some((f) => f.startsWith('tests/')) ? 'tests' : 'tests');
-  const suffix = tests.filter((t) => /_test\.py$/.test(t)).length > tests.filter((t) => /(^|\/)test_[^/]*\.py$/.test(t)).length;
-  return { modules, testImports, testDir, testSuffixStyle: suffix ? 'suffix' : 'prefix', files, read: repo.read, namesOf, fileOf };
+  return testImports;
 }
 
 function resolveRelative(module: string, spec: string, isPackage: boolean): string | undefined {

@@ -27,9 +27,7 @@ function parse(lang: CodeLang, code: string): Node {
 
 /** Parses without errors. */
 export function parses(lang: CodeLang, code: string): boolean {
-  if (!code.trim()) return false;
-  const root = parse(lang, code);
-  return !root.hasError;
+  return Boolean(code.trim()) && !parse(lang, code).hasError;
 }
 
 export interface Statement {
@@ -125,7 +123,8 @@ export function hasCall(lang: CodeLang, expr: string): boolean {
   return root.descendantsOfType(types).length > 0;
 }
 
-const PY_BINDING_PARENTS = new Set(['parameters', 'lambda_parameters', 'default_parameter', 'typed_parameter', 'typed_default_parameter', 'list_splat_pattern', 'dictionary_splat_pattern']);
+/** Parents that bind every identifier directly under them. */
+const PY_BINDING_PARENTS = new Set(['parameters', 'lambda_parameters', 'default_parameter', 'typed_parameter', 'typed_default_parameter', 'list_splat_pattern', 'dictionary_splat_pattern', 'as_pattern_target', 'global_statement', 'nonlocal_statement']);
 
 /** Names the code uses but never binds, minus builtins (and, for JS, globals). In order of first use. */
 export function freeNames(lang: CodeLang, code: string): string[] {
@@ -141,8 +140,7 @@ export function freeNames(lang: CodeLang, code: string): string[] {
     for (const c of n.namedChildren) if (c) walk(c);
   };
   walk(root);
-  const ambient = lang === 'python' ? PYTHON_BUILTINS : JS_GLOBALS;
-  return used.filter((n) => !bound.has(n) && !ambient.has(n));
+  return used.filter((n) => !bound.has(n) && !isAmbient(lang, n));
 }
 
 function pyNames(n: Node, bound: Set<string>, use: (n: string) => void): void {
@@ -162,17 +160,20 @@ function pyNames(n: Node, bound: Set<string>, use: (n: string) => void): void {
       return;
     case 'identifier': {
       if (!p) return use(n.text);
-      if (p.type === 'attribute' && p.childForFieldName('attribute')?.id === n.id) return;
-      if (p.type === 'keyword_argument' && p.childForFieldName('name')?.id === n.id) return;
-      if ((p.type === 'function_definition' || p.type === 'class_definition') && p.childForFieldName('name')?.id === n.id) return void bound.add(n.text);
-      if (PY_BINDING_PARENTS.has(p.type)) return void bound.add(n.text);
-      if (p.type === 'as_pattern_target' || p.type === 'global_statement' || p.type === 'nonlocal_statement') return void bound.add(n.text);
-      if (p.type === 'named_expression' && p.childForFieldName('name')?.id === n.id) return void bound.add(n.text);
-      if (inTarget(n)) return void bound.add(n.text);
+      if (isMemberName(n)) return;
+      const named = p.childForFieldName('name')?.id === n.id;
+      const binds = (named && ['function_definition', 'class_definition', 'named_expression'].includes(p.type)) || PY_BINDING_PARENTS.has(p.type) || inTarget(n);
+      if (binds) return void bound.add(n.text);
       if (p.type === 'dotted_name') return; // inside imports (handled above) or decorators
       return use(n.text);
     }
   }
+}
+
+/** A property or keyword name (`o.name`, `f(name=1)`), not a variable. */
+function isMemberName(n: Node): boolean {
+  const p = n.parent;
+  return Boolean(p && ((p.type === 'attribute' && p.childForFieldName('attribute')?.id === n.id) || (p.type === 'keyword_argument' && p.childForFieldName('name')?.id === n.id)));
 }
 
 /** An identifier on the left of `=`, in a `for … in` target or an `except … as` name. */
@@ -187,6 +188,12 @@ function inTarget(n: Node): boolean {
   return false;
 }
 
+/** Parents whose identifier in the given field is a binding (`const x`, `function f`, `(x) =>`, `catch (e)`, `for (k in o)`). */
+const JS_BINDING_FIELD = new Map(Object.entries({
+  variable_declarator: 'name', function_declaration: 'name', class_declaration: 'name', function_expression: 'name', class: 'name',
+  arrow_function: 'parameter', catch_clause: 'parameter', for_in_statement: 'left',
+}));
+
 function jsNames(n: Node, bound: Set<string>, use: (n: string) => void): void {
   const p = n.parent;
   if (n.type === 'shorthand_property_identifier_pattern') return void bound.add(n.text);
@@ -194,21 +201,18 @@ function jsNames(n: Node, bound: Set<string>, use: (n: string) => void): void {
   if (n.type !== 'identifier') return;
   if (!p) return use(n.text);
   const field = (name: string) => p.childForFieldName(name)?.id === n.id;
-  if (p.type === 'variable_declarator' && field('name')) return void bound.add(n.text);
-  if ((p.type === 'function_declaration' || p.type === 'class_declaration' || p.type === 'function_expression' || p.type === 'class') && field('name')) return void bound.add(n.text);
+  const binding = JS_BINDING_FIELD.get(p.type);
+  if (binding && field(binding)) return void bound.add(n.text);
   if (['required_parameter', 'optional_parameter', 'formal_parameters', 'rest_pattern', 'array_pattern', 'assignment_pattern', 'pair_pattern', 'object_assignment_pattern'].includes(p.type)) {
     if (p.type === 'pair_pattern' && !field('value')) return;
     if (p.type === 'assignment_pattern' && !field('left')) return use(n.text);
     if (p.type === 'object_assignment_pattern' && !field('left')) return use(n.text);
     return void bound.add(n.text);
   }
-  if (p.type === 'arrow_function' && field('parameter')) return void bound.add(n.text);
-  if (p.type === 'catch_clause' && field('parameter')) return void bound.add(n.text);
   if (p.type === 'import_clause' || p.type === 'import_specifier' || p.type === 'namespace_import') {
     if (p.type === 'import_specifier' && p.childForFieldName('alias') && !field('alias')) return;
     return void bound.add(n.text);
   }
-  if ((p.type === 'for_in_statement') && field('left')) return void bound.add(n.text);
   if (p.type === 'labeled_statement' || p.type === 'break_statement' || p.type === 'continue_statement') return;
   return use(n.text);
 }
@@ -244,7 +248,7 @@ export function literal(lang: CodeLang, text: string): Literal | undefined {
   if (lang === 'js') while (e && e.type === 'parenthesized_expression') e = e.namedChildren[0];
   if (!e) return undefined;
   if (lang === 'python') {
-    if (isPyLiteral(e)) return { code: t, kind: pyKind(e), elements: pyElements(e) };
+    if (isPyLiteral(e)) return { code: t, kind: ['list', 'tuple', 'set', 'dictionary'].includes(e.type) ? 'structure' : 'primitive', elements: e.type === 'list' || e.type === 'tuple' ? e.namedChildren.map((c) => c!.text) : undefined };
     const ctor = pyConstructor(e);
     if (ctor) return { code: t, kind: 'constructor', needs: [ctor] };
     return undefined;
@@ -254,20 +258,17 @@ export function literal(lang: CodeLang, text: string): Literal | undefined {
   return undefined;
 }
 
+const PY_PRIMITIVES = new Set(['integer', 'float', 'true', 'false', 'none']);
+const JS_PRIMITIVES = new Set(['string', 'number', 'true', 'false', 'null', 'undefined']);
+
 function isPyLiteral(e: Node): boolean {
+  if (PY_PRIMITIVES.has(e.type)) return true;
   switch (e.type) {
     case 'string':
       return !e.namedChildren.some((c) => c?.type === 'interpolation');
-    case 'concatenated_string':
-      return e.namedChildren.every((c) => c && isPyLiteral(c));
-    case 'integer':
-    case 'float':
-    case 'true':
-    case 'false':
-    case 'none':
-      return true;
     case 'unary_operator':
       return ['integer', 'float'].includes(e.childForFieldName('argument')?.type ?? '') && /^[-+]/.test(e.text);
+    case 'concatenated_string':
     case 'list':
     case 'tuple':
     case 'set':
@@ -278,14 +279,6 @@ function isPyLiteral(e: Node): boolean {
     default:
       return false;
   }
-}
-
-function pyKind(e: Node): LiteralKind {
-  return ['list', 'tuple', 'set', 'dictionary'].includes(e.type) ? 'structure' : 'primitive';
-}
-
-function pyElements(e: Node): string[] | undefined {
-  return e.type === 'list' || e.type === 'tuple' ? e.namedChildren.map((c) => c!.text) : undefined;
 }
 
 /** `datetime.datetime(2023, 6, 15, 0, 0)`, `Decimal('1.5')`: a stdlib constructor with literal arguments; its module. */
@@ -306,14 +299,8 @@ function pyConstructor(e: Node): string | undefined {
 }
 
 function isJsLiteral(e: Node): boolean {
+  if (JS_PRIMITIVES.has(e.type)) return true;
   switch (e.type) {
-    case 'string':
-    case 'number':
-    case 'true':
-    case 'false':
-    case 'null':
-    case 'undefined':
-      return true;
     case 'identifier':
       return ['undefined', 'NaN', 'Infinity'].includes(e.text);
     case 'template_string':
@@ -345,31 +332,21 @@ export function isPythonStdlib(name: string): boolean {
 
 /** Where `name` is read as a variable (not a property, key or keyword argument); byte offsets. */
 export function identifierUses(lang: CodeLang, code: string, name: string): Array<{ start: number; end: number; shorthand: boolean }> {
-  const root = parse(lang, code);
-  const out: Array<{ start: number; end: number; shorthand: boolean }> = [];
-  const walk = (n: Node) => {
-    if ((n.type === 'identifier' || n.type === 'shorthand_property_identifier') && n.text === name) {
-      const p = n.parent;
-      const skip =
-        p &&
-        ((p.type === 'attribute' && p.childForFieldName('attribute')?.id === n.id) ||
-          (p.type === 'keyword_argument' && p.childForFieldName('name')?.id === n.id));
-      if (!skip) out.push({ start: n.startIndex, end: n.endIndex, shorthand: n.type === 'shorthand_property_identifier' });
-    }
-    for (const c of n.namedChildren) if (c) walk(c);
-  };
-  walk(root);
-  return out;
+  return parse(lang, code)
+    .descendantsOfType(['identifier', 'shorthand_property_identifier'])
+    .filter((n): n is Node => n !== null && n.text === name && !isMemberName(n))
+    .map((n) => ({ start: n.startIndex, end: n.endIndex, shorthand: n.type === 'shorthand_property_identifier' }));
 }
 
 /** Replaces every use of `name` (see identifierUses) with `text`. */
 export function replaceIdentifier(lang: CodeLang, code: string, name: string, text: string): string {
-  // tree-sitter positions are byte offsets into the UTF-8 text.
+  return applyEdits(code, identifierUses(lang, code, name).map((u) => ({ ...u, text: u.shorthand ? `${name}: ${text}` : text })));
+}
+
+/** Replaces byte ranges of the code (tree-sitter positions are byte offsets into the UTF-8 text). */
+function applyEdits(code: string, edits: Array<{ start: number; end: number; text: string }>): string {
   let buf = Buffer.from(code, 'utf8');
-  for (const u of identifierUses(lang, code, name).sort((a, b) => b.start - a.start)) {
-    const repl = u.shorthand ? `${name}: ${text}` : text;
-    buf = Buffer.concat([buf.subarray(0, u.start), Buffer.from(repl, 'utf8'), buf.subarray(u.end)]);
-  }
+  for (const e of [...edits].sort((a, b) => b.start - a.start)) buf = Buffer.concat([buf.subarray(0, e.start), Buffer.from(e.text, 'utf8'), buf.subarray(e.end)]);
   return buf.toString('utf8');
 }
 
@@ -385,9 +362,7 @@ export function requote(code: string, quote: "'" | '"'): string {
     if (t[0] === quote || /['"\\]/.test(body)) continue;
     edits.push({ start: n.startIndex, end: n.endIndex, text: `${quote}${body}${quote}` });
   }
-  let buf = Buffer.from(code, 'utf8');
-  for (const e of edits.sort((a, b) => b.start - a.start)) buf = Buffer.concat([buf.subarray(0, e.start), Buffer.from(e.text, 'utf8'), buf.subarray(e.end)]);
-  return buf.toString('utf8');
+  return applyEdits(code, edits);
 }
 
 /** Indents each line of `code` by `prefix`, except lines inside a multi-line string (their text would change). */

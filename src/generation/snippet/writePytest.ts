@@ -10,19 +10,41 @@ import { inlineLiterals, nameWords, oneLineLiteral, quoteComment, sliceWords, st
 import type { Value } from './values.js';
 
 export async function writePytest(title: string, claim: Claim, api: PythonApi): Promise<WriteResult> {
-  const notes: string[] = [];
-  const imports: string[] = [];
-  const body: string[] = [];
-  for (const s of claim.setup) {
-    const st = statements('python', s)?.[0];
-    if (st?.kind === 'import') imports.push(s.trim());
-    else body.push(s);
-  }
-  let { setup, expr } = inlineLiterals('python', body, claim.expr);
+  const imports = claim.setup.filter((s) => statements('python', s)?.[0]?.kind === 'import').map((s) => s.trim());
+  const body = claim.setup.filter((s) => statements('python', s)?.[0]?.kind !== 'import');
+  const { setup, expr } = inlineLiterals('python', body, claim.expr);
   for (const v of [claim.expected, claim.wrong]) if (v) v.code = oneLineLiteral(v.code);
   const values = [claim.expected, claim.wrong, ...(claim.also ?? []).map((a) => a.expected)].filter((v): v is Value => Boolean(v));
-  // `from pkg import *`: import the names the code uses instead.
   const code = [...setup, expr, ...(claim.also ?? []).map((a) => a.expr), ...values.map((v) => v.code)].join('\n');
+  const kept = await withoutStarImports(api, imports, code);
+  const free = freeNames('python', [...kept, code].join('\n'));
+  const resolved = await resolvePythonNames(api, free, code);
+  if (resolved.unresolved.length) {
+    return { ok: false, reason: `\`${resolved.unresolved[0]}\` is not defined in the issue's code and not found in the repository's modules` };
+  }
+  if (!resolved.lines.concat(kept).some((l) => importsRepo(api, l))) return { ok: false, reason: 'the issue\'s code does not use this repository\'s package' };
+  for (const n of values.flatMap((v) => v.needs ?? [])) if (!resolved.lines.includes(`import ${n}`) && !kept.some((k) => new RegExp(`^import\\s+${n}\\b`).test(k))) resolved.lines.push(`import ${n}`);
+  const { kind, lines } = assertionLines(claim, expr);
+  const fn = `test_${sliceWords(nameWords(title, expr), 50).join('_')}`;
+  const short = sliceWords(nameWords(title, expr), 40).join('_');
+  const stem = api.testSuffixStyle === 'suffix' ? `${short}_test` : `test_${short}`;
+  const path = uniquePath(api.files, api.testDir, stem, '.py');
+  const indent = (l: string) => indentCode('python', l, '    ');
+  const content = [
+    ...orderPythonImports([...kept, ...resolved.lines]),
+    '',
+    '',
+    `def ${fn}():`,
+    ...quoteComment(claim, '#').map(indent),
+    ...setup.map(indent),
+    ...lines.map(indent),
+    '',
+  ].join('\n');
+  return { ok: true, test: { path, content: content.replace(/^\n+/, ''), kind, notes: [`snippet: ${claim.shape}; ${kind}`] } };
+}
+
+/** `from pkg import *` becomes an import of the names the code uses from pkg (none: dropped). */
+async function withoutStarImports(api: PythonApi, imports: string[], code: string): Promise<string[]> {
   const kept: string[] = [];
   for (const imp of imports) {
     const star = /^from\s+([\w.]+)\s+import\s+\*$/.exec(imp);
@@ -34,50 +56,20 @@ export async function writePytest(title: string, claim: Claim, api: PythonApi): 
     const used = freeNames('python', code).filter((n) => names.has(n));
     if (used.length) kept.push(`from ${star[1]} import ${used.join(', ')}`);
   }
-  const free = freeNames('python', [...kept, ...setup, expr, ...(claim.also ?? []).map((a) => a.expr), ...values.map((v) => v.code)].join('\n'));
-  const needs = values.flatMap((v) => v.needs ?? []);
-  const resolved = await resolvePythonNames(api, free, code);
-  if (resolved.unresolved.length) {
-    return { ok: false, reason: `\`${resolved.unresolved[0]}\` is not defined in the issue's code and not found in the repository's modules` };
-  }
-  if (!resolved.lines.concat(kept).some((l) => importsRepo(api, l))) return { ok: false, reason: 'the issue\'s code does not use this repository\'s package' };
-  for (const n of needs) if (!resolved.lines.includes(`import ${n}`) && !kept.some((k) => new RegExp(`^import\\s+${n}\\b`).test(k))) resolved.lines.push(`import ${n}`);
-  const allImports = orderPythonImports([...kept, ...resolved.lines]);
+  return kept;
+}
+
+/** The test's one assertion: equal to the expected value (and the snippet's other asserts), not the wrong one, or not raising the reported error. */
+function assertionLines(claim: Claim, expr: string): { kind: WrittenTest['kind']; lines: string[] } {
   const target = claim.index !== undefined ? `${expr}[${claim.index}]` : expr;
-  const lines: string[] = [];
-  let kind: WrittenTest['kind'];
   if (claim.expected) {
-    kind = 'expected-value';
-    lines.push(`assert ${target} == ${claim.expected.code}`);
-    for (const a of claim.also ?? []) lines.push(`assert ${a.expr} == ${a.expected.code}`);
-  } else if (claim.wrong) {
-    kind = 'wrong-value';
-    lines.push(`assert ${target} != ${claim.wrong.code}`);
-  } else {
-    kind = 'exception';
-    const e = claim.raises!;
-    const message = stableMessage(e.message);
-    if (message) {
-      lines.push('try:', `    ${expr}`, `except ${e.type} as error:`, `    assert ${pyString(message)} not in str(error)`);
-    } else lines.push(expr);
+    return { kind: 'expected-value', lines: [`assert ${target} == ${claim.expected.code}`, ...(claim.also ?? []).map((a) => `assert ${a.expr} == ${a.expected.code}`)] };
   }
-  const fn = `test_${sliceWords(nameWords(title, expr), 50).join('_')}`;
-  const short = sliceWords(nameWords(title, expr), 40).join('_');
-  const stem = api.testSuffixStyle === 'suffix' ? `${short}_test` : `test_${short}`;
-  const path = uniquePath(api.files, api.testDir, stem, '.py');
-  const indent = (l: string) => indentCode('python', l, '    ');
-  const content = [
-    ...allImports,
-    '',
-    '',
-    `def ${fn}():`,
-    ...quoteComment(claim, '#').map(indent),
-    ...setup.map(indent),
-    ...lines.map(indent),
-    '',
-  ].join('\n');
-  notes.push(`snippet: ${claim.shape}; ${kind}`);
-  return { ok: true, test: { path, content: content.replace(/^\n+/, ''), kind, notes } };
+  if (claim.wrong) return { kind: 'wrong-value', lines: [`assert ${target} != ${claim.wrong.code}`] };
+  const e = claim.raises!;
+  const message = stableMessage(e.message);
+  const lines = message ? ['try:', `    ${expr}`, `except ${e.type} as error:`, `    assert ${pyString(message)} not in str(error)`] : [expr];
+  return { kind: 'exception', lines };
 }
 
 function importsRepo(api: PythonApi, line: string): boolean {
