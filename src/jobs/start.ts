@@ -43,13 +43,13 @@ export type StartRequest = Traced & {
       }
   );
 export type IssueStart = Extract<StartRequest, { type: 'issue' }>;
+export type PullStart = Extract<StartRequest, { type: 'pr' }>;
 
 /** Decided work: what the job that runs it carries, the key that runs it once, the group it supersedes in. */
 export type Work = { key: string; group: string; limit: { key: string; max: number } } & (
   | { kind: typeof JOB.reproduce; payload: ReproducePayload }
   | { kind: typeof JOB.validate; payload: ValidatePayload }
 );
-export type PullStart = Extract<StartRequest, { type: 'pr' }>;
 
 export async function startIssue(d: JobDeps, p: IssueStart, log: Logger): Promise<Work | undefined> {
   const gh = await d.github(p.target);
