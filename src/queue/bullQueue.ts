@@ -155,7 +155,9 @@ export class BullJobQueue implements JobQueue {
         continue;
       }
       const rec = await this.get(id);
-      if (rec) await this.#producer(rec.kind).remove(bullId(id)).catch(() => 0);
+      // A job that became another kind (become) is still in the BullMQ queue it was enqueued in.
+      const bullKind = rec && ((await this.#redis.hget(`${this.#p}:job:${id}`, 'bull_kind')) || rec.kind);
+      if (bullKind) await this.#producer(bullKind).remove(bullId(id)).catch(() => 0);
     }
   }
 

@@ -14,7 +14,8 @@ local function move(id, from, to)
   redis.call('SADD', p .. ':state:' .. to, id)
 end
 local function closeOpen(id)
-  local kind = redis.call('HGET', jobKey(id), 'kind')
+  local kind = redis.call('HGET', jobKey(id), 'bull_kind')
+  if not kind or kind == '' then kind = redis.call('HGET', jobKey(id), 'kind') end
   local grp = redis.call('HGET', jobKey(id), 'grp')
   redis.call('SREM', p .. ':open:' .. kind, id)
   if grp and grp ~= '' then redis.call('SREM', p .. ':grp:' .. grp, id) end
@@ -76,8 +77,9 @@ if key ~= '' then
   redis.call('SET', p .. ':key:' .. key, id)
   redis.call('HSET', k, 'work_key', key)
 end
-local was = redis.call('HGET', k, 'kind')
-if redis.call('SREM', p .. ':open:' .. was, id) == 1 then redis.call('SADD', p .. ':open:' .. kind, id) end
+-- Its BullMQ job stays in the queue of the kind it was enqueued as, and so does its open-set entry:
+-- that kind's workers (which run the same handler) retry or resume it, and the reconciler finds it there.
+redis.call('HSETNX', k, 'bull_kind', redis.call('HGET', k, 'kind'))
 redis.call('HSET', k, 'kind', kind, 'payload', ARGV[4], 'updated_at', now)
 local res = {'ok'}
 if grp ~= '' then
