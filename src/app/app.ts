@@ -56,7 +56,7 @@ export interface WebhookOptions {
 /** The receiver: verifies each delivery and queues what it asks for. Probot's webhook middleware is not mounted. */
 function receiverOf(services: Services, webhook: WebhookOptions | undefined): Handler {
   if (!webhook?.secret) throw new SwtError('BAD_CONFIG', 'the App receives webhooks only with its webhook secret: set WEBHOOK_SECRET');
-  return webhookReceiver({ ...webhook, queue: services.queue, handles: HANDLED_EVENTS, log: services.logger.child({ mod: 'webhooks' }) });
+  return webhookReceiver({ ...webhook, queue: services.queue, handles: HANDLED_EVENTS, repoConcurrency: services.settings.repoConcurrency, log: services.logger.child({ mod: 'webhooks' }) });
 }
 
 /** Registers the workers of this process's lanes, talking to GitHub as the App's installations. */
@@ -75,6 +75,7 @@ async function registerWork(app: Probot, services: Services): Promise<void> {
     generation: options.generation,
     concurrency: options.concurrency,
     lanes: options.lanes,
+    runWork: options.runWork,
     // Progress edits are writes too: under GitHub's throttling they must leave room for new checks.
     progressIntervalMs: options.progressIntervalMs ?? (settings.githubThrottle ? 10_000 : 2000),
     env: options.env,

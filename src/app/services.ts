@@ -41,6 +41,8 @@ export interface ServicesOptions {
   generation?: WorkerDeps['generation'];
   concurrency?: WorkerDeps['concurrency'];
   lanes?: WorkerDeps['lanes'];
+  /** Tests of the decisions: what runs a decided reproduction or validation (jobs/deps.ts). */
+  runWork?: WorkerDeps['runWork'];
   progressIntervalMs?: number;
   /** Where repositories are cloned from; default from GHE_HOST/GHE_PROTOCOL, else github.com. */
   gitBaseUrl?: string;

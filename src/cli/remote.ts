@@ -196,10 +196,13 @@ export async function runRemote(kind: 'issue' | 'pull', urlText: string, opts: R
   const d = jobDeps(deps);
   try {
     await queue.start();
-    // What the event job does once it has decided to act; the CLI's user asks for the PR as it is
-    // when the run fetches it, on their own machine: that head is approved.
-    if (kind === 'issue') await startIssue(d, { type: 'issue', target, issue: url.number, config, force }, d.log);
-    else await startPull(d, { type: 'pr', target, pr: url.number, config, approval: { at: Number.MAX_SAFE_INTEGER, by: 'the command line' }, force }, d.log);
+    // What a delivery's job does once it has decided to act, then the work queued to this process's
+    // workers; the CLI's user asks for the PR as it is when the run fetches it, on their own machine: that head is approved.
+    const work =
+      kind === 'issue'
+        ? await startIssue(d, { type: 'issue', target, issue: url.number, config, force }, d.log)
+        : await startPull(d, { type: 'pr', target, pr: url.number, config, approval: { at: Number.MAX_SAFE_INTEGER, by: 'the command line' }, force }, d.log);
+    if (work) await queue.enqueue<typeof work.payload>(work);
     await queue.drain(60 * 60_000);
     const jobs = await queue.list();
     const failed = jobs.find((j) => j.state === 'failed');

@@ -22,3 +22,16 @@ export function worthDeciding(name: string, payload: unknown): boolean {
   if (name === 'pull_request' && p.action === 'edited') return Boolean(p.changes?.body);
   return true;
 }
+
+/**
+ * Whether a delivery may lead to heavy work (a reproduction or a validation), from its payload
+ * alone: the receiver queues it straight into the heavy lane, where one job decides, says
+ * "started" and runs the work (one queue trip); help, stats and a closed PR go to the fast lane.
+ * A wrong guess costs a little latency, not a wrong answer: either lane decides the same way.
+ */
+export function mayLeadToWork(name: string, payload: unknown): boolean {
+  const p = payload as { action?: string; comment?: { body?: string | null } };
+  if (name === 'issue_comment') return /^(?:validate|reproduce)$/i.test(COMMAND_LINE.exec(p.comment?.body ?? '')?.[1] ?? '');
+  if (name === 'pull_request') return p.action !== 'closed';
+  return name === 'issues' || name === 'check_run';
+}

@@ -9,7 +9,7 @@ import { modelRefusal } from '../generation/models.js';
 import { WriteAccess } from '../github/permissions.js';
 import { repoSlug, type GitHubPort, type RepoRef, type Target } from '../github/types.js';
 import type { ContextInput } from '../pipeline/context.js';
-import type { JobQueue, JobRecord } from '../queue/queue.js';
+import type { JobContext, JobQueue, JobRecord } from '../queue/queue.js';
 import { cloneUrl, type RepoCache } from '../repo/cache.js';
 import type { Sandbox } from '../sandbox/types.js';
 import type { Store } from '../store/types.js';
@@ -46,6 +46,11 @@ export interface WorkerDeps {
   env?: Environment;
   /** Phase durations and LLM usage are counted here (the App's /metrics). */
   metrics?: ProcessMetrics;
+  /**
+   * What runs a decided reproduction or validation in place of its module (tests of the decisions,
+   * webhooks.handlers, that run the heavy lane without containers); default the module's `handle`.
+   */
+  runWork?: (ctx: JobContext<unknown>) => Promise<void>;
 }
 
 /** WorkerDeps with the settings read once: what a job kind's `handle(deps, job)` receives. */

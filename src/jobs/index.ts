@@ -9,9 +9,8 @@ import * as event from './event.js';
 import * as merged from './merged.js';
 import { JOB } from './payloads.js';
 import * as rank from './rank.js';
-import * as reproduce from './reproduce.js';
 import * as stats from './stats.js';
-import * as validate from './validate.js';
+import * as work from './work.js';
 
 export type { WorkerDeps } from './deps.js';
 
@@ -26,14 +25,19 @@ interface JobKind {
   concurrency?: number;
 }
 
-/** Every kind of queue work: the webhook itself (`event`, queued by webhooks/receiver.ts) and what it leads to. */
+/**
+ * Every kind of queue work: the webhook itself (`event` or `work`, queued by webhooks/receiver.ts)
+ * and what it leads to. A `work` job becomes a `reproduce` or `validate` job as it runs (work.ts):
+ * the three share one handler, which runs whichever the job carries.
+ */
 export const JOB_KINDS: readonly JobKind[] = [
   { kind: JOB.event, lane: 'fast', handle: event.handle },
+  { kind: JOB.work, lane: 'heavy', handle: work.handle },
   { kind: JOB.rank, lane: 'fast', handle: rank.handle },
   { kind: JOB.merged, lane: 'fast', handle: merged.handle },
   { kind: JOB.stats, lane: 'fast', handle: stats.handle },
-  { kind: JOB.reproduce, lane: 'heavy', handle: reproduce.handle },
-  { kind: JOB.validate, lane: 'heavy', handle: validate.handle },
+  { kind: JOB.reproduce, lane: 'heavy', handle: work.handle },
+  { kind: JOB.validate, lane: 'heavy', handle: work.handle },
   // Off the hot path: one at a time, after the webhook-driven work of the same kind.
   { kind: JOB.confirm, lane: 'heavy', handle: confirm.handle, concurrency: 1 },
 ];

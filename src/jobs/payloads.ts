@@ -5,8 +5,13 @@
 import { repoSlug, type Target } from '../github/types.js';
 
 export const JOB = {
-  /** Fast lane: a webhook as received: read the config, decide, say "started" (or answer), queue the work. */
+  /** Fast lane: a webhook that leads to no heavy work (help, stats, a closed PR): read the config, decide, answer. */
   event: 'event',
+  /**
+   * Heavy lane: a webhook that may lead to a reproduction or a validation (github/events.ts
+   * `mayLeadToWork`): decided as `event` is, then the job becomes that work and runs it (one queue trip).
+   */
+  work: 'work',
   /** Fast lane: refresh the ranking table of issues. */
   rank: 'rank',
   /** Heavy lane: write and verify a reproducing test. */

@@ -1,7 +1,8 @@
 /**
- * How the event job (event.ts) starts the work it decided on, in the same job: say so at once (a
- * "started" comment on an issue, an in-progress check run on a PR), apply the limits, then queue
- * the heavy work: a reproduction or a validation. `swt reproduce|validate <URL>` starts its run here too.
+ * How a delivery's job (event.ts decides) starts the work it decided on: say so at once (a
+ * "started" comment on an issue, an in-progress check run on a PR), apply the limits, and return
+ * the work, a reproduction or a validation, which `takeWork` makes this job (heavy lane: one queue
+ * trip) or queues (fast lane). `swt reproduce|validate <URL>` starts its run here too.
  */
 import { errorLine } from '../util/errors.js';
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
@@ -9,6 +10,7 @@ import { approvalOf, gateConclusion } from '../github/decide.js';
 import { closingIssueNumbers } from '../github/links.js';
 import { CHECK_NAME, renderApprovalNotBound, renderBadConfigCheck, renderCheckProgress, renderJobError, renderLimitCheck, renderLimitReached, renderNoLinkedIssue, renderReproductionStarted, renderSuperseded } from '../github/render.js';
 import { repoSlug, type GitHubPort, type PullData, type RepoRef, type Target } from '../github/types.js';
+import type { JobRecord } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
 import { modelRefused, refOf, type JobDeps } from './deps.js';
 import { capLinks } from './limits.js';
@@ -43,7 +45,13 @@ export type StartRequest = Traced & {
 export type IssueStart = Extract<StartRequest, { type: 'issue' }>;
 export type PullStart = Extract<StartRequest, { type: 'pr' }>;
 
-export async function startIssue(d: JobDeps, p: IssueStart, log: Logger): Promise<void> {
+/** Decided work: what the job that runs it carries, the key that runs it once, the group it supersedes in. */
+export type Work = { key: string; group: string; limit: { key: string; max: number } } & (
+  | { kind: typeof JOB.reproduce; payload: ReproducePayload }
+  | { kind: typeof JOB.validate; payload: ValidatePayload }
+);
+
+export async function startIssue(d: JobDeps, p: IssueStart, log: Logger): Promise<Work | undefined> {
   const gh = await d.github(p.target);
   const r = refOf(p.target);
   const where = await gh.defaultBranch(r);
@@ -65,26 +73,26 @@ export async function startIssue(d: JobDeps, p: IssueStart, log: Logger): Promis
     return;
   }
   if (appSettings(p.config).issues.comment_on_failure) await gh.upsertComment(r, p.issue, 'reproduction', renderReproductionStarted(where));
-  await d.queue.enqueue<ReproducePayload>({
+  return {
     kind: JOB.reproduce,
     payload: { target: p.target, issue: p.issue, config: p.config, ...where, delivery: p.delivery },
     key,
     group: issueGroup(p.target, p.issue),
     limit: repoLimit(p.target, d.settings.repoConcurrency),
-  });
+  };
 }
 
-export async function startPull(d: JobDeps, p: PullStart, log: Logger): Promise<void> {
+export async function startPull(d: JobDeps, p: PullStart, log: Logger): Promise<Work | undefined> {
   const { store } = d;
   const gh = await d.github(p.target);
   const r = refOf(p.target);
   if (p.configError) {
     const id = await gh.createCheckRun(r, p.configError.headSha, CHECK_NAME, { status: 'completed', conclusion: 'action_required', output: renderBadConfigCheck(p.configError.message), detailsUrl: `${d.gitBaseUrl}/${repoSlug(r)}/blob/HEAD/.github/swt.yml` });
     await store.saveCheckRun(r, p.configError.headSha, p.pr, id);
-    return;
+    return undefined;
   }
   const pull: PullData = p.pull ?? (await gh.getPull(r, p.pr));
-  if (pull.state !== 'open') return;
+  if (pull.state !== 'open') return undefined;
   const headSha = pull.head.sha;
   // When the App first saw this head: an approval reaches only heads seen before it was written. GitHub's
   // updated_at (set by the push) keeps a host clock behind GitHub's from dating a later push too early.
@@ -104,7 +112,7 @@ export async function startPull(d: JobDeps, p: PullStart, log: Logger): Promise<
   const links = capLinks([...new Set([...closingIssueNumbers(pull.body, r.owner, r.repo), ...fromGraphql])].sort((a, b) => a - b), d.limits.maxLinkedIssues);
   if (links.checked.length === 0) {
     await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion: 'neutral', output: renderNoLinkedIssue() });
-    return;
+    return undefined;
   }
   // Whether a fork's head must wait is decided by the validation job, from the git diff of the fetched base and head.
   if (p.approval && pull.fork) {
@@ -115,7 +123,7 @@ export async function startPull(d: JobDeps, p: PullStart, log: Logger): Promise<
       await gh.upsertComment(r, pull.number, 'notice', renderApprovalNotBound(p.approval.by, headSha, a.reason, p.approval.sha));
     }
   }
-  await queueValidation(d, { p, gh, r, pull, checkId, fresh: checkId !== existing, links }, log);
+  return validation(d, { p, gh, r, pull, checkId, fresh: checkId !== existing, links }, log);
 }
 
 interface PullCheck {
@@ -129,12 +137,12 @@ interface PullCheck {
   links: { checked: number[]; left: number[] };
 }
 
-async function queueValidation(d: JobDeps, { p, gh, r, pull, checkId, fresh, links }: PullCheck, log: Logger): Promise<void> {
+async function validation(d: JobDeps, { p, gh, r, pull, checkId, fresh, links }: PullCheck, log: Logger): Promise<Work | undefined> {
   const headSha = pull.head.sha;
   const key = `validate:${repoSlug(r)}#${pull.number}@${headSha}:${links.checked.join(',')}${p.force ? `:${p.force}` : ''}`;
   if (await d.queue.findByKey(key)) {
     log.info({ pr: pull.number, headSha }, 'this head with these links is already checked');
-    return;
+    return undefined;
   }
   const hit = await limitHit(d, p.target, p.sender, Boolean(p.force || p.approval));
   if (hit) {
@@ -143,7 +151,7 @@ async function queueValidation(d: JobDeps, { p, gh, r, pull, checkId, fresh, lin
     const { conclusion } = gateConclusion(pull.author.login, false, appSettings(p.config).gate);
     await gh.updateCheckRun(r, checkId, { status: 'completed', conclusion, output: renderLimitCheck(hit) });
     await gh.upsertComment(r, pull.number, 'limit', renderLimitReached(hit, 'checking this pull request'));
-    return;
+    return undefined;
   }
   if (!fresh) {
     // The same head, other links (an edited description): a new check run for the new question.
@@ -152,18 +160,40 @@ async function queueValidation(d: JobDeps, { p, gh, r, pull, checkId, fresh, lin
   }
   // (A fresh check run already says it is queued; the worker's first step names the issues. Every
   // write counts against GitHub's secondary rate limit, which Probot's throttling enforces.)
-  const { superseded } = await d.queue.enqueue<ValidatePayload>({
+  return {
     kind: JOB.validate,
     payload: { target: p.target, pr: pull.number, config: p.config, headSha, issues: links.checked, ...(links.left.length ? { linksLeftOut: links.left } : {}), checkRunId: checkId, delivery: p.delivery },
     key,
     group: prGroup(p.target, pull.number),
     limit: repoLimit(p.target, d.settings.repoConcurrency),
-  });
-  // A newer push: the older checks that had not started are closed here (running ones close themselves).
-  for (const id of superseded) {
-    const old = await d.queue.get<ValidatePayload>(id);
-    if (old?.state === 'cancelled' && old.payload.checkRunId !== checkId) {
-      await gh.updateCheckRun(r, old.payload.checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(headSha) });
+  };
+}
+
+/**
+ * Where decided work runs. A heavy-lane delivery job (`work`) becomes it and runs it next, in the
+ * same job (true); a fast-lane one (a delivery its payload misjudged) queues it. Either way the
+ * work's key runs it once (false when another job holds it), and a newer job of its group
+ * supersedes the older ones, whose check runs are closed here.
+ */
+export async function takeWork(d: JobDeps, job: JobRecord, w: Work, log: Logger): Promise<boolean> {
+  const here = job.kind === JOB.work;
+  const r = here ? await d.queue.become(job.id, { kind: w.kind, payload: w.payload, key: w.key, group: w.group }) : await d.queue.enqueue<Work['payload']>(w);
+  if ('taken' in r ? r.taken : !r.created) {
+    log.info({ key: w.key }, 'this work is already taken by another job');
+    return false;
+  }
+  if (w.kind === JOB.validate) await closeSuperseded(d, w.payload, r.superseded);
+  return here;
+}
+
+/** A newer push, or a re-run: the older checks of the PR stop, and their check runs say why. */
+async function closeSuperseded(d: JobDeps, p: ValidatePayload, ids: string[]): Promise<void> {
+  const gh = ids.length ? await d.github(p.target) : undefined;
+  for (const id of ids) {
+    const old = await d.queue.get<Partial<ValidatePayload>>(id);
+    const checkRunId = old?.kind === JOB.validate ? old.payload.checkRunId : undefined;
+    if (checkRunId !== undefined && checkRunId !== p.checkRunId) {
+      await gh!.updateCheckRun(refOf(p.target), checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(p.headSha) });
     }
   }
 }

@@ -6,7 +6,7 @@ import { errorLine } from '../util/errors.js';
 import { appSettings, type RepoConfig } from '../config/repoConfig.js';
 import { fixFilterPasses, gateConclusion, headInstallOf, needsApproval } from '../github/decide.js';
 import type { IssueOutcome } from '../github/outcome.js';
-import { annotationsFor, batches, renderAwaitingApproval, renderCheckResult, renderJobError, renderLimitCheck, renderLimitReached, renderLinksLeftOut, renderPrComment, renderSuperseded, RERUN_ACTION } from '../github/render.js';
+import { annotationsFor, batches, renderAwaitingApproval, renderCheckResult, renderJobError, renderLimitCheck, renderLimitReached, renderLinksLeftOut, renderPrComment, RERUN_ACTION } from '../github/render.js';
 import { repoSlug, type Target } from '../github/types.js';
 import { judgedTests, reproduces } from '../harness/classify.js';
 import { candidateVerdict } from '../pipeline/rank.js';
@@ -79,7 +79,8 @@ export async function handle(d: JobDeps, { job, lastAttempt, signal }: JobContex
       outcomes.push(await checkIssue(d, run, issue));
     }
     await progress.close();
-    if (signal.aborted) return await closeSuperseded(d, run);
+    // Superseded: the newer job closed this check run (start.ts); a stopping queue resumes it later.
+    if (signal.aborted) return;
     await postResult(d, run, outcomes, job, started);
   } catch (e) {
     await progress.close();
@@ -95,14 +96,6 @@ export async function handle(d: JobDeps, { job, lastAttempt, signal }: JobContex
   } finally {
     // The installation's day: the LLM spend of any reproductions written here, and the containers' time.
     await addSpend(d, p.target, { tokens: spent.tokens, usd: spent.costUsd, containerMs: Date.now() - started }).catch((x) => log.warn({ err: errorLine(x) }, 'could not record the spend'));
-  }
-}
-
-/** A newer push is being checked: close this head's check unless the new job reuses it. */
-async function closeSuperseded(d: JobDeps, { gh, r, p }: PullRun): Promise<void> {
-  const latest = await d.store.latestHead(r, p.pr);
-  if ((await d.store.checkRunFor(r, p.headSha)) !== p.checkRunId || latest !== p.headSha) {
-    await gh.updateCheckRun(r, p.checkRunId, { status: 'completed', conclusion: 'cancelled', output: renderSuperseded(latest ?? '') });
   }
 }
 

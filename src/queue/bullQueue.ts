@@ -31,6 +31,7 @@ import {
   type JobHandler,
   type JobQueue,
   type JobRecord,
+  type BecomeSpec,
   type JobSpec,
   type JobState,
 } from './queue.js';
@@ -154,7 +155,9 @@ export class BullJobQueue implements JobQueue {
         continue;
       }
       const rec = await this.get(id);
-      if (rec) await this.#producer(rec.kind).remove(bullId(id)).catch(() => 0);
+      // A job that became another kind (become) is still in the BullMQ queue it was enqueued in.
+      const bullKind = rec && ((await this.#redis.hget(`${this.#p}:job:${id}`, 'bull_kind')) || rec.kind);
+      if (bullKind) await this.#producer(bullKind).remove(bullId(id)).catch(() => 0);
     }
   }
 
@@ -266,6 +269,12 @@ export class BullJobQueue implements JobQueue {
       total += n;
       if (n < PRUNE_BATCH / 2) return total;
     }
+  }
+
+  async become<P>(id: string, spec: BecomeSpec<P>): Promise<{ taken: boolean; superseded: string[] }> {
+    const [status, ...marked] = (await this.#redis.swtBecome(this.#p, id, spec.kind, JSON.stringify(spec.payload), spec.key ?? '', spec.group ?? '', String(Date.now()))).map(String);
+    await this.#afterCancel(marked);
+    return { taken: status === 'taken', superseded: marked.map((m) => m.slice(1)) };
   }
 
   async cancelGroup(group: string): Promise<string[]> {

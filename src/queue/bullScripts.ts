@@ -14,15 +14,16 @@ local function move(id, from, to)
   redis.call('SADD', p .. ':state:' .. to, id)
 end
 local function closeOpen(id)
-  local kind = redis.call('HGET', jobKey(id), 'kind')
+  local kind = redis.call('HGET', jobKey(id), 'bull_kind')
+  if not kind or kind == '' then kind = redis.call('HGET', jobKey(id), 'kind') end
   local grp = redis.call('HGET', jobKey(id), 'grp')
   redis.call('SREM', p .. ':open:' .. kind, id)
   if grp and grp ~= '' then redis.call('SREM', p .. ':grp:' .. grp, id) end
 end
-local function cancelGroup(grp, except, now)
+local function cancelGroup(grp, except, now, below)
   local out = {}
   for _, id in ipairs(redis.call('SMEMBERS', p .. ':grp:' .. grp)) do
-    if id ~= except then
+    if id ~= except and (not below or tonumber(id) < below) then
       local st = redis.call('HGET', jobKey(id), 'state')
       if st == 'queued' then
         redis.call('HSET', jobKey(id), 'state', 'cancelled', 'error', 'superseded', 'updated_at', now)
@@ -60,6 +61,30 @@ redis.call('SADD', p .. ':state:queued', id)
 local res = {id, 1}
 if grp ~= '' then
   for _, s in ipairs(cancelGroup(grp, id, now)) do table.insert(res, s) end
+  redis.call('SADD', p .. ':grp:' .. grp, id)
+end
+return res
+`;
+
+// ARGV: prefix, id, kind, payload, key, group, now. A running job becomes its work (JobQueue.become):
+// it takes the key unless another job holds it, and supersedes the group's older jobs only.
+const BECOME = `${COMMON}
+local id, kind, key, grp, now = ARGV[2], ARGV[3], ARGV[5], ARGV[6], ARGV[7]
+local k = jobKey(id)
+if key ~= '' then
+  local holder = redis.call('GET', p .. ':key:' .. key)
+  if holder and holder ~= id then return {'taken'} end
+  redis.call('SET', p .. ':key:' .. key, id)
+  redis.call('HSET', k, 'work_key', key)
+end
+-- Its BullMQ job stays in the queue of the kind it was enqueued as, and so does its open-set entry:
+-- that kind's workers (which run the same handler) retry or resume it, and the reconciler finds it there.
+redis.call('HSETNX', k, 'bull_kind', redis.call('HGET', k, 'kind'))
+redis.call('HSET', k, 'kind', kind, 'payload', ARGV[4], 'updated_at', now)
+local res = {'ok'}
+if grp ~= '' then
+  for _, s in ipairs(cancelGroup(grp, id, now, tonumber(id))) do table.insert(res, s) end
+  redis.call('HSET', k, 'grp', grp)
   redis.call('SADD', p .. ':grp:' .. grp, id)
 end
 return res
@@ -120,9 +145,10 @@ const PRUNE = `${COMMON}
 local cutoff, n = tonumber(ARGV[2]), 0
 for _, id in ipairs(redis.call('ZRANGE', p .. ':jobs', 0, tonumber(ARGV[3]) - 1)) do
   local k = jobKey(id)
-  local st, key, grp, at = unpack(redis.call('HMGET', k, 'state', 'key', 'grp', 'updated_at'))
+  local st, key, grp, at, wk = unpack(redis.call('HMGET', k, 'state', 'key', 'grp', 'updated_at', 'work_key'))
   if not st or ((st == 'done' or st == 'failed' or st == 'cancelled') and tonumber(at) < cutoff) then
     if key and key ~= '' and redis.call('GET', p .. ':key:' .. key) == id then redis.call('DEL', p .. ':key:' .. key) end
+    if wk and wk ~= '' and redis.call('GET', p .. ':key:' .. wk) == id then redis.call('DEL', p .. ':key:' .. wk) end
     if st then redis.call('SREM', p .. ':state:' .. st, id) end
     if grp and grp ~= '' then redis.call('SREM', p .. ':grp:' .. grp, id) end
     redis.call('ZREM', p .. ':jobs', id)
@@ -136,6 +162,7 @@ return n
 export type Commands = {
   swtEnqueue(...args: string[]): Promise<string[]>;
   swtCancelGroup(...args: string[]): Promise<string[]>;
+  swtBecome(...args: string[]): Promise<string[]>;
   swtClaim(...args: string[]): Promise<string[]>;
   swtFinish(...args: string[]): Promise<number>;
   swtPrune(...args: string[]): Promise<number>;
@@ -145,6 +172,7 @@ export function defineCommands(redis: Redis): Redis & Commands {
   if (!('swtEnqueue' in redis)) {
     redis.defineCommand('swtEnqueue', { numberOfKeys: 0, lua: ENQUEUE });
     redis.defineCommand('swtCancelGroup', { numberOfKeys: 0, lua: CANCEL_GROUP });
+    redis.defineCommand('swtBecome', { numberOfKeys: 0, lua: BECOME });
     redis.defineCommand('swtClaim', { numberOfKeys: 0, lua: CLAIM });
     redis.defineCommand('swtFinish', { numberOfKeys: 0, lua: FINISH });
     redis.defineCommand('swtPrune', { numberOfKeys: 0, lua: PRUNE });

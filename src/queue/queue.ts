@@ -31,6 +31,8 @@ export interface JobSpec<P = unknown> {
   limit?: JobLimit;
 }
 
+export type BecomeSpec<P> = Pick<JobSpec<P>, 'kind' | 'payload' | 'key' | 'group'>;
+
 export interface JobLimit {
   key: string;
   max: number;
@@ -85,7 +87,13 @@ export interface JobQueue {
   /** Stops taking work and waits for running jobs (at most `timeoutMs`; the rest resume at the next start). */
   stop(opts?: { timeoutMs?: number }): Promise<void>;
   get<P = unknown>(id: string): Promise<JobRecord<P> | undefined>;
-  /** The job enqueued under this key, in whatever state. */
+  /**
+   * A running job becomes the work it decided on, so a webhook reaches its work in one queue trip:
+   * its kind and payload are replaced, it takes `key` as well (unless another job holds it: `taken`,
+   * nothing changed) and joins `group`, superseding the group's older jobs as enqueue does.
+   */
+  become<P>(id: string, spec: BecomeSpec<P>): Promise<{ taken: boolean; superseded: string[] }>;
+  /** The job enqueued under this key, or that became work under it, in whatever state. */
   findByKey<P = unknown>(key: string): Promise<JobRecord<P> | undefined>;
   list<P = unknown>(filter?: { kind?: string; state?: JobState; group?: string }): Promise<JobRecord<P>[]>;
   /** The newest `n` jobs, newest first (the status page). */

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../util/logger.js';
 import { runAttempt, type AttemptOutcome } from './attempt.js';
-import { JOB_STATES, pruneDue, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type JobSpec, type JobState } from './queue.js';
+import { JOB_STATES, pruneDue, SUPERSEDED, type EnqueueResult, type JobEvent, type JobHandler, type JobQueue, type JobRecord, type BecomeSpec, type JobSpec, type JobState } from './queue.js';
 
 export interface SqliteQueueOptions {
   /** How long a claim lasts without renewal; renewed every third of it. */
@@ -84,6 +84,8 @@ const ADDED_COLUMNS: Array<[string, string]> = [
   ['priority', 'INTEGER NOT NULL DEFAULT 0'],
   ['limit_key', 'TEXT'],
   ['limit_max', 'INTEGER'],
+  // The key a job took when it became the work it decided on (JobQueue.become); unique, as `key`.
+  ['work_key', 'TEXT'],
 ];
 
 function toRecord<P>(r: Row): JobRecord<P> {
@@ -131,13 +133,14 @@ export class SqliteJobQueue implements JobQueue {
     const have = new Set((db.prepare('PRAGMA table_info(jobs)').all() as Array<{ name: string }>).map((c) => c.name));
     for (const [name, type] of ADDED_COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE jobs ADD COLUMN ${name} ${type}`);
     db.exec('CREATE INDEX IF NOT EXISTS jobs_limit ON jobs (limit_key, state)');
+    db.exec('CREATE UNIQUE INDEX IF NOT EXISTS jobs_work_key ON jobs (work_key)');
   }
 
   async enqueue<P>(spec: JobSpec<P>): Promise<EnqueueResult> {
     const now = Date.now();
     const tx = this.#db.transaction((): EnqueueResult => {
       if (spec.key) {
-        const existing = this.#db.prepare('SELECT id FROM jobs WHERE key = ?').get(spec.key) as { id: number } | undefined;
+        const existing = this.#db.prepare('SELECT id FROM jobs WHERE key = ? OR work_key = ?').get(spec.key, spec.key) as { id: number } | undefined;
         if (existing) return { id: String(existing.id), created: false, superseded: [] };
       }
       const info = this.#db
@@ -213,8 +216,21 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async findByKey<P = unknown>(key: string): Promise<JobRecord<P> | undefined> {
-    const r = this.#db.prepare('SELECT * FROM jobs WHERE key = ?').get(key) as Row | undefined;
+    const r = this.#db.prepare('SELECT * FROM jobs WHERE key = ? OR work_key = ?').get(key, key) as Row | undefined;
     return r ? toRecord<P>(r) : undefined;
+  }
+
+  async become<P>(id: string, spec: BecomeSpec<P>): Promise<{ taken: boolean; superseded: string[] }> {
+    const n = Number(id);
+    const tx = this.#db.transaction(() => {
+      if (spec.key && this.#db.prepare('SELECT id FROM jobs WHERE (key = ? OR work_key = ?) AND id != ?').get(spec.key, spec.key, n)) return { taken: true, superseded: [] };
+      this.#db.prepare('UPDATE jobs SET kind = ?, payload = ?, work_key = coalesce(?, work_key), grp = coalesce(?, grp), updated_at = ? WHERE id = ?').run(spec.kind, JSON.stringify(spec.payload), spec.key ?? null, spec.group ?? null, Date.now(), n);
+      // Only older jobs: of two deliveries deciding at once, the later one wins, whichever decides last.
+      return { taken: false, superseded: spec.group ? this.#cancelGroupRows(spec.group, n, n) : [] };
+    });
+    const result = tx.immediate();
+    for (const s of result.superseded) this.#abortLocal(Number(s));
+    return result;
   }
 
   async list<P = unknown>(filter: { kind?: string; state?: JobState; group?: string } = {}): Promise<JobRecord<P>[]> {
@@ -262,8 +278,8 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   /** Queued jobs of the group become cancelled; running ones are asked to stop. Returns their ids. */
-  #cancelGroupRows(group: string, exceptId: number): string[] {
-    const rows = this.#db.prepare(`SELECT id, state FROM jobs WHERE grp = ? AND id != ? AND state IN ('queued', 'running')`).all(group, exceptId) as Array<{ id: number; state: JobState }>;
+  #cancelGroupRows(group: string, exceptId: number, below = Number.MAX_SAFE_INTEGER): string[] {
+    const rows = this.#db.prepare(`SELECT id, state FROM jobs WHERE grp = ? AND id != ? AND id < ? AND state IN ('queued', 'running')`).all(group, exceptId, below) as Array<{ id: number; state: JobState }>;
     const now = Date.now();
     for (const r of rows) {
       if (r.state === 'queued') this.#db.prepare(`UPDATE jobs SET state = 'cancelled', updated_at = ?, error = 'superseded' WHERE id = ?`).run(now, r.id);

@@ -176,6 +176,8 @@ export const APP_WARM_POOL = { size: UNSET.SWT_WARM_CONTAINERS, idleMs: UNSET.SW
 export const DEFAULT_WEBHOOK_BUFFER_MIB = UNSET.SWT_WEBHOOK_BUFFER_MIB;
 
 export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = settingsFrom({}).http.webhook;
+/** SWT_REPO_CONCURRENCY unset. */
+export const DEFAULT_REPO_CONCURRENCY = UNSET.SWT_REPO_CONCURRENCY;
 
 /** SWT_DATA_DIR, else ~/.cache/swt-bot/app. */
 export function defaultDataDir(source?: Environment): string {

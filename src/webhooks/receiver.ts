@@ -15,12 +15,12 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { worthDeciding } from '../github/events.js';
-import { JOB, type EventPayload } from '../jobs/payloads.js';
+import { mayLeadToWork, worthDeciding } from '../github/events.js';
+import { JOB, repoLimit, type EventPayload } from '../jobs/payloads.js';
 import type { JobQueue } from '../queue/queue.js';
 import type { Logger } from '../util/logger.js';
 import type { Target } from '../github/types.js';
-import { DEFAULT_WEBHOOK_BUFFER_MIB, DEFAULT_WEBHOOK_LIMITS } from '../settings/index.js';
+import { DEFAULT_REPO_CONCURRENCY, DEFAULT_WEBHOOK_BUFFER_MIB, DEFAULT_WEBHOOK_LIMITS } from '../settings/index.js';
 import { BodyAdmission, clientOf, type Body, type BodyLimits } from './admission.js';
 
 /** Probot's (and @octokit/webhooks') default path. */
@@ -43,6 +43,8 @@ export interface ReceiverOptions {
   queue: Pick<JobQueue, 'enqueue'>;
   /** `event.action` names the App acts on; other verified events are answered and dropped. */
   handles: ReadonlySet<string>;
+  /** SWT_REPO_CONCURRENCY: heavy jobs of one repository at once (a delivery queued into the heavy lane counts). */
+  repoConcurrency?: number;
   log: Logger;
   maxBodyBytes?: number;
   /** What all bodies being read at once may hold (default 40 MiB). */
@@ -82,13 +84,19 @@ export function targetOfPayload(payload: unknown): Target | undefined {
   return { owner, repo, installationId: typeof p.installation?.id === 'number' ? p.installation.id : undefined };
 }
 
-/** The event job of a delivery: keyed by its body's digest, so enqueueing it is the dedup. */
-export function eventJob(delivery: { id: string; name: string; payload: unknown; target: Target; digest: string }) {
+/**
+ * The job of a delivery, keyed by its body's digest, so enqueueing it is the dedup. One that may
+ * lead to a reproduction or a validation goes straight to the heavy lane (`work`), whose job decides
+ * and runs it (one queue trip); the rest to the fast lane (`event`).
+ */
+export function eventJob(delivery: { id: string; name: string; payload: unknown; target: Target; digest: string }, repoConcurrency = DEFAULT_REPO_CONCURRENCY) {
   const { installationId } = delivery.target;
+  const heavy = mayLeadToWork(delivery.name, delivery.payload);
   return {
-    kind: JOB.event,
+    kind: heavy ? JOB.work : JOB.event,
     payload: { name: delivery.name, payload: delivery.payload, delivery: delivery.id, target: delivery.target, ...(installationId ? { installationId } : {}) } satisfies EventPayload,
     key: eventKey(delivery.digest),
+    ...(heavy ? { limit: repoLimit(delivery.target, repoConcurrency) } : {}),
   };
 }
 
@@ -174,7 +182,7 @@ async function enqueueInTime(
   const { id, name, action } = ev;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), within)));
-  const queued = o.queue.enqueue<EventPayload>(eventJob({ id, name, payload: ev.payload, target: ev.target, digest: ev.digest }));
+  const queued = o.queue.enqueue<EventPayload>(eventJob({ id, name, payload: ev.payload, target: ev.target, digest: ev.digest }, o.repoConcurrency));
   try {
     const r = await Promise.race([queued, late]);
     if (r === 'late') {

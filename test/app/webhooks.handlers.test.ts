@@ -40,8 +40,11 @@ async function settle(): Promise<void> {
   await app.services.queue.drain(20_000);
 }
 
+/** The job that became the work under this key (a delivery's `work` job takes the work's key as it decides). */
+const workUnder = async (key: string) => (await app.services.queue.findByKey(key))?.kind;
+
 describe('issues', () => {
-  it('issues.opened: says at once that it started (one comment, hidden marker) and queues the reproduction at the default branch sha', async () => {
+  it('issues.opened: says at once that it started (one comment, hidden marker) and becomes the reproduction at the default branch sha', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO);
     defaultBranch(gh).thread(OWNER, REPO, 1);
     const r = await deliver(app.url, 'issues', example('issues', 'opened'));
@@ -55,13 +58,14 @@ describe('issues', () => {
       { method: 'GET', path: `/repos/${OWNER}/${REPO}/issues/1/comments?per_page=100` },
       { method: 'POST', path: `/repos/${OWNER}/${REPO}/issues/1/comments`, body: { body: renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }) } },
     ]);
-    expect((await app.services.queue.list({ kind: JOB.reproduce })).map((j) => ({ payload: j.payload, key: j.key, group: j.group }))).toEqual([
+    expect((await app.services.queue.list({ kind: JOB.reproduce })).map((j) => ({ payload: j.payload, group: j.group }))).toEqual([
       {
         payload: { target: { owner: OWNER, repo: REPO, installationId: INSTALLATION }, issue: 1, config: {}, branch: 'main', sha: MAIN_SHA, delivery: expect.any(String) },
-        key: `reproduce:${OWNER}/${REPO}#1@${MAIN_SHA}`,
         group: `${OWNER}/${REPO}#issue1`,
       },
     ]);
+    expect(await workUnder(`reproduce:${OWNER}/${REPO}#1@${MAIN_SHA}`)).toBe(JOB.reproduce);
+    expect(app.ran.map((w) => w.kind)).toEqual([JOB.reproduce]);
   });
 
   it('the same delivery 5 times: one comment and one reproduction job', async () => {
@@ -75,7 +79,8 @@ describe('issues', () => {
     expect([first, ...again].map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect(gh.writes()).toHaveLength(1);
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
-    expect(await app.services.queue.list({ kind: JOB.event })).toHaveLength(1);
+    expect(await app.services.queue.list()).toHaveLength(1);
+    expect(app.ran).toHaveLength(1);
   });
 
   it('noise control: a question, a bot, a locked issue, issues.auto off — no API write, no job', async () => {
@@ -88,8 +93,9 @@ describe('issues', () => {
     await deliver(app.url, 'issues', example('issues', 'opened'));
     await settle();
     expect(gh.writes()).toEqual([]);
-    // The four webhooks were queued as events, and nothing came of them.
-    expect((await app.services.queue.list()).map((j) => [j.kind, j.state])).toEqual([1, 2, 3, 4].map(() => ['event', 'done']));
+    // The four webhooks were queued into the heavy lane (an issue may lead to a reproduction), and nothing came of them.
+    expect((await app.services.queue.list()).map((j) => [j.kind, j.state])).toEqual([1, 2, 3, 4].map(() => ['work', 'done']));
+    expect(app.ran).toEqual([]);
   });
 
   it('the trigger label starts it when issues.auto is off; another label does nothing', async () => {
@@ -172,7 +178,8 @@ describe('commands', () => {
     await settle();
     expect(gh.writes()).toEqual([{ method: 'POST', path: `/repos/${OWNER}/${REPO}/issues/1/comments`, body: { body: renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }) } }]);
     // Forced, and keyed on the comment (not the delivery): a replayed comment runs nothing more.
-    expect((await app.services.queue.list({ kind: JOB.reproduce })).map((j) => j.key)).toEqual([`reproduce:${OWNER}/${REPO}#1@${MAIN_SHA}:comment:${OWNER}/${REPO}#${payload.comment.id}`]);
+    expect(await workUnder(`reproduce:${OWNER}/${REPO}#1@${MAIN_SHA}:comment:${OWNER}/${REPO}#${payload.comment.id}`)).toBe(JOB.reproduce);
+    expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
   });
 
   it('/swt help, an unknown word, and a command on the wrong kind of thread get help; comments by bots are ignored', async () => {
@@ -207,7 +214,7 @@ const closingIssues = (numbers: number[]) => ({
 });
 
 describe('pull requests', () => {
-  it('pull_request.opened linking an issue: check run in_progress at once (one write), the links from body and GraphQL, and the validation job', async () => {
+  it('pull_request.opened linking an issue: check run in_progress at once (one write), the links from body and GraphQL, and the job becomes the validation', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO);
     gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 501 }).on('POST', '/graphql', 200, closingIssues([3]));
     await deliver(app.url, 'pull_request', pullOpened());
@@ -221,32 +228,31 @@ describe('pull requests', () => {
       { method: 'POST', path: '/graphql', body: { query: expect.stringContaining('closingIssuesReferences(first: 50)'), variables: { owner: OWNER, repo: REPO, number: 2 } } },
     ]);
     const jobs = await app.services.queue.list({ kind: JOB.validate });
-    expect(jobs.map((j) => ({ payload: j.payload, key: j.key, group: j.group }))).toEqual([
+    expect(jobs.map((j) => ({ payload: j.payload, group: j.group }))).toEqual([
       {
         payload: { target: { owner: OWNER, repo: REPO, installationId: INSTALLATION }, pr: 2, config: {}, headSha: HEAD_SHA, issues: [1, 3], checkRunId: 501, delivery: expect.any(String) },
-        key: `validate:${OWNER}/${REPO}#2@${HEAD_SHA}:1,3`,
         group: `${OWNER}/${REPO}#pr2`,
       },
     ]);
+    expect(await workUnder(`validate:${OWNER}/${REPO}#2@${HEAD_SHA}:1,3`)).toBe(JOB.validate);
+    expect(app.ran).toEqual([{ kind: JOB.validate, payload: jobs[0]!.payload }]);
   });
 
-  it('the queue trips from a delivery to the job that runs the validation: two (the event, which posts the check run, then the validation)', async () => {
+  it('the queue trips from a delivery to the job that runs the validation: one (the job posts the check run, then runs the validation)', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO);
-    gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 509 }).on('POST', '/graphql', 200, closingIssues([]));
+    gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 509 }).on('POST', '/graphql', 200, closingIssues([1]));
     const trips: Array<[string, string]> = [];
     app.services.queue.on('started', (j) => trips.push([j.kind, (j.payload as { delivery?: string }).delivery ?? '']));
     const { id } = await deliver(app.url, 'pull_request', pullOpened());
     await settle();
-    // Every job carries the delivery it descends from; the validation waits here for a heavy lane.
+    // Every job carries the delivery it descends from: one job, queued into the heavy lane, which became the validation and ran it.
     const chain = (await app.services.queue.list()).filter((j) => (j.payload as { delivery?: string }).delivery === id).map((j) => [j.kind, j.state]);
-    expect(chain).toEqual([
-      ['event', 'done'],
-      ['validate', 'queued'],
-    ]);
-    expect(trips).toEqual([['event', id]]);
+    expect(chain).toEqual([['validate', 'done']]);
+    expect(trips).toEqual([['work', id]]);
+    expect(app.ran.map((w) => [w.kind, w.payload.delivery, w.payload.checkRunId])).toEqual([['validate', id, 509]]);
   });
 
-  it('a newer push supersedes the queued check of the older head: its check run is closed as cancelled', async () => {
+  it('a newer push supersedes the running check of the older head: it stops, and its check run is closed as cancelled', async () => {
     const gh = mockGitHub().noConfig(OWNER, REPO).noConfig(OWNER, REPO);
     const NEW_HEAD = 'a'.repeat(40);
     gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 701 })
@@ -254,8 +260,11 @@ describe('pull requests', () => {
       .on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 702 })
       .on('POST', '/graphql', 200, closingIssues([]))
       .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/701`, 200, {});
+    // The older head's validation is still running when the push comes.
+    app.hold = true;
     await deliver(app.url, 'pull_request', pullOpened());
-    await settle();
+    while (app.ran.length === 0) await new Promise((r) => setTimeout(r, 20));
+    app.hold = false;
     await deliver(app.url, 'pull_request', example('pull_request', 'synchronize', (p) => ((p.pull_request.body = 'Fixes #1'), (p.pull_request.head.sha = NEW_HEAD))));
     await settle();
     expect(gh.writes().map((w) => [w.method, w.path, w.body.head_sha ?? w.body.conclusion])).toEqual([
@@ -266,7 +275,7 @@ describe('pull requests', () => {
     expect(gh.writes()[2]!.body.output).toEqual({ title: 'Superseded', summary: 'A newer push to this pull request (aaaaaaa) is checked instead.' });
     expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => [j.state, (j.payload as { headSha: string }).headSha])).toEqual([
       ['cancelled', HEAD_SHA],
-      ['queued', NEW_HEAD],
+      ['done', NEW_HEAD],
     ]);
   });
 
@@ -289,8 +298,11 @@ describe('pull requests', () => {
       p.pull_request.head.repo = { ...p.pull_request.head.repo, full_name: 'mallory/Hello-World', fork: true };
     };
     gh.on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 503 }).on('POST', '/graphql', 200, closingIssues([1]));
+    // Its validation is still running (waiting for the heavy lane's containers) when the maintainer comments.
+    app.hold = true;
     await deliver(app.url, 'pull_request', pullOpened(fork));
-    await settle();
+    while (app.ran.length === 0) await new Promise((r) => setTimeout(r, 20));
+    app.hold = false;
     // No list of the PR's files is asked for: that list stops at 3,000 files and leaves out the base's own changes.
     expect(gh.calls.some((c) => c.path.includes('/files'))).toBe(false);
     expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => (j.payload as { checkRunId: number }).checkRunId)).toEqual([503]);
@@ -303,7 +315,7 @@ describe('pull requests', () => {
       .on('GET', `/repos/${OWNER}/${REPO}/pulls/2`, 200, pull)
       .on('POST', `/repos/${OWNER}/${REPO}/check-runs`, 201, { id: 504 })
       .on('POST', '/graphql', 200, closingIssues([1]))
-      // The forced run supersedes the queued one: its check run is closed.
+      // The forced run supersedes the running one: its check run is closed.
       .on('PATCH', `/repos/${OWNER}/${REPO}/check-runs/503`, 200, {});
     const approval = example('issue_comment', 'created', (p) => {
       p.issue.number = 2;
@@ -319,11 +331,13 @@ describe('pull requests', () => {
     gh.noConfig(OWNER, REPO);
     await deliver(app.url, 'issue_comment', approval, { id: 'replayed-delivery' });
     await settle();
+    expect(gh.writes().filter((w) => w.path.endsWith('/check-runs/503')).map((w) => w.body.conclusion)).toEqual(['cancelled']);
     expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => [(j.payload as { checkRunId: number }).checkRunId, j.state])).toEqual([
       [503, 'cancelled'],
-      [504, 'queued'],
+      [504, 'done'],
     ]);
-    expect((await app.services.queue.list({ kind: JOB.event })).map((j) => j.state)).toEqual(['done', 'done']);
+    // The replay added no job: its body is the comment's.
+    expect(await app.services.queue.list()).toHaveLength(2);
     expect(gh.calls.filter((c) => c.path === `/repos/${OWNER}/${REPO}/pulls/2`)).toHaveLength(1);
   });
 
@@ -376,7 +390,8 @@ describe('pull requests', () => {
     await deliver(app.url, 'check_run', example('check_run', 'rerequested', (p) => (p.check_run.name = 'CI')));
     await settle();
     expect(gh.writes().filter((w) => w.path.endsWith('/check-runs'))).toHaveLength(2);
-    expect((await app.services.queue.list({ kind: JOB.event })).map((j) => j.state)).toEqual(['done', 'done', 'done']);
+    expect((await app.services.queue.list({ kind: JOB.validate })).map((j) => j.state)).toEqual(['done', 'done']);
+    expect((await app.services.queue.list({ kind: JOB.work })).map((j) => j.state)).toEqual(['done']);
   });
 });
 
@@ -391,7 +406,7 @@ describe('GitHub misbehaving', () => {
     expect(gh.writes().map((w) => w.method + ' ' + w.path)).toEqual([`POST /repos/${OWNER}/${REPO}/issues/1/comments`, `POST /repos/${OWNER}/${REPO}/issues/1/comments`]);
     expect(comments.map((c) => c.body)).toEqual([renderReproductionStarted({ branch: 'main', sha: MAIN_SHA })]);
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
-    expect((await app.services.queue.list({ kind: JOB.event }))[0]).toMatchObject({ state: 'done', attempts: 1 });
+    expect((await app.services.queue.list({ kind: JOB.reproduce }))[0]).toMatchObject({ state: 'done', attempts: 1 });
   });
 
   it('a POST that GitHub carried out but answered 500: nothing is posted twice (counted on the thread)', async () => {
@@ -405,7 +420,7 @@ describe('GitHub misbehaving', () => {
     expect(comments[0]!.body).toBe(renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }));
     expect(gh.writes().map((w) => w.method + ' ' + w.path)).toEqual([`POST /repos/${OWNER}/${REPO}/issues/1/comments`]);
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
-    expect((await app.services.queue.list({ kind: JOB.event }))[0]).toMatchObject({ state: 'done', attempts: 1 });
+    expect((await app.services.queue.list({ kind: JOB.reproduce }))[0]).toMatchObject({ state: 'done', attempts: 1 });
   });
 
   it('403 with x-ratelimit-remaining: 0: throttled until the reset, then done', async () => {
@@ -419,7 +434,7 @@ describe('GitHub misbehaving', () => {
     await deliver(app.url, 'issues', example('issues', 'opened'));
     await settle();
     expect(gh.writes()).toHaveLength(2);
-    expect((await app.services.queue.list({ kind: JOB.event }))[0]).toMatchObject({ state: 'done' });
+    expect((await app.services.queue.list({ kind: JOB.reproduce }))[0]).toMatchObject({ state: 'done' });
   });
 
   it('GitHub down for every attempt: the job fails after its retries with a one-line error, and nothing is half-posted', async () => {
@@ -430,7 +445,7 @@ describe('GitHub misbehaving', () => {
     await deliver(app.url, 'issues', example('issues', 'opened'));
     // The queue retries with backoff; give it its three attempts.
     await app.services.queue.drain(60_000);
-    const [event] = await app.services.queue.list({ kind: JOB.event });
+    const [event] = await app.services.queue.list({ kind: JOB.work });
     expect(event).toMatchObject({ state: 'failed', attempts: 3 });
     expect(event!.error).toMatch(/^Service Unavailable/);
     expect(gh.writes()).toEqual([]);

@@ -94,7 +94,8 @@ describe('webhook receiver', () => {
     expect(await signed('issues', payload, 'delivery-1')).toEqual({ status: 200, text: 'ok\n' });
     const jobs = await queue.list();
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ kind: 'event', key: keyOf(payload), state: 'queued' });
+    // An issue may lead to a reproduction: straight into the heavy lane, under the repository's limit.
+    expect(jobs[0]).toMatchObject({ kind: 'work', key: keyOf(payload), state: 'queued', limit: { key: 'repo:Codertocat/Hello-World', max: 2 } });
     const e = jobs[0]!.payload as EventPayload;
     expect(e).toMatchObject({
       name: 'issues',
@@ -221,9 +222,9 @@ describe('webhook receiver on a Redis that stops answering', () => {
       expect(r.status).toBe(503);
       expect(JSON.parse(r.text).error).toBe('the queue is not answering; redeliver later');
       for (let i = 0; i < 100 && !(await bull.findByKey(keyOf(stalled))); i++) await new Promise((s) => setTimeout(s, 50));
-      expect(await bull.findByKey(keyOf(stalled))).toMatchObject({ kind: 'event', state: 'queued' });
+      expect(await bull.findByKey(keyOf(stalled))).toMatchObject({ kind: 'work', state: 'queued' });
       expect((await signed('issues', stalled, 'stalled-1')).status).toBe(200);
-      expect((await bull.list({ kind: 'event' })).map((j) => j.key).sort()).toEqual([keyOf(example('issues', 'opened')), keyOf(stalled)].sort());
+      expect((await bull.list({ kind: 'work' })).map((j) => j.key).sort()).toEqual([keyOf(example('issues', 'opened')), keyOf(stalled)].sort());
     } finally {
       await bull.stop();
       conn.disconnect();

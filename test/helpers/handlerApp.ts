@@ -35,16 +35,27 @@ export function testOctokit(throttle = false): typeof ProbotOctokit {
 
 export interface TestApp extends RunningApp {
   dataDir: string;
+  /** The reproductions and validations decided, in the order they would have run (no container runs here). */
+  ran: Array<{ kind: string; payload: any }>;
+  /** While true, decided work holds its job running until a newer one supersedes it. */
+  hold: boolean;
 }
 
 export async function startTestApp(opts: Partial<StartAppOptions> = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), `swt-apptest-${process.pid}-`));
+  const ran: TestApp['ran'] = [];
+  const state = { hold: false };
   const app = await startApp({
     appId: 1,
     privateKey: appKey(),
     secret: SECRET,
     dataDir,
-    lanes: ['fast'],
+    // Both lanes: a delivery's one job decides and then runs its work, which this stand-in records.
+    lanes: ['fast', 'heavy'],
+    runWork: async ({ job, signal }) => {
+      ran.push({ kind: job.kind, payload: job.payload });
+      if (state.hold && !signal.aborted) await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+    },
     Octokit: testOctokit(),
     sandbox: {
       ensureEnvironment: () => Promise.reject(new Error('no sandbox in this test')),
@@ -56,6 +67,13 @@ export async function startTestApp(opts: Partial<StartAppOptions> = {}): Promise
   return {
     ...app,
     dataDir,
+    ran,
+    get hold() {
+      return state.hold;
+    },
+    set hold(v: boolean) {
+      state.hold = v;
+    },
     async stop() {
       await app.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -66,7 +66,8 @@ afterEach(async () => {
   dataDir = undefined;
 });
 
-async function start(env: NodeJS.ProcessEnv = {}, lanes: Array<'fast' | 'heavy'> = ['fast', 'heavy']): Promise<RunningApp> {
+/** `decideOnly`: a delivery's job decides, posts and applies the limits, and the work it becomes runs nothing (no container). */
+async function start(env: NodeJS.ProcessEnv = {}, decideOnly = false): Promise<RunningApp> {
   asked = [];
   dataDir = mkdtempSync(join(tmpdir(), `swt-redteam-spend-${process.pid}-`));
   app = await startApp({
@@ -74,7 +75,7 @@ async function start(env: NodeJS.ProcessEnv = {}, lanes: Array<'fast' | 'heavy'>
     privateKey: appKey(),
     secret: SECRET,
     dataDir,
-    lanes,
+    ...(decideOnly ? { runWork: async () => {} } : {}),
     env: { GHE_HOST: fake.host, GHE_PROTOCOL: 'http', SWT_GITHUB_THROTTLE: 'off', ...env },
     sandbox: tripwire,
     progressIntervalMs: 200,
@@ -144,12 +145,12 @@ describe('spend a stranger can trigger', () => {
   });
 
   it('attack: one author opening issue after issue is stopped by the per-author rate, with one clear comment, and starts nothing more', async () => {
-    await start({ SWT_AUTHOR_RUNS_PER_HOUR: '2' }, ['fast']);
+    await start({ SWT_AUTHOR_RUNS_PER_HOUR: '2' }, true);
     const fx = fixtureOf('defaults');
     const opened = [1, 2, 3].map((i) => fake.addIssue(OWNER, fx.repo, { title: `parse_duration("${i}d") is wrong`, body: 'Days are ignored.', user: MALLORY }).number);
     for (const n of opened) expect((await fake.deliver('issues', fake.issuePayload(OWNER, fx.repo, n, 'opened'))).status).toBe(200);
     await settle();
-    // Two of the three started (the fast lane takes them in any order); the third was stopped.
+    // Two of the three started (the heavy lane takes them in any order); the third was stopped.
     const started = (await app!.services.queue.list({ kind: JOB.reproduce })).map((j) => (j.payload as { issue: number }).issue);
     expect(started).toHaveLength(2);
     const stopped = opened.find((n) => !started.includes(n))!;
@@ -172,7 +173,7 @@ describe('spend a stranger can trigger', () => {
   });
 
   it("attack: work past the installation's daily budget posts one clear comment and starts nothing more", async () => {
-    await start({ SWT_DAILY_USD: '5' }, ['fast']);
+    await start({ SWT_DAILY_USD: '5' }, true);
     const fx = fixtureOf('defaults');
     // Earlier runs today used the budget up.
     await app!.services.store.addSpend(`installation:${fake.installationId}`, new Date().toISOString().slice(0, 10), { tokens: 90_000, usd: 5.2, containerMs: 60_000 });
@@ -194,7 +195,7 @@ describe('spend a stranger can trigger', () => {
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toContain("swt-bot has used this installation's budget for today (UTC): $5.20 of $5.00 (`SWT_DAILY_USD`)");
     const runs = fake.checkRuns(OWNER, fx.repo).filter((c) => (c.history[0]?.at ?? 0) >= since);
-    // (In whichever order the fast lane took the two.)
+    // (In whichever order the heavy lane took the two.)
     expect(runs.map((c) => [c.head_sha, c.status, c.conclusion, c.output?.title]).sort((a, b) => String(a[2]).localeCompare(String(b[2])))).toEqual([
       [fx.badFix, 'completed', 'failure', 'Daily budget reached'],
       [fx.goodFix, 'completed', 'neutral', 'Daily budget reached'],

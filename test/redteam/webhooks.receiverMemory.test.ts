@@ -244,7 +244,7 @@ describe('replays', () => {
       const payload = example('issues', 'opened');
       const answers = await Promise.all(Array.from({ length: 20 }, () => deliver(app.url, 'issues', payload)));
       expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
-      const jobs = await app.services.queue.list({ kind: JOB.event });
+      const jobs = await app.services.queue.list({ kind: JOB.work });
       expect(jobs).toHaveLength(1);
       expect(jobs[0]!.key).toBe(eventKey(createHash('sha256').update(JSON.stringify(payload)).digest('hex')));
     } finally {
@@ -263,7 +263,7 @@ describe('replays', () => {
       const issue = example('issues', 'opened');
       expect((await deliver(app.url, 'issues', issue)).status).toBe(200);
       expect((await deliver(app.url, 'issue_comment', issue)).status).toBe(200); // issue_comment.opened: not an action the App acts on
-      const jobs = await app.services.queue.list({ kind: JOB.event });
+      const jobs = await app.services.queue.list({ kind: JOB.work });
       expect(jobs.map((j) => (j.payload as { name: string }).name).sort()).toEqual(['issues', 'pull_request']);
     } finally {
       await cleanup();

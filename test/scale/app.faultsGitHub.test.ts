@@ -59,8 +59,9 @@ describe('GitHub rate limits on the Redis engine', () => {
     expect(posted.map((w) => w.body.body)).toEqual([renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }), renderReproductionStarted({ branch: 'main', sha: MAIN_SHA })]);
     // The first POST was refused: one comment exists.
     expect(comments.map((c) => c.body)).toEqual([renderReproductionStarted({ branch: 'main', sha: MAIN_SHA })]);
-    expect((await app.services.queue.list({ kind: JOB.event }))[0]).toMatchObject({ state: 'done', attempts: 1 });
-    expect(await app.services.queue.list({ kind: JOB.reproduce })).toHaveLength(1);
+    // The delivery's one job: it decided, posted, and became the reproduction.
+    expect((await app.services.queue.list({ kind: JOB.reproduce }))[0]).toMatchObject({ state: 'done', attempts: 1 });
+    expect(await app.services.queue.list()).toHaveLength(1);
   });
 
   it('a secondary rate limit (403 with retry-after): the queue retries the job after its backoff; one comment', async () => {
@@ -78,8 +79,8 @@ describe('GitHub rate limits on the Redis engine', () => {
     const comments = gh.thread(OWNER, REPO, 1);
     expect((await deliver(app.url, 'issues', example('issues', 'opened'))).status).toBe(200);
     await app.services.queue.drain(30_000);
-    const [event] = await app.services.queue.list({ kind: JOB.event });
-    // Attempt 1 hit the limit; attempt 2, after the backoff, posted.
+    const [event] = await app.services.queue.list({ kind: JOB.reproduce });
+    // Attempt 1 hit the limit; attempt 2, after the backoff, posted (and the job became the reproduction).
     expect(event).toMatchObject({ state: 'done', attempts: 2 });
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toBe(renderReproductionStarted({ branch: 'main', sha: MAIN_SHA }));
@@ -93,7 +94,7 @@ describe('GitHub rate limits on the Redis engine', () => {
     for (let i = 0; i < 3; i++) gh.on('GET', `/repos/${OWNER}/${REPO}`, 403, { message: 'You have exceeded a secondary rate limit.' }, { 'retry-after': '60' });
     expect((await deliver(app.url, 'issues', example('issues', 'opened'))).status).toBe(200);
     await app.services.queue.drain(30_000);
-    const [event] = await app.services.queue.list({ kind: JOB.event });
+    const [event] = await app.services.queue.list({ kind: JOB.work });
     expect(event).toMatchObject({ state: 'failed', attempts: 3, error: 'You have exceeded a secondary rate limit.' });
     expect(gh.writes()).toEqual([]);
     expect(await app.services.queue.list({ kind: JOB.reproduce })).toEqual([]);

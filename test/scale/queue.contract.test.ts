@@ -214,6 +214,54 @@ describe.each<Engine>(['sqlite', 'bullmq'])('JobQueue contract on %s', (engine) 
     await q.drain(10_000);
   });
 
+  it('a running job becomes its work: kind, payload, a second key that runs it once, and a group where it supersedes older jobs only', async () => {
+    const q = makeQueue(engine);
+    const outcome: Record<number, { taken: boolean; superseded: string[] }> = {};
+    const gates: Record<number, Promise<void>> = {};
+    let open10: () => void = () => {};
+    gates[10] = new Promise((r) => (open10 = r));
+    q.work<{ n: number; key: string }>('work', async ({ job, signal }) => {
+      await gates[job.payload.n];
+      outcome[job.payload.n] = await q.become(job.id, { kind: 'validate', payload: { n: job.payload.n, decided: true }, key: job.payload.key, group: 'o/r#9' });
+      if (!outcome[job.payload.n]!.taken) await new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener('abort', () => r(), { once: true })));
+    }, { concurrency: 6 });
+    q.work('validate', async () => {});
+    await q.start();
+    const one = await q.enqueue({ kind: 'work', payload: { n: 1, key: 'v:a' }, key: 'd1' });
+    while (!outcome[1]) await sleep(5);
+    expect(outcome[1]).toEqual({ taken: false, superseded: [] });
+    expect(await q.get(one.id)).toMatchObject({ kind: 'validate', payload: { n: 1, decided: true }, key: 'd1', group: 'o/r#9', state: 'running' });
+    if (q instanceof BullJobQueue) {
+      // Quiet past the reconciler's grace: it finds the job in the BullMQ queue it was enqueued in, and adds no second run.
+      await sleep(5200);
+      expect(await q.reconcile()).toBe(0);
+    }
+    // The work key blocks like a key: a lookup finds the job, an enqueue under it adds nothing.
+    expect((await q.findByKey('v:a'))?.id).toBe(one.id);
+    expect((await q.enqueue({ kind: 'validate', payload: {}, key: 'v:a' })).created).toBe(false);
+    // A newer job taking the same work key: taken, and it stays what it was.
+    const dup = await q.enqueue({ kind: 'work', payload: { n: 2, key: 'v:a' }, key: 'd2' });
+    while (!outcome[2]) await sleep(5);
+    expect(outcome[2]).toEqual({ taken: true, superseded: [] });
+    // A newer job of the group supersedes the running older one.
+    const three = await q.enqueue({ kind: 'work', payload: { n: 3, key: 'v:b' }, key: 'd3' });
+    while (!outcome[3]) await sleep(5);
+    expect(outcome[3]).toEqual({ taken: false, superseded: [one.id] });
+    // An older job deciding last supersedes nothing newer.
+    const ten = await q.enqueue({ kind: 'work', payload: { n: 10, key: 'v:c' }, key: 'd10' });
+    expect(Number(ten.id)).toBeGreaterThan(Number(three.id));
+    const eleven = await q.enqueue({ kind: 'work', payload: { n: 11, key: 'v:d' }, key: 'd11' });
+    while (!outcome[11]) await sleep(5);
+    expect(outcome[11]).toEqual({ taken: false, superseded: [three.id] });
+    open10();
+    while (!outcome[10]) await sleep(5);
+    expect(outcome[10]).toEqual({ taken: false, superseded: [] });
+    await q.cancelGroup('o/r#9');
+    await q.drain(10_000);
+    expect((await q.get(one.id))?.state).toBe('cancelled');
+    expect(await q.get(dup.id)).toMatchObject({ kind: 'work', state: 'done', payload: { n: 2 } });
+  }, 30_000);
+
   it('a per-key limit holds across two workers, and other keys are not starved', async () => {
     // Two workers with 3 slots each, one store: repository a/noisy may use at most 2 at once.
     const workers = [makeQueue(engine), makeQueue(engine)];

@@ -1,4 +1,5 @@
 import { parseCommand } from '../../src/github/decide.js';
+import { mayLeadToWork } from '../../src/github/events.js';
 import { visibleText } from '../../src/github/markdown.js';
 
 /** Commands count only where a reader of the comment sees them as a line of text. */
@@ -60,5 +61,24 @@ describe('parseCommand: only commands a person sees', () => {
     const started = performance.now();
     expect(parseCommand(body)).toEqual({ name: 'validate' });
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+/** The receiver's routing, from the payload alone: what may lead to heavy work goes straight to the heavy lane. */
+describe('mayLeadToWork: one queue trip for the deliveries that may start a reproduction or a validation', () => {
+  const comment = (body: string) => ({ action: 'created', comment: { body } });
+  it.each<[string, string, unknown, boolean]>([
+    ['an issue opened', 'issues', { action: 'opened' }, true],
+    ['an issue labelled (the trigger label is in the config, read by the job)', 'issues', { action: 'labeled' }, true],
+    ['a push to a PR', 'pull_request', { action: 'synchronize' }, true],
+    ['a PR closed (a ranking, a merge to record)', 'pull_request', { action: 'closed' }, false],
+    ['a re-run of the check', 'check_run', { action: 'rerequested' }, true],
+    ['/swt validate', 'issue_comment', comment('LGTM\n/swt validate'), true],
+    ['/swt Reproduce', 'issue_comment', comment('/swt Reproduce'), true],
+    ['/swt help', 'issue_comment', comment('/swt help'), false],
+    ['/swt stats', 'issue_comment', comment('/swt stats'), false],
+    ['/swt alone (help)', 'issue_comment', comment('/swt'), false],
+  ])('%s', (_what, name, payload, heavy) => {
+    expect(mayLeadToWork(name, payload)).toBe(heavy);
   });
 });
