@@ -153,14 +153,21 @@ describe('snippet strategy through swt eval (real containers)', () => {
       'sveltejs__devalue-127d655': { reproduced: false, S: false, falseReproduction: false },
       'moment__luxon-765f90b': { reproduced: false, S: false, falseReproduction: false },
       'wopehq__muninn-f13f711': { reproduced: false, S: false, falseReproduction: false },
+      // C and C++ (Unity, Meson, GoogleTest, plain CTest, Catch2): no test writer either, and said so.
+      'DaveGamble__cJSON-a78d975': { reproduced: false, S: false, falseReproduction: false },
+      'DaveGamble__cJSON-a328d65': { reproduced: false, S: false, falseReproduction: false },
+      'benhoyt__inih-498f34b': { reproduced: false, S: false, falseReproduction: false },
+      'uriparser__uriparser-b1ab8cd': { reproduced: false, S: false, falseReproduction: false },
+      'leethomason__tinyxml2-494735d': { reproduced: false, S: false, falseReproduction: false },
+      'jarro2783__cxxopts-a0f13a1': { reproduced: false, S: false, falseReproduction: false },
     });
     // Refused with a reason, not lost to an error on the way (an install or a runner that failed).
     for (const r of rows.filter((x) => x.reproduction?.status !== 'reproduced')) {
       expect([r.instance_id, r.reproduction?.status]).toEqual([r.instance_id, 'not-reproduced']);
       expect(r.reproduction?.reason).not.toMatch(/could not be run/);
     }
-    for (const r of rows.filter((x) => /^(Masterminds|rapidfuzz|rust-lang|stleary|semver4j)__/.test(x.instance_id))) {
-      expect(r.reproduction?.reason).toMatch(/^no reproduction: the snippet strategy has no test writer for (go|rust|java)\b/);
+    for (const r of rows.filter((x) => /^(Masterminds|rapidfuzz|rust-lang|stleary|semver4j|DaveGamble|benhoyt|uriparser|leethomason|jarro2783)__/.test(x.instance_id))) {
+      expect(r.reproduction?.reason).toMatch(/^no reproduction: the snippet strategy has no test writer for (go|rust|java|c|cpp)\b/);
     }
     const semver = rows.find((r) => r.instance_id === 'npm__node-semver-cc6fde2')!;
     expect(semver.testPatch).toContain("+const semver = require('../..')\n");
