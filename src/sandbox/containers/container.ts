@@ -8,7 +8,7 @@ import { markUsed } from '../images/envCache.js';
 import { openRepo, planStateOverlay, openState, type StateTree } from '../../repo/git.js';
 import { admitCopy, copyPlan } from './copyIn.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type ContainerRole } from './limits.js';
-import { registerContainer, removeContainer, haltIfInterrupted } from './liveContainers.js';
+import { registerContainer, removeContainer, haltIfInterrupted, createTracked } from './liveContainers.js';
 import { deletionScript, type OverlayPlan } from '../../repo/overlay.js';
 import { runKept, startKept } from './keptRun.js';
 import type { WarmPool } from './warmPool.js';
@@ -71,7 +71,7 @@ export async function createSandboxContainer(
   });
   let container: Docker.Container;
   try {
-    container = await docker.createContainer({
+    container = await createTracked(() => docker.createContainer({
       Image: opts.image,
       Cmd: opts.cmd,
       Entrypoint: [],
@@ -86,7 +86,7 @@ export async function createSandboxContainer(
       AttachStderr: true,
       ...(opts.stdin ? { OpenStdin: true, StdinOnce: true, AttachStdin: true } : {}),
       HostConfig: hostConfig,
-    });
+    }));
   } catch (e) {
     if (isNotFound(e)) {
       throw new SwtError('IMAGE_UNAVAILABLE', `the environment image ${opts.image} is gone`, { hint: 'run ensureEnvironment again', cause: e });

@@ -7,7 +7,7 @@
 import type { Docker } from '../docker.js';
 import { IMAGE_LABELS } from '../images/imageRecipes.js';
 import { containerLabels, lockedHostConfig } from './limits.js';
-import { registerContainer, removeContainer } from './liveContainers.js';
+import { registerContainer, removeContainer, createTracked } from './liveContainers.js';
 
 /** `stat -f` prints blocks available to a non-root user and the block size. */
 export function parseStatfs(output: string): number | null {
@@ -19,7 +19,7 @@ export async function engineFreeDiskBytes(docker: Docker): Promise<number | null
   const images = await docker.listImages({ filters: { label: [IMAGE_LABELS.ref] } });
   const image = images.sort((a, b) => a.Size - b.Size)[0];
   if (!image) return null;
-  const c = await docker.createContainer({
+  const c = await createTracked(() => docker.createContainer({
     Image: image.Id,
     Entrypoint: [],
     Cmd: ['stat', '-f', '-c', '%a %S', '/'],
@@ -28,7 +28,7 @@ export async function engineFreeDiskBytes(docker: Docker): Promise<number | null
     Tty: true,
     Labels: containerLabels('probe'),
     HostConfig: { ...lockedHostConfig('probe'), ReadonlyRootfs: true, Memory: 64 * 1024 ** 2, PidsLimit: 16 },
-  });
+  }));
   registerContainer(docker, c.id);
   try {
     await c.start();

@@ -33,6 +33,22 @@ export function haltIfInterrupted(): Promise<void> {
   return exiting ? new Promise<void>(() => {}) : Promise.resolve();
 }
 
+/** Container creates sent to the engine and not yet answered: a signal waits for them before its sweep. */
+const creating = new Set<Promise<unknown>>();
+
+/**
+ * Creates a container so that a signal cannot miss it: none is sent after a signal, and one in
+ * flight lands before the signal's sweep of this process's labels (else it outlived the exit).
+ */
+export async function createTracked<T>(create: () => Promise<T>): Promise<T> {
+  await haltIfInterrupted();
+  const p = create();
+  creating.add(p);
+  const done = () => void creating.delete(p);
+  p.then(done, done);
+  return p;
+}
+
 /** What ends work that would hold a removal up (a copy into a container): run first at a signal. */
 const stoppers = new Set<() => void>();
 
@@ -146,6 +162,7 @@ function onSignal(signal: NodeJS.Signals, code: number): void {
   // A container that is being copied into is not removed until the copy ends: end the copies first.
   for (const stop of stoppers) stop();
   removeAllLive()
+    .then(() => Promise.allSettled([...creating]))
     .then(() => Promise.allSettled(late))
     .then(() => sweepOwn())
     .finally(() => process.exit(code));

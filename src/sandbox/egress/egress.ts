@@ -7,7 +7,7 @@ import { PROXY_PORT, PROXY_READY, proxyEnv, squidConf, type EgressSettings } fro
 import { buildImageFromContext } from '../images/imageBuild.js';
 import { DEBIAN_SUITE, egressProxyDockerfile, egressProxyImageName, IMAGE_LABELS } from '../images/imageRecipes.js';
 import { containerLabels, lockedHostConfig } from '../containers/limits.js';
-import { registerContainer, registerNetwork, removeContainer, removeNetwork } from '../containers/liveContainers.js';
+import { registerContainer, registerNetwork, removeContainer, removeNetwork, createTracked } from '../containers/liveContainers.js';
 import { singleFlight, withFileLock } from '../../util/lock.js';
 
 /**
@@ -93,7 +93,7 @@ async function startProxy(docker: Docker, settings: EgressSettings, log: Logger,
   let id: string | undefined;
   try {
     const confPath = '/tmp/swt-egress.conf';
-    const c = await docker.createContainer({
+    const c = await createTracked(() => docker.createContainer({
       name: `swt-egress-proxy-${suffix()}`,
       Image: image,
       Entrypoint: [],
@@ -110,7 +110,7 @@ async function startProxy(docker: Docker, settings: EgressSettings, log: Logger,
         MemorySwap: 256 * 1024 ** 2,
         PidsLimit: 64,
       },
-    });
+    }));
     id = c.id;
     registerContainer(docker, c.id);
     await c.start();

@@ -18,7 +18,7 @@ import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, type GitRe
 import { admitCopy, copyPlan } from '../containers/copyIn.js';
 import { runGit } from '../../repo/gitExec.js';
 import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from '../containers/limits.js';
-import { haltIfInterrupted, registerContainer, removeContainer, retireContainer } from '../containers/liveContainers.js';
+import { haltIfInterrupted, registerContainer, removeContainer, retireContainer, createTracked } from '../containers/liveContainers.js';
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
 import { installOrRestore, NO_SAVED_INSTALL, restoreOnly, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
@@ -229,7 +229,8 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
   // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
   const vars = net === 'none' ? (restoreOnly ? cacheEnv() : []) : [...net.env, ...cacheEnv()];
-  const container = await docker.createContainer({
+  const [cpus, storageOpt] = await Promise.all([engineCpus(docker), storageOptSupported(docker, image)]);
+  const container = await createTracked(() => docker.createContainer({
     Image: image,
     Cmd: script ? ['env', ...vars, 'sh', '-c', `exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', script] : ['true'],
     Entrypoint: [],
@@ -243,12 +244,12 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
       role: 'install',
       limits,
       network: net === 'none' ? 'none' : net.network,
-      engineCpus: await engineCpus(docker),
-      storageOpt: await storageOptSupported(docker, image),
+      engineCpus: cpus,
+      storageOpt,
       mounts: volume ? [{ Type: 'volume', Source: volume, Target: CACHE_MOUNT }] : [],
       cpuset: deps.cpuset,
     }),
-  });
+  }));
   registerContainer(docker, container.id);
   let committed = false;
   try {

@@ -6,7 +6,7 @@ import { logger } from '../../util/logger.js';
 import { diskUsage, isNotFound, type Docker } from '../docker.js';
 import { forgetUse, lastUse, markUsed } from '../images/envCache.js';
 import { containerLabels, LABEL, lockedHostConfig } from '../containers/limits.js';
-import { registerContainer, removeContainer } from '../containers/liveContainers.js';
+import { registerContainer, removeContainer, createTracked } from '../containers/liveContainers.js';
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { ownerGone, OWN_START_TICKS } from '../../util/processes.js';
 import { SAVED_INSTALLS_DIR } from './savedInstall.js';
@@ -91,7 +91,7 @@ export async function ensureCacheVolume(docker: Docker, scope: string, image: st
       await docker.createVolume({ Name: name, Labels: { [LABEL]: '1', [CACHE_LABELS.cache]: '1', [CACHE_LABELS.scope]: scope, [CACHE_LABELS.host]: hostname() } });
       createdEmpty.add(name);
       // A new volume belongs to root: one short container (only CAP_CHOWN, no network) gives it to uid 1000.
-      const c = await docker.createContainer({
+      const c = await createTracked(() => docker.createContainer({
         Image: image,
         Entrypoint: [],
         Cmd: ['chown', '1000:1000', CACHE_MOUNT],
@@ -102,7 +102,7 @@ export async function ensureCacheVolume(docker: Docker, scope: string, image: st
           ...lockedHostConfig('cache-init'),
           Mounts: [{ Type: 'volume', Source: name, Target: CACHE_MOUNT }],
         },
-      });
+      }));
       registerContainer(docker, c.id);
       try {
         await c.start();
@@ -140,7 +140,7 @@ export async function withThrowawayCache<T>(docker: Docker, scope: string, image
   try {
     // Our own command (cp), no network, the cache read-only: the copy keeps owners (uid 1000).
     // Saved installs stay behind: an untrusted build's key never matches a trusted one's, and each is a whole installed tree.
-    const c = await docker.createContainer({
+    const c = await createTracked(() => docker.createContainer({
       Image: image,
       Entrypoint: [],
       Cmd: ['sh', '-c', `cd /swt-cache-src && find . -mindepth 1 -maxdepth 1 ! -name ${SAVED_INSTALLS_DIR} -exec cp -a {} ${CACHE_MOUNT}/ \\; && chown 1000:1000 ${CACHE_MOUNT}`],
@@ -154,7 +154,7 @@ export async function withThrowawayCache<T>(docker: Docker, scope: string, image
           { Type: 'volume', Source: name, Target: CACHE_MOUNT },
         ],
       },
-    });
+    }));
     registerContainer(docker, c.id);
     try {
       await c.start();
