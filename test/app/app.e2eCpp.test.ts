@@ -4,14 +4,7 @@
  * proven in real containers (the swt-cc image, the build kept warm in the environment), and the
  * fix PR's check run says F→P and success. The fake GitHub serves as a GHES on loopback.
  */
-import { stringify } from 'yaml';
-import type { RunningApp } from '../../src/app/app.js';
-import { publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
-import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
-import { startAppOnFakeGitHub, type AppOnFakeGitHub } from '../helpers/appOnFakeGitHub.js';
-import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
-import { msg, type ScriptedLlm } from '../helpers/scriptedLlm.js';
-import { appKey } from '../helpers/webhooks.js';
+import { appOnPublishedFixture } from '../helpers/appOnFakeGitHub.js';
 
 const SECRET = 'swt-e2e-cpp-webhook-secret';
 const OWNER = 'acme';
@@ -19,32 +12,13 @@ const REPO = 'clampx-cpp';
 /** The model's answer: a GoogleTest test appended to the project's test file, in the custom diff format. */
 const MODEL_TEST = ['```custom-diff', 'diff', 'tests/clampx_test.cpp', 'insert', 'EOF', '', 'TEST(Clamp, Above) { EXPECT_EQ(10, clampx(15, 0, 10)); }', 'end diff', '```'].join('\n');
 
-let fake: FakeGitHub;
-let published: PublishedFixture;
-let on: AppOnFakeGitHub;
-let app: RunningApp;
-let llm: ScriptedLlm;
+const e2e = appOnPublishedFixture('cpp-clampx', { owner: OWNER, repo: REPO, secret: SECRET, apiKey: 'sk-e2e-cpp-scripted-model-key', answer: MODEL_TEST });
 
-beforeAll(async () => {
-  fake = await new FakeGitHub({ webhookSecret: SECRET, appPrivateKey: appKey() }).start();
-  // Only the strategy is configured: the image, install and runner come from CMakeLists.txt.
-  published = await publishFixture(fake, 'cpp-clampx', { owner: OWNER, repo: REPO, config: () => stringify({ generation: { strategy: 'zero-shot-plus' } }) });
-  on = await startAppOnFakeGitHub(fake, { secret: SECRET, model: [msg(MODEL_TEST)], apiKey: 'sk-e2e-cpp-scripted-model-key', progressIntervalMs: 500 });
-  ({ app, llm } = on);
-});
-
-afterAll(async () => {
-  await on?.stop();
-  await published?.cleanup();
-  await fake?.close();
-  if (published) await removeEnvImagesBuiltFrom([published.base]);
-  expect(containersOfOursOnceRetired()).toBe('');
-});
-
-const settle = () => app.services.queue.drain(20 * 60_000);
+const settle = () => e2e.app.services.queue.drain(20 * 60_000);
 
 describe('the App end to end on a C++ project (no configuration but the strategy)', () => {
   it('issue → a reproducing GoogleTest test in a comment; fix PR → F→P and success', async () => {
+    const { fake, published, llm } = e2e;
     const issue = fake.addIssue(OWNER, REPO, { title: published.fx.issue.title, body: published.fx.issue.body });
     expect((await fake.deliver('issues', fake.issuePayload(OWNER, REPO, issue.number, 'opened'))).status).toBe(200);
     await settle();

@@ -3,14 +3,7 @@
  * issue gets a reproducing Go test written by the (scripted) model and proven in real containers,
  * and the fix PR's check run says F→P and success. The fake GitHub serves as a GHES on loopback.
  */
-import { stringify } from 'yaml';
-import type { RunningApp } from '../../src/app/app.js';
-import { publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
-import { FakeGitHub } from '../../src/demo/fakeGitHub.js';
-import { startAppOnFakeGitHub, type AppOnFakeGitHub } from '../helpers/appOnFakeGitHub.js';
-import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from '../helpers/docker.js';
-import { msg, type ScriptedLlm } from '../helpers/scriptedLlm.js';
-import { appKey } from '../helpers/webhooks.js';
+import { appOnPublishedFixture } from '../helpers/appOnFakeGitHub.js';
 
 const SECRET = 'swt-e2e-go-webhook-secret';
 const OWNER = 'acme';
@@ -32,32 +25,13 @@ const MODEL_TEST = [
   '```',
 ].join('\n');
 
-let fake: FakeGitHub;
-let published: PublishedFixture;
-let on: AppOnFakeGitHub;
-let app: RunningApp;
-let llm: ScriptedLlm;
+const e2e = appOnPublishedFixture('go-durations', { owner: OWNER, repo: REPO, secret: SECRET, apiKey: 'sk-e2e-go-scripted-model-key', answer: MODEL_TEST });
 
-beforeAll(async () => {
-  fake = await new FakeGitHub({ webhookSecret: SECRET, appPrivateKey: appKey() }).start();
-  // Only the strategy is configured: the image, install and runner come from go.mod.
-  published = await publishFixture(fake, 'go-durations', { owner: OWNER, repo: REPO, config: () => stringify({ generation: { strategy: 'zero-shot-plus' } }) });
-  on = await startAppOnFakeGitHub(fake, { secret: SECRET, model: [msg(MODEL_TEST)], apiKey: 'sk-e2e-go-scripted-model-key', progressIntervalMs: 500 });
-  ({ app, llm } = on);
-});
-
-afterAll(async () => {
-  await on?.stop();
-  await published?.cleanup();
-  await fake?.close();
-  if (published) await removeEnvImagesBuiltFrom([published.base]);
-  expect(containersOfOursOnceRetired()).toBe('');
-});
-
-const settle = () => app.services.queue.drain(20 * 60_000);
+const settle = () => e2e.app.services.queue.drain(20 * 60_000);
 
 describe('the App end to end on a Go module (no configuration but the strategy)', () => {
   it('issue → a reproducing Go test in a comment; fix PR → F→P and success', async () => {
+    const { fake, published, llm } = e2e;
     const issue = fake.addIssue(OWNER, REPO, { title: published.fx.issue.title, body: published.fx.issue.body });
     expect((await fake.deliver('issues', fake.issuePayload(OWNER, REPO, issue.number, 'opened'))).status).toBe(200);
     await settle();

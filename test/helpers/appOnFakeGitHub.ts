@@ -8,10 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, type RunningApp, type StartAppOptions } from '../../src/app/app.js';
-import type { FakeGitHub } from '../../src/demo/fakeGitHub.js';
+import { stringify } from 'yaml';
+import { publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
+import { FakeGitHub as FakeGitHubServer, type FakeGitHub } from '../../src/demo/fakeGitHub.js';
+import type { FixtureName } from '../../src/demo/fixtureRepos.js';
+import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from './docker.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { appKey } from './webhooks.js';
-import { startScriptedLlm, type Responder, type ScriptedLlm, type ScriptStep } from './scriptedLlm.js';
+import { msg, startScriptedLlm, type Responder, type ScriptedLlm, type ScriptStep } from './scriptedLlm.js';
 
 export interface AppOnFakeGitHub {
   app: RunningApp;
@@ -54,4 +58,36 @@ export async function startAppOnFakeGitHub(fake: FakeGitHub, o: { secret: string
       await restore();
     },
   };
+}
+
+/** The App, the fake GitHub and the fixture an end-to-end file runs against (set before its tests). */
+export interface FixtureApp {
+  fake: FakeGitHub;
+  published: PublishedFixture;
+  app: RunningApp;
+  llm: ScriptedLlm;
+}
+
+/**
+ * An end-to-end file's set-up: the fake GitHub, `fixture` published with only the strategy
+ * configured (image, install and runner come from its manifests), and the App with a scripted
+ * model answering `answer`; all removed after the file, its environment images too.
+ */
+export function appOnPublishedFixture(fixture: FixtureName, o: { owner: string; repo: string; secret: string; apiKey: string; answer: string }): FixtureApp {
+  const e = {} as FixtureApp;
+  let on: AppOnFakeGitHub | undefined;
+  beforeAll(async () => {
+    e.fake = await new FakeGitHubServer({ webhookSecret: o.secret, appPrivateKey: appKey() }).start();
+    e.published = await publishFixture(e.fake, fixture, { owner: o.owner, repo: o.repo, config: () => stringify({ generation: { strategy: 'zero-shot-plus' } }) });
+    on = await startAppOnFakeGitHub(e.fake, { secret: o.secret, model: [msg(o.answer)], apiKey: o.apiKey, progressIntervalMs: 500 });
+    ({ app: e.app, llm: e.llm } = on);
+  });
+  afterAll(async () => {
+    await on?.stop();
+    await e.published?.cleanup();
+    await e.fake?.close();
+    if (e.published) await removeEnvImagesBuiltFrom([e.published.base]);
+    expect(containersOfOursOnceRetired()).toBe('');
+  });
+  return e;
 }
