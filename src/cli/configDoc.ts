@@ -53,7 +53,7 @@ const TESTS = `### Tests and benchmarks
 |---|---|---|
 | \`SWT_EXAMPLES_DIR\` | \`../shared/examples\` | the real instances of \`npm run test:examples\` and the benchmarks |
 | \`SWT_CHROMIUM\` | \`/usr/bin/chromium\` | the browser of the rendered-report tests |
-| \`SWT_FLAKY_ROUNDS\` | 2 (1 for Maven and cargo) | validations in a row in \`pipeline.validateFlaky\` |
+| \`SWT_FLAKY_ROUNDS\` | 1 | validations in a row in \`pipeline.validateFlaky\` |
 | \`SWT_TOOLS_DIR\` | \`~/.cache/swt-bot/tools\` | where \`scripts/dev\` puts Node when the machine's is older |
 | \`SWT_BENCH_*\` | — | benchmark knobs, see [bench/README.md](../bench/README.md) |
 `;

@@ -14,34 +14,24 @@ const MODEL_TEST = ['```custom-diff', 'diff', 'tests/clampx_test.cpp', 'insert',
 
 const e2e = appOnPublishedFixture('cpp-clampx', { owner: OWNER, repo: REPO, secret: SECRET, apiKey: 'sk-e2e-cpp-scripted-model-key', answer: MODEL_TEST });
 
-const settle = () => e2e.app.services.queue.drain(20 * 60_000);
-
 describe('the App end to end on a C++ project (no configuration but the strategy)', () => {
   it('issue → a reproducing GoogleTest test in a comment; fix PR → F→P and success', async () => {
-    const { fake, published, llm } = e2e;
-    const issue = fake.addIssue(OWNER, REPO, { title: published.fx.issue.title, body: published.fx.issue.body });
-    expect((await fake.deliver('issues', fake.issuePayload(OWNER, REPO, issue.number, 'opened'))).status).toBe(200);
-    await settle();
-
-    const [comment, ...more] = fake.issue(OWNER, REPO, issue.number).comments;
-    expect(more).toEqual([]);
-    expect(comment!.body).toContain('### 🧪 swt-bot reproduced this issue');
-    expect(comment!.body).toContain('<code>tests/clampx_test.cpp</code>');
-    expect(comment!.body).toContain('+TEST(Clamp, Above) { EXPECT_EQ(10, clampx(15, 0, 10)); }');
+    const { fake, llm } = e2e;
+    const issue = await e2e.openIssue();
+    const { comment } = issue;
+    expect(comment).toContain('### 🧪 swt-bot reproduced this issue');
+    expect(comment).toContain('<code>tests/clampx_test.cpp</code>');
+    expect(comment).toContain('+TEST(Clamp, Above) { EXPECT_EQ(10, clampx(15, 0, 10)); }');
     // How it fails at base: GoogleTest's own message, from the real run.
-    expect(comment!.body).toMatch(/Expected equality of these values:[\s\S]*10[\s\S]*clampx\(15, 0, 10\)[\s\S]*15/);
+    expect(comment).toMatch(/Expected equality of these values:[\s\S]*10[\s\S]*clampx\(15, 0, 10\)[\s\S]*15/);
     expect(fake.issue(OWNER, REPO, issue.number).labels).toEqual(['reproduced']);
     expect(llm.requests).toHaveLength(1);
     // The prompt names the language and its runner.
     expect(JSON.stringify(llm.requests[0]!.body)).toMatch(/C\+\+|\bctest\b/);
 
-    const pr = await fake.addPull(OWNER, REPO, { title: 'clampx limits from above', body: `Fixes #${issue.number}`, user: { login: 'alice', type: 'User' }, headSha: published.goodFix, headRef: 'fix' });
-    expect((await fake.deliver('pull_request', await fake.pullPayload(OWNER, REPO, pr.number, 'opened'))).status).toBe(200);
-    await settle();
-    const runs = fake.checkRuns(OWNER, REPO).filter((c) => c.head_sha === published.goodFix);
-    expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ status: 'completed', conclusion: 'success', output: { title: 'The fix passes the reproducing tests' } });
-    const summary = runs[0]!.output!.summary!;
+    const run = await e2e.openFixPull(issue.number, 'clampx limits from above');
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'success', output: { title: 'The fix passes the reproducing tests' } });
+    const summary = run.output!.summary!;
     expect(summary).toMatch(/\| `tests\/clampx_test\.cpp > Clamp\.Above` \| ❌ fail[^|]*\| ✅ pass \| \*\*F→P\*\*/);
     // The fix PR brings its own test too: shown, and marked pre-existing (it is not ours to count).
     expect(summary).toMatch(/\| `tests\/clampx_test\.cpp > Clamp\.LimitsFromAbove` \| ❌ fail \(missing\) \| ✅ pass \| F→P \(pre-existing\)/);

@@ -12,6 +12,7 @@ import { stringify } from 'yaml';
 import { publishFixture, type PublishedFixture } from '../../src/demo/appDemo.js';
 import { FakeGitHub as FakeGitHubServer, type FakeGitHub } from '../../src/demo/fakeGitHub.js';
 import type { FixtureName } from '../../src/demo/fixtureRepos.js';
+import type { CheckRun } from '../../src/demo/fakeGitHubModel.js';
 import { containersOfOursOnceRetired, removeEnvImagesBuiltFrom } from './docker.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { appKey } from './webhooks.js';
@@ -66,6 +67,10 @@ export interface FixtureApp {
   published: PublishedFixture;
   app: RunningApp;
   llm: ScriptedLlm;
+  /** Opens the fixture's issue, delivered and worked to the end; its number and the one comment posted on it. */
+  openIssue(): Promise<{ number: number; comment: string }>;
+  /** Opens a PR fixing the issue with the fixture's good fix, delivered and worked to the end; the one check run on its head. */
+  openFixPull(issue: number, title: string): Promise<CheckRun>;
 }
 
 /**
@@ -76,6 +81,23 @@ export interface FixtureApp {
 export function appOnPublishedFixture(fixture: FixtureName, o: { owner: string; repo: string; secret: string; apiKey: string; answer: string }): FixtureApp {
   const e = {} as FixtureApp;
   let on: AppOnFakeGitHub | undefined;
+  const settle = () => e.app.services.queue.drain(20 * 60_000);
+  e.openIssue = async () => {
+    const issue = e.fake.addIssue(o.owner, o.repo, { title: e.published.fx.issue.title, body: e.published.fx.issue.body });
+    expect((await e.fake.deliver('issues', e.fake.issuePayload(o.owner, o.repo, issue.number, 'opened'))).status).toBe(200);
+    await settle();
+    const [comment, ...more] = e.fake.issue(o.owner, o.repo, issue.number).comments;
+    expect(more).toEqual([]);
+    return { number: issue.number, comment: comment!.body };
+  };
+  e.openFixPull = async (issue, title) => {
+    const pr = await e.fake.addPull(o.owner, o.repo, { title, body: `Fixes #${issue}`, user: { login: 'alice', type: 'User' }, headSha: e.published.goodFix, headRef: 'fix' });
+    expect((await e.fake.deliver('pull_request', await e.fake.pullPayload(o.owner, o.repo, pr.number, 'opened'))).status).toBe(200);
+    await settle();
+    const runs = e.fake.checkRuns(o.owner, o.repo).filter((c) => c.head_sha === e.published.goodFix);
+    expect(runs).toHaveLength(1);
+    return runs[0]!;
+  };
   beforeAll(async () => {
     e.fake = await new FakeGitHubServer({ webhookSecret: o.secret, appPrivateKey: appKey() }).start();
     e.published = await publishFixture(e.fake, fixture, { owner: o.owner, repo: o.repo, config: () => stringify({ generation: { strategy: 'zero-shot-plus' } }) });

@@ -4,19 +4,19 @@
  * integration test and bench:harness.
  */
 
-export const POM = `<?xml version="1.0" encoding="UTF-8"?>
+/** A one-module Maven project's POM: Java 17, JUnit 4.13.2, the compiler and Surefire the tests pin; `dependencies` go before JUnit. */
+export const pomFor = (artifactId: string, dependencies = '') => `<?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>com.example</groupId>
-  <artifactId>greeter</artifactId>
+  <artifactId>${artifactId}</artifactId>
   <version>1.0</version>
   <properties>
     <maven.compiler.release>17</maven.compiler.release>
     <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
   </properties>
   <dependencies>
-    <dependency><groupId>org.apache.commons</groupId><artifactId>commons-lang3</artifactId><version>3.14.0</version></dependency>
-    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
+${dependencies}    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
   </dependencies>
   <build>
     <plugins>
@@ -26,6 +26,7 @@ export const POM = `<?xml version="1.0" encoding="UTF-8"?>
   </build>
 </project>
 `;
+export const POM = pomFor('greeter', '    <dependency><groupId>org.apache.commons</groupId><artifactId>commons-lang3</artifactId><version>3.14.0</version></dependency>\n');
 export const GREETER = (fixed: boolean) => `package com.example;
 
 import org.apache.commons.lang3.StringUtils;

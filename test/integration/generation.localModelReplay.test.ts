@@ -6,11 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createFixtureRepo, type FixtureRepo } from '../../src/demo/fixtureRepos.js';
-import { LlmClient, llmSettingsFrom, reproduce } from '../../src/generation/index.js';
+import { LlmClient, reproduce } from '../../src/generation/index.js';
 import { createLogger } from '../../src/util/logger.js';
-import { createLocalWorkbench, type LocalWorkbench } from '../helpers/localWorkbench.js';
-import { lastMessage, msg, startScriptedLlm, type ScriptedLlm } from '../helpers/scriptedLlm.js';
+import { pyDurationsOnHost, scriptedClient } from '../helpers/pyDurationsOnHost.js';
+import { lastMessage, msg, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 
 const quietLog = createLogger({ level: 'silent' });
 
@@ -20,33 +19,17 @@ function captured(name: string): string[] {
   return run.answers.map((a) => a.text);
 }
 
-function llmFor(server: ScriptedLlm): LlmClient {
-  return new LlmClient(llmSettingsFrom({}, { baseURL: server.baseURL, apiKey: 'sk-scripted-local', model: 'local-replay', retryBaseDelayMs: 5, maxRetries: 0, prices: { 'local-replay': { input: 0, output: 0 } } }), { logger: quietLog });
-}
+const llmFor = (server: ScriptedLlm): LlmClient =>
+  scriptedClient(server, 'sk-scripted-local', { model: 'local-replay', maxRetries: 0, prices: { 'local-replay': { input: 0, output: 0 } } });
 
 describe('real small-model answers, replayed (py-durations, pytest on the host)', () => {
-  let fx: FixtureRepo;
-  let wb: LocalWorkbench;
-  let server: ScriptedLlm | undefined;
-
-  beforeAll(async () => {
-    fx = await createFixtureRepo('py-durations');
-    execFileSync('git', ['checkout', '-q', fx.base], { cwd: fx.dir });
-    wb = await createLocalWorkbench(fx.dir, { testCommand: 'python3 -m pytest -p no:cacheprovider {files}' });
-  });
-  afterAll(async () => {
-    await wb.cleanup();
-    await fx.cleanup();
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const host = pyDurationsOnHost();
+  let server: ScriptedLlm;
 
   it('a custom diff that rewrites the source with copied line numbers ends "could not reproduce", its raw text kept', async () => {
     const [answer] = captured('demo-zsp-1.5b-customdiff');
-    server = await startScriptedLlm([msg(answer!)]);
-    const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), logger: quietLog });
+    server = await host.serve([msg(answer!)]);
+    const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), logger: quietLog });
     expect(r.status).toBe('not-reproduced');
     expect(r.reason).toMatch(/does not apply/);
     expect(r.evidence?.answers).toEqual([expect.objectContaining({ purpose: 'zero-shot-plus', text: answer, finishReason: 'stop' })]);
@@ -54,8 +37,8 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
 
   it('a whole test file that asserts the bug (passes on base) is caught, goes back with "it passes", and the answer of each turn is kept', async () => {
     const answers = captured('demo-zsp-1.5b-wholefile');
-    server = await startScriptedLlm(answers.map((a) => msg(a)));
-    const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
+    server = await host.serve(answers.map((a) => msg(a)));
+    const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
     expect(r.status).toBe('not-reproduced');
     expect(r.reason).toMatch(/pass on base/);
     expect(r.testPatch).toContain('+++ b/test_parse.py');
@@ -72,20 +55,20 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
 
   it('told that its test passes on base, the model flips the assertion: reproduced, and the test passes once the fix is applied', async () => {
     const answers = captured('demo-zsp-1.5b-flip');
-    server = await startScriptedLlm(answers.map((a) => msg(a)));
-    const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
+    server = await host.serve(answers.map((a) => msg(a)));
+    const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
     expect(r.status).toBe('reproduced');
     expect(r.reason).toMatch(/ValueError/);
     expect(r.testPatch).toContain('+    assert parse_duration("1h30m") == 5400');
     expect(r.evidence?.notes.join('\n')).toMatch(/feedback round 1: the first candidate did not reproduce \(all 1 new test\(s\) pass on base/);
     expect(r.evidence?.answers).toHaveLength(2);
-    execFileSync('git', ['apply', '-'], { cwd: fx.dir, input: fx.instance.patch });
-    execFileSync('git', ['apply', '-'], { cwd: fx.dir, input: r.testPatch });
+    execFileSync('git', ['apply', '-'], { cwd: host.fx.dir, input: host.fx.instance.patch });
+    execFileSync('git', ['apply', '-'], { cwd: host.fx.dir, input: r.testPatch });
     try {
-      expect(execFileSync('python3', ['-m', 'pytest', '-p', 'no:cacheprovider', '-q', 'test_parse.py'], { cwd: fx.dir, encoding: 'utf8' })).toMatch(/1 passed/);
+      expect(execFileSync('python3', ['-m', 'pytest', '-p', 'no:cacheprovider', '-q', 'test_parse.py'], { cwd: host.fx.dir, encoding: 'utf8' })).toMatch(/1 passed/);
     } finally {
-      execFileSync('git', ['reset', '-q', '--hard'], { cwd: fx.dir });
-      execFileSync('git', ['clean', '-qfd'], { cwd: fx.dir });
+      execFileSync('git', ['reset', '-q', '--hard'], { cwd: host.fx.dir });
+      execFileSync('git', ['clean', '-qfd'], { cwd: host.fx.dir });
     }
   });
 });

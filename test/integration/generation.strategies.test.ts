@@ -5,9 +5,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createFixtureRepo, type FixtureRepo } from '../../src/demo/fixtureRepos.js';
-import { reproduce, LlmClient, llmSettingsFrom, Budget } from '../../src/generation/index.js';
+import { reproduce, LlmClient, Budget } from '../../src/generation/index.js';
 import type { Reproduction } from '../../src/generation/types.js';
 import { createLogger } from '../../src/util/logger.js';
+import { pyDurationsOnHost, scriptedClient } from '../helpers/pyDurationsOnHost.js';
 import { createLocalWorkbench, writeRepo, type LocalWorkbench } from '../helpers/localWorkbench.js';
 import { lastMessage, msg, promptText, startScriptedLlm, toolCall, type RecordedRequest, type ScriptStep, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 
@@ -45,9 +46,7 @@ def test_combined_units():
     assert parse_duration("1h30m") == 5400
 `;
 
-function llmFor(server: ScriptedLlm, extra: Record<string, unknown> = {}): LlmClient {
-  return new LlmClient(llmSettingsFrom({}, { baseURL: server.baseURL, apiKey: 'sk-scripted-strategies', model: 'gpt-4o-mini', retryBaseDelayMs: 5, ...extra }), { logger: quietLog });
-}
+const llmFor = (server: ScriptedLlm, extra: Record<string, unknown> = {}): LlmClient => scriptedClient(server, 'sk-scripted-strategies', extra);
 
 function sh(cwd: string, cmd: string, args: string[]): string {
   return execFileSync(cmd, args, { cwd, encoding: 'utf8' });
@@ -70,27 +69,12 @@ function passesAfterFix(fx: FixtureRepo, testPatch: string): { passed: boolean; 
 }
 
 describe('generation strategies end to end (py-durations, pytest on the host)', () => {
-  let fx: FixtureRepo;
-  let wb: LocalWorkbench;
-  let server: ScriptedLlm | undefined;
-
-  beforeAll(async () => {
-    fx = await createFixtureRepo('py-durations');
-    sh(fx.dir, 'git', ['checkout', '-q', fx.base]);
-    wb = await createLocalWorkbench(fx.dir, { testCommand: 'python3 -m pytest -p no:cacheprovider {files}' });
-  });
-  afterAll(async () => {
-    await wb.cleanup();
-    await fx.cleanup();
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const host = pyDurationsOnHost();
+  let server: ScriptedLlm;
 
   describe('snippet (no LLM)', () => {
     it('turns the traceback issue into a test that fails on base with the reported ValueError and passes after the fix', async () => {
-      const r = await reproduce(wb, fx.issue, { llm: null, logger: quietLog });
+      const r = await reproduce(host.wb, host.fx.issue, { llm: null, logger: quietLog });
       expect(r.strategy).toBe('snippet');
       expect(r.status).toBe('reproduced');
       expect(r.usage).toMatchObject({ steps: 0, promptTokens: 0, costUsd: 0 });
@@ -99,12 +83,12 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
       expect(r.failureExcerpt).toContain("ValueError: invalid literal for int() with base 10: '1h30'");
       expect(r.evidence?.runs).toHaveLength(2);
       expect(r.evidence?.reproducingTests).toEqual(['tests/test_parse_duration_crashes_on_combined_units.py::test_parse_duration_crashes_on_combined_units_like']);
-      const after = passesAfterFix(fx, r.testPatch);
+      const after = passesAfterFix(host.fx, r.testPatch);
       expect(after).toMatchObject({ passed: true });
     });
 
     it('says why when the issue has nothing to build on', async () => {
-      const r = await reproduce(wb, { title: 'Durations are confusing', body: 'Please document the units better.' }, { strategy: 'snippet', llm: null, logger: quietLog });
+      const r = await reproduce(host.wb, { title: 'Durations are confusing', body: 'Please document the units better.' }, { strategy: 'snippet', llm: null, logger: quietLog });
       expect(r.status).toBe('not-reproduced');
       expect(r.reason).toBe('no reproduction: the issue shows no code');
       expect(r.testPatch).toBe('');
@@ -113,8 +97,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
 
   describe('zero-shot-plus', () => {
     it('a scripted model that writes the golden test (custom diff) ends reproduced; the prompt holds the BM25 context', async () => {
-      server = await startScriptedLlm([msg(GOLDEN_CUSTOM, { prompt_tokens: 3000, completion_tokens: 120 })]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), logger: quietLog });
+      server = await host.serve([msg(GOLDEN_CUSTOM, { prompt_tokens: 3000, completion_tokens: 120 })]);
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('reproduced');
       expect(r.reason).toMatch(/ValueError/);
       expect(r.testPatch).toContain('+def test_combined_units():');
@@ -126,12 +110,12 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
       expect(prompt).toContain('custom-diff');
       expect(prompt).toContain('parse_duration crashes on combined units');
       expect(server.requests[0].body.temperature).toBe(0);
-      expect(passesAfterFix(fx, r.testPatch).passed).toBe(true);
+      expect(passesAfterFix(host.fx, r.testPatch).passed).toBe(true);
     });
 
     it('a test that fails with its own ImportError is rejected, not reported as a reproduction', async () => {
-      server = await startScriptedLlm([msg(OWN_IMPORT_ERROR_CUSTOM)]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), logger: quietLog });
+      server = await host.serve([msg(OWN_IMPORT_ERROR_CUSTOM)]);
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('not-reproduced');
       expect(r.reason).toMatch(/its own error.*ImportError/);
       expect(r.testPatch).toContain('parse_durations');
@@ -139,8 +123,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     });
 
     it('running out of budget stops cleanly, before any request', async () => {
-      server = await startScriptedLlm([msg(GOLDEN_CUSTOM)]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), budget: { tokens: 500 }, logger: quietLog });
+      server = await host.serve([msg(GOLDEN_CUSTOM)]);
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), budget: { tokens: 500 }, logger: quietLog });
       expect(r.status).toBe('not-reproduced');
       expect(r.budgetExhausted).toBe('tokens');
       expect(r.reason).toMatch(/budget exhausted \(tokens\)/);
@@ -148,8 +132,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     });
 
     it('an answer that is not a patch is reported as such', async () => {
-      server = await startScriptedLlm([msg('I think the bug is in parse.py.')]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), logger: quietLog });
+      server = await host.serve([msg('I think the bug is in parse.py.')]);
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('not-reproduced');
       expect(r.reason).toMatch(/does not apply/);
     });
@@ -174,7 +158,7 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     it('samples 5 at T=0.7, keeps the failing ones, clusters by the judge and takes the shortest of the matching cluster', async () => {
       const judged: string[] = [];
       let next = 0;
-      server = await startScriptedLlm((req): ScriptStep => {
+      server = await host.serve((req): ScriptStep => {
         if (isJudge(req)) {
           const text = promptText(req);
           const which = /test_libro(\d)/.exec(text)?.[1] ?? '?';
@@ -183,7 +167,7 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
         }
         return msg(SAMPLES[next++]);
       });
-      const r = await reproduce(wb, fx.issue, { strategy: 'libro', llm: llmFor(server), logger: quietLog });
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'libro', llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('reproduced');
       expect(r.testPatch).toContain('tests/test_libro3.py');
       expect(r.reason).toMatch(/sample 4, the shortest the model judged to match/);
@@ -201,8 +185,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
 
     it('running out of steps while sampling stops cleanly with what it has', async () => {
       let next = 0;
-      server = await startScriptedLlm(() => msg(SAMPLES[next++ % SAMPLES.length]));
-      const r = await reproduce(wb, fx.issue, { strategy: 'libro', llm: llmFor(server), budget: { steps: 2 }, logger: quietLog });
+      server = await host.serve(() => msg(SAMPLES[next++ % SAMPLES.length]));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'libro', llm: llmFor(server), budget: { steps: 2 }, logger: quietLog });
       expect(r.status).toBe('not-reproduced');
       expect(r.budgetExhausted).toBe('steps');
       expect(server.requests).toHaveLength(2);
@@ -222,8 +206,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     ];
 
     it('a scripted model that explores, writes the golden test, runs it and submits ends reproduced', async () => {
-      server = await startScriptedLlm(goldenConversation());
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
+      server = await host.serve(goldenConversation());
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('reproduced');
       expect(r.testPatch).toContain('+++ b/tests/test_issue_repro.py');
       expect(r.usage.steps).toBe(6);
@@ -240,32 +224,32 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
       expect(system).toMatch(/create unit tests that cover the issue/);
       const instructions = server.requests[0].body.messages[1].content as string;
       expect(instructions).toMatch(/run them with run_tests and check that they \*fail\* as expected because of the issue/);
-      expect(passesAfterFix(fx, r.testPatch).passed).toBe(true);
+      expect(passesAfterFix(host.fx, r.testPatch).passed).toBe(true);
     });
 
     it('keeps its context bounded: old tool outputs are summarised', async () => {
-      server = await startScriptedLlm([
+      server = await host.serve([
         toolCall('read_file', { path: 'durations/parse.py' }),
         toolCall('read_file', { path: 'tests/test_parse.py' }),
         toolCall('list_files', {}),
         toolCall('write_file', { path: 'tests/test_issue_repro.py', content: GOLDEN_FILE }),
         toolCall('submit', {}),
       ]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', agent: { historyChars: 4500 }, llm: llmFor(server), logger: quietLog });
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', agent: { historyChars: 4500 }, llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('reproduced');
       const last = JSON.stringify(server.requests.at(-1)!.body.messages);
       expect(last).toContain('[older read_file output summarised');
-      expect(last).toContain(fx.issue.title.replace(/"/g, '\\"'));
+      expect(last).toContain(host.fx.issue.title.replace(/"/g, '\\"'));
       expect((r.evidence?.details as { summarisedMessages: number }).summarisedMessages).toBeGreaterThan(0);
     });
 
     it('recovers from malformed tool arguments and edits through the custom diff tool', async () => {
-      server = await startScriptedLlm([
+      server = await host.serve([
         { kind: 'message', content: null, toolCalls: [{ name: 'read_file', arguments: '{"path": "durations/parse.py"' }] },
         toolCall('apply_custom_diff', { diff: 'diff\ntests/test_parse.py\ninsert\nEOF\ndef test_combined_units():\n    assert parse_duration("1h30m") == 5400\nend diff' }),
         toolCall('submit', {}),
       ]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
       expect(lastMessage(server.requests[1]).content).toMatch(/error: arguments are not valid JSON.*Call read_file again/);
       expect(lastMessage(server.requests[2]).content).toContain('applied to tests/test_parse.py');
       expect(r.status).toBe('reproduced');
@@ -273,13 +257,13 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     });
 
     it('a test failing with its own ImportError is rejected at submit; the model hears why', async () => {
-      server = await startScriptedLlm([
+      server = await host.serve([
         toolCall('write_file', { path: 'tests/test_issue_repro.py', content: 'from durations.parse import parse_durations\n\n\ndef test_x():\n    assert parse_durations("1h30m") == 5400\n' }),
         toolCall('run_tests', { files: ['tests/test_issue_repro.py'] }),
         toolCall('submit', {}),
         toolCall('submit', {}),
       ]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('not-reproduced');
       expect(r.reason).toMatch(/its own error.*ImportError/);
       expect(lastMessage(server.requests[2]).content).toMatch(/FILE ERROR tests\/test_issue_repro.py \(collection\)/);
@@ -289,8 +273,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
 
     it('a model that never submits stops at the step budget cleanly and keeps what it wrote', async () => {
       let n = 0;
-      server = await startScriptedLlm(() => (n++ === 1 ? toolCall('write_file', { path: 'tests/test_issue_repro.py', content: GOLDEN_FILE }) : toolCall('list_files', { path: 'durations' })));
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', llm: llmFor(server), budget: { steps: 5 }, logger: quietLog });
+      server = await host.serve(() => (n++ === 1 ? toolCall('write_file', { path: 'tests/test_issue_repro.py', content: GOLDEN_FILE }) : toolCall('list_files', { path: 'durations' })));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', llm: llmFor(server), budget: { steps: 5 }, logger: quietLog });
       expect(server.requests).toHaveLength(5);
       expect(r.budgetExhausted).toBe('steps');
       expect(r.usage.steps).toBe(5);
@@ -300,9 +284,9 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     });
 
     it('running out of wall time (the model hangs) stops cleanly and keeps the unverified test', async () => {
-      server = await startScriptedLlm([toolCall('write_file', { path: 'tests/test_issue_repro.py', content: GOLDEN_FILE }), { kind: 'hang' }]);
+      server = await host.serve([toolCall('write_file', { path: 'tests/test_issue_repro.py', content: GOLDEN_FILE }), { kind: 'hang' }]);
       const t0 = Date.now();
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', llm: llmFor(server), budget: { wallMs: 1500 }, logger: quietLog });
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', llm: llmFor(server), budget: { wallMs: 1500 }, logger: quietLog });
       expect(Date.now() - t0).toBeLessThan(10_000);
       expect(r.budgetExhausted).toBe('wallMs');
       expect(r.status).toBe('not-reproduced');
@@ -311,8 +295,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     });
 
     it('a model that never writes anything stops at the step budget with nothing', async () => {
-      server = await startScriptedLlm(() => msg('Let me think about this some more.'));
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', llm: llmFor(server), budget: { steps: 3 }, logger: quietLog });
+      server = await host.serve(() => msg('Let me think about this some more.'));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', llm: llmFor(server), budget: { steps: 3 }, logger: quietLog });
       expect(r.status).toBe('not-reproduced');
       expect(r.budgetExhausted).toBe('steps');
       expect(r.reason).toMatch(/no test file was written/);
@@ -320,15 +304,15 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     });
 
     it('when the LLM fails for good mid-way, it stops and verifies what it wrote', async () => {
-      server = await startScriptedLlm([toolCall('write_file', { path: 'tests/test_issue_repro.py', content: GOLDEN_FILE }), { kind: 'status', status: 503 }, { kind: 'status', status: 503 }]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', llm: llmFor(server, { maxRetries: 1 }), logger: quietLog });
+      server = await host.serve([toolCall('write_file', { path: 'tests/test_issue_repro.py', content: GOLDEN_FILE }), { kind: 'status', status: 503 }, { kind: 'status', status: 503 }]);
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', llm: llmFor(server, { maxRetries: 1 }), logger: quietLog });
       expect(server.requests).toHaveLength(3);
       expect(r.status).toBe('reproduced');
       expect(r.evidence?.notes[0]).toMatch(/the LLM failed after 1 call\(s\): LLM call to .* failed \(503\)/);
     });
 
     it('refuses paths outside the repository and edits of the code under test', async () => {
-      server = await startScriptedLlm([
+      server = await host.serve([
         toolCall('read_file', { path: '../../etc/passwd' }),
         toolCall('write_file', { path: 'durations/parse.py', content: 'def parse_duration(t):\n    return 5400\n' }),
         toolCall('write_file', { path: '/tmp/evil_test.py', content: 'x' }),
@@ -336,7 +320,7 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
         toolCall('submit', {}),
         toolCall('submit', {}),
       ]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
       expect(lastMessage(server.requests[1]).content).toMatch(/path outside the repository/);
       expect(lastMessage(server.requests[2]).content).toMatch(/only test files may be written/);
       expect(lastMessage(server.requests[3]).content).toMatch(/path outside the repository/);
@@ -347,14 +331,14 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
 
     it('works through the text protocol when the server rejects tools, and rides out a 429', async () => {
       const asText = (name: string, args: Record<string, unknown>) => msg(`<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`);
-      server = await startScriptedLlm([
+      server = await host.serve([
         { kind: 'status', status: 400, body: { error: { message: 'This model does not support tools' } } },
         asText('write_file', { path: 'tests/test_issue_repro.py', content: GOLDEN_FILE }),
         { kind: 'status', status: 429, headers: { 'retry-after-ms': '50' } },
         asText('run_tests', { files: ['tests/test_issue_repro.py'] }),
         asText('submit', {}),
       ]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('reproduced');
       expect(server.requests[1].body.tools).toBeUndefined();
       expect(server.requests[1].body.messages[0].content).toContain('<tool_call>');
@@ -367,8 +351,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     const proseIssue = { title: 'parse_duration cannot combine units', body: 'parse_duration should understand durations that combine units, like 1h30m (5400 seconds); today it raises a ValueError.' };
 
     it('stops at the first verified reproduction: snippet reproduces, no LLM call is made', async () => {
-      server = await startScriptedLlm([msg(GOLDEN_CUSTOM)]);
-      const r = await reproduce(wb, fx.issue, { llm: llmFor(server), logger: quietLog });
+      server = await host.serve([msg(GOLDEN_CUSTOM)]);
+      const r = await reproduce(host.wb, host.fx.issue, { llm: llmFor(server), logger: quietLog });
       expect(r.strategy).toBe('ensemble(snippet)');
       expect(r.status).toBe('reproduced');
       expect(r.attempts?.map((a) => a.strategy)).toEqual(['snippet']);
@@ -376,8 +360,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     });
 
     it('goes on in order of cost: no snippet to use, zero-shot-plus reproduces, the agent is not started', async () => {
-      server = await startScriptedLlm([msg(GOLDEN_CUSTOM), toolCall('submit', {})]);
-      const r = await reproduce(wb, proseIssue, { strategy: 'ensemble', llm: llmFor(server), logger: quietLog });
+      server = await host.serve([msg(GOLDEN_CUSTOM), toolCall('submit', {})]);
+      const r = await reproduce(host.wb, proseIssue, { strategy: 'ensemble', llm: llmFor(server), logger: quietLog });
       expect(r.strategy).toBe('ensemble(zero-shot-plus)');
       expect(r.status).toBe('reproduced');
       expect(r.attempts?.map((a) => [a.strategy, a.status])).toEqual([
@@ -389,8 +373,8 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     });
 
     it("mode 'best' runs every strategy in the order given and picks by evidence", async () => {
-      server = await startScriptedLlm([msg(OWN_IMPORT_ERROR_CUSTOM)]);
-      const r = await reproduce(wb, fx.issue, { strategy: 'ensemble', ensemble: { order: ['zero-shot-plus', 'snippet'], mode: 'best' }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve([msg(OWN_IMPORT_ERROR_CUSTOM)]);
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'ensemble', ensemble: { order: ['zero-shot-plus', 'snippet'], mode: 'best' }, llm: llmFor(server), logger: quietLog });
       expect(r.attempts?.map((a) => [a.strategy, a.status])).toEqual([
         ['zero-shot-plus', 'not-reproduced'],
         ['snippet', 'reproduced'],
@@ -400,15 +384,15 @@ describe('generation strategies end to end (py-durations, pytest on the host)', 
     });
 
     it('without an LLM the LLM strategies are skipped and the result says so', async () => {
-      const r = await reproduce(wb, proseIssue, { strategy: 'ensemble', llm: null, logger: quietLog });
+      const r = await reproduce(host.wb, proseIssue, { strategy: 'ensemble', llm: null, logger: quietLog });
       expect(r.status).toBe('not-reproduced');
       expect(r.attempts?.map((a) => a.reason)).toEqual(['no reproduction: the issue shows no code', 'skipped: no LLM endpoint is configured', 'skipped: no LLM endpoint is configured']);
     });
 
     it('shares one budget across strategies', async () => {
-      server = await startScriptedLlm(() => toolCall('list_files', {}));
+      server = await host.serve(() => toolCall('list_files', {}));
       const budget = new Budget({ steps: 4 });
-      const r = await reproduce(wb, proseIssue, { strategy: 'ensemble', llm: llmFor(server), budget, logger: quietLog });
+      const r = await reproduce(host.wb, proseIssue, { strategy: 'ensemble', llm: llmFor(server), budget, logger: quietLog });
       expect(budget.steps).toBe(4);
       expect(r.budgetExhausted).toBe('steps');
       expect(r.status).toBe('not-reproduced');

@@ -5,11 +5,11 @@
  * on the failure reason, the stand-in fix, and the ensemble choosing with them.
  */
 import { execFileSync } from 'node:child_process';
-import { createFixtureRepo, type FixtureRepo } from '../../src/demo/fixtureRepos.js';
-import { reproduce, LlmClient, llmSettingsFrom } from '../../src/generation/index.js';
+import { type FixtureRepo } from '../../src/demo/fixtureRepos.js';
+import { reproduce, LlmClient } from '../../src/generation/index.js';
 import { createLogger } from '../../src/util/logger.js';
-import { createLocalWorkbench, type LocalWorkbench } from '../helpers/localWorkbench.js';
-import { lastMessage, msg, promptText, startScriptedLlm, toolCall, type RecordedRequest, type ScriptStep, type ScriptedLlm } from '../helpers/scriptedLlm.js';
+import { FIXED_PARSE_DURATION, pyDurationsOnHost, scriptedClient } from '../helpers/pyDurationsOnHost.js';
+import { lastMessage, msg, promptText, toolCall, type RecordedRequest, type ScriptStep, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 
 const quietLog = createLogger({ level: 'silent' });
 
@@ -25,23 +25,7 @@ const OWN_IMPORT_ERROR = testBlock('tests/test_own.py', 'from durations.parse im
 
 const fixBlock = (body: string) => `\`\`\`custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n${body}\nend diff\n\`\`\``;
 /** The real fix, as a model would write it: the whole function. */
-const REAL_FIX = fixBlock(`def parse_duration(text):
-    text = text.strip().lower()
-    if not text:
-        raise ValueError("empty duration")
-    if text.isdigit():
-        return int(text)
-    total = 0
-    number = ""
-    for char in text:
-        if char.isdigit():
-            number += char
-        elif char in UNITS and number:
-            total += int(number) * UNITS[char]
-            number = ""
-        else:
-            raise ValueError(f"invalid duration {text!r}")
-    return total`);
+const REAL_FIX = fixBlock(FIXED_PARSE_DURATION);
 /** A "fix" that changes nothing the issue is about. */
 const WRONG_FIX = fixBlock(`def parse_duration(text):
     text = text.strip().lower()
@@ -56,9 +40,7 @@ const isFix = (r: RecordedRequest) => promptText(r).includes('Fix the issue in t
 const isJudge = (r: RecordedRequest) => promptText(r).includes('Does this failure show the problem the issue describes');
 const isFeedback = (r: RecordedRequest) => lastMessage(r).content.startsWith('Your test did not reproduce the issue');
 
-function llmFor(server: ScriptedLlm): LlmClient {
-  return new LlmClient(llmSettingsFrom({}, { baseURL: server.baseURL, apiKey: 'sk-scripted-techniques', model: 'gpt-4o-mini', retryBaseDelayMs: 5 }), { logger: quietLog });
-}
+const llmFor = (server: ScriptedLlm): LlmClient => scriptedClient(server, 'sk-scripted-techniques');
 
 /** Runs the test patch with the real fix on the host: is it a true reproduction? */
 function passesAfterFix(fx: FixtureRepo, testPatch: string): boolean {
@@ -77,30 +59,15 @@ function passesAfterFix(fx: FixtureRepo, testPatch: string): boolean {
 }
 
 describe('generation techniques end to end (py-durations, pytest on the host)', () => {
-  let fx: FixtureRepo;
-  let wb: LocalWorkbench;
-  let server: ScriptedLlm | undefined;
-
-  beforeAll(async () => {
-    fx = await createFixtureRepo('py-durations');
-    execFileSync('git', ['checkout', '-q', fx.base], { cwd: fx.dir });
-    wb = await createLocalWorkbench(fx.dir, { testCommand: 'python3 -m pytest -p no:cacheprovider {files}' });
-  });
-  afterAll(async () => {
-    await wb.cleanup();
-    await fx.cleanup();
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const host = pyDurationsOnHost();
+  let server: ScriptedLlm;
 
   describe('a vote on the failure reason (zero-shot-plus vote=3)', () => {
     it('draws 3 samples at T=0.7 with seeds 1, 2, 3 and keeps the test of the reason most share', async () => {
       const answers = [ASSERTS_BUG, GOLDEN_B, GOLDEN_A];
       let next = 0;
-      server = await startScriptedLlm(() => msg(answers[next++]!));
-      const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', vote: { samples: 3 }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve(() => msg(answers[next++]!));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', vote: { samples: 3 }, llm: llmFor(server), logger: quietLog });
       expect(server.requests.map((q) => [q.body.seed, q.body.temperature])).toEqual([[1, 0.7], [2, 0.7], [3, 0.7]]);
       expect(r.status).toBe('reproduced');
       // Samples 2 and 3 share the issue's ValueError; sample 2 comes first among equals.
@@ -109,22 +76,22 @@ describe('generation techniques end to end (py-durations, pytest on the host)', 
       expect(r.evidence?.vote).toEqual({ agree: 2, samples: 3 });
       expect((r.evidence?.details as { vote: { groups: unknown[] } }).vote.groups).toEqual([{ reason: 'issue-exception:ValueError', samples: [1, 2] }]);
       expect(r.evidence?.runs).toHaveLength(2);
-      expect(passesAfterFix(fx, r.testPatch)).toBe(true);
+      expect(passesAfterFix(host.fx, r.testPatch)).toBe(true);
     });
 
     it('a test that passes on base never wins, even when most samples are that test', async () => {
       const answers = [ASSERTS_BUG, ASSERTS_BUG, GOLDEN_A];
       let next = 0;
-      server = await startScriptedLlm(() => msg(answers[next++]!));
-      const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', vote: { samples: 3 }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve(() => msg(answers[next++]!));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', vote: { samples: 3 }, llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('reproduced');
       expect(r.testPatch).toContain('tests/test_vote_a.py');
       expect(r.evidence?.vote).toEqual({ agree: 1, samples: 3 });
     });
 
     it('with every sample passing on base nothing is posted', async () => {
-      server = await startScriptedLlm(() => msg(ASSERTS_BUG));
-      const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', vote: { samples: 2 }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve(() => msg(ASSERTS_BUG));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', vote: { samples: 2 }, llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('not-reproduced');
       expect(r.reason).toMatch(/none of the 2 sample\(s\) fails on base for the issue's reason/);
       expect(server.requests).toHaveLength(2);
@@ -133,8 +100,8 @@ describe('generation techniques end to end (py-durations, pytest on the host)', 
 
   describe('execution feedback in LIBRO and the agent', () => {
     it('LIBRO: a sample failing by its own ImportError goes back with the run; the revision counts as the sample', async () => {
-      server = await startScriptedLlm((req): ScriptStep => (isJudge(req) ? msg('YES. The combined-units ValueError.') : isFeedback(req) ? msg(GOLDEN_A) : msg(OWN_IMPORT_ERROR)));
-      const r = await reproduce(wb, fx.issue, { strategy: 'libro', libro: { samples: 2 }, feedback: { rounds: 1 }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve((req): ScriptStep => (isJudge(req) ? msg('YES. The combined-units ValueError.') : isFeedback(req) ? msg(GOLDEN_A) : msg(OWN_IMPORT_ERROR)));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'libro', libro: { samples: 2 }, feedback: { rounds: 1 }, llm: llmFor(server), logger: quietLog });
       const feedback = server.requests.filter(isFeedback);
       // Sample 2 repeats sample 1's answer: it counts as that sample, revised once.
       expect(feedback).toHaveLength(1);
@@ -148,8 +115,8 @@ describe('generation techniques end to end (py-durations, pytest on the host)', 
     it('LIBRO with libro=vote: no judge, the vote chooses', async () => {
       const answers = [GOLDEN_A, ASSERTS_BUG, GOLDEN_B];
       let next = 0;
-      server = await startScriptedLlm(() => msg(answers[next++]!));
-      const r = await reproduce(wb, fx.issue, { strategy: 'libro', libro: { samples: 3, select: 'vote' }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve(() => msg(answers[next++]!));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'libro', libro: { samples: 3, select: 'vote' }, llm: llmFor(server), logger: quietLog });
       expect(server.requests.filter(isJudge)).toHaveLength(0);
       expect(server.requests.map((q) => q.body.seed)).toEqual([1, 2, 3]);
       expect(r.status).toBe('reproduced');
@@ -165,22 +132,22 @@ describe('generation techniques end to end (py-durations, pytest on the host)', 
         toolCall('submit', {}),
         msg('tests/test_issue_repro.py\n```python\nfrom durations import parse_duration\n\n\ndef test_combined_units():\n    assert parse_duration("1h30m") == 5400\n```'),
       ];
-      server = await startScriptedLlm(steps);
-      const r = await reproduce(wb, fx.issue, { strategy: 'agent', feedback: { rounds: 1 }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve(steps);
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'agent', feedback: { rounds: 1 }, llm: llmFor(server), logger: quietLog });
       expect(lastMessage(server.requests[2]!).content).toMatch(/Verification rejected the submitted test: .*PASSES on the current, buggy code.*Turn it around/s);
       const last = server.requests[3]!;
       expect(isFeedback(last)).toBe(true);
       expect(last.body.tools).toBeUndefined();
       expect(r.status).toBe('reproduced');
       expect((r.evidence?.details as { feedbackRounds: number; submits: number })).toMatchObject({ feedbackRounds: 1, submits: 2 });
-      expect(passesAfterFix(fx, r.testPatch)).toBe(true);
+      expect(passesAfterFix(host.fx, r.testPatch)).toBe(true);
     });
   });
 
   describe('a stand-in fix written by the model (fix=…)', () => {
     it('a test that passes with the model’s fix is posted, and the check says so', async () => {
-      server = await startScriptedLlm((req) => msg(isFix(req) ? REAL_FIX : GOLDEN_A));
-      const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'demote' }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve((req) => msg(isFix(req) ? REAL_FIX : GOLDEN_A));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'demote' }, llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('reproduced');
       expect(r.evidence?.fixCheck).toMatchObject({ verdict: 'flips', fixFiles: ['durations/parse.py'] });
       const fixPrompt = server.requests.find(isFix)!.body.messages[0].content as string;
@@ -189,13 +156,13 @@ describe('generation techniques end to end (py-durations, pytest on the host)', 
       expect(fixPrompt).toContain("ValueError: invalid literal for int() with base 10: '1h30'");
       // Its example names a real source file and its first function's line: small models copy the example.
       expect(fixPrompt).toContain('is written as:\n```custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n');
-      expect(wb.log).toContain('runTests with a fix');
+      expect(host.wb.log).toContain('runTests with a fix');
     });
 
     it('a false reproduction (it fails on the fix too) is not posted; the test and why are kept', async () => {
-      server = await startScriptedLlm((req) => msg(isFix(req) ? REAL_FIX : FALSE_REPRO));
-      const r = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'demote' }, llm: llmFor(server), logger: quietLog });
-      expect(passesAfterFix(fx, r.testPatch)).toBe(false);
+      server = await host.serve((req) => msg(isFix(req) ? REAL_FIX : FALSE_REPRO));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'demote' }, llm: llmFor(server), logger: quietLog });
+      expect(passesAfterFix(host.fx, r.testPatch)).toBe(false);
       expect(r.status).toBe('not-reproduced');
       expect(r.reason).toMatch(/^not posted: the test also fails with a fix the model wrote \(tests\/test_false.py::test_combined_units: .*5401/);
       expect(r.testPatch).toContain('5401');
@@ -203,19 +170,19 @@ describe('generation techniques end to end (py-durations, pytest on the host)', 
     });
 
     it('require: with no usable fix (prose), nothing is posted; demote lets it stand unconfirmed', async () => {
-      server = await startScriptedLlm((req) => msg(isFix(req) ? 'The fix is to loop over the units.' : GOLDEN_A));
-      const required = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'require' }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve((req) => msg(isFix(req) ? 'The fix is to loop over the units.' : GOLDEN_A));
+      const required = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'require' }, llm: llmFor(server), logger: quietLog });
       expect(required.status).toBe('not-reproduced');
       expect(required.reason).toMatch(/^not posted: unconfirmed \(the stand-in fix changes no source file/);
-      const demoted = await reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'demote' }, llm: llmFor(server), logger: quietLog });
+      const demoted = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'demote' }, llm: llmFor(server), logger: quietLog });
       expect(demoted.status).toBe('reproduced');
       expect(demoted.evidence?.fixCheck?.verdict).toBe('no-fix');
     });
 
     it('the ensemble goes on past a test that fails on the stand-in fix and takes the one that flips', async () => {
       let fixes = 0;
-      server = await startScriptedLlm((req) => msg(isFix(req) ? (fixes++ === 0 ? WRONG_FIX : REAL_FIX) : GOLDEN_A));
-      const r = await reproduce(wb, fx.issue, { strategy: 'ensemble', ensemble: { order: ['snippet', 'zero-shot-plus'] }, fixCheck: { mode: 'demote' }, llm: llmFor(server), logger: quietLog });
+      server = await host.serve((req) => msg(isFix(req) ? (fixes++ === 0 ? WRONG_FIX : REAL_FIX) : GOLDEN_A));
+      const r = await reproduce(host.wb, host.fx.issue, { strategy: 'ensemble', ensemble: { order: ['snippet', 'zero-shot-plus'] }, fixCheck: { mode: 'demote' }, llm: llmFor(server), logger: quietLog });
       expect(r.attempts?.map((a) => [a.strategy, a.status, a.evidence?.fixCheck?.verdict])).toEqual([
         ['snippet', 'not-reproduced', 'fails-on-fix'],
         ['zero-shot-plus', 'reproduced', 'flips'],

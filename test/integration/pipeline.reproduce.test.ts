@@ -4,7 +4,7 @@
  * scripted OpenAI-compatible server, then validate() on base + the fix patch.
  */
 import { createFixtureRepo, type FixtureRepo } from '../../src/demo/fixtureRepos.js';
-import { LlmClient, llmSettingsFrom, reproduce } from '../../src/generation/index.js';
+import { LlmClient, reproduce } from '../../src/generation/index.js';
 import type { IssueInput, Reproduction } from '../../src/generation/types.js';
 import { prepareContext } from '../../src/pipeline/context.js';
 import { validate } from '../../src/pipeline/validate.js';
@@ -14,34 +14,16 @@ import type { Sandbox } from '../../src/sandbox/types.js';
 import { createLogger } from '../../src/util/logger.js';
 import { msg, promptText, startScriptedLlm, toolCall, type ScriptStep, type ScriptedLlm } from '../helpers/scriptedLlm.js';
 import { containersOfOursOnceRetired } from '../helpers/docker.js';
+import { FIXED_PARSE_DURATION, scriptedClient } from '../helpers/pyDurationsOnHost.js';
 
 const quiet = createLogger({ level: 'silent' });
 const custom = (file: string, body: string, where = 'EOF') => `Here is the test.\n\`\`\`custom-diff\ndiff\n${file}\ninsert\n${where}\n${body}\nend diff\n\`\`\``;
 
 const PY_GOLDEN = custom('tests/test_parse.py', 'def test_combined_units():\n    assert parse_duration("1h30m") == 5400');
 const PY_OWN_IMPORT_ERROR = custom('tests/test_issue_repro.py', 'from durations.parse import parse_durations\n\n\ndef test_combined_units():\n    assert parse_durations("1h30m") == 5400');
-const PY_FIXED_FUNCTION = `def parse_duration(text):
-    text = text.strip().lower()
-    if not text:
-        raise ValueError("empty duration")
-    if text.isdigit():
-        return int(text)
-    total = 0
-    number = ""
-    for char in text:
-        if char.isdigit():
-            number += char
-        elif char in UNITS and number:
-            total += int(number) * UNITS[char]
-            number = ""
-        else:
-            raise ValueError(f"invalid duration {text!r}")
-    return total`;
 const PY_FILE = 'from durations import parse_duration\n\n\ndef test_combined_units():\n    assert parse_duration("1h30m") == 5400\n';
 
-function llmFor(server: ScriptedLlm): LlmClient {
-  return new LlmClient(llmSettingsFrom({}, { baseURL: server.baseURL, apiKey: 'sk-scripted-docker', model: 'gpt-4o-mini', retryBaseDelayMs: 5 }), { logger: quiet });
-}
+const llmFor = (server: ScriptedLlm): LlmClient => scriptedClient(server, 'sk-scripted-docker');
 
 describe('reproduce on real containers', () => {
   let sandbox: Sandbox;
@@ -110,7 +92,7 @@ describe('reproduce on real containers', () => {
     });
 
     it('stand-in fix (fix=demote): the model’s fix goes under the test in the sandbox; a test that passes with it is posted, a false reproduction is not', async () => {
-      const fix = `\`\`\`custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n${PY_FIXED_FUNCTION}\nend diff\n\`\`\``;
+      const fix = `\`\`\`custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n${FIXED_PARSE_DURATION}\nend diff\n\`\`\``;
       const isFix = (q: { body: unknown }) => JSON.stringify(q.body).includes('Fix the issue in the source code');
       for (const [test, posted] of [[PY_GOLDEN, 'reproduced'], [custom('tests/test_parse.py', 'def test_combined_units():\n    assert parse_duration("1h30m") == 5401'), 'not-reproduced']] as const) {
         server = await startScriptedLlm((q) => msg(isFix(q) ? fix : test));

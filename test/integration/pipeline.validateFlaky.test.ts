@@ -11,15 +11,16 @@ import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { renderText } from '../../src/harness/render.js';
 import { containersOfOursOnceRetired } from '../helpers/docker.js';
+import { pomFor } from '../helpers/mavenGreeter.js';
 import { cleanupGitRepos, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 
 /**
- * Validations in a row per runner: 2 in the default suite (each is a gold and a wrong fix with
- * confirmation; on a cold machine this file took 47 minutes of CI's 90 with 3); SWT_FLAKY_ROUNDS=10
- * for the issue's ten. The compiled ones (Maven, cargo) take one in the default suite.
+ * Validations in a row per runner: 1 in the default suite (each is a gold and a wrong fix with
+ * confirmation; on a cold machine this file took 47 minutes of CI's 90 with 3, 18 warm with 2);
+ * SWT_FLAKY_ROUNDS=10 for the issue's ten. With one, half the runners see the poisoned test
+ * labelled known flaky and half not, so both paths run.
  */
-const ROUNDS = Number(process.env.SWT_FLAKY_ROUNDS ?? 2);
-const COMPILED_ROUNDS = process.env.SWT_FLAKY_ROUNDS ? ROUNDS : 1;
+const ROUNDS = Number(process.env.SWT_FLAKY_ROUNDS ?? 1);
 
 interface Project {
   repo: TempRepo;
@@ -338,27 +339,7 @@ const NEW_JAVA = `
         assertEquals("getting-started", Slugs.uniqueSlug("Getting   Started"));
     }
 `;
-const JAVA_POM = `<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>com.example</groupId>
-  <artifactId>slugs</artifactId>
-  <version>1.0</version>
-  <properties>
-    <maven.compiler.release>17</maven.compiler.release>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-  </properties>
-  <dependencies>
-    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.11.0</version></plugin>
-      <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.2.5</version></plugin>
-    </plugins>
-  </build>
-</project>
-`;
+const JAVA_POM = pomFor('slugs');
 
 const DEV = { jest: { jest: '^29.7.0' }, mocha: { mocha: '^10.7.0' }, vitest: { vitest: '^3.2.4' } };
 /** `vitest`: another major of vitest (its rounds use its own API), on the image it needs. */
@@ -446,7 +427,6 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     {
       name: 'python/pytest',
       p: () => py,
-      rounds: ROUNDS,
       added: 'tests/test_slugs.py::test_unique_slug_collapses_spaces',
       poisoned: 'tests/test_slugs.py::test_unique_slug_first_page_is_plain',
       broken: 'tests/test_slugs.py::test_slugify_keeps_numbers_in_titles',
@@ -456,7 +436,6 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     {
       name: 'go/go test',
       p: () => goSlugs,
-      rounds: ROUNDS,
       added: 'example.com/slugs.TestUniqueSlugCollapsesSpaces',
       poisoned: 'example.com/slugs.TestUniqueSlugFirstPageIsPlain',
       broken: 'example.com/slugs.TestSlugifyKeepsNumbersInTitles',
@@ -466,7 +445,6 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     {
       name: 'java/maven',
       p: () => javaSlugs,
-      rounds: COMPILED_ROUNDS,
       added: 'com.example.SlugsTest.uniqueSlugCollapsesSpaces',
       poisoned: 'com.example.SlugsTest.uniqueSlugFirstPageIsPlain',
       broken: 'com.example.SlugsTest.slugifyKeepsNumbersInTitles',
@@ -478,21 +456,20 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
     {
       name: 'rust/cargo test',
       p: () => rustSlugs,
-      // Each validation compiles the crate on both sides.
-      rounds: COMPILED_ROUNDS,
       added: 'tests/slugs.rs::unique_slug_collapses_spaces',
       poisoned: 'tests/slugs.rs::unique_slug_first_page_is_plain',
       broken: 'tests/slugs.rs::slugify_keeps_numbers_in_titles',
       brokenBefore: 'tests/slugs.rs::slugify_keeps_digits',
       inProcess: true,
     },
-    { name: 'javascript/mocha', p: () => mocha, rounds: ROUNDS, ...js, inProcess: true },
-    { name: 'javascript/jest', p: () => jest, rounds: ROUNDS, ...js, inProcess: true },
-    { name: 'javascript/vitest 3', p: () => vitest, rounds: ROUNDS, ...js, inProcess: true },
-    { name: 'javascript/vitest 5', p: () => vitest5, rounds: ROUNDS, ...js, inProcess: true },
+    { name: 'javascript/mocha', p: () => mocha, ...js, inProcess: true },
+    { name: 'javascript/jest', p: () => jest, ...js, inProcess: true },
+    { name: 'javascript/vitest 3', p: () => vitest, ...js, inProcess: true },
+    { name: 'javascript/vitest 5', p: () => vitest5, ...js, inProcess: true },
   ];
 
-  describe.each(cases)('$name', ({ p, rounds, added, poisoned, broken, brokenBefore, inProcess, minutes = 2 }) => {
+  // Which validations label the poisoned test known flaky (as the App does when its history has it): alternate, from a different start per runner.
+  describe.each(cases.map((c, n) => ({ ...c, labelled: (i: number) => (i + n) % 2 === 0 })))('$name', ({ p, added, poisoned, broken, brokenBefore, inProcess, labelled, minutes = 2 }) => {
     it('without confirmation, the poisoned neighbour is a P2F that fails the gold fix', async () => {
       const v = await check(p, 'gold', { confirm: 0 });
       expect(row(v, poisoned)).toMatchObject({ transition: 'P2F', flaky: false });
@@ -500,10 +477,9 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       expect(v.confirmation).toBeUndefined();
     });
 
-    it(`gold fix: S in ${rounds} validation(s) in a row, the poisoned test reported flaky (fails only after the new test); a wrong fix's real P2F caught every time`, async () => {
-      for (let i = 0; i < rounds; i++) {
-        // The first time, as the App does for a repository whose history has it: labelled known flaky.
-        const gold = await check(p, 'gold', i === 0 ? { knownFlaky: [poisoned] } : {});
+    it(`gold fix: S in ${ROUNDS} validation(s) in a row, the poisoned test reported flaky (fails only after the new test); a wrong fix's real P2F caught every time`, async () => {
+      for (let i = 0; i < ROUNDS; i++) {
+        const gold = await check(p, 'gold', labelled(i) ? { knownFlaky: [poisoned] } : {});
         expect(row(gold, added)).toMatchObject({ transition: 'F2P', flaky: false, runs: { base: { runs: 3, failed: 3 }, head: { runs: 3, failed: 0 } } });
         expect(row(gold, poisoned)).toMatchObject({
           flaky: true,
@@ -518,8 +494,8 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
         expect(gold.confirmation?.inProcess ?? []).toEqual(inProcess ? [added] : []);
         const text = renderText(gold);
         expect(text).toContain('Flaky (not counted for S or the fix filter):');
-        expect(text).toContain(`${poisoned}: failed 1 of 3 runs after the fix; fails only after ${added}${i === 0 ? '; seen flaky here before' : ''}`);
-        expect(!!row(gold, poisoned).knownFlaky).toBe(i === 0);
+        expect(text).toContain(`${poisoned}: failed 1 of 3 runs after the fix; fails only after ${added}${labelled(i) ? '; seen flaky here before' : ''}`);
+        expect(!!row(gold, poisoned).knownFlaky).toBe(labelled(i));
 
         const wrong = await check(p, 'wrong');
         expect(row(wrong, broken)).toMatchObject({ transition: 'P2F', flaky: false, runs: { head: { runs: 3, failed: 3 } } });
@@ -528,6 +504,6 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
         expect(wrong).toMatchObject({ success: false, likelyCorrect: false });
       }
       // 2 validations a round, each with its confirmation: minutes on a loaded machine.
-    }, rounds * 2 * minutes * 60_000);
+    }, ROUNDS * 2 * minutes * 60_000);
   });
 });
