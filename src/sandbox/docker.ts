@@ -131,3 +131,8 @@ export async function engineCpus(docker: Docker): Promise<number> {
   cachedCpus = { docker, n };
   return n;
 }
+
+/** Kills the container now (SIGKILL); one already gone is no error. */
+export function killNow(container: Docker.Container): Promise<unknown> {
+  return container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+}

@@ -3,7 +3,8 @@ import { envValues } from '../settings/index.js';
 import { logger as rootLogger, type Logger } from '../util/logger.js';
 import { loadCaBundle, type CaBundle } from './images/caCertificates.js';
 import { ceilingsFromEnv, clampLimits } from './containers/ceilings.js';
-import { admitState, discardWarm, prewarmRun, runInSandbox, startIdleContainer, warmKey, limitsFor, type PrewarmedRun, type SandboxDeps } from './containers/container.js';
+import { admitState, startIdleContainer, limitsFor, type SandboxDeps } from './containers/container.js';
+import { discardWarm, prewarmRun, runInSandbox, warmKey, type PrewarmedRun } from './containers/run.js';
 import { WarmPool, type WarmPoolSettings } from './containers/warmPool.js';
 import { connectDocker, dockerLocation, inspectImage, pingDocker, type Docker } from './docker.js';
 import { ensureBaseImage } from './images/baseImages.js';
@@ -47,10 +48,6 @@ export interface DockerSandboxOptions {
   logger?: Logger;
   /** Idle run containers started ahead per environment in use (default: none; the App keeps 3). */
   warmPool?: WarmPoolSettings;
-}
-
-function packageCacheBytes(): number {
-  return envValues().SWT_PKG_CACHE_GB * 1e9;
 }
 
 /** Pre-warmed run containers by run key: each is taken by one run (a fresh container per run). */
@@ -97,23 +94,31 @@ async function prepareImages(docker: Docker, log: Logger, refs: readonly string[
   ]);
 }
 
-export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
-  const docker = opts.docker ?? connectDocker();
-  const log = (opts.logger ?? rootLogger).child({ mod: 'sandbox' });
+/** The defaults and ceilings of runs and sessions, clamped; the CPU set read now, so a bad value fails here, not at some later container. */
+function sandboxDeps(docker: Docker, log: Logger, opts: DockerSandboxOptions): SandboxDeps {
   const ceilings = { ...ceilingsFromEnv(), ...opts.ceilings };
   const limits = clampLimits(resolveLimits(DEFAULT_LIMITS, { ...(opts.outputBytes ? { outputBytes: opts.outputBytes } : {}), ...opts.limits }), ceilings);
-  // Read once: a bad value fails when the sandbox is made, not at some later container.
-  const cpuset = cpusetFromEnv();
-  const envDeps = {
-    cpuset,
+  return { docker, log, limits, ceilings, cpuset: cpusetFromEnv() };
+}
+
+/** What environment builds need but the CAs (loaded lazily); read now, so a bad setting fails here. */
+function environmentDeps(deps: SandboxDeps, opts: DockerSandboxOptions): EnvironmentDeps {
+  return {
+    docker: deps.docker,
+    log: deps.log,
+    installLimits: opts.installLimits,
+    pull: opts.pull,
+    cpuset: deps.cpuset,
     egress: opts.egress ?? egressSettings(),
     cache: envCacheSettings(undefined, opts.envCache),
-    packageCacheBytes: packageCacheBytes(),
+    packageCacheBytes: envValues().SWT_PKG_CACHE_GB * 1e9,
   };
-  let ready: Promise<{ caBundle?: CaBundle }> | undefined;
+}
 
-  // Lazy: the first call checks the engine (DOCKER_UNREACHABLE), loads CAs, reaps orphans.
-  const init = () =>
+/** Lazy, once (again after a failure): the engine checked (DOCKER_UNREACHABLE), orphans reaped, the CAs loaded. */
+function engineReady(docker: Docker, log: Logger, opts: DockerSandboxOptions): () => Promise<{ caBundle?: CaBundle }> {
+  let ready: Promise<{ caBundle?: CaBundle }> | undefined;
+  return () =>
     (ready ??= (async () => {
       await pingDocker(docker, { where: opts.docker ? 'the given Docker client' : dockerLocation() });
       await reapOrphans(docker).catch((e) => log.debug({ err: (e as Error).message }, 'reaping orphans failed'));
@@ -124,20 +129,24 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
       ready = undefined;
       throw e;
     }));
+}
 
-  const deps: SandboxDeps = { docker, log, limits, ceilings, cpuset };
+export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
+  const docker = opts.docker ?? connectDocker();
+  const log = (opts.logger ?? rootLogger).child({ mod: 'sandbox' });
+  const deps = sandboxDeps(docker, log, opts);
+  const envDeps = environmentDeps(deps, opts);
+  const init = engineReady(docker, log, opts);
   const warm = prewarmedRuns(deps);
-  // Runs under way or about to start (pre-warmed), and any other container of this process (a kept
-  // one between its commands, a session, an install): the pool's refills wait until there are none.
+  // The pool refills only while no run is under way or pre-warmed (nor any other container of this process).
   let running = 0;
   if (opts.warmPool && opts.warmPool.size > 0) deps.pool = warmPool(deps, opts.warmPool, () => running > 0 || warm.waiting() > 0);
 
   return {
-    ceilings,
+    ceilings: deps.ceilings,
     async ensureEnvironment(spec, onProgress) {
       const { caBundle } = await init();
-      const d: EnvironmentDeps = { docker, log, caBundle, installLimits: opts.installLimits, pull: opts.pull, ...envDeps };
-      return ensureEnvironmentImage(d, spec, onProgress);
+      return ensureEnvironmentImage({ ...envDeps, caBundle }, spec, onProgress);
     },
     async run(req) {
       await init();

@@ -1,24 +1,22 @@
 import { SwtError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { clampLimits } from './ceilings.js';
-import { demux, outputAfterExit, readTarFiles, TailBuffer, withinMs } from './containerIo.js';
-import { storageOptSupported, watchDisk } from './diskWatch.js';
+import { readTarFiles, type TailBuffer } from './containerIo.js';
+import { storageOptSupported, type DiskWatchResult } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from '../docker.js';
 import { markUsed } from '../images/envCache.js';
 import { openRepo, planStateOverlay, openState, type StateTree } from '../../repo/git.js';
 import { admitCopy, copyPlan } from './copyIn.js';
-import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type ContainerRole } from './limits.js';
-import { registerContainer, removeContainer, haltIfInterrupted, createTracked } from './liveContainers.js';
+import { containerLabels, diskLimitText, hostConfigFor, resolveLimits, type ContainerRole } from './limits.js';
+import { registerContainer, removeContainer, createTracked } from './liveContainers.js';
 import { deletionScript, type OverlayPlan } from '../../repo/overlay.js';
-import { runKept, startKept } from './keptRun.js';
 import type { WarmPool } from './warmPool.js';
 import type { Environment, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
 /**
- * One-shot sandboxed runs: a container from the environment image with no network, no
- * capabilities, no new privileges, the non-root user, pids/memory/cpu/nofile limits, a tmpfs /tmp;
- * the state's changed files overlaid into /testbed; `sh -c <command>`; killed at the wall-clock
- * timeout or past the disk limit; always removed.
+ * Sandbox containers: from the environment image with no network, no capabilities, no new
+ * privileges, the non-root user, pids/memory/cpu/nofile limits, a tmpfs /tmp; the state's changed
+ * files overlaid into /testbed. Runs (run.ts, keptRun.ts) and sessions (session.ts) use them.
  */
 
 export interface SandboxDeps {
@@ -40,7 +38,6 @@ export function limitsFor(deps: SandboxDeps, requested?: Partial<ResourceLimits>
 }
 
 export const SANDBOX_USER = '1000:1000';
-
 
 export interface PreparedContainer {
   id: string;
@@ -176,7 +173,33 @@ export function stateName(st: StateTree): string {
 }
 
 /** Where the run's wrapper writes the command's exit status, under /swt-out; not a report. */
-export const EXIT_STATUS_FILE = '.swt-exit-status';
+const EXIT_STATUS_FILE = '.swt-exit-status';
+
+/** A run's shell: `before`, the overlay's deletions, the command, then its own exit status written down. */
+export function commandScript(plan: OverlayPlan, before: string, stdinNull: boolean): string {
+  return `${before}${overlayPrelude(plan)}\nsh -c "$1"${stdinNull ? ' </dev/null' : ''}\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`;
+}
+
+/** The exit status commandScript wrote, taken out of the run's files (a 137 or 143 the command gave itself is its result). */
+export function takeExitStatus(files: Record<string, string>): string | undefined {
+  const status = files[EXIT_STATUS_FILE]?.trim();
+  delete files[EXIT_STATUS_FILE];
+  return status;
+}
+
+/** A run's outcome: no exit code when killed for time or disk; a disk kill is said after the output. */
+export function runOutcome(r: { code: number | null; timedOut: boolean; oomKilled: boolean; disk: DiskWatchResult; tail: TailBuffer; files: Record<string, string>; durationMs: number }, limits: ResourceLimits): RunOutcome {
+  const diskLimit = r.disk.exceeded;
+  return {
+    exitCode: r.timedOut || diskLimit ? null : r.code,
+    timedOut: r.timedOut && !diskLimit,
+    oomKilled: r.oomKilled,
+    ...(diskLimit ? { diskLimit } : {}),
+    output: diskLimit ? `${r.tail.toString()}\n[swt: killed: ${diskLimitText(limits, r.disk.reason)}]` : r.tail.toString(),
+    files: r.files,
+    durationMs: r.durationMs,
+  };
+}
 
 export async function collectOutFiles(container: Docker.Container): Promise<Record<string, string>> {
   try {
@@ -194,239 +217,3 @@ export async function collectOutFiles(container: Docker.Container): Promise<Reco
 export function cancelled(): SwtError {
   return new SwtError('CANCELLED', 'the test run was cancelled: a newer request supersedes it');
 }
-
-/**
- * A run's container, created, filled and started ahead of its run (pre-warmed): its shell waits
- * for one line on stdin before the command starts, so the run costs the command and little more.
- */
-export interface WarmRun {
-  prepared: PreparedContainer;
-  attach: NodeJS.ReadWriteStream;
-  ended: Promise<void>;
-  streamedTail: TailBuffer;
-  limits: ResourceLimits;
-}
-
-/** Starts the container of `req` (pre-warmed when `waitForGo`: the command waits for `go`). */
-async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits, waitForGo: boolean): Promise<WarmRun> {
-  const { docker } = deps;
-  const streamedTail = new TailBuffer(limits.outputBytes);
-  let attached: { attach: NodeJS.ReadWriteStream; ended: Promise<void> } | undefined;
-  // Attached first (no output is lost), then started: a pre-warmed one while its overlay goes in.
-  const attachAndStart = async (container: Docker.Container) => {
-    const attach = (await container.attach({ stream: true, stdout: true, stderr: true, ...(waitForGo ? { stdin: true, hijack: true } : {}) })) as NodeJS.ReadWriteStream;
-    attached = { attach, ended: demux(docker, attach, (b) => streamedTail.push(b), (b) => streamedTail.push(b)) };
-    if (waitForGo) await container.start();
-  };
-  const prepared = await prepareContainer(deps, {
-    env: req.env,
-    repo: req.repo,
-    state,
-    role: 'run',
-    stdin: waitForGo,
-    // The command's own exit status is written down: a 137 or 143 it gave itself is its result,
-    // while a container stopped from outside dies with this shell and leaves no status. A
-    // pre-warmed one reads its go line first (the overlay is in by then, and its deletions come
-    // after it); the command itself never gets that stdin.
-    cmd: (plan) => [
-      'sh',
-      '-c',
-      `${waitForGo ? 'read -r _ || exit 75\n' : ''}${overlayPrelude(plan)}\n${waitForGo ? 'sh -c "$1" </dev/null' : 'sh -c "$1"'}\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`,
-      'swt-run',
-      req.command,
-    ],
-    limits,
-    meanwhile: attachAndStart,
-    ...(req.signal ? { signal: req.signal } : {}),
-  }).catch((e: unknown) => {
-    // The attach of a container that never started outlives its removal: closed here.
-    (attached?.attach as unknown as { destroy?: () => void } | undefined)?.destroy?.();
-    throw e;
-  });
-  return { prepared, attach: attached!.attach, ended: attached!.ended, streamedTail, limits };
-}
-
-/** The key a pre-warmed run is found by: the same image, repository, state, command and limits. */
-export function warmKey(req: RunRequest, limits: ResourceLimits): string {
-  return JSON.stringify([req.env.image, req.repo, req.state.rev, req.state.patches ?? [], req.command, limits, !!req.keep]);
-}
-
-export interface PrewarmedRun {
-  key: string;
-  /** Started as a kept run (its command an exec): asked for (RunRequest.keep), or a pool is in use. */
-  viaKept: boolean;
-  /** A one-shot run's container waiting for its go line, or a kept run's started container (startKept). */
-  warm: Promise<WarmRun | PreparedContainer>;
-  state: Promise<StateTree>;
-}
-
-const preparedOf = (w: WarmRun | PreparedContainer): PreparedContainer => ('prepared' in w ? w.prepared : w);
-
-/** A run execs into a started container when it keeps it for more commands, or when a warm pool has started ones. */
-function viaKeptRun(deps: SandboxDeps, req: RunRequest): boolean {
-  return !!req.keep || !!deps.pool;
-}
-
-/** Creates and starts a run's container ahead of the run; `discardWarm` or the run removes it. */
-export function prewarmRun(deps: SandboxDeps, req: RunRequest, ready: Promise<unknown> = Promise.resolve()): PrewarmedRun {
-  const limits = limitsFor(deps, req.limits);
-  const state = ready.then(() => openRepo(req.repo)).then((repo) => openState(repo, req.state));
-  state.catch(() => undefined);
-  const viaKept = viaKeptRun(deps, req);
-  const warm = state.then((s): Promise<WarmRun | PreparedContainer> => (viaKept ? startKept(deps, req, s, limits) : startRun(deps, req, s, limits, true)));
-  // Nobody may await it (a run that never comes): its failure is the run's to report, not unhandled.
-  warm.catch(() => undefined);
-  return { key: warmKey(req, limits), viaKept, warm, state };
-}
-
-/** Removes a pre-warmed run's container that no run took. */
-export async function discardWarm(deps: SandboxDeps, p: PrewarmedRun): Promise<void> {
-  const w = await p.warm.catch(() => undefined);
-  if (w) await removeContainer(deps.docker, preparedOf(w).id).catch(() => undefined);
-  await (await p.state.catch(() => undefined))?.dispose();
-}
-
-/**
- * The last disk look, the output, the state and the reports, asked of the engine at once: each is
- * a round trip, and a short test run would otherwise pay them one after another.
- */
-function askAfterExit(container: Docker.Container, disk: ReturnType<typeof watchDisk>, ended: Parameters<typeof outputAfterExit>[1], streamedTail: Parameters<typeof outputAfterExit>[2]) {
-  return Promise.all([
-    disk.stop(),
-    outputAfterExit(container, ended, streamedTail),
-    container.inspect(),
-    collectOutFiles(container).then(
-      (f) => ({ files: f, error: undefined }),
-      (e: unknown) => ({ files: {} as Record<string, string>, error: e }),
-    ),
-  ]);
-}
-
-export async function runInSandbox(deps: SandboxDeps, req: RunRequest, prewarmed?: PrewarmedRun): Promise<RunOutcome> {
-  const { docker, log } = deps;
-  if (req.signal?.aborted) {
-    if (prewarmed) await discardWarm(deps, prewarmed);
-    throw cancelled();
-  }
-  const limits = limitsFor(deps, req.limits);
-  if (prewarmed ? prewarmed.viaKept : viaKeptRun(deps, req)) return keptOrOnce(deps, req, limits, prewarmed);
-  let state: StateTree | undefined;
-  let prepared: PreparedContainer | undefined;
-  let disk: ReturnType<typeof watchDisk> | undefined;
-  try {
-    // A pre-warmed container whose start failed leaves the run to a cold start.
-    let w: WarmRun | undefined;
-    if (prewarmed) {
-      w = (await prewarmed.warm.catch(() => undefined)) as WarmRun | undefined;
-      if (w) state = await prewarmed.state;
-      else await discardWarm(deps, prewarmed);
-    }
-    state ??= await openState(await openRepo(req.repo), req.state);
-    const cold = !w;
-    w ??= await startRun(deps, req, state, limits, false);
-    prepared = w.prepared;
-    const { container } = prepared;
-    const { attach, ended, streamedTail } = w;
-
-    const started = Date.now();
-    if (cold) await container.start();
-    else {
-      attach.write('go\n');
-      attach.end();
-    }
-    disk = watchDisk(docker, prepared.id, {
-      limitBytes: limits.diskBytes,
-      limitInodes: inodeLimit(limits),
-      onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
-    });
-    const { timedOut } = await waitOrKill(container, limits.timeoutMs, req.signal);
-    const durationMs = Date.now() - started;
-    const [{ exceeded: diskLimit, reason: diskReason }, { tail, fromLog }, info, collected] = await askAfterExit(container, disk, ended, streamedTail);
-    await haltIfInterrupted();
-    (attach as unknown as { destroy?: () => void }).destroy?.();
-    if (fromLog) log.debug({ image: req.env.image }, 'the output stream ended late: output read from the log');
-    const code = info.State.ExitCode;
-    const suspect = !timedOut && !diskLimit && !info.State.OOMKilled && (code === 137 || code === 143);
-    // After an engine restart the container may not give its files back: then it was stopped from outside.
-    if (collected.error && !suspect) throw collected.error;
-    const files = collected.files;
-    const ownStatus = files[EXIT_STATUS_FILE]?.trim();
-    delete files[EXIT_STATUS_FILE];
-    // Killed by a signal we did not send, not by the memory limit, and not the command's own exit:
-    // the engine stopped it (a restart, `docker stop`). What it printed is no result: run it again.
-    if (suspect && ownStatus !== String(code)) {
-      throw new SwtError('INTERRUPTED', `the test container was stopped from outside the run (exit ${code}: the Docker engine restarting, or someone stopping it)`);
-    }
-    const outcome: RunOutcome = {
-      exitCode: timedOut || diskLimit ? null : info.State.ExitCode,
-      timedOut: timedOut && !diskLimit,
-      oomKilled: !!info.State.OOMKilled,
-      ...(diskLimit ? { diskLimit } : {}),
-      output: diskLimit ? `${tail.toString()}\n[swt: killed: ${diskLimitText(limits, diskReason)}]` : tail.toString(),
-      files,
-      durationMs,
-    };
-    log.debug({ image: req.env.image, exitCode: outcome.exitCode, timedOut, oomKilled: outcome.oomKilled, diskLimit, durationMs, overlay: prepared.plan.write.length }, 'sandbox run');
-    return outcome;
-  } catch (e) {
-    await haltIfInterrupted();
-    throw e;
-  } finally {
-    await disk?.stop();
-    if (prepared) await removeContainer(docker, prepared.id).catch(() => undefined);
-    await state?.dispose();
-  }
-}
-
-/** A run exec'd into a started container: handed on when kept (RunRequest.keep), else removed after its one command. */
-async function keptOrOnce(deps: SandboxDeps, req: RunRequest, limits: ResourceLimits, prewarmed?: PrewarmedRun): Promise<RunOutcome> {
-  const outcome = await keptRunInSandbox(deps, req, limits, prewarmed);
-  if (req.keep) return outcome;
-  const { kept, ...once } = outcome;
-  await kept?.release();
-  return once;
-}
-
-/** A kept run (RunRequest.keep): its pre-warmed container when one started, else a new one; exec'd into (keptRun.ts). */
-async function keptRunInSandbox(deps: SandboxDeps, req: RunRequest, limits: ResourceLimits, prewarmed?: PrewarmedRun): Promise<RunOutcome> {
-  const w = prewarmed ? ((await prewarmed.warm.catch(() => undefined)) as PreparedContainer | undefined) : undefined;
-  if (prewarmed && !w) await discardWarm(deps, prewarmed);
-  const state = w ? await prewarmed!.state : await openState(await openRepo(req.repo), req.state);
-  let prepared = w;
-  try {
-    prepared ??= await startKept(deps, req, state, limits);
-  } catch (e) {
-    await state.dispose();
-    await haltIfInterrupted();
-    throw e;
-  }
-  // runKept owns the container and the state from here: it removes both when the container cannot go on.
-  return runKept(deps, prepared, state, req.command, limits, req.signal);
-}
-
-/**
- * Waits for the container's end; past the time limit, or when the caller gives up (a newer push),
- * kills it now instead of waiting (the latter throws CANCELLED).
- */
-async function waitOrKill(container: Docker.Container, timeoutMs: number, signal?: AbortSignal): Promise<{ timedOut: boolean }> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = container.wait() as Promise<{ StatusCode: number }>;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
-  });
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<'aborted'>((resolve) => {
-    onAbort = () => resolve('aborted');
-    if (signal?.aborted) resolve('aborted');
-    else signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  const first = await Promise.race([waited, timeout, aborted]);
-  clearTimeout(timer);
-  if (onAbort) signal?.removeEventListener('abort', onAbort);
-  if (first !== 'aborted' && first !== 'timeout') return { timedOut: false };
-  await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-  await withinMs(waited.catch(() => undefined), 15_000);
-  if (first === 'aborted') throw cancelled();
-  return { timedOut: true };
-}
-

@@ -17,6 +17,31 @@ export async function withinMs<T>(p: Promise<T>, ms: number): Promise<T | undefi
   }
 }
 
+/** Waits for p; 'timeout' past ms or 'aborted' on the signal when either comes first (the caller then kills). */
+export async function untilDeadline(p: Promise<unknown>, ms: number, signal?: AbortSignal): Promise<'timeout' | 'aborted' | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      p.then(() => undefined),
+      new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms))),
+      new Promise<'aborted'>((r) => {
+        onAbort = () => r('aborted');
+        if (signal?.aborted) r('aborted');
+        else signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Closes an attach or exec stream (one whose container never started outlives the container's removal). */
+export function closeStream(stream: unknown): void {
+  (stream as { destroy?: () => void } | undefined)?.destroy?.();
+}
+
 /** Keeps the last `max` bytes written. */
 export class TailBuffer {
   private chunks: Buffer[] = [];

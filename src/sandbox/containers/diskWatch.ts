@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { logger } from '../../util/logger.js';
 import { errorLine } from '../../util/errors.js';
 import { isNotFound, type Docker } from '../docker.js';
-import { containerLabels, lockedHostConfig, type DiskLimitReason } from './limits.js';
+import { containerLabels, inodeLimit, lockedHostConfig, type DiskLimitReason } from './limits.js';
+import type { ResourceLimits } from '../types.js';
 
 /**
  * Disk limits. Where the storage driver takes a writable-layer size (overlay2 on xfs with pquota,
@@ -50,61 +51,33 @@ export interface DiskWatchOptions {
 }
 
 export function watchDisk(docker: Docker, id: string, opts: DiskWatchOptions): DiskWatch {
+  const minPause = opts.minIntervalMs ?? 500;
+  const peak = { bytes: 0, inodes: 0 };
+  const look = diskLook(docker, id, opts, peak);
   let stopped = false;
-  let exceeded = false;
   let reason: DiskLimitReason | undefined;
-  let peak = 0;
-  let peakInodes = 0;
   let wake: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const container = docker.getContainer(id);
-  const files = opts.limitInodes ? fileCounter(docker, id, opts.limitInodes) : undefined;
-  /** Passed a limit now; 'gone' once the container is; undefined when the engine did not answer. */
-  const look = async (): Promise<DiskLimitReason | false | 'gone' | undefined> => {
-    try {
-      // Files first: a flood of them makes the size look below slow.
-      const created = await (await files)?.look();
-      if (created !== undefined) {
-        peakInodes = Math.max(peakInodes, created);
-        if (created >= opts.limitInodes!) return 'inodes';
-      }
-      const info = (await container.inspect({ size: true } as object)) as { SizeRw?: number };
-      const used = (info.SizeRw ?? 0) + (opts.extraBytes ? await opts.extraBytes() : 0);
-      peak = Math.max(peak, used);
-      return used >= opts.limitBytes ? 'bytes' : false;
-    } catch (e) {
-      if (isNotFound(e)) return 'gone';
-      logger.debug({ container: id, err: (e as Error).message }, 'disk watchdog: inspect failed');
-      return undefined;
-    }
-  };
-  const loop = (async () => {
-    // The first look after one pause, as between looks: a short run (most test runs) then pays only
-    // the last look at its end; the pause bounds what is written unseen as before, the fsize limit
-    // and the final look the rest.
-    await new Promise<void>((r) => {
+  // stop() clears the timer and wakes the loop at once; unref: a watchdog alone never keeps the process alive.
+  const pause = (ms: number) =>
+    new Promise<void>((r) => {
       wake = r;
-      timer = setTimeout(r, opts.minIntervalMs ?? 500);
+      timer = setTimeout(r, ms);
       timer.unref();
     });
+  const loop = (async () => {
+    // A pause before the first look too: a short run (most test runs) pays only the final look.
+    await pause(minPause);
     while (!stopped) {
       const t0 = Date.now();
       const passed = await look();
       if (passed === 'gone' || stopped) return;
       if (passed) {
-        exceeded = true;
         reason = passed;
         await opts.onExceeded(passed);
         return;
       }
-      const pause = Math.max(opts.minIntervalMs ?? 500, 4 * (Date.now() - t0));
-      // stop() clears the timer and wakes the loop at once, so the caller never waits for a pause;
-      // unref: a watchdog alone never keeps the process alive.
-      await new Promise<void>((r) => {
-        wake = r;
-        timer = setTimeout(r, pause);
-        timer.unref();
-      });
+      await pause(Math.max(minPause, 4 * (Date.now() - t0)));
     }
   })();
   let result: Promise<DiskWatchResult> | undefined;
@@ -115,16 +88,42 @@ export function watchDisk(docker: Docker, id: string, opts: DiskWatchOptions): D
         clearTimeout(timer);
         wake?.();
         await loop;
-        if (!exceeded && finalLook) {
+        if (!reason && finalLook) {
           const passed = await look();
-          if (passed === 'bytes' || passed === 'inodes') {
-            exceeded = true;
-            reason = passed;
-          }
+          if (passed === 'bytes' || passed === 'inodes') reason = passed;
         }
-        return { exceeded, ...(reason ? { reason } : {}), peakBytes: peak, peakInodes };
+        return { exceeded: !!reason, ...(reason ? { reason } : {}), peakBytes: peak.bytes, peakInodes: peak.inodes };
       })());
     },
+  };
+}
+
+/** watchDisk at a run's (or an install's) disk and file limits. */
+export function watchLimits(docker: Docker, id: string, limits: ResourceLimits, opts: Omit<DiskWatchOptions, 'limitBytes' | 'limitInodes'>): DiskWatch {
+  return watchDisk(docker, id, { limitBytes: limits.diskBytes, limitInodes: inodeLimit(limits), ...opts });
+}
+
+/** One look: the limit passed now, 'gone' once the container is, undefined when the engine did not answer; peaks recorded. */
+function diskLook(docker: Docker, id: string, opts: DiskWatchOptions, peak: { bytes: number; inodes: number }) {
+  const container = docker.getContainer(id);
+  const files = opts.limitInodes ? fileCounter(docker, id, opts.limitInodes) : undefined;
+  return async (): Promise<DiskLimitReason | false | 'gone' | undefined> => {
+    try {
+      // Files first: a flood of them makes the size look below slow.
+      const created = await (await files)?.look();
+      if (created !== undefined) {
+        peak.inodes = Math.max(peak.inodes, created);
+        if (created >= opts.limitInodes!) return 'inodes';
+      }
+      const info = (await container.inspect({ size: true } as object)) as { SizeRw?: number };
+      const used = (info.SizeRw ?? 0) + (opts.extraBytes ? await opts.extraBytes() : 0);
+      peak.bytes = Math.max(peak.bytes, used);
+      return used >= opts.limitBytes ? 'bytes' : false;
+    } catch (e) {
+      if (isNotFound(e)) return 'gone';
+      logger.debug({ container: id, err: (e as Error).message }, 'disk watchdog: inspect failed');
+      return undefined;
+    }
   };
 }
 

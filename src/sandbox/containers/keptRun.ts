@@ -1,10 +1,9 @@
 import { SwtError } from '../../util/errors.js';
-import { demux, TailBuffer, withinMs } from './containerIo.js';
-import { watchDisk } from './diskWatch.js';
-import type { Docker } from '../docker.js';
-import { diskLimitText, inodeLimit } from './limits.js';
+import { closeStream, demux, TailBuffer, untilDeadline, withinMs } from './containerIo.js';
+import { watchLimits } from './diskWatch.js';
+import { killNow, type Docker } from '../docker.js';
 import { haltIfInterrupted, inBackground, removeContainer } from './liveContainers.js';
-import { cancelled, collectOutFiles, EXIT_STATUS_FILE, overlayPrelude, prepareContainer, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
+import { cancelled, collectOutFiles, commandScript, prepareContainer, runOutcome, SANDBOX_USER, takeExitStatus, type PreparedContainer, type SandboxDeps } from './container.js';
 import type { StateTree } from '../../repo/git.js';
 import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
@@ -57,13 +56,6 @@ export async function runKept(deps: SandboxDeps, prepared: PreparedContainer, st
   return once(command, signal, true);
 }
 
-/** The shell an exec runs: the overlay's deletions, the command (stdin /dev/null) and its own exit status written down. */
-function execScript(prepared: PreparedContainer, first: boolean): string {
-  // A later command's reports must be its own: /swt-out is emptied first.
-  const clear = first ? '' : 'find /swt-out -mindepth 1 -delete 2>/dev/null\n';
-  return `${clear}${overlayPrelude(prepared.plan)}\nsh -c "$1" </dev/null\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`;
-}
-
 async function execCommand(
   deps: SandboxDeps,
   prepared: PreparedContainer,
@@ -75,7 +67,9 @@ async function execCommand(
   const { docker } = deps;
   const { container } = prepared;
   if (signal?.aborted) throw cancelled();
-  const exec = await container.exec({ Cmd: ['sh', '-c', execScript(prepared, first), 'swt-run', command], AttachStdout: true, AttachStderr: true, User: SANDBOX_USER, WorkingDir: '/testbed' });
+  // A later command's reports must be its own: /swt-out is emptied first.
+  const script = commandScript(prepared.plan, first ? '' : 'find /swt-out -mindepth 1 -delete 2>/dev/null\n', true);
+  const exec = await container.exec({ Cmd: ['sh', '-c', script, 'swt-run', command], AttachStdout: true, AttachStderr: true, User: SANDBOX_USER, WorkingDir: '/testbed' });
   const stream = await exec.start({ hijack: true, stdin: false });
   const tail = new TailBuffer(limits.outputBytes);
   const ended = demux(docker, stream, (b) => tail.push(b), (b) => tail.push(b));
@@ -83,13 +77,13 @@ async function execCommand(
   let killed = false;
   const kill = () => {
     killed = true;
-    return container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
+    return killNow(container);
   };
-  const disk = watchDisk(docker, prepared.id, { limitBytes: limits.diskBytes, limitInodes: inodeLimit(limits), onExceeded: kill });
+  const disk = watchLimits(docker, prepared.id, limits, { onExceeded: kill });
   let ending: 'timeout' | 'aborted' | undefined;
   try {
     // A background child may hold the output open after the command: its exec's end counts too.
-    ending = await endOrKill(Promise.race([ended, execEnded(exec, ended).then(() => withinMs(ended, 2_000))]), limits.timeoutMs, signal);
+    ending = await untilDeadline(Promise.race([ended, execEnded(exec, ended).then(() => withinMs(ended, 2_000))]), limits.timeoutMs, signal);
     if (ending) {
       await kill();
       await withinMs(ended, 15_000);
@@ -99,35 +93,35 @@ async function execCommand(
   }
   if (ending === 'aborted') throw cancelled();
   const durationMs = Date.now() - started;
-  const [{ exceeded: diskLimit, reason }, files, info, state] = await Promise.all([disk.stop(), collectOutFiles(container), execExit(exec), container.inspect().then((i) => i.State)]);
+  const [diskSeen, files, code, state] = await Promise.all([disk.stop(), collectOutFiles(container), execExit(exec), container.inspect().then((i) => i.State)]);
   await haltIfInterrupted();
-  (stream as unknown as { destroy?: () => void }).destroy?.();
-  const timedOut = ending === 'timeout' && !diskLimit;
-  const ownStatus = files[EXIT_STATUS_FILE]?.trim();
-  delete files[EXIT_STATUS_FILE];
-  let code = info;
-  let oomKilled = !!state.OOMKilled;
-  if (!killed && !state.Running && !oomKilled) {
+  closeStream(stream);
+  const timedOut = ending === 'timeout';
+  const exit = await judgeExit(container, kill, { killed, code, state, ownStatus: takeExitStatus(files) });
+  const outcome = runOutcome({ ...exit, timedOut, disk: diskSeen, tail, files, durationMs }, limits);
+  deps.log.debug({ exitCode: outcome.exitCode, timedOut: outcome.timedOut, oomKilled: exit.oomKilled, diskLimit: diskSeen.exceeded, durationMs, kept: true }, 'sandbox run');
+  return { outcome, alive: !killed };
+}
+
+/** The command's exit code and memory flag; INTERRUPTED when the container or the command was stopped from outside the run. */
+async function judgeExit(
+  container: Docker.Container,
+  kill: () => Promise<unknown>,
+  r: { killed: boolean; code: number | null; state: { Running: boolean; OOMKilled: boolean }; ownStatus: string | undefined },
+): Promise<{ code: number | null; oomKilled: boolean }> {
+  let { code } = r;
+  let oomKilled = !!r.state.OOMKilled;
+  if (!r.killed && !r.state.Running && !oomKilled) {
     throw new SwtError('INTERRUPTED', 'the test container was stopped from outside the run (the Docker engine restarting, or someone stopping it)');
   }
   // Killed by a signal: the container's memory flag is set only once it ends, so it ends here.
-  if (!killed && state.Running && (code === 137 || code === 143 || code === null)) {
+  if (!r.killed && r.state.Running && (code === 137 || code === 143 || code === null)) {
     await kill();
     oomKilled = !!(await container.inspect()).State.OOMKilled;
-    if (!oomKilled && ownStatus !== String(code)) throw new SwtError('INTERRUPTED', `the test command was killed from outside the run (exit ${code})`);
+    if (!oomKilled && r.ownStatus !== String(code)) throw new SwtError('INTERRUPTED', `the test command was killed from outside the run (exit ${code})`);
   }
-  if (ownStatus !== undefined && code === null) code = Number(ownStatus);
-  const outcome: RunOutcome = {
-    exitCode: timedOut || diskLimit ? null : code,
-    timedOut,
-    oomKilled,
-    ...(diskLimit ? { diskLimit } : {}),
-    output: diskLimit ? `${tail.toString()}\n[swt: killed: ${diskLimitText(limits, reason)}]` : tail.toString(),
-    files,
-    durationMs,
-  };
-  deps.log.debug({ exitCode: outcome.exitCode, timedOut, oomKilled, diskLimit, durationMs, kept: true }, 'sandbox run');
-  return { outcome, alive: !killed };
+  if (r.ownStatus !== undefined && code === null) code = Number(r.ownStatus);
+  return { code, oomKilled };
 }
 
 /** The exec's exit code (null while it still runs: the stream can end a moment before the engine marks it exited). */
@@ -149,25 +143,5 @@ async function execEnded(exec: Docker.Exec, ended: Promise<void>): Promise<void>
     if (done) return;
     const info = await exec.inspect().catch(() => ({ Running: false }));
     if (!info.Running) return;
-  }
-}
-
-/** Waits for the command's output to end; 'timeout' or 'aborted' when it must be killed first. */
-async function endOrKill(ended: Promise<void>, timeoutMs: number, signal?: AbortSignal): Promise<'timeout' | 'aborted' | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    return await Promise.race([
-      ended.then(() => undefined),
-      new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), timeoutMs))),
-      new Promise<'aborted'>((r) => {
-        onAbort = () => r('aborted');
-        if (signal?.aborted) r('aborted');
-        else signal?.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }

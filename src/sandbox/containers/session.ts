@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { SwtError } from '../../util/errors.js';
-import { demux, isBinary, readTarFiles, singleFileTar, TailBuffer } from './containerIo.js';
-import { watchDisk } from './diskWatch.js';
-import { diskLimitText, inodeLimit, type DiskLimitReason } from './limits.js';
-import { isNotFound, type Docker } from '../docker.js';
+import { closeStream, demux, isBinary, readTarFiles, singleFileTar, TailBuffer } from './containerIo.js';
+import { watchLimits } from './diskWatch.js';
+import { diskLimitText, type DiskLimitReason } from './limits.js';
+import { killNow, type Docker } from '../docker.js';
 import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID, type GitRepo, type StateTree } from '../../repo/git.js';
 import { removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { limitsFor, prepareContainer, overlayPrelude, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
@@ -92,7 +92,7 @@ async function execOnce(
     stdout.push(b.subarray(0, maxStdout - kept));
     kept += Math.min(b.length, maxStdout - kept);
     // Bounded in what is kept and in what is read: past the bound, the stream is closed.
-    if (kept >= maxStdout) (stream as unknown as { destroy?: () => void }).destroy?.();
+    if (kept >= maxStdout) closeStream(stream);
   };
   const started = Date.now();
   const ended = demux(
@@ -110,7 +110,7 @@ async function execOnce(
   ]);
   clearTimeout(guard);
   await haltIfInterrupted();
-  if (hung) (stream as unknown as { destroy?: () => void }).destroy?.();
+  if (hung) closeStream(stream);
   let info = await exec.inspect();
   for (let i = 0; info.Running && !hung && i < 20; i++) {
     await new Promise((r) => setTimeout(r, 50));
@@ -127,46 +127,23 @@ function splitNul(buf: Buffer): string[] {
 }
 
 export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest, 'command'>): Promise<SandboxSession> {
-  const { docker, log } = deps;
+  const { docker } = deps;
   const limits = limitsFor(deps, req.limits);
   const repo = await openRepo(req.repo);
   const state = await openState(repo, req.state);
-  const prepared = await startSession(deps, req, state, limits);
-  const { container, id } = prepared;
+  const { container } = await startSession(deps, req, state, limits);
+  const disk = watchSessionDisk(deps, container, limits);
   let closed = false;
-  let diskLimit: DiskLimitReason | undefined;
   let uploads = 0;
-  const disk = watchDisk(docker, id, {
-    limitBytes: limits.diskBytes,
-    limitInodes: inodeLimit(limits),
-    minIntervalMs: 2_000,
-    onExceeded: async (reason) => {
-      diskLimit = reason;
-      log.warn({ container: id, limit: diskLimitText(limits, reason) }, 'session killed: disk limit');
-      await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-    },
-  });
-  const diskLimitMessage = () => `killed: ${diskLimitText(limits, diskLimit)}; the session is over`;
   const ensureOpen = () => {
     if (closed) throw new SwtError('BAD_INPUT', 'the sandbox session is closed');
-    if (diskLimit) throw new SwtError('BAD_INPUT', diskLimitMessage());
+    const over = disk.over();
+    if (over) throw new SwtError('BAD_INPUT', over);
   };
-
   const session: SandboxSession = {
     async exec(command, opts = {}) {
       ensureOpen();
-      const timeoutMs = opts.timeoutMs ?? limits.timeoutMs;
-      try {
-        const r = await execIn(docker, container, ['timeout', '-s', 'KILL', `${Math.max(0.1, timeoutMs / 1000)}s`, 'sh', '-c', command], {
-          timeoutMs,
-          maxBytes: limits.outputBytes,
-        });
-        if (diskLimit) return { exitCode: null, output: `${r.output}\n[swt: ${diskLimitMessage()}]`, timedOut: false };
-        return { exitCode: r.exitCode, output: r.output, timedOut: r.timedOut };
-      } catch (e) {
-        if (diskLimit) return { exitCode: null, output: `[swt: ${diskLimitMessage()}]`, timedOut: false };
-        throw e;
-      }
+      return sessionExec(docker, container, command, { timeoutMs: opts.timeoutMs ?? limits.timeoutMs, maxBytes: limits.outputBytes }, disk.over);
     },
 
     async readFileHead(path, maxBytes) {
@@ -195,13 +172,41 @@ export async function openSandboxSession(deps: SandboxDeps, req: Omit<RunRequest
       closed = true;
       try {
         await disk.stop();
-        await removeContainer(docker, id);
+        await removeContainer(docker, container.id);
       } finally {
         await state.dispose();
       }
     },
   };
   return session;
+}
+
+/** The session's disk watch: past its limit the container is killed, and `over` says so from then on. */
+function watchSessionDisk(deps: SandboxDeps, container: Docker.Container, limits: ResourceLimits) {
+  let reason: DiskLimitReason | undefined;
+  const disk = watchLimits(deps.docker, container.id, limits, {
+    minIntervalMs: 2_000,
+    onExceeded: async (r) => {
+      reason = r;
+      deps.log.warn({ container: container.id, limit: diskLimitText(limits, r) }, 'session killed: disk limit');
+      await killNow(container);
+    },
+  });
+  return { stop: () => disk.stop(), over: () => (reason ? `killed: ${diskLimitText(limits, reason)}; the session is over` : undefined) };
+}
+
+/** A command of the session's, killed at its timeout; once the session is over for its disk, that is its output. */
+async function sessionExec(docker: Docker, container: Docker.Container, command: string, o: { timeoutMs: number; maxBytes: number }, over: () => string | undefined) {
+  try {
+    const r = await execIn(docker, container, ['timeout', '-s', 'KILL', `${Math.max(0.1, o.timeoutMs / 1000)}s`, 'sh', '-c', command], o);
+    const killed = over();
+    if (killed) return { exitCode: null, output: `${r.output}\n[swt: ${killed}]`, timedOut: false };
+    return { exitCode: r.exitCode, output: r.output, timedOut: r.timedOut };
+  } catch (e) {
+    const killed = over();
+    if (killed) return { exitCode: null, output: `[swt: ${killed}]`, timedOut: false };
+    throw e;
+  }
 }
 
 /**

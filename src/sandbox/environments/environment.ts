@@ -5,9 +5,9 @@ import type { Logger } from '../../util/logger.js';
 import { shellQuote } from '../../util/shell.js';
 import { ensureBaseImage } from '../images/baseImages.js';
 import type { CaBundle } from '../images/caCertificates.js';
-import { demux, outputAfterExit, readTarFiles, singleFileTar, TailBuffer } from '../containers/containerIo.js';
+import { readTarFiles, singleFileTar } from '../containers/containerIo.js';
 import { INSTALL_NOTES_NAME } from '../../ecosystems/command.js';
-import { storageOptSupported, watchDisk } from '../containers/diskWatch.js';
+import { storageOptSupported } from '../containers/diskWatch.js';
 import { engineCpus, inspectImage, type Docker } from '../docker.js';
 import { withInstallNetwork, type InstallNetwork } from '../egress/egress.js';
 import type { EgressSettings } from '../egress/egressConfig.js';
@@ -17,14 +17,16 @@ import { isDependencyManifest } from '../../ecosystems/index.js';
 import { changedFiles, emptyTree, listTreeBlobs, openRepo, openState, type GitRepo, type StateTree } from '../../repo/git.js';
 import { admitCopy, copyPlan } from '../containers/copyIn.js';
 import { runGit } from '../../repo/gitExec.js';
-import { containerLabels, diskLimitText, hostConfigFor, inodeLimit, resolveLimits, type DiskLimitReason } from '../containers/limits.js';
+import { containerLabels, hostConfigFor, resolveLimits } from '../containers/limits.js';
 import { haltIfInterrupted, registerContainer, removeContainer, retireContainer, createTracked } from '../containers/liveContainers.js';
 import { singleFlight, withFileLock } from '../../util/lock.js';
 import { deletionScript, planOverlay, type OverlayPlan } from '../../repo/overlay.js';
-import { installOrRestore, NO_SAVED_INSTALL, restoreOnly, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
+import { installOrRestore, restoreOnly, saveInstall, TRACKED_LIST, trackedList } from './savedInstall.js';
 import { CACHE_MOUNT, cacheEnv, cacheVolumeName, ensureCacheVolume, isNewEmptyVolume, markFilled, withThrowawayCache } from './packageCache.js';
 import { scheduleUpkeep } from './upkeep.js';
-import { findEnvironment, inHistoryOf, rememberEnvironment } from './envLookup.js';
+import { findEnvironment, rememberEnvironment } from './envLookup.js';
+import { nearestLayer, nearestLayerOn, type NearestLayer } from './nearestLayer.js';
+import { NoSavedInstall, runInstall } from './installRun.js';
 import type { Environment, EnvironmentSpec, ResourceLimits, WarmUp } from '../types.js';
 
 /**
@@ -33,16 +35,12 @@ import type { Environment, EnvironmentSpec, ResourceLimits, WarmUp } from '../ty
  * through the egress proxy, with the repository's package cache mounted (an untrusted head's: a
  * throwaway copy of it). Cached by a key over the repository's scope, the install's trust, the
  * base image id, the install command and the dependency manifests; an image is reused only when
- * its snapshot is in the history of the revision asked for, and a hit never runs the install again. A state with patches (base + a fix that changes the manifests) is installed as patched,
+ * its snapshot is in the history of the revision asked for, and a hit never runs the install
+ * again. A state with patches (base + a fix that changes the manifests) is installed as patched,
  * then its tracked files are put back to `rev`'s, so the image always holds `rev` plus what the
- * install made. A build whose manifests no image matches starts from the nearest layer: the
- * newest trusted image of its family (same repository, base image, install and warm-up; only the
- * dependencies differ), with the source brought to the new revision, so the install finds the
- * installed tree it only has to change (node_modules, site-packages, Go's build cache).
+ * install made. A build whose manifests no image matches starts from the nearest layer
+ * (nearestLayer.ts), with the source brought to the new revision.
  */
-
-/** Environment layers stacked on a base image at most (Docker allows 127 layers in all). */
-export const MAX_LAYER_DEPTH = 8;
 
 export const DEFAULT_INSTALL_LIMITS: ResourceLimits = {
   memoryBytes: 4 * 1024 ** 3,
@@ -69,7 +67,6 @@ export interface EnvironmentDeps {
   packageCacheBytes: number;
 }
 
-const INSTALL_LOG_LINES = 25;
 /** Where the fixed state's own versions of patched files wait while the install runs. */
 const HOME = '/home/swt';
 const RESTORE_DIR = `${HOME}/.swt-restore`;
@@ -78,10 +75,6 @@ function installLimitsFrom(deps: EnvironmentDeps): ResourceLimits {
   const fromEnv = envValues().SWT_INSTALL_TIMEOUT_MS;
   const base = { ...DEFAULT_INSTALL_LIMITS, ...(fromEnv ? { timeoutMs: fromEnv } : {}) };
   return resolveLimits(base, deps.installLimits);
-}
-
-function lastLines(text: string, n: number): string {
-  return text.trimEnd().split('\n').slice(-n).join('\n');
 }
 
 /**
@@ -108,22 +101,6 @@ export function installScript(install: string, restore?: OverlayPlan, warm?: War
   return lines.join('\n');
 }
 
-/** Bytes the install added to its package cache so far (what `du` sees, as the sandbox user). */
-async function cacheGrowth(docker: Docker, id: string, start: { bytes?: number }): Promise<number> {
-  try {
-    const exec = await docker.getContainer(id).exec({ Cmd: ['du', '-sk', CACHE_MOUNT], AttachStdout: true, AttachStderr: false, User: '1000:1000' });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    let out = '';
-    await demux(docker, stream, (b) => (out += b.toString('utf8')), () => undefined);
-    const kib = Number(out.trim().split(/\s+/)[0]);
-    if (!Number.isFinite(kib)) return 0;
-    start.bytes ??= kib * 1024;
-    return Math.max(0, kib * 1024 - start.bytes);
-  } catch {
-    return 0;
-  }
-}
-
 interface BuildInput {
   repo: GitRepo;
   state: StateTree;
@@ -142,48 +119,12 @@ interface BuildInput {
   onProgress?: (m: string) => void;
 }
 
-export interface NearestLayer {
-  image: string;
-  snapshotRev: string;
-  depth: number;
-  bytes: number;
-}
-
-/**
- * The image a build of this family starts from: a trusted one (an untrusted install's tree is
- * never another build's start) of the same namespace, not stacked too deep, whose snapshot is in
- * this repository; the newest in the history of `commit` first, else the newest.
- */
-async function nearestLayer(docker: Docker, repo: GitRepo, ns: string, family: string, commit: string): Promise<NearestLayer | undefined> {
-  const images = await docker.listImages({ filters: { label: [`${ENV_LABELS.family}=${family}`, `${ENV_LABELS.namespace}=${ns}`, `${ENV_LABELS.trusted}=true`] } });
-  const candidates: Array<NearestLayer & { ancestor: boolean; created: number }> = [];
-  for (const img of images) {
-    const snapshotRev = img.Labels?.[ENV_LABELS.snapshotRev];
-    const depth = Number(img.Labels?.[ENV_LABELS.depth] ?? 0);
-    const tag = (img.RepoTags ?? []).find((t) => t !== '<none>:<none>');
-    if (!snapshotRev || !tag || !(depth + 1 < MAX_LAYER_DEPTH)) continue;
-    if ((await runGit(repo.path, ['cat-file', '-e', `${snapshotRev}^{tree}`])).code !== 0) continue;
-    candidates.push({ image: tag, snapshotRev, depth, bytes: img.Size, ancestor: await inHistoryOf(repo, snapshotRev, commit), created: img.Created });
-  }
-  candidates.sort((a, b) => Number(b.ancestor) - Number(a.ancestor) || b.created - a.created);
-  const best = candidates[0];
-  return best && { image: best.image, snapshotRev: best.snapshotRev, depth: best.depth, bytes: best.bytes };
-}
-
-/** Nearest-layer reuse is on unless SWT_NEAREST_LAYER=0 (read at each build). */
-function nearestLayerOn(): boolean {
-  return envValues().SWT_NEAREST_LAYER;
-}
-
 /** How a build uses the saved installs: `extract` one in the install's place when there is one; `only` that, with no install (and no network) at all. */
 interface SavedUse {
   key: string;
   extract: boolean;
   only?: boolean;
 }
-
-/** A restore-only build found no saved install of its key. */
-class NoSavedInstall extends Error {}
 
 /** Builds and commits the image; what the install wrote in its notes file. */
 async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<string> {
@@ -210,14 +151,7 @@ async function buildEnvironment(deps: EnvironmentDeps, o: BuildInput): Promise<s
 async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: InstallNetwork | 'none', volume?: string, restoreOnly = false): Promise<string> {
   const { docker, log } = deps;
   const limits = installLimitsFrom(deps);
-  // From the nearest layer: what changed since its snapshot, and every manifest (an install may have rewritten one).
-  const changes = await changedFiles(o.repo, o.from ? `${o.from.snapshotRev}^{tree}` : await emptyTree(o.repo), o.state.tree, o.state.env);
-  const all = o.from ? await changedFiles(o.repo, await emptyTree(o.repo), o.state.tree, o.state.env) : [];
-  const manifests = all.filter((c) => isDependencyManifest(c.path) && !changes.some((d) => d.path === c.path));
-  const plan = planOverlay([...changes, ...manifests]);
-  const image = o.from?.image ?? o.baseImage;
-  const patched = o.state.tree !== (await runGit(o.repo.path, ['rev-parse', `${o.commit}^{tree}`])).stdout.toString('utf8').trim();
-  const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
+  const { plan, restore, patched } = await planFiles(o);
   const install = o.install.trim();
   // Something to run: the install, or the warm-up alone (offline either way when there is no install).
   // A saved install stands for this key's only on a fresh tree (a nearest layer's would mix with it).
@@ -226,49 +160,16 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
   const what = `the files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''}`;
   // Counted before the install container exists: the tree and the patched files' copies together.
   await admitCopy(o.repo, restore ? [plan, restore] : [plan], { env: o.state.env, limits, what, role: 'install' });
-  const secs = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
-  // Variables go in through `env`, not the container's Env, so the committed image carries none of them.
-  const vars = net === 'none' ? (restoreOnly ? cacheEnv() : []) : [...net.env, ...cacheEnv()];
-  const [cpus, storageOpt] = await Promise.all([engineCpus(docker), storageOptSupported(docker, image)]);
-  const container = await createTracked(() => docker.createContainer({
-    Image: image,
-    Cmd: script ? ['env', ...vars, 'sh', '-c', `exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', script] : ['true'],
-    Entrypoint: [],
-    User: '1000:1000',
-    WorkingDir: '/testbed',
-    Env: [],
-    Labels: containerLabels('install'),
-    AttachStdout: true,
-    AttachStderr: true,
-    HostConfig: hostConfigFor({
-      role: 'install',
-      limits,
-      network: net === 'none' ? 'none' : net.network,
-      engineCpus: cpus,
-      storageOpt,
-      mounts: volume ? [{ Type: 'volume', Source: volume, Target: CACHE_MOUNT }] : [],
-      cpuset: deps.cpuset,
-    }),
-  }));
-  registerContainer(docker, container.id);
+  const container = await createInstallContainer(deps, o.from?.image ?? o.baseImage, { script, limits, net, volume, restoreOnly });
   let committed = false;
   try {
     o.onProgress?.(`copying ${plan.write.length} files of ${o.commit.slice(0, 12)}${patched ? ' (patched)' : ''} into /testbed${o.from ? ` over the nearest layer ${o.from.image}` : ''}`);
     await copySnapshot(container, o, { plan, restore, what, timeoutMs: limits.timeoutMs });
     if (saved) await putTrackedList(o, container, patched);
-    if (script) await runInstallScript(deps, o, container, { limits, install, volume, restore, restoreOnly });
+    const run = { limits, install, volume, patched, restoreOnly, warmAfter: o.warm?.after, onProgress: o.onProgress };
+    if (script) await runInstall({ docker, log, egressHosts: deps.egress.hosts }, container, run);
     const notes = install ? await installNotesOf(container) : '';
-    const [repoName, tag] = o.tag.split(':') as [string, string];
-    await container.commit({
-      repo: repoName,
-      tag,
-      changes: [
-        `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} ${ENV_LABELS.scope}=${JSON.stringify(o.scope)} ${ENV_LABELS.trusted}=${o.cacheWrite} ${ENV_LABELS.family}=${o.family} ${ENV_LABELS.depth}=${o.from ? o.from.depth + 1 : 0} ${ENV_LABELS.fromBytes}=${o.from?.bytes ?? 0} ${ENV_LABELS.installNotes}=${Buffer.from(notes).toString('base64')} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
-        'CMD ["/bin/sh"]',
-        'WORKDIR /testbed',
-        'USER 1000:1000',
-      ],
-    } as object);
+    await commitImage(deps, container, o, notes);
     committed = true;
     return notes;
   } catch (e) {
@@ -280,6 +181,69 @@ async function commitEnvironment(deps: EnvironmentDeps, o: BuildInput, net: Inst
     if (committed && net === 'none') retireContainer(docker, container.id);
     else await removeContainer(docker, container.id).catch((e) => log.warn({ err: (e as Error).message }, 'removing the install container failed'));
   }
+}
+
+/**
+ * The files to copy: from the nearest layer, what changed since its snapshot and every manifest
+ * (an install may have rewritten one); for a patched state, the tracked files to put back after.
+ */
+async function planFiles(o: BuildInput): Promise<{ plan: OverlayPlan; restore?: OverlayPlan; patched: boolean }> {
+  const changes = await changedFiles(o.repo, o.from ? `${o.from.snapshotRev}^{tree}` : await emptyTree(o.repo), o.state.tree, o.state.env);
+  const all = o.from ? await changedFiles(o.repo, await emptyTree(o.repo), o.state.tree, o.state.env) : [];
+  const manifests = all.filter((c) => isDependencyManifest(c.path) && !changes.some((d) => d.path === c.path));
+  const plan = planOverlay([...changes, ...manifests]);
+  const patched = o.state.tree !== (await runGit(o.repo.path, ['rev-parse', `${o.commit}^{tree}`])).stdout.toString('utf8').trim();
+  const restore = patched ? planOverlay(await changedFiles(o.repo, o.state.tree, `${o.commit}^{tree}`, o.state.env)) : undefined;
+  return { plan, restore, patched };
+}
+
+/** The install container, created (not started) and tracked; the install's variables go in through `env`, so the committed image carries none. */
+async function createInstallContainer(
+  deps: EnvironmentDeps,
+  image: string,
+  c: { script: string; limits: ResourceLimits; net: InstallNetwork | 'none'; volume?: string; restoreOnly: boolean },
+): Promise<Docker.Container> {
+  const { docker } = deps;
+  const secs = Math.max(1, Math.ceil(c.limits.timeoutMs / 1000));
+  const vars = c.net === 'none' ? (c.restoreOnly ? cacheEnv() : []) : [...c.net.env, ...cacheEnv()];
+  const [cpus, storageOpt] = await Promise.all([engineCpus(docker), storageOptSupported(docker, image)]);
+  const container = await createTracked(() => docker.createContainer({
+    Image: image,
+    Cmd: c.script ? ['env', ...vars, 'sh', '-c', `exec timeout -s KILL ${secs} sh -c "$1"`, 'swt-install', c.script] : ['true'],
+    Entrypoint: [],
+    User: '1000:1000',
+    WorkingDir: '/testbed',
+    Env: [],
+    Labels: containerLabels('install'),
+    AttachStdout: true,
+    AttachStderr: true,
+    HostConfig: hostConfigFor({
+      role: 'install',
+      limits: c.limits,
+      network: c.net === 'none' ? 'none' : c.net.network,
+      engineCpus: cpus,
+      storageOpt,
+      mounts: c.volume ? [{ Type: 'volume', Source: c.volume, Target: CACHE_MOUNT }] : [],
+      cpuset: deps.cpuset,
+    }),
+  }));
+  registerContainer(docker, container.id);
+  return container;
+}
+
+/** The install container committed as the environment image, labelled with what it holds and where it came from. */
+async function commitImage(deps: EnvironmentDeps, container: Docker.Container, o: BuildInput, notes: string): Promise<void> {
+  const [repoName, tag] = o.tag.split(':') as [string, string];
+  await container.commit({
+    repo: repoName,
+    tag,
+    changes: [
+      `LABEL ${ENV_LABELS.key}=${o.key} ${ENV_LABELS.snapshotRev}=${o.commit} ${ENV_LABELS.baseImage}=${o.baseImage} ${ENV_LABELS.namespace}=${deps.cache.namespace} ${ENV_LABELS.scope}=${JSON.stringify(o.scope)} ${ENV_LABELS.trusted}=${o.cacheWrite} ${ENV_LABELS.family}=${o.family} ${ENV_LABELS.depth}=${o.from ? o.from.depth + 1 : 0} ${ENV_LABELS.fromBytes}=${o.from?.bytes ?? 0} ${ENV_LABELS.installNotes}=${Buffer.from(notes).toString('base64')} swt-bot.role=env-image swt-bot.pid=none swt-bot.host=none`,
+      'CMD ["/bin/sh"]',
+      'WORKDIR /testbed',
+      'USER 1000:1000',
+    ],
+  } as object);
 }
 
 /** The state's files into /testbed, and the patched files' own versions aside (restore); both within the install's time limit. */
@@ -307,82 +271,6 @@ async function putTrackedList(o: BuildInput, container: Docker.Container, patche
   if (patched) paths.push(...(await listTreeBlobs(o.repo, `${o.commit}^{tree}`, o.state.env)).map((f) => f.path));
   const name = TRACKED_LIST.slice(TRACKED_LIST.lastIndexOf('/') + 1);
   await container.putArchive(singleFileTar(name, trackedList([...new Set(paths)]), { uid: 1000, gid: 1000 }) as unknown as NodeJS.ReadableStream, { path: TRACKED_LIST.slice(0, TRACKED_LIST.lastIndexOf('/')) });
-}
-
-/** The install (or warm-up) in the started container: its output streamed to the log, its disk and time watched; a failure says why. */
-async function runInstallScript(
-  deps: EnvironmentDeps,
-  o: BuildInput,
-  container: Docker.Container,
-  run: { limits: ResourceLimits; install: string; volume?: string; restore?: OverlayPlan; restoreOnly?: boolean },
-): Promise<void> {
-  const { docker, log } = deps;
-  const { limits, install, volume, restore } = run;
-  o.onProgress?.(run.restoreOnly ? `restoring the saved install of \`${install}\`` : install ? `installing dependencies: ${install}` : `warming up: ${o.warm?.after}`);
-  const streamedTail = new TailBuffer(limits.outputBytes);
-  const attach = await container.attach({ stream: true, stdout: true, stderr: true });
-  let partial = '';
-  const onData = (b: Buffer) => {
-    streamedTail.push(b);
-    const lines = (partial + b.toString('utf8')).split('\n');
-    partial = lines.pop() ?? '';
-    for (const l of lines) if (l.trim()) log.debug({ install: l });
-  };
-  const ended = demux(docker, attach, onData, onData);
-  await container.start();
-  const cacheStart: { bytes?: number } = {};
-  const disk = watchDisk(docker, container.id, {
-    limitBytes: limits.diskBytes,
-    limitInodes: inodeLimit(limits),
-    // An install's layer holds every installed file: looking costs more, so look less often.
-    minIntervalMs: 3_000,
-    extraBytes: volume ? () => cacheGrowth(docker, container.id, cacheStart) : undefined,
-    onExceeded: () => container.kill({ signal: 'SIGKILL' }).catch(() => undefined),
-  });
-  let timer: NodeJS.Timeout | undefined;
-  let result: { StatusCode: number } | 'timeout';
-  let exceeded = false;
-  let diskReason: DiskLimitReason | undefined;
-  try {
-    const waited = container.wait() as Promise<{ StatusCode: number }>;
-    result = await Promise.race([
-      waited,
-      new Promise<'timeout'>((r) => {
-        timer = setTimeout(() => r('timeout'), limits.timeoutMs + 10_000);
-      }),
-    ]);
-    if (result === 'timeout') await container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
-    // A successful install needs no last look at its (large) layer.
-    ({ exceeded, reason: diskReason } = await disk.stop(result === 'timeout' || result.StatusCode !== 0));
-  } finally {
-    clearTimeout(timer);
-    await disk.stop(false);
-  }
-  const { tail } = await outputAfterExit(container, ended, streamedTail);
-  await haltIfInterrupted();
-  const info = await container.inspect();
-  const code = info.State.ExitCode;
-  if (run.restoreOnly && result !== 'timeout' && !exceeded && code === NO_SAVED_INSTALL) throw new NoSavedInstall();
-  if (result === 'timeout' || code !== 0 || exceeded) {
-    // ENOSPC from the engine's own disk, not our limit: the operator, not the repository, can fix it.
-    const noSpace = !exceeded && /No space left on device/i.test(tail.toString());
-    const why = exceeded
-      ? `was killed: ${diskLimitText(limits, diskReason)}`
-      : info.State.OOMKilled
-        ? `ran out of memory (${Math.round(limits.memoryBytes / 1024 ** 2)} MiB)`
-        : result === 'timeout' || code === 137
-          ? `was killed (timeout ${Math.round(limits.timeoutMs / 60_000)} min, or memory)`
-          : code === 70 && restore
-            ? 'succeeded, but putting the tracked files back failed'
-            : noSpace
-              ? `exited with ${code}: no space left on the Docker engine's disk`
-              : `exited with ${code}`;
-    throw new SwtError('INSTALL_FAILED', `install command \`${install}\` ${why}; last lines of its output:\n${lastLines(tail.toString(), INSTALL_LOG_LINES)}`, {
-      hint: noSpace
-        ? "free space on the Docker engine's disk (docker system prune; a smaller SWT_ENV_CACHE_GB keeps fewer environment images)"
-        : `fix the install command (it runs in /testbed as a non-root user and reaches only ${deps.egress.hosts.join(', ')} through the egress proxy; an operator adds hosts with SWT_EGRESS_ALLOW)`,
-    });
-  }
 }
 
 /** The default package-cache scope: the repository's own path on this host. */
