@@ -176,7 +176,7 @@ function refuse(res: ServerResponse, status: number, error: string, headers: Rec
 async function enqueueInTime(
   o: ReceiverOptions,
   res: ServerResponse,
-  ev: { id: string; name: string; action: unknown; payload: unknown; target: Target; digest: string },
+  ev: Delivery,
   within: number,
 ): Promise<void> {
   const { id, name, action } = ev;
@@ -248,6 +248,49 @@ async function admitAndRead(o: ReceiverOptions, admission: BodyAdmission, idleMs
   }
 }
 
+/** A delivery to act on: its event, verified payload and target. */
+interface Delivery {
+  id: string;
+  name: string;
+  action: unknown;
+  payload: unknown;
+  target: Target;
+  digest: string;
+}
+
+/** What a read body says: the delivery to queue, or the answer that refuses (4xx) or ignores (200) it. */
+function deliveryOf(o: ReceiverOptions, req: IncomingMessage, read: ReadBody): Delivery | { status: number; body: string | { error: string } } {
+  const name = req.headers['x-github-event'] as string;
+  const id = req.headers['x-github-delivery'] as string;
+  if (read.body.length === 0 || !signatureMatches(req.headers['x-hub-signature-256'] as string, read.hmac)) {
+    o.log.warn({ delivery: id, event: name }, 'webhook signature does not match: not from this App (or WEBHOOK_SECRET differs)');
+    return { status: 400, body: { error: 'signature does not match event payload and secret' } };
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(read.body.toString('utf8'));
+  } catch {
+    return { status: 400, body: { error: 'payload is not valid JSON' } };
+  }
+  const action = (payload as { action?: unknown })?.action;
+  if (!o.handles.has(`${name}.${String(action)}`)) {
+    o.log.debug({ delivery: id, event: name, action }, 'webhook not acted on');
+    return { status: 200, body: 'ok\n' };
+  }
+  const carried = PAYLOAD_OF[name];
+  if (carried && typeof (payload as Record<string, unknown>)[carried] !== 'object') {
+    o.log.warn({ delivery: id, event: name }, `a signed body sent as ${name} carries no ${carried}: another event's body, refused`);
+    return { status: 400, body: { error: `a ${name} payload carries ${carried}` } };
+  }
+  const target = targetOfPayload(payload);
+  if (!target) return { status: 400, body: { error: `${name}.${String(action)} payload names no repository` } };
+  if (!worthDeciding(name, payload)) {
+    o.log.debug({ delivery: id, event: name, action }, 'webhook leads nowhere (a comment with no command, a title edit)');
+    return { status: 200, body: 'ok\n' };
+  }
+  return { id, name, action, payload, target, digest: read.digest };
+}
+
 export function webhookReceiver(o: ReceiverOptions): RequestHandler {
   if (!o.secret) throw new Error('the webhook receiver needs the App\'s webhook secret (WEBHOOK_SECRET)');
   const path = trimSlashes(o.path ?? DEFAULT_WEBHOOK_PATH);
@@ -260,38 +303,11 @@ export function webhookReceiver(o: ReceiverOptions): RequestHandler {
     if (req.method !== 'POST') return refuse(res, 404, `Unknown route: ${req.method} ${path}`);
     if (!JSON_TYPE.test(req.headers['content-type'] ?? '')) return refuse(res, 415, 'Unsupported "Content-Type" header value. Must be "application/json"');
     if (refusedOnHeaders(o, req, res, max)) return;
-    const name = req.headers['x-github-event'] as string;
-    const id = req.headers['x-github-delivery'] as string;
     const read = await admitAndRead(o, admission, idleMs, req, res);
     if (!read) return;
-    const signature = req.headers['x-hub-signature-256'] as string;
-    if (read.body.length === 0 || !signatureMatches(signature, read.hmac)) {
-      o.log.warn({ delivery: id, event: name }, 'webhook signature does not match: not from this App (or WEBHOOK_SECRET differs)');
-      return answer(res, 400, { error: 'signature does not match event payload and secret' });
-    }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(read.body.toString('utf8'));
-    } catch {
-      return answer(res, 400, { error: 'payload is not valid JSON' });
-    }
-    const action = (payload as { action?: unknown })?.action;
-    if (!o.handles.has(`${name}.${String(action)}`)) {
-      o.log.debug({ delivery: id, event: name, action }, 'webhook not acted on');
-      return answer(res, 200, 'ok\n');
-    }
-    const carried = PAYLOAD_OF[name];
-    if (carried && typeof (payload as Record<string, unknown>)[carried] !== 'object') {
-      o.log.warn({ delivery: id, event: name }, `a signed body sent as ${name} carries no ${carried}: another event's body, refused`);
-      return answer(res, 400, { error: `a ${name} payload carries ${carried}` });
-    }
-    const target = targetOfPayload(payload);
-    if (!target) return answer(res, 400, { error: `${name}.${String(action)} payload names no repository` });
-    if (!worthDeciding(name, payload)) {
-      o.log.debug({ delivery: id, event: name, action }, 'webhook leads nowhere (a comment with no command, a title edit)');
-      return answer(res, 200, 'ok\n');
-    }
-    await enqueueInTime(o, res, { id, name, action, payload, target, digest: read.digest }, within);
+    const delivery = deliveryOf(o, req, read);
+    if ('status' in delivery) return answer(res, delivery.status, delivery.body);
+    await enqueueInTime(o, res, delivery, within);
   };
 
   return (req, res) => {
