@@ -1,11 +1,12 @@
 /** A worker's heartbeat: what this process tells the others every few seconds (the status page reads it). */
 import { hostname } from 'node:os';
+import { errorLine } from '../util/errors.js';
 import { startHeartbeat, type WorkerReport } from '../web/heartbeat.js';
 import type { Services } from './services.js';
 
 /** This worker's report: its lanes, its Docker engine, what eviction removed, its metrics (Redis only). */
 async function workerReport(services: Services, kinds: string[], startedAt: number, host: () => Promise<WorkerReport['docker']>): Promise<WorkerReport> {
-  const report = await host().catch((e: Error) => ({ error: `Docker engine: ${e.message.split('\n')[0]}` }));
+  const report = await host().catch((e: unknown) => ({ error: `Docker engine: ${errorLine(e)}` }));
   if (!('error' in report) && report.freeDiskBytes !== null) services.metrics.freeDiskBytes.set({ worker: services.id }, report.freeDiskBytes);
   return {
     id: services.id,

@@ -9,7 +9,7 @@
 import { getPrivateKey } from '@probot/get-private-key';
 import { createProbot, run } from 'probot';
 import { envValues, processEnvironment } from '../settings/index.js';
-import { isSwtError } from '../util/errors.js';
+import { errorLine, isSwtError } from '../util/errors.js';
 import { listenApp, octokitClass } from './app.js';
 import { openServices } from './services.js';
 import { startWebhookProxy, type WebhookProxy } from './webhookProxy.js';
@@ -66,6 +66,6 @@ try {
     });
   }
 } catch (e) {
-  process.stderr.write(`swt-bot: error: ${isSwtError(e) ? e.oneLine() : (e as Error).message.split('\n')[0]}\n`);
+  process.stderr.write(`swt-bot: error: ${errorLine(e, 2000)}\n`);
   process.exit(isSwtError(e) ? 2 : 1);
 }

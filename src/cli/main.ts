@@ -1,75 +1,21 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { describeCoverage } from '../coverage/describe.js';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { parseInstances, parsePredictions } from '../eval/instances.js';
-import { generatedTests } from '../eval/generated.js';
-import { runEval, type TestSource } from '../eval/runEval.js';
-import { defaultConcurrency, thisMachine } from '../eval/concurrency.js';
-import { loadRun } from '../eval/loadRun.js';
-import type { EvalReport } from '../eval/report.js';
-import { compareEvalRuns, renderCompareHtml, renderCompareText } from '../report/compare.js';
-import { writeReportHtml } from '../report/write.js';
+import { writeFile } from 'node:fs/promises';
 import { runDemo } from '../demo/demo.js';
 import { FIXTURE_NAMES, type FixtureName } from '../demo/fixtureRepos.js';
-import { parseTechniques, TECHNIQUES_HELP } from '../generation/techniques.js';
-import { STRATEGIES } from '../generation/index.js';
 import { parseIssueMarkdown } from '../generation/issueText.js';
 import { reproduceIssue } from '../pipeline/reproduce.js';
-import { validate } from '../pipeline/validate.js';
+import { validate, type ValidationResult } from '../pipeline/validate.js';
 import { renderVerdictText } from '../harness/render.js';
 import { cappedLines, renderNotesText } from '../pipeline/notes.js';
 import { createDockerSandbox } from '../sandbox/index.js';
-import type { ResourceLimits } from '../sandbox/types.js';
 import { errorLine, isSwtError, SwtError } from '../util/errors.js';
 import { envValues, logLevel } from '../settings/index.js';
 import { logger } from '../util/logger.js';
+import { addEvalCommand } from './evalCommand.js';
 import { addModelCommand } from './model.js';
+import { addLimitOptions, countOption, given, limitsFrom, printJson, readText, strategyOption, techniquesOption } from './options.js';
 import { terminalProgress } from './progress.js';
-
-const positiveInt = (name: string) => (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number`);
-  return n;
-};
-
-async function readText(path: string, what: string): Promise<string> {
-  try {
-    return path === '-' ? await readStdin() : await readFile(path, 'utf8');
-  } catch (e) {
-    throw new SwtError('BAD_INPUT', `cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function limitsFrom(opts: { timeout?: number; memory?: number; pids?: number; cpus?: number; disk?: number }): Partial<ResourceLimits> {
-  const out: Partial<ResourceLimits> = {};
-  if (opts.timeout !== undefined) out.timeoutMs = opts.timeout * 1000;
-  if (opts.memory !== undefined) out.memoryBytes = opts.memory * 1024 ** 2;
-  if (opts.pids !== undefined) out.pids = opts.pids;
-  if (opts.cpus !== undefined) out.cpus = opts.cpus;
-  if (opts.disk !== undefined) out.diskBytes = opts.disk * 1024 ** 2;
-  return out;
-}
-
-function addLimitOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--timeout <seconds>', 'wall-clock limit per test run').argParser(positiveInt('--timeout')))
-    .addOption(new Option('--memory <MiB>', 'memory limit per test run').argParser(positiveInt('--memory')))
-    .addOption(new Option('--pids <n>', 'process limit per test run').argParser(positiveInt('--pids')))
-    .addOption(new Option('--cpus <n>', 'CPU limit per test run').argParser(Number))
-    .addOption(new Option('--disk <MiB>', 'disk a test run may write').argParser(positiveInt('--disk')));
-}
-
-/** JSON goes on the last line of stdout, so scripts can take `tail -n1`. */
-function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value)}\n`);
-}
 
 export function buildProgram(): Command {
   const program = new Command('swt')
@@ -111,8 +57,8 @@ function addValidateCommand(program: Command): void {
       .option('--install <cmd>', 'dependency install command, run with the package registries only (default: from the repository)')
       .option('--test-cmd <cmd>', 'test command with {files}, e.g. "npx mocha --exit {files}"')
       .addOption(new Option('--dependencies-as-of <mode>', "the default install's registry state: auto (the base commit's date when older than 30 days), base (always its date), today").choices(['auto', 'base', 'today']))
-      .addOption(new Option('--reruns <n>', 'extra runs per side to detect flaky tests').argParser(positiveInt('--reruns')).default(0))
-      .addOption(new Option('--confirm <n>', 'reruns of each test that moves (not P2P) on both sides before it counts; 0 = off (default: .github/swt.yml confirm, else 2)').argParser(positiveInt('--confirm')))
+      .addOption(countOption('--reruns <n>', 'extra runs per side to detect flaky tests').default(0))
+      .addOption(countOption('--confirm <n>', 'reruns of each test that moves (not P2P) on both sides before it counts; 0 = off (default: .github/swt.yml confirm, else 2)'))
       .option('--coverage', 'also measure change coverage ΔC of the tests (extra runs)')
       .option('--reference-tests <patch>', 'with --coverage: golden tests that decide which changed lines are executable')
       .option('--json', 'print one JSON object as the last line of stdout'),
@@ -142,79 +88,22 @@ function addValidateCommand(program: Command): void {
       progress,
     );
     progress.end?.();
-    if (o.json) {
-      const { runs, confirmation, ...rest } = result;
-      const confirmed = confirmation ? { confirmation: { ...confirmation, runs: summarizeRuns(confirmation.runs) } } : {};
-      printJson({ ...rest, runs: summarizeRuns(runs), ...confirmed });
-    } else {
-      process.stdout.write(`${renderVerdictText(result)}${renderNotesText(result)}\n`);
-      if (result.coverage) process.stdout.write(`${describeCoverage(result.coverage)}\n`);
-      if (result.coverageError) process.stderr.write(`swt: warning: change coverage not measured: ${result.coverageError}\n`);
-      for (const w of result.warnings) process.stderr.write(`swt: warning: ${w}\n`);
-    }
+    printValidation(result, !!o.json);
   });
 }
 
-/** `swt eval`. */
-function addEvalCommand(program: Command): void {
-  addLimitOptions(
-    program
-      .command('eval')
-      .description('evaluate predicted tests on SWE-bench style instances (W, S, F2X, F2P, P2P, and ΔC with --coverage)')
-      .option('--instances <file.jsonl>', 'SWE-bench JSONL instances')
-      .option('--predictions <gold|empty|generate|file>', 'gold tests, no tests, generated ones, or a predictions file (JSONL or JSON)')
-      .option('--repos <dir>', 'directory of <owner>__<name> repositories or .bundle files (default: <instances dir>/repos)')
-      .option('--out <dir>', 'where results.jsonl, report.json and report.html go; finished instances there are reused', 'swt-eval-out')
-      .addOption(new Option('--concurrency <n>', 'instances at once (default: what the cores and memory allow)').argParser(positiveInt('--concurrency')))
-      .addOption(new Option('--reruns <n>', 'extra runs per side').argParser(positiveInt('--reruns')).default(0))
-      .addOption(new Option('--confirm <n>', 'reruns of each test that moves on both sides before it counts; 0 = off (default: the repository .github/swt.yml confirm, else 2)').argParser(positiveInt('--confirm')))
-      .option('--coverage', 'also measure change coverage ΔC (extra runs)')
-      .option('--no-coverage-cache', 'with --coverage: run every coverage run, even one an earlier evaluation made')
-      .option('--fresh', 'start over even when --out holds finished instances of this run')
-      .option('--compare <runs...>', 'compare two finished runs (their --out directories) instead of running')
-      .addOption(strategyOption().default(undefined))
-      .addOption(techniquesOption())
-      .option('--json', 'print the summary as one JSON object on the last line of stdout'),
-  ).action(async (o) => {
-    if (o.compare) {
-      await compareCommand(o.compare, resolve(o.out), !!o.json);
-      return;
-    }
-    if (!o.instances || !o.predictions) throw new SwtError('BAD_INPUT', 'give --instances and --predictions (or --compare <runA> <runB>)');
-    const instances = parseInstances(await readText(o.instances, 'instances'), o.instances);
-    const progress = terminalProgress({ quiet: program.opts().quiet });
-    const sandbox = await createDockerSandbox();
-    const source: TestSource = o.predictions === 'generate' ? generatedTests(sandbox, { strategy: o.strategy, ...o.techniques }, progress) : await testSource(o.predictions);
-    const limits = limitsFrom(o);
-    const out = resolve(o.out);
-    const outcome = await runEval(
-      sandbox,
-      {
-        instances,
-        source,
-        repos: resolve(o.repos ?? join(dirname(resolve(o.instances)), 'repos')),
-        out,
-        concurrency: o.concurrency === undefined ? defaultConcurrency(thisMachine(), limits.memoryBytes) : Math.max(1, o.concurrency),
-        reruns: o.reruns,
-        ...given({ confirm: o.confirm }),
-        limits,
-        coverage: !!o.coverage,
-        coverageCache: o.coverageCache !== false,
-        fresh: !!o.fresh,
-      },
-      progress,
-    );
-    const { report, resumed } = outcome;
-    const page = await writeReportHtml(out, { report, results: outcome.results, title: `swt eval: ${outcome.label}` });
-    if (o.json) printJson(report);
-    else {
-      process.stdout.write(
-        `${summaryLine(report)}\n` +
-          `environment images: ${report.images.built} built, ${report.images.reused} reused${resumed ? `; ${resumed} instance(s) reused from an earlier run` : ''}\n` +
-          `results: ${join(out, 'results.jsonl')}\nreport:  ${page}\n`,
-      );
-    }
-  });
+/** `swt validate`'s result: the verdict and notes (warnings on stderr), or JSON without the runs' output. */
+function printValidation(result: ValidationResult, json: boolean): void {
+  if (json) {
+    const { runs, confirmation, ...rest } = result;
+    const confirmed = confirmation ? { confirmation: { ...confirmation, runs: summarizeRuns(confirmation.runs) } } : {};
+    printJson({ ...rest, runs: summarizeRuns(runs), ...confirmed });
+    return;
+  }
+  process.stdout.write(`${renderVerdictText(result)}${renderNotesText(result)}\n`);
+  if (result.coverage) process.stdout.write(`${describeCoverage(result.coverage)}\n`);
+  if (result.coverageError) process.stderr.write(`swt: warning: change coverage not measured: ${result.coverageError}\n`);
+  for (const w of result.warnings) process.stderr.write(`swt: warning: ${w}\n`);
 }
 
 /** `swt reproduce`. */
@@ -363,49 +252,12 @@ async function remoteCommand(kind: 'issue' | 'pull', url: string, o: { post?: bo
   } else if (kind === 'issue' && !r.reproduced) process.exitCode = 3;
 }
 
-function techniquesOption(): Option {
-  return new Option('--techniques <list>', `techniques on top of the strategy: ${TECHNIQUES_HELP}`).argParser((v: string) => parseTechniques(v));
-}
-
-function strategyOption(): Option {
-  return new Option('--strategy <name>', 'test-writing strategy (default: ensemble with an LLM endpoint, else snippet)').choices([...STRATEGIES]);
-}
-
-async function testSource(predictions: string): Promise<TestSource> {
-  if (predictions === 'gold') return { kind: 'gold' };
-  if (predictions === 'empty') return { kind: 'empty' };
-  return { kind: 'file', predictions: parsePredictions(await readText(predictions, 'predictions'), predictions) };
-}
-
-function summaryLine(r: EvalReport): string {
-  const dC = r.dC === null ? '' : `  dC ${r.dC}% (S ${r.dC_S ?? '-'}%, not S ${r.dC_notS ?? '-'}%; n=${r.dC_instances})`;
-  const flaky = r.flaky?.tests ? `  flaky tests ${r.flaky.tests} (in ${r.flaky.instances} instance(s))` : '';
-  return `instances ${r.instances}  errors ${r.errors}  W ${r.W}%  S ${r.S}%  F2X ${r.F2X}%  F2P ${r.F2P}%  P2P ${r.P2P}%${dC}${flaky}`;
-}
-
-/** `swt eval --compare A B`: metrics side by side and who alone solves what, on stdout and as compare.html. */
-async function compareCommand(dirs: string[], outDir: string, json: boolean): Promise<void> {
-  if (dirs.length !== 2) throw new SwtError('BAD_INPUT', `--compare takes two run directories, got ${dirs.length}`);
-  const [a, b] = await Promise.all(dirs.map((d) => loadRun(resolve(d))));
-  const c = compareEvalRuns(a!, b!);
-  await mkdir(outDir, { recursive: true });
-  const path = join(outDir, 'compare.html');
-  await writeFile(path, renderCompareHtml(c, new Date().toISOString().replace(/\.\d+Z$/, 'Z')));
-  if (json) printJson({ names: c.names, reports: c.reports, onlyA: c.onlyA, onlyB: c.onlyB, both: c.both, html: path });
-  else process.stdout.write(`${renderCompareText(c)}comparison: ${path}\n`);
-}
-
 type RunSummary = { tests: unknown[]; fileErrors: unknown[]; timedOut: boolean; exitCode: number | null; durationMs: number };
 
 /** Both sides' runs without their output, for --json. */
 function summarizeRuns(runs: { base: RunSummary[]; head: RunSummary[] }): { base: RunSummary[]; head: RunSummary[] } {
   const summarize = (r: RunSummary): RunSummary => ({ tests: r.tests, fileErrors: r.fileErrors, timedOut: r.timedOut, exitCode: r.exitCode, durationMs: r.durationMs });
   return { base: runs.base.map(summarize), head: runs.head.map(summarize) };
-}
-
-/** The options that were given: an option left out stays out of the input, for its default to apply. */
-function given<T extends Record<string, unknown>>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 export async function main(argv: string[] = process.argv): Promise<number> {

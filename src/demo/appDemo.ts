@@ -115,44 +115,50 @@ export async function runAppDemo(sandbox: Sandbox, opts: { fixture?: FixtureName
     fake.appUrl = app.url;
     progress.step(`the App listens at ${app.url}, pointed at the fake GitHub`);
 
+    // Each webhook's jobs finish before the next is delivered, as a person would see them.
+    const deliver = async (event: string, payload: unknown) => {
+      await fake.deliver(event, payload);
+      await app!.services.queue.drain(30 * 60_000);
+    };
     const issue = fake.addIssue(owner, repo, { title: published.fx.issue.title, body: published.fx.issue.body });
     progress.step(`webhook issues.opened for #${issue.number}: ${issue.title}`);
-    await fake.deliver('issues', fake.issuePayload(owner, repo, issue.number, 'opened'));
-    await app.services.queue.drain(30 * 60_000);
+    await deliver('issues', fake.issuePayload(owner, repo, issue.number, 'opened'));
 
     const pr = await fake.addPull(owner, repo, { title: `Fix #${issue.number}`, body: `Fixes #${issue.number}`, user: { login: 'contributor', type: 'User' }, headSha: published.goodFix, headRef: 'fix' });
     progress.step(`webhook pull_request.opened for #${pr.number} (head ${published.goodFix.slice(0, 7)})`);
-    await fake.deliver('pull_request', await fake.pullPayload(owner, repo, pr.number, 'opened'));
-    await app.services.queue.drain(30 * 60_000);
+    await deliver('pull_request', await fake.pullPayload(owner, repo, pr.number, 'opened'));
 
-    const issueComment = fake.issue(owner, repo, issue.number).comments.map((c) => c.body).join('\n\n');
-    const labels = fake.issue(owner, repo, issue.number).labels;
-    const checkRun = fake.checkRuns(owner, repo).find((c) => c.head_sha === published!.goodFix);
-    const prComment = fake.issue(owner, repo, pr.number).comments.map((c) => c.body).join('\n\n');
-    const text = [
-      `## The App's comment on issue #${issue.number}`,
-      '',
-      issueComment,
-      '',
-      `## Labels on issue #${issue.number}: ${labels.join(', ') || '(none)'}`,
-      '',
-      `## Check run "${checkRun?.name}" on pull request #${pr.number}: ${checkRun?.status}${checkRun?.conclusion ? `, ${checkRun.conclusion}` : ''}`,
-      '',
-      `**${checkRun?.output?.title ?? ''}**`,
-      '',
-      checkRun?.output?.summary ?? '',
-      '',
-      `## The App's comment on pull request #${pr.number}`,
-      '',
-      prComment,
-      '',
-      `(${fake.calls.length} calls to the fake GitHub: REST, GraphQL and git over HTTP)`,
-    ].join('\n');
-    return { strategy, issueComment, labels, checkRun, prComment, calls: fake.calls.length, text };
+    const comments = (n: number) => fake.issue(owner, repo, n).comments.map((c) => c.body).join('\n\n');
+    const r = { strategy, issueComment: comments(issue.number), labels: fake.issue(owner, repo, issue.number).labels, checkRun: fake.checkRuns(owner, repo).find((c) => c.head_sha === published!.goodFix), prComment: comments(pr.number), calls: fake.calls.length };
+    return { ...r, text: demoText(r, issue.number, pr.number) };
   } finally {
     await app?.stop();
     await published?.cleanup();
     await fake.close();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** What the App posted, as `swt demo --app` prints it. */
+function demoText(p: Omit<AppDemoResult, 'text'>, issue: number, pr: number): string {
+  const run = p.checkRun;
+  return [
+    `## The App's comment on issue #${issue}`,
+    '',
+    p.issueComment,
+    '',
+    `## Labels on issue #${issue}: ${p.labels.join(', ') || '(none)'}`,
+    '',
+    `## Check run "${run?.name}" on pull request #${pr}: ${run?.status}${run?.conclusion ? `, ${run.conclusion}` : ''}`,
+    '',
+    `**${run?.output?.title ?? ''}**`,
+    '',
+    run?.output?.summary ?? '',
+    '',
+    `## The App's comment on pull request #${pr}`,
+    '',
+    p.prComment,
+    '',
+    `(${p.calls} calls to the fake GitHub: REST, GraphQL and git over HTTP)`,
+  ].join('\n');
 }

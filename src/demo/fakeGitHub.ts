@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, runGit } from '../repo/gitExec.js';
 import { handleGitHttp } from './gitHttp.js';
-import { HttpError, now, type Caller, type CheckRun, type Comment, type FakeGitHubOptions, type Issue, type Pull, type RecordedCall, type Repo, type User } from './fakeGitHubModel.js';
-import { checkRunRoute, graphql, issueRoute, putContents, type RouteResult } from './fakeGitHubRoutes.js';
+import { fullName, HttpError, now, openIssue, readBody, type Caller, type CheckRun, type Comment, type FakeGitHubOptions, type Issue, type Pull, type RecordedCall, type Repo, type User } from './fakeGitHubModel.js';
+import { issueJson, pullJson, repositoryJson } from './fakeGitHubJson.js';
+import { checkRunRoute, graphql, issueRoute, putContents, serve, type Call, type RepoCall, type Route, type RouteResult } from './fakeGitHubRoutes.js';
 
 export class FakeGitHub {
   readonly calls: RecordedCall[] = [];
@@ -86,10 +87,9 @@ export class FakeGitHub {
     this.#reads.clear();
     await git(dir, ['init', '--quiet', '--bare', `--initial-branch=${defaultBranch}`]);
     await git(source, ['push', '--quiet', dir, `+HEAD:refs/heads/${defaultBranch}`]);
-    this.#repos.set(`${owner}/${name}`.toLowerCase(), { owner, name, defaultBranch, dir, issues: new Map(), checkRuns: [], nextNumber: 1, permissions: new Map() });
+    this.#repos.set(fullName({ owner, name }).toLowerCase(), { owner, name, defaultBranch, dir, issues: new Map(), checkRuns: [], nextNumber: 1, permissions: new Map() });
   }
 
-  /** Pushes a commit of a local repository to a ref (e.g. `refs/heads/fix`). */
   async #read(dir: string, args: string[]): Promise<{ code: number | null; stdout: Buffer }> {
     const key = `${dir}\u0000${args.join('\u0000')}`;
     let hit = this.#reads.get(key);
@@ -101,6 +101,7 @@ export class FakeGitHub {
     return hit;
   }
 
+  /** Pushes a commit of a local repository to a ref (e.g. `refs/heads/fix`). */
   async pushRef(owner: string, name: string, source: string, sha: string, ref: string): Promise<void> {
     this.#reads.clear();
     await git(source, ['push', '--quiet', '--force', this.#repo(owner, name).dir, `${sha}:${ref}`]);
@@ -112,7 +113,7 @@ export class FakeGitHub {
 
   addIssue(owner: string, name: string, i: { title: string; body: string; user?: User; labels?: string[] }): Issue {
     const repo = this.#repo(owner, name);
-    const issue: Issue = { number: repo.nextNumber++, title: i.title, body: i.body, user: i.user ?? { login: 'reporter', type: 'User' }, labels: i.labels ?? [], locked: false, state: 'open', comments: [] };
+    const issue = openIssue(repo, { title: i.title, body: i.body, user: i.user ?? { login: 'reporter', type: 'User' }, labels: i.labels ?? [] });
     repo.issues.set(issue.number, issue);
     return issue;
   }
@@ -124,17 +125,8 @@ export class FakeGitHub {
     p: { title: string; body: string; user?: User; headSha: string; headRef: string; fork?: boolean; linked?: number[] },
   ): Promise<Issue> {
     const repo = this.#repo(owner, name);
-    const issue: Issue = {
-      number: repo.nextNumber++,
-      title: p.title,
-      body: p.body,
-      user: p.user ?? { login: 'contributor', type: 'User' },
-      labels: [],
-      locked: false,
-      state: 'open',
-      comments: [],
-      pull: { headSha: p.headSha, headRef: p.headRef, baseRef: repo.defaultBranch, fork: Boolean(p.fork), linked: p.linked ?? [], draft: false },
-    };
+    const pull = { headSha: p.headSha, headRef: p.headRef, baseRef: repo.defaultBranch, fork: Boolean(p.fork), linked: p.linked ?? [], draft: false };
+    const issue = openIssue(repo, { title: p.title, body: p.body, user: p.user ?? { login: 'contributor', type: 'User' }, labels: [], pull });
     this.#reads.clear();
     await git(repo.dir, ['update-ref', `refs/pull/${issue.number}/head`, p.headSha]);
     repo.issues.set(issue.number, issue);
@@ -191,7 +183,7 @@ export class FakeGitHub {
   }
 
   #repo(owner: string, name: string): Repo {
-    const r = this.#repos.get(`${owner}/${name}`.toLowerCase());
+    const r = this.#repos.get(fullName({ owner, name }).toLowerCase());
     if (!r) throw new HttpError(404, 'Not Found');
     return r;
   }
@@ -214,74 +206,16 @@ export class FakeGitHub {
     return { status: res.status, id, ms: performance.now() - started, at };
   }
 
-  #repositoryPayload(r: Repo) {
-    return {
-      id: 1,
-      name: r.name,
-      full_name: `${r.owner}/${r.name}`,
-      private: true,
-      owner: { login: r.owner, type: 'Organization' },
-      default_branch: r.defaultBranch,
-      clone_url: `${this.url}/${r.owner}/${r.name}.git`,
-      html_url: `${this.url}/${r.owner}/${r.name}`,
-    };
-  }
-
-  #issueJson(r: Repo, i: Issue) {
-    return {
-      number: i.number,
-      title: i.title,
-      body: i.body,
-      user: i.user,
-      labels: i.labels.map((name) => ({ name })),
-      locked: i.locked,
-      state: i.state,
-      comments: i.comments.length,
-      html_url: `${this.url}/${r.owner}/${r.name}/${i.pull ? 'pull' : 'issues'}/${i.number}`,
-      ...(i.pull ? { pull_request: { url: `${this.apiUrl}/repos/${r.owner}/${r.name}/pulls/${i.number}` } } : {}),
-    };
-  }
-
-  async #pullJson(r: Repo, i: Issue) {
-    const p = i.pull!;
-    const baseSha = p.merged?.baseSha ?? (await git(r.dir, ['rev-parse', `refs/heads/${p.baseRef}`])).trim();
-    const stat = await git(r.dir, ['diff', '--numstat', `${baseSha}...${p.headSha}`]);
-    let additions = 0;
-    let deletions = 0;
-    for (const line of stat.split('\n').filter(Boolean)) {
-      const [a, d] = line.split('\t');
-      additions += Number(a) || 0;
-      deletions += Number(d) || 0;
-    }
-    const full = `${r.owner}/${r.name}`;
-    return {
-      number: i.number,
-      title: i.title,
-      body: i.body,
-      user: i.user,
-      state: i.state,
-      draft: p.draft,
-      head: { sha: p.headSha, ref: p.headRef, repo: { full_name: p.fork ? `${i.user.login}/${r.name}` : full, fork: p.fork } },
-      base: { sha: baseSha, ref: p.baseRef, repo: { full_name: full } },
-      additions,
-      deletions,
-      merged: Boolean(p.merged),
-      merge_commit_sha: p.merged?.sha ?? null,
-      merged_at: p.merged?.at ?? null,
-      html_url: `${this.url}/${full}/pull/${i.number}`,
-    };
-  }
-
   /** issues.opened and friends, as GitHub sends them. */
   issuePayload(owner: string, name: string, n: number, action: string, extra: Record<string, unknown> = {}) {
     const r = this.#repo(owner, name);
-    return { action, issue: this.#issueJson(r, this.issue(owner, name, n)), repository: this.#repositoryPayload(r), sender: this.issue(owner, name, n).user, installation: { id: this.installationId }, ...extra };
+    return { action, issue: issueJson(this.url, r, this.issue(owner, name, n)), repository: repositoryJson(this.url, r), sender: this.issue(owner, name, n).user, installation: { id: this.installationId }, ...extra };
   }
 
   async pullPayload(owner: string, name: string, n: number, action: string, extra: Record<string, unknown> = {}) {
     const r = this.#repo(owner, name);
     const i = this.issue(owner, name, n);
-    return { action, number: n, pull_request: await this.#pullJson(r, i), repository: this.#repositoryPayload(r), sender: i.user, installation: { id: this.installationId }, ...extra };
+    return { action, number: n, pull_request: await pullJson(this.url, r, i), repository: repositoryJson(this.url, r), sender: i.user, installation: { id: this.installationId }, ...extra };
   }
 
   /** issue_comment.created: the comment is added to the thread too. */
@@ -290,7 +224,7 @@ export class FakeGitHub {
     const i = this.issue(owner, name, n);
     const comment: Comment = { id: this.#nextId++, body, user, created_at: now(), updated_at: now() };
     i.comments.push(comment);
-    return { action: 'created', issue: this.#issueJson(r, i), comment: { ...comment, author_association: association }, repository: this.#repositoryPayload(r), sender: user, installation: { id: this.installationId } };
+    return { action: 'created', issue: issueJson(this.url, r, i), comment: { ...comment, author_association: association }, repository: repositoryJson(this.url, r), sender: user, installation: { id: this.installationId } };
   }
 
   checkRunPayload(owner: string, name: string, checkRunId: number, action: 'rerequested' | 'requested_action', identifier?: string) {
@@ -302,7 +236,7 @@ export class FakeGitHub {
       action,
       check_run: { id: run.id, name: run.name, head_sha: run.head_sha, status: run.status, conclusion: run.conclusion, pull_requests: pull ? [{ number: pull.number }] : [], app: { id: this.appId } },
       ...(identifier ? { requested_action: { identifier } } : {}),
-      repository: this.#repositoryPayload(r),
+      repository: repositoryJson(this.url, r),
       sender: { login: 'maintainer', type: 'User' },
       installation: { id: this.installationId },
     };
@@ -316,21 +250,13 @@ export class FakeGitHub {
     if (
       handleGitHttp(req, res, {
         projectRoot: join(this.#root, 'git'),
-        authorize: (token, owner, repo) => token !== null && this.#knowsToken(token) && this.#repos.has(`${owner}/${repo}`.toLowerCase()),
+        authorize: (token, owner, repo) => token !== null && this.#knowsToken(token) && this.#repos.has(fullName({ owner, name: repo }).toLowerCase()),
       })
     ) {
       this.calls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, at: Date.now() });
       return;
     }
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    let body: any;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = text;
-    }
+    const body = await readBody(req);
     const path = decodeURIComponent(url.pathname.replace(/^\/api\/v3/, '').replace(/^\/api\/graphql$/, '/graphql')) + url.search;
     const method = req.method ?? 'GET';
     this.calls.push({ method, path, ...(body !== undefined ? { body } : {}), at: Date.now() });
@@ -342,7 +268,8 @@ export class FakeGitHub {
     }
     try {
       const auth = this.#authenticate(req.headers.authorization, path);
-      const out = await this.#route(method, path.split('?')[0]!, url.searchParams, body, auth, req);
+      const actor: User = auth.kind === 'user' ? { login: auth.login, type: 'User' } : { login: this.botLogin, type: 'Bot' };
+      const out = await this.#route({ method, path: path.split('?')[0]!, query: url.searchParams, body, auth, actor, req });
       if (out.raw !== undefined) res.writeHead(out.status ?? 200, { 'content-type': 'text/plain; charset=utf-8' }).end(out.raw);
       else if (out.status === 204) res.writeHead(204).end();
       else res.writeHead(out.status ?? 200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(out.json ?? {}));
@@ -375,73 +302,74 @@ export class FakeGitHub {
     throw new HttpError(401, 'Bad credentials');
   }
 
-  async #route(
-    method: string,
-    path: string,
-    query: URLSearchParams,
-    body: any,
-    auth: Caller,
-    req: IncomingMessage,
-  ): Promise<RouteResult> {
-    const actor: User = auth.kind === 'user' ? { login: auth.login, type: 'User' } : { login: this.botLogin, type: 'Bot' };
-    let m: RegExpExecArray | null;
-    if (method === 'POST' && (m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path))) {
-      if (auth.kind !== 'app') throw new HttpError(401, 'needs the App JWT');
-      if (Number(m[1]) !== this.installationId) throw new HttpError(404, 'Not Found');
-      const token = `ghs_fake${randomBytes(16).toString('hex')}`;
-      this.#tokens.add(token);
-      return { status: 201, json: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {} } };
-    }
-    if (method === 'GET' && path === '/app') return { json: { id: this.appId, slug: this.botLogin.replace(/\[bot\]$/, ''), name: 'swt-bot' } };
-    if (method === 'GET' && path === '/user') {
+  /** Routes outside a repository: the installation token, the App, the user, GraphQL. */
+  readonly #topRoutes: Array<Route<Call>> = [
+    { method: 'POST', path: /^\/app\/installations\/(\d+)\/access_tokens$/, serve: (m, c) => this.#accessToken(Number(m[1]), c.auth) },
+    { method: 'GET', path: /^\/app$/, serve: () => ({ json: { id: this.appId, slug: this.botLogin.replace(/\[bot\]$/, ''), name: 'swt-bot' } }) },
+    { method: 'GET', path: /^\/user$/, serve: (_, { auth }) => {
       if (auth.kind !== 'user') throw new HttpError(403, 'Resource not accessible by integration');
       return { json: { login: auth.login, type: 'User' } };
-    }
-    if (method === 'POST' && path === '/graphql') return { json: graphql(body, (o, r) => this.#repo(o, r)) };
-    if (!(m = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path))) throw new HttpError(404, 'Not Found');
-    const repo = this.#repo(m[1]!, m[2]!);
-    const rest = m[3] ?? '';
-    if (method === 'GET' && rest === '') return { json: this.#repositoryPayload(repo) };
-    if (method === 'GET' && (m = /^\/branches\/(.+)$/.exec(rest))) {
+    } },
+    { method: 'POST', path: /^\/graphql$/, serve: (_, c) => ({ json: graphql(c.body, (o, r) => this.#repo(o, r)) }) },
+  ];
+
+  /** Routes under `/repos/<owner>/<name>`, matched against the rest of the path. */
+  readonly #repoRoutes: Array<Route<RepoCall>> = [
+    { method: 'GET', path: /^$/, serve: (_, c) => ({ json: repositoryJson(this.url, c.repo) }) },
+    { method: 'GET', path: /^\/branches\/(.+)$/, serve: async (m, { repo }) => {
       const sha = (await this.#read(repo.dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${m[1]}`])).stdout.toString().trim();
       if (!sha) throw new HttpError(404, 'Branch not found');
       return { json: { name: m[1], commit: { sha } } };
-    }
-    if (method === 'GET' && (m = /^\/contents\/(.+)$/.exec(rest))) {
-      const ref = query.get('ref') ?? `refs/heads/${repo.defaultBranch}`;
-      const r = await this.#read(repo.dir, ['show', `${ref}:${m[1]}`]);
-      if (r.code !== 0) throw new HttpError(404, 'Not Found');
-      if (!/raw/.test(String(req.headers.accept))) return { json: { type: 'file', path: m[1], encoding: 'base64', content: r.stdout.toString('base64') } };
-      return { raw: r.stdout.toString('utf8') };
-    }
-    if (method === 'PUT' && (m = /^\/contents\/(.+)$/.exec(rest))) return { status: 201, json: await putContents(repo, m[1]!, body, this.#root, this.botLogin) };
-    if (method === 'POST' && rest === '/git/refs') {
+    } },
+    { method: 'GET', path: /^\/contents\/(.+)$/, serve: (m, c) => this.#contents(m[1]!, c) },
+    { method: 'PUT', path: /^\/contents\/(.+)$/, serve: async (m, c) => ({ status: 201, json: await putContents(c.repo, m[1]!, c.body, this.#root, this.botLogin) }) },
+    { method: 'POST', path: /^\/git\/refs$/, serve: async (_, { repo, body }) => {
       const ok = await runGit(repo.dir, ['update-ref', body.ref, body.sha, '0'.repeat(40)]);
       if (ok.code !== 0) throw new HttpError(422, 'Reference already exists');
       return { status: 201, json: { ref: body.ref, object: { sha: body.sha } } };
-    }
-    if (method === 'PATCH' && (m = /^\/git\/refs\/(.+)$/.exec(rest))) {
+    } },
+    { method: 'PATCH', path: /^\/git\/refs\/(.+)$/, serve: async (m, { repo, body }) => {
       await git(repo.dir, ['update-ref', `refs/${m[1]}`, body.sha]);
       return { json: { ref: `refs/${m[1]}`, object: { sha: body.sha } } };
-    }
-    if (method === 'POST' && rest === '/pulls') {
-      const headSha = (await git(repo.dir, ['rev-parse', `refs/heads/${body.head}`])).trim();
-      const i = await this.addPull(repo.owner, repo.name, { title: body.title, body: body.body ?? '', user: actor, headSha, headRef: body.head });
-      i.pull!.draft = Boolean(body.draft);
-      return { status: 201, json: await this.#pullJson(repo, i) };
-    }
-    if ((m = /^\/collaborators\/([^/]+)\/permission$/.exec(rest)) && method === 'GET') {
-      return { json: { permission: repo.permissions.get(m[1]!) ?? 'read', user: { login: m[1] } } };
-    }
-    if (rest.startsWith('/check-runs')) {
-      if (auth.kind === 'user') throw new HttpError(403, 'Resource not accessible by personal access token');
-      const out = checkRunRoute(method, rest, body, repo, () => this.#nextId++);
-      if (out) return out;
-    }
-    if (/^\/(issues|pulls)\//.test(rest)) {
-      const out = await issueRoute(method, rest, body, repo, actor, () => this.#nextId++, { pull: (i) => this.#pullJson(repo, i), issue: (i) => this.#issueJson(repo, i) });
-      if (out) return out;
-    }
-    throw new HttpError(404, 'Not Found');
+    } },
+    { method: 'POST', path: /^\/pulls$/, serve: (_, c) => this.#createPull(c) },
+    { method: 'GET', path: /^\/collaborators\/([^/]+)\/permission$/, serve: (m, { repo }) => ({ json: { permission: repo.permissions.get(m[1]!) ?? 'read', user: { login: m[1] } } }) },
+    { method: '*', path: /^\/check-runs/, serve: (_, c) => {
+      if (c.auth.kind === 'user') throw new HttpError(403, 'Resource not accessible by personal access token');
+      return checkRunRoute(c.method, c.rest, c.body, c.repo, () => this.#nextId++);
+    } },
+    { method: '*', path: /^\/(issues|pulls)\//, serve: (_, c) =>
+      issueRoute(c.method, c.rest, c.body, c.repo, c.actor, () => this.#nextId++, { pull: (i) => pullJson(this.url, c.repo, i), issue: (i) => issueJson(this.url, c.repo, i) }) },
+  ];
+
+  async #route(call: Call): Promise<RouteResult> {
+    const top = await serve(this.#topRoutes, call.path, call);
+    if (top) return top;
+    const m = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(call.path);
+    const out = m && (await serve(this.#repoRoutes, m[3] ?? '', { ...call, repo: this.#repo(m[1]!, m[2]!), rest: m[3] ?? '' }));
+    if (!out) throw new HttpError(404, 'Not Found');
+    return out;
+  }
+
+  #accessToken(installationId: number, auth: Caller): RouteResult {
+    if (auth.kind !== 'app') throw new HttpError(401, 'needs the App JWT');
+    if (installationId !== this.installationId) throw new HttpError(404, 'Not Found');
+    const token = `ghs_fake${randomBytes(16).toString('hex')}`;
+    this.#tokens.add(token);
+    return { status: 201, json: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {} } };
+  }
+
+  async #contents(path: string, { repo, query, req }: RepoCall): Promise<RouteResult> {
+    const r = await this.#read(repo.dir, ['show', `${query.get('ref') ?? `refs/heads/${repo.defaultBranch}`}:${path}`]);
+    if (r.code !== 0) throw new HttpError(404, 'Not Found');
+    if (!/raw/.test(String(req.headers.accept))) return { json: { type: 'file', path, encoding: 'base64', content: r.stdout.toString('base64') } };
+    return { raw: r.stdout.toString('utf8') };
+  }
+
+  async #createPull({ repo, body, actor }: RepoCall): Promise<RouteResult> {
+    const headSha = (await git(repo.dir, ['rev-parse', `refs/heads/${body.head}`])).trim();
+    const i = await this.addPull(repo.owner, repo.name, { title: body.title, body: body.body ?? '', user: actor, headSha, headRef: body.head });
+    i.pull!.draft = Boolean(body.draft);
+    return { status: 201, json: await pullJson(this.url, repo, i) };
   }
 }

@@ -101,3 +101,23 @@ export class HttpError extends Error {
 export type Caller = { kind: 'app' } | { kind: 'installation' } | { kind: 'user'; login: string };
 
 export const now = () => new Date().toISOString();
+
+/** `owner/name`, as GitHub spells a repository. */
+export const fullName = (r: Pick<Repo, 'owner' | 'name'>): string => `${r.owner}/${r.name}`;
+
+/** A new open issue (a pull request with `pull`) numbered next in the repository; the caller records it. */
+export function openIssue(repo: Repo, i: Pick<Issue, 'title' | 'body' | 'user' | 'labels' | 'pull'>): Issue {
+  return { number: repo.nextNumber++, title: i.title, body: i.body, user: i.user, labels: i.labels, locked: false, state: 'open', comments: [], ...(i.pull ? { pull: i.pull } : {}) };
+}
+
+/** A request's body: JSON when it parses, else its text; undefined when empty. */
+export async function readBody(req: AsyncIterable<unknown>): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
+  }
+}

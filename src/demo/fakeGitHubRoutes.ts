@@ -1,9 +1,10 @@
 /** Routes of the fake GitHub's REST API that need no more than a repository's records (fakeGitHub.ts serves them). */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, runGit } from '../repo/gitExec.js';
-import { CHECK_TEXT_MAX, checkLength, COMMENT_MAX, HttpError, now, type CheckRun, type Comment, type Issue, type Repo, type User } from './fakeGitHubModel.js';
+import { CHECK_TEXT_MAX, checkLength, COMMENT_MAX, fullName, HttpError, now, type Caller, type CheckRun, type Comment, type Issue, type Repo, type User } from './fakeGitHubModel.js';
 
 export interface RouteResult {
   status?: number;
@@ -112,7 +113,7 @@ export function graphql(body: { query: string; variables: { owner: string; repo:
   const r = repoOf(owner, repo);
   const i = r.issues.get(number);
   if (!i?.pull) return { data: { repository: { pullRequest: null } } };
-  const nodes = i.pull.linked.map((n) => ({ number: n, repository: { nameWithOwner: `${r.owner}/${r.name}` } }));
+  const nodes = i.pull.linked.map((n) => ({ number: n, repository: { nameWithOwner: fullName(r) } }));
   return { data: { repository: { pullRequest: { closingIssuesReferences: { nodes } } } } };
 }
 
@@ -137,4 +138,39 @@ export async function putContents(repo: Repo, path: string, body: { message: str
   ).trim();
   await git(repo.dir, ['update-ref', ref, commit, parent]);
   return { content: { path, sha: blob }, commit: { sha: commit } };
+}
+
+/** One API request, as the routes see it. */
+export interface Call {
+  method: string;
+  /** Without the query. */
+  path: string;
+  query: URLSearchParams;
+  body: any;
+  auth: Caller;
+  /** Who a write is made by: the user of a personal token, else the App's bot. */
+  actor: User;
+  req: IncomingMessage;
+}
+
+export interface RepoCall extends Call {
+  repo: Repo;
+  /** The path after `/repos/<owner>/<name>`. */
+  rest: string;
+}
+
+/** A route: its method (`*` any) and path pattern; `serve` may pass (undefined) to answer 404. */
+export interface Route<C extends Call> {
+  method: string;
+  path: RegExp;
+  serve(m: RegExpExecArray, call: C): RouteResult | undefined | Promise<RouteResult | undefined>;
+}
+
+/** The answer of the first route that matches the method and path, or undefined. */
+export async function serve<C extends Call>(routes: ReadonlyArray<Route<C>>, path: string, call: C): Promise<RouteResult | undefined> {
+  for (const r of routes) {
+    const m = r.method === '*' || r.method === call.method ? r.path.exec(path) : null;
+    if (m) return r.serve(m, call);
+  }
+  return undefined;
 }

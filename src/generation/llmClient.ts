@@ -1,7 +1,7 @@
 /**
  * The LLM client: the `openai` SDK against any OpenAI-compatible chat-completions endpoint
  * (OpenAI, Azure, vLLM, Ollama, LiteLLM…), with
- * - settings validated by zod, from the environment and an optional config object;
+ * - settings validated by zod, from the environment and an optional config object (llmSettings.ts);
  * - retries with exponential backoff on 429, 5xx and connection errors (honouring Retry-After);
  * - a request timeout that surfaces as SwtError LLM_TIMEOUT;
  * - native tool calling, falling back to a text protocol when the server rejects tools or the
@@ -21,92 +21,21 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { z } from 'zod';
 import { envValues, type Environment } from '../settings/index.js';
 import { errorLine, SwtError, isSwtError } from '../util/errors.js';
 import { logger as defaultLogger, type Logger } from '../util/logger.js';
 import { redact, secretValues } from '../util/secrets.js';
 import { Budget, BudgetExhaustedError } from './budget.js';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall, ToolSpec } from './llmTypes.js';
-import { buildPriceTable, costOf, priceFor, priceTableSchema, unpricedModelError, type PriceTable } from './prices.js';
+import { costOf, priceFor, unpricedModelError } from './prices.js';
 import { isLocalModel } from './local/catalogue.js';
 import { LocalLlm } from './local/localLlm.js';
-import { localSettingsSchema } from './local/settings.js';
+import { isLlmConfigured, llmSettingsFrom, type LlmSettings, type LlmSettingsInput } from './llmSettings.js';
 import { parseTextToolCalls, parseToolArguments, plainTranscript, stripTextToolCalls } from './textProtocol.js';
 
 export type ToolMode = 'auto' | 'native' | 'text';
 
-export const llmSettingsSchema = z.object({
-  apiKey: z.string().min(1).optional(),
-  baseURL: z.string().url().optional(),
-  model: z.string().min(1).default('gpt-4o-mini'),
-  temperature: z.number().min(0).max(2).default(0),
-  timeoutMs: z.number().int().positive().default(120_000),
-  maxRetries: z.number().int().min(0).max(10).default(3),
-  retryBaseDelayMs: z.number().int().min(0).default(500),
-  retryMaxDelayMs: z.number().int().min(0).default(20_000),
-  toolMode: z.enum(['auto', 'native', 'text']).default('auto'),
-  maxOutputTokens: z.number().int().positive().optional(),
-  /** Azure's `api-version` query parameter, for deployment-style Azure endpoints. */
-  apiVersion: z.string().min(1).optional(),
-  prices: priceTableSchema.optional(),
-  /** Sampling seed, for repeatable runs (sent as `seed`; the local model uses it too). */
-  seed: z.number().int().optional(),
-  /** The in-process model (`local:<id>`): see generation/local/. */
-  local: localSettingsSchema,
-});
-
-export type LlmSettings = z.infer<typeof llmSettingsSchema> & { prices: PriceTable; /** SWT_LLM_TIMEOUT_MS (or the config's) was given, not defaulted. */ timeoutSet?: boolean };
-export type LlmSettingsInput = z.input<typeof llmSettingsSchema>;
-
-/**
- * Settings from the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `SWT_LLM_MODEL` or `OPENAI_MODEL`,
- * `SWT_LLM_TEMPERATURE`, `SWT_LLM_TIMEOUT_MS`, `SWT_LLM_MAX_RETRIES`, `SWT_LLM_TOOL_MODE`,
- * `SWT_LLM_MAX_OUTPUT_TOKENS`, `OPENAI_API_VERSION`, `SWT_LLM_PRICES` as JSON, `SWT_LLM_SEED`; for a local
- * model SWT_MODEL_DIR and SWT_LOCAL_*, see local/settings.ts), overridden by `config`.
- */
-export function llmSettingsFrom(source?: Environment, config: Partial<LlmSettingsInput> = {}): LlmSettings {
-  const e = envValues(source);
-  const raw: Record<string, unknown> = {
-    apiKey: e.OPENAI_API_KEY,
-    baseURL: e.OPENAI_BASE_URL,
-    model: e.SWT_LLM_MODEL ?? e.OPENAI_MODEL,
-    temperature: e.SWT_LLM_TEMPERATURE,
-    timeoutMs: e.SWT_LLM_TIMEOUT_MS,
-    maxRetries: e.SWT_LLM_MAX_RETRIES,
-    toolMode: e.SWT_LLM_TOOL_MODE,
-    maxOutputTokens: e.SWT_LLM_MAX_OUTPUT_TOKENS,
-    apiVersion: e.OPENAI_API_VERSION,
-    seed: e.SWT_LLM_SEED,
-    local: {
-      dir: e.SWT_MODEL_DIR,
-      threads: e.SWT_LOCAL_THREADS,
-      contextTokens: e.SWT_LOCAL_CONTEXT_TOKENS,
-      contexts: e.SWT_LOCAL_CONTEXTS,
-      maxMemoryMb: e.SWT_LOCAL_MAX_MEMORY_MB,
-    },
-  };
-  for (const [k, v] of Object.entries(config)) if (v !== undefined) raw[k] = v;
-  const r = llmSettingsSchema.safeParse(raw);
-  if (!r.success) {
-    // Never echo values: one of them is the key.
-    throw new SwtError('BAD_CONFIG', `invalid LLM settings: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
-  const prices = { ...buildPriceTable(), ...(e.SWT_LLM_PRICES ?? {}), ...(r.data.prices ?? {}) };
-  // A local model's own time limit applies unless the operator set one.
-  return { ...r.data, prices, timeoutSet: e.SWT_LLM_TIMEOUT_MS !== undefined || config.timeoutMs !== undefined };
-}
-
-/** An endpoint is configured when there is a key or a base URL (local servers often need no key), or the model is `local:`. */
-export function isLlmConfigured(source?: Environment): boolean {
-  const e = envValues(source);
-  return Boolean(e.OPENAI_API_KEY || e.OPENAI_BASE_URL || isLocalModel(e.SWT_LLM_MODEL));
-}
-
-/** Settings as they may be logged: no key. */
-export function describeSettings(s: LlmSettings): Record<string, unknown> {
-  return { baseURL: s.baseURL ?? '(openai)', model: s.model, temperature: s.temperature, timeoutMs: s.timeoutMs, maxRetries: s.maxRetries, toolMode: s.toolMode, hasKey: Boolean(s.apiKey) };
-}
+export { describeSettings, isLlmConfigured, llmSettingsFrom, llmSettingsSchema, type LlmSettings, type LlmSettingsInput } from './llmSettings.js';
 
 const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 
@@ -187,22 +116,13 @@ export class LlmClient implements ChatModel {
 
     let attempt = 0;
     for (;;) {
-      const params: ChatCompletionCreateParamsNonStreaming = {
-        model: this.model,
-        messages: wire.messages,
-        temperature: req.temperature ?? this.temperature,
-        ...(wire.tools ? { tools: wire.tools } : {}),
-        ...(req.maxTokens ?? this.settings.maxOutputTokens ? { max_tokens: req.maxTokens ?? this.settings.maxOutputTokens } : {}),
-        ...((req.seed ?? this.settings.seed) !== undefined ? { seed: req.seed ?? this.settings.seed } : {}),
-      };
       const remaining = budget ? budget.remainingMs() : Infinity;
       if (remaining <= 0) budget!.check();
       const timeout = Math.max(1, Math.min(this.settings.timeoutMs, remaining));
-      const cappedByBudget = remaining < this.settings.timeoutMs;
       let completion: ChatCompletion;
       const startedAt = Date.now();
       try {
-        completion = await this.sdk.chat.completions.create(params, { timeout, signal: budget?.signal, maxRetries: 0 });
+        completion = await this.sdk.chat.completions.create(this.params(req, wire), { timeout, signal: budget?.signal, maxRetries: 0 });
       } catch (err) {
         if (err instanceof APIUserAbortError || budget?.signal.aborted) {
           throw new BudgetExhaustedError('wallMs', 'wall time ran out during an LLM call');
@@ -219,27 +139,42 @@ export class LlmClient implements ChatModel {
         // timeout and reports a connection error: the elapsed time tells.
         let kind = classify(err);
         if (kind === 'retryable' && err instanceof APIConnectionError && Date.now() - startedAt >= timeout * 0.95) kind = 'timeout';
-        if (kind === 'timeout' && cappedByBudget) throw new BudgetExhaustedError('wallMs', 'wall time ran out during an LLM call');
-        if ((kind === 'retryable' || kind === 'timeout') && attempt < this.settings.maxRetries) {
-          const delay = this.backoff(attempt, err);
-          attempt += 1;
-          if (budget && delay >= budget.remainingMs()) {
-            throw new BudgetExhaustedError('wallMs', 'no wall time left to retry the LLM call');
-          }
-          this.log.warn(
-            { attempt, of: this.settings.maxRetries, delayMs: delay, status: err instanceof APIError ? err.status : undefined, reason: kind, purpose: req.purpose },
-            'LLM call failed; retrying',
-          );
-          try {
-            await this.sleep(delay, budget?.signal);
-          } catch {
-            throw new BudgetExhaustedError('wallMs', 'wall time ran out while waiting to retry');
-          }
-          continue;
-        }
-        throw toSwtError(err, kind, this.settings, secrets, attempt);
+        if (kind === 'timeout' && remaining < this.settings.timeoutMs) throw new BudgetExhaustedError('wallMs', 'wall time ran out during an LLM call');
+        if ((kind !== 'retryable' && kind !== 'timeout') || attempt >= this.settings.maxRetries) throw toSwtError(err, kind, this.settings, secrets, attempt);
+        await this.waitToRetry(attempt++, err, kind, req.purpose, budget);
+        continue;
       }
       return this.fromWire(completion, wire.messages, tools, textMode, budget, price);
+    }
+  }
+
+  private params(req: ChatRequest, wire: { messages: ChatCompletionMessageParam[]; tools?: ChatCompletionTool[] }): ChatCompletionCreateParamsNonStreaming {
+    const maxTokens = req.maxTokens ?? this.settings.maxOutputTokens;
+    const seed = req.seed ?? this.settings.seed;
+    return {
+      model: this.model,
+      messages: wire.messages,
+      temperature: req.temperature ?? this.temperature,
+      ...(wire.tools ? { tools: wire.tools } : {}),
+      ...(maxTokens ? { max_tokens: maxTokens } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+    };
+  }
+
+  /** Sleeps before retry number `attempt + 1`; the budget's wall time must outlast the wait. */
+  private async waitToRetry(attempt: number, err: unknown, reason: string, purpose: string | undefined, budget: Budget | undefined): Promise<void> {
+    const delay = this.backoff(attempt, err);
+    if (budget && delay >= budget.remainingMs()) {
+      throw new BudgetExhaustedError('wallMs', 'no wall time left to retry the LLM call');
+    }
+    this.log.warn(
+      { attempt: attempt + 1, of: this.settings.maxRetries, delayMs: delay, status: err instanceof APIError ? err.status : undefined, reason, purpose },
+      'LLM call failed; retrying',
+    );
+    try {
+      await this.sleep(delay, budget?.signal);
+    } catch {
+      throw new BudgetExhaustedError('wallMs', 'wall time ran out while waiting to retry');
     }
   }
 

@@ -4,7 +4,7 @@
  */
 import { YAMLParseError } from 'yaml';
 import { appSettings, checkRepoConfig, CONFIG_PATH, type AppSettings, type RepoConfig } from '../config/repoConfig.js';
-import { isSwtError } from '../util/errors.js';
+import { errorLine, isSwtError } from '../util/errors.js';
 import type { GitHubPort, RepoRef } from './types.js';
 
 export type ConfigRead = { config: RepoConfig; settings: AppSettings } | { error: string };
@@ -27,7 +27,7 @@ export function configReadError(e: unknown): string | undefined {
   const cause = (e as Error)?.cause;
   if (cause instanceof YAMLParseError) {
     const line = cause.linePos ? `:${cause.linePos[0].line}` : '';
-    return `${CONFIG_PATH}${line}: not valid YAML (${cause.message.split('\n')[0]!.replace(/:$/, '')})`;
+    return `${CONFIG_PATH}${line}: not valid YAML (${errorLine(cause).replace(/:$/, '')})`;
   }
   const message = (e as Error)?.message ?? '';
   if (message.startsWith('[@probot/octokit-plugin-config]')) return `${CONFIG_PATH}: ${message.replace(/^\[[^\]]+\]\s*/, '')}`;

@@ -8,20 +8,17 @@
 import { parsePatch } from 'diff';
 import { describeCoverage } from '../coverage/describe.js';
 import type { Reproduction } from '../generation/types.js';
-import { fileOfId } from '../harness/classify.js';
 import { renderVerdictMarkdown } from '../harness/render.js';
-import type { TestTransition, Verdict } from '../results/types.js';
+import { diffPath } from '../patch/fileNames.js';
 import { percent, usd, type LiveAccuracyRow } from '../pipeline/liveAccuracy.js';
 import { CANDIDATE_VERDICT_TEXT, type Candidate } from '../pipeline/rank.js';
 import { COMMANDS, MAX_ISSUE_BODY } from './decide.js';
 import type { CheckConclusion, IssueOutcome } from './outcome.js';
-import type { Annotation, MarkerKind } from './types.js';
+import type { MarkerKind } from './types.js';
 
 export const CHECK_NAME = 'swt: reproduction';
 /** The check run's "Re-run" button (identifier: at most 20 characters). */
 export const RERUN_ACTION = { label: 'Re-run', description: 'Run the reproduction check again', identifier: 'swt-rerun' } as const;
-/** GitHub takes at most this many annotations per check-run request. */
-export const ANNOTATIONS_PER_REQUEST = 50;
 /** Check-run `output.summary` and `output.text` are limited to 65 535 characters each. */
 const OUTPUT_LIMIT = 65_000;
 /** GitHub refuses an issue or PR comment longer than this. */
@@ -139,9 +136,7 @@ export function renderReproductionResult(rep: Reproduction, where: Where, extra:
 
 function testFilesOf(testPatch: string): string[] {
   try {
-    return parsePatch(testPatch)
-      .map((p) => (p.newFileName ?? '').replace(/^b\//, ''))
-      .filter((f) => f && f !== '/dev/null');
+    return parsePatch(testPatch).flatMap((p) => diffPath(p.newFileName) ?? []);
   } catch {
     return [];
   }
@@ -335,72 +330,8 @@ function clip(text: string): string {
 }
 
 
-const ARROW = { F2P: 'F→P', P2F: 'P→F', F2F: 'F→F', P2P: 'P→P' } as const;
-
-/** One annotation per test that fails on the head, on the line where the test patch defines it. */
-export function annotationsFor(v: Verdict, testPatch: string): Annotation[] {
-  const added = addedLines(testPatch);
-  return v.tests
-    .filter((t) => t.head === 'fail' && !t.preexisting)
-    .map((t) => {
-      const path = fileOfId(t.id);
-      const line = testLine(t, added.get(path) ?? []);
-      const failure = t.headFailure;
-      return {
-        path,
-        start_line: line,
-        end_line: line,
-        annotation_level: t.flaky ? ('warning' as const) : ('failure' as const),
-        title: `${ARROW[t.transition]}${t.flaky ? ' (flaky)' : ''}: ${leafName(t.id)}`.slice(0, 255),
-        message: (failure ? `${failure.kind}${failure.message ? `: ${failure.message}` : ''}` : 'fails on the head').slice(0, 4000),
-      };
-    });
-}
-
-/** Annotations in requests of at most 50. */
-export function batches<T>(items: readonly T[], size = ANNOTATIONS_PER_REQUEST): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-function leafName(id: string): string {
-  const parts = id.split(/::| > /);
-  return parts[parts.length - 1]!.replace(/\[.*\]$/, '');
-}
-
-function addedLines(testPatch: string): Map<string, Array<{ line: number; text: string }>> {
-  const out = new Map<string, Array<{ line: number; text: string }>>();
-  let files;
-  try {
-    files = parsePatch(testPatch);
-  } catch {
-    return out;
-  }
-  for (const f of files) {
-    const path = (f.newFileName ?? '').replace(/^b\//, '');
-    const lines: Array<{ line: number; text: string }> = [];
-    for (const h of f.hunks) {
-      let n = h.newStart;
-      for (const l of h.lines) {
-        if (l.startsWith('+')) lines.push({ line: n++, text: l.slice(1) });
-        else if (l.startsWith(' ')) n++;
-      }
-    }
-    out.set(path, lines);
-  }
-  return out;
-}
-
-function testLine(t: TestTransition, lines: Array<{ line: number; text: string }>): number {
-  const name = leafName(t.id);
-  const hit = lines.find((l) => l.text.includes(name));
-  return hit?.line ?? lines[0]?.line ?? 1;
-}
-
 // ─── Ranking ──────────────────────────────────────────────────────────────────────────────────
 
-/** The table of competing fixes on the issue, best first (the caller ranks). */
 /** `/swt stats`: the repository's live accuracy, one row per strategy (and their total). */
 export function renderStats(repo: string, rows: ReadonlyArray<{ row: LiveAccuracyRow; total: boolean }>): string {
   const head = [marker('stats'), `### swt-bot on ${repo}: live accuracy`, ''];
@@ -419,6 +350,7 @@ export function renderStats(repo: string, rows: ReadonlyArray<{ row: LiveAccurac
   ].join('\n');
 }
 
+/** The table of competing fixes on the issue, best first (the caller ranks). */
 export function renderRanking(issue: number, ranked: readonly Candidate[]): string {
   const rows = ranked.map(
     (c, i) =>

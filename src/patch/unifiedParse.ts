@@ -61,69 +61,63 @@ export function parseUnifiedDiff(text: string): UnifiedParse {
   const lines = toLf(text).split('\n');
   // The text's final newline ends the last line; it does not start an empty one.
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  const files: UnifiedFilePatch[] = [];
-  const warnings: string[] = [];
-  const errors: string[] = [];
-  let cur: UnifiedFilePatch | null = null;
-  let gitHeader = false;
-  let i = 0;
-  const newFile = (): UnifiedFilePatch => ({ oldPath: null, newPath: null, hunks: [], isNew: false, isDelete: false });
-  while (i < lines.length) {
-    const line = lines[i];
-    const git = /^diff --git\s+(\S+)\s+(\S+)\s*$/.exec(line);
-    if (git) {
-      cur = newFile();
-      gitHeader = true;
-      cur.oldPath = cleanPath(git[1]);
-      cur.newPath = cleanPath(git[2]);
-      files.push(cur);
-      i++;
-      continue;
-    }
-    if (line.startsWith('--- ') && i + 1 < lines.length && lines[i + 1].startsWith('+++ ')) {
-      if (!cur || cur.hunks.length > 0 || !gitHeader) {
-        cur = newFile();
-        files.push(cur);
-      }
-      const oldP = cleanPath(line.slice(4));
-      const newP = cleanPath(lines[i + 1].slice(4));
-      cur.oldPath = oldP;
-      cur.newPath = newP;
-      if (oldP === null) cur.isNew = true;
-      if (newP === null) cur.isDelete = true;
-      gitHeader = false;
-      i += 2;
-      continue;
-    }
-    if (cur && /^new file mode /.test(line)) {
-      cur.isNew = true;
-      i++;
-      continue;
-    }
-    if (cur && /^deleted file mode /.test(line)) {
-      cur.isDelete = true;
-      i++;
-      continue;
-    }
-    const h = HUNK_RE.exec(line);
-    if (h) {
-      if (!cur) {
-        errors.push(`PATCH_MALFORMED: hunk at line ${i + 1} has no file header (--- a/path, +++ b/path)`);
-        cur = newFile();
-        files.push(cur);
-      }
-      const { hunk, next } = readHunk(lines, i, h, line);
-      i = next;
-      if (hunk.lines.length === 0) warnings.push(`hunk ${hunk.header} is empty`);
-      else cur.hunks.push(hunk);
-      continue;
-    }
-    i++;
+  const p: Parsing = { lines, files: [], warnings: [], errors: [], cur: null, gitHeader: false };
+  for (let i = 0; i < lines.length; ) i = readLine(p, i);
+  for (const f of p.files) {
+    if (f.hunks.length === 0 && !f.isDelete) p.warnings.push(`${f.newPath ?? f.oldPath}: no hunks`);
   }
-  for (const f of files) {
-    if (f.hunks.length === 0 && !f.isDelete) warnings.push(`${f.newPath ?? f.oldPath}: no hunks`);
+  return { files: p.files.filter((f) => f.hunks.length > 0 || f.isDelete || f.isNew), warnings: p.warnings, errors: p.errors };
+}
+
+interface Parsing extends UnifiedParse {
+  lines: string[];
+  /** The file the lines read belong to. */
+  cur: UnifiedFilePatch | null;
+  /** `cur` began with `diff --git` and has had no `---`/`+++` pair yet. */
+  gitHeader: boolean;
+}
+
+/** A `---` line followed by a `+++` line: a file's header. */
+function fileHeaderAt(lines: string[], i: number): boolean {
+  return lines[i]!.startsWith('--- ') && i + 1 < lines.length && lines[i + 1]!.startsWith('+++ ');
+}
+
+function startFile(p: Parsing): UnifiedFilePatch {
+  p.cur = { oldPath: null, newPath: null, hunks: [], isNew: false, isDelete: false };
+  p.files.push(p.cur);
+  return p.cur;
+}
+
+/** Reads the header or hunk at line `i` (anything else is passed over); returns the next line to read. */
+function readLine(p: Parsing, i: number): number {
+  const line = p.lines[i]!;
+  const git = /^diff --git\s+(\S+)\s+(\S+)\s*$/.exec(line);
+  if (git) {
+    const cur = startFile(p);
+    p.gitHeader = true;
+    cur.oldPath = cleanPath(git[1]!);
+    cur.newPath = cleanPath(git[2]!);
+    return i + 1;
   }
-  return { files: files.filter((f) => f.hunks.length > 0 || f.isDelete || f.isNew), warnings, errors };
+  if (fileHeaderAt(p.lines, i)) {
+    const cur = !p.cur || p.cur.hunks.length > 0 || !p.gitHeader ? startFile(p) : p.cur;
+    cur.oldPath = cleanPath(line.slice(4));
+    cur.newPath = cleanPath(p.lines[i + 1]!.slice(4));
+    if (cur.oldPath === null) cur.isNew = true;
+    if (cur.newPath === null) cur.isDelete = true;
+    p.gitHeader = false;
+    return i + 2;
+  }
+  if (p.cur && /^new file mode /.test(line)) p.cur.isNew = true;
+  if (p.cur && /^deleted file mode /.test(line)) p.cur.isDelete = true;
+  const h = HUNK_RE.exec(line);
+  if (!h) return i + 1;
+  if (!p.cur) p.errors.push(`PATCH_MALFORMED: hunk at line ${i + 1} has no file header (--- a/path, +++ b/path)`);
+  const cur = p.cur ?? startFile(p);
+  const { hunk, next } = readHunk(p.lines, i, h, line);
+  if (hunk.lines.length === 0) p.warnings.push(`hunk ${hunk.header} is empty`);
+  else cur.hunks.push(hunk);
+  return next;
 }
 
 /** One hunk from its header line `start` on: its lines up to the next header, hunk, fence or prose; and where reading stopped. */
@@ -144,7 +138,7 @@ function readHunk(lines: string[], start: number, h: RegExpExecArray, line: stri
   for (; i < lines.length; i++) {
     const l = lines[i];
     if (HUNK_RE.test(l) || /^diff --git /.test(l)) break;
-    if (l.startsWith('--- ') && i + 1 < lines.length && lines[i + 1].startsWith('+++ ')) break;
+    if (fileHeaderAt(lines, i)) break;
     if (FENCE_RE.test(l)) {
       endedByProse = true;
       break;

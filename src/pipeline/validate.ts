@@ -12,6 +12,7 @@ import type { RunResult, Verdict } from '../results/types.js';
 import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
 import { headChanges } from './headChanges.js';
+import { plusPatch } from '../repo/state.js';
 import { landedPatch, listFiles, materialize, patchToRevAt, resolveRev, withState } from '../repo/git.js';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { whyNoTests } from '../harness/noTests.js';
@@ -133,13 +134,8 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
 async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Progress, releases: Array<() => Promise<void>>): Promise<ValidationResult> {
   if (!input.head === !input.fixPatch) throw new SwtError('BAD_INPUT', 'give exactly one of a head revision or a fix patch');
   const started = Date.now();
-  // A touched snapshot or fixture runs the test files that own it, never itself.
-  const targets = await testTargetsOfPatch(input.repo, input.base, input.testPatch);
+  const targets = await testTargets(input);
   const files = targets.files;
-  if (files.length === 0) {
-    const why = targets.unowned.length ? ` (no test file owns ${targets.unowned.join(', ')})` : '';
-    throw new SwtError('NO_TEST_FILES', `the test patch adds or changes no test file${why}`);
-  }
   const ctx = await prepareContext(sandbox, { ...input, touched: files }, progress);
   const head = input.head ? await resolveRev(ctx.repo, input.head) : null;
   const warnings: string[] = [...ctx.installNotes, ...targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`)];
@@ -173,7 +169,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
     judged = await judge(judging, fixedCode, warnings);
     machinery.used = 'head';
   }
-  const { runs, verdict, state } = judged;
+  const { state } = judged;
   if (input.coverage) progress.step('measuring change coverage (extra runs with line counting)');
   const coverage = input.coverage
     ? await coverageOfValidation(
@@ -182,27 +178,42 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
         input.coverage,
       )
     : {};
-  const env = await headEnv;
+  return { ...resultOf(ctx, judged, { head, files, confirm: opts.confirm, machinery, env: await headEnv, capped: decided.capped }), warnings, ...coverage, durationMs: Date.now() - started };
+}
+
+/** The touched test files (a touched snapshot or fixture runs the test files that own it, never itself); none is refused. */
+async function testTargets(input: ValidateInput): Promise<{ files: string[]; unowned: string[] }> {
+  const targets = await testTargetsOfPatch(input.repo, input.base, input.testPatch);
+  if (targets.files.length > 0) return targets;
+  const why = targets.unowned.length ? ` (no test file owns ${targets.unowned.join(', ')})` : '';
+  throw new SwtError('NO_TEST_FILES', `the test patch adds or changes no test file${why}`);
+}
+
+/** The result's fields from the judged runs, before the warnings, coverage and duration. */
+function resultOf(
+  ctx: RepoContext,
+  { runs, verdict, baseline }: Awaited<ReturnType<typeof judge>>,
+  o: { head: string | null; files: string[]; confirm: number; machinery: MachineryUse | undefined; env: { env: Environment; manifests: string[] }; capped: CappedNote[] },
+): Omit<ValidationResult, 'warnings' | 'coverage' | 'coverageError' | 'durationMs'> {
+  const { env, machinery } = o;
+  const confirm = runs.confirm;
   return {
     ...verdict,
     // A result with the head's own test set-up is never likely correct: the head could have made it pass.
     ...(machinery?.used === 'head' ? { likelyCorrect: false, machinery } : machinery ? { machinery } : {}),
     base: ctx.base,
-    head,
-    files,
+    head: o.head,
+    files: o.files,
     runner: ctx.runner.kind,
     environment: { ...summary(ctx.env), ...(ctx.dependenciesAsOf ? { dependenciesAsOf: ctx.dependenciesAsOf } : {}), base: summary(ctx.env), head: { ...summary(env.env), own: env.env !== ctx.env, manifests: env.manifests } },
-    limitsCapped: decided.capped,
+    limitsCapped: o.capped,
     ...(ctx.runner.env && Object.keys(ctx.runner.env).length ? { testEnvironment: { env: { ...ctx.runner.env }, source: ctx.runner.envSource ?? 'the runner' } } : {}),
     runs: { base: runs.base, head: runs.head },
     ...(verdict.tests.length === 0 ? { noTests: whyNoTests(runs) ?? 'the runs reported tests, but none is left once the baseline is taken out' } : {}),
-    ...(runs.confirm
-      ? { confirmation: { rounds: opts.confirm, tests: [...runs.confirm.ids], alone: runs.confirm.alone, ...(runs.confirm.inProcess ? { inProcess: [...runs.confirm.inProcess] } : {}), ...noRounds(ctx.runner), runs: { base: runs.confirm.base, head: runs.confirm.head } } }
+    ...(confirm
+      ? { confirmation: { rounds: o.confirm, tests: [...confirm.ids], alone: confirm.alone, ...(confirm.inProcess ? { inProcess: [...confirm.inProcess] } : {}), ...noRounds(ctx.runner), runs: { base: confirm.base, head: confirm.head } } }
       : {}),
-    baseline: judged.baseline,
-    warnings,
-    ...coverage,
-    durationMs: Date.now() - started,
+    baseline,
   };
 }
 
@@ -224,15 +235,13 @@ async function judge(j: Judging, code: RepoState, warnings: string[]) {
   const { ctx, input, files } = j;
   // Three independent looks at the fixed code, side by side: each is git work the first runs wait for.
   const [headEnv, headTests, existing] = await Promise.all([j.headEnv, rebaseTestPatch(ctx.repo, code, input.testPatch, warnings), touchedFilesThatExist(ctx, code, files)]);
-  const fixed: RepoState = { rev: code.rev, patches: [...code.patches, headTests.patch], patchNames: [...(code.patchNames ?? []), 'test patch'] };
+  const fixed = plusPatch(code, headTests.patch, 'test patch');
   if (headTests.contained) {
     const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => diffPath(p.newFileName)));
     existing.head = existing.head.filter((f) => !created.has(f));
   }
   // A head that already holds the tests (a PR that adds them) gets its baseline with them taken out.
-  const headBaseline: RepoState = headTests.contained
-    ? { rev: code.rev, patches: [...code.patches, formatPatch(reversePatch(parsePatch(input.testPatch)))], patchNames: [...(code.patchNames ?? []), 'reversed test patch'] }
-    : code;
+  const headBaseline = headTests.contained ? plusPatch(code, formatPatch(reversePatch(parsePatch(input.testPatch))), 'reversed test patch') : code;
   // Head's rounds follow the test patch as it applied there (its lines may have moved).
   const sides = { base: j.baseState, head: fixed, files, headBaseline, headHoldsTests: headTests.contained, envs: { base: ctx.env, head: headEnv.env }, rounds: { base: j.plan(input.testPatch), head: j.plan(headTests.landed ?? headTests.patch) } };
   const runs = await runSides(j.sandbox, ctx, sides, existing, j.opts, j.progress);
@@ -253,7 +262,7 @@ function brokeWith(head: readonly RunResult[]): boolean {
 /** The fixed code with base's version of its changed test machinery (the files head added taken out). */
 async function withBaseMachinery(ctx: RepoContext, fixedCode: RepoState, machinery: string[]): Promise<RepoState> {
   const patch = await patchToRevAt(ctx.repo, fixedCode, ctx.base, machinery);
-  return { rev: fixedCode.rev, patches: [...fixedCode.patches, patch], patchNames: [...(fixedCode.patchNames ?? []), "base's test machinery"] };
+  return plusPatch(fixedCode, patch, "base's test machinery");
 }
 
 /**
@@ -349,7 +358,7 @@ function noRounds(runner: RepoContext['runner']): { noRounds?: string } {
 async function rebaseTestPatch(repo: string, fixed: RepoState, testPatch: string, warnings: string[]): Promise<{ patch: string; contained: boolean; landed?: string }> {
   try {
     const last = fixed.patches.length;
-    return await withState(repo, { ...fixed, patches: [...fixed.patches, testPatch], patchNames: [...(fixed.patchNames ?? []), 'test patch'] }, async (t) => {
+    return await withState(repo, plusPatch(fixed, testPatch, 'test patch'), async (t) => {
       const contained = t.contained.includes(last);
       // Where its hunks landed (the fix may have moved their lines): the rounds choose tests by line.
       const landed = contained || fixed.patches.length ? undefined : await landedPatch(t, fixed.rev, filesTouchedByPatch(testPatch, () => true));

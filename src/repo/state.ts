@@ -8,3 +8,8 @@ export interface RepoState {
    */
   patchNames?: string[];
 }
+
+/** `state` with one more patch on top, named for error messages. */
+export function plusPatch(state: RepoState, patch: string, name: string): RepoState {
+  return { rev: state.rev, patches: [...state.patches, patch], patchNames: [...(state.patchNames ?? []), name] };
+}

@@ -1,5 +1,6 @@
 /** What the App posts, exactly: comments, check-run output, annotations, ranking, refusals, help. */
-import { annotationsFor, batches, marker, markerOf, renderAwaitingApproval, renderCheckResult, renderConfigError, renderHelp, renderIssueTooLarge, renderPrComment, renderRanking, renderRefusal, renderReproductionResult, renderReproductionStarted, RERUN_ACTION } from '../../src/github/render.js';
+import { annotationsFor, batches } from '../../src/github/annotations.js';
+import { marker, markerOf, renderAwaitingApproval, renderCheckResult, renderConfigError, renderHelp, renderIssueTooLarge, renderPrComment, renderRanking, renderRefusal, renderReproductionResult, renderReproductionStarted, RERUN_ACTION } from '../../src/github/render.js';
 import type { Reproduction } from '../../src/generation/types.js';
 import { verdictOf } from '../../src/harness/classify.js';
 

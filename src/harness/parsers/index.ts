@@ -1,5 +1,6 @@
 /** From a finished run (its /swt-out files and output) to tests and file errors. Pure. */
 import { runnerDef } from '../../ecosystems/index.js';
+import type { RunnerDef } from '../../ecosystems/types.js';
 import type { BuildFailure } from '../../results/types.js';
 import { groupByPackage, isGrouped, resultsToRepo } from '../packages.js';
 import { GROUP_EXIT_FILE, reportNames, runsPerFile } from '../runners.js';
@@ -51,54 +52,22 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
   if (isGrouped(spec) && input.files.length) return parseGroupedReports(spec, input);
   const { def } = runnerDef(spec.kind);
   const files = input.files.map(normalizeRel);
-  const ctx = { files, root: input.root, output: input.output };
-  const names = reportNames(spec, files.length);
   const perFile = runsPerFile(spec) && files.length > 0;
-  let tests: TestResult[] = [];
-  let fileErrors: FileError[] = [];
-  const problems: string[] = [];
-  const missingFor = new Set<string>();
-  let reportFound = false;
-
-  let complete = true;
-  const runErrors: string[] = [];
-  const buildFailures: BuildFailure[] = [];
-  names.forEach((name, i) => {
-    const content = findReport(input.reports, name) ?? def.fromOutput?.(input.output);
-    const file = perFile ? files[i] : undefined;
-    if (content === undefined) {
-      problems.push(`no ${name}`);
-      for (const f of file ? [file] : files) missingFor.add(f);
-      return;
-    }
-    try {
-      const parsed = def.parse(content, { ...ctx, ...(file ? { file } : {}) });
-      tests.push(...parsed.tests);
-      buildFailures.push(...(parsed.buildFailures ?? []));
-      fileErrors.push(...parsed.fileErrors);
-      runErrors.push(...parsed.errors);
-      complete &&= parsed.complete;
-      reportFound = true;
-    } catch (e) {
-      problems.push(`unreadable ${name}: ${(e as Error).message}`);
-      for (const f of file ? [file] : files) missingFor.add(f);
-    }
-  });
-
+  const read = readReports(def, reportNames(spec, files.length), files, perFile, input);
+  let { tests, fileErrors } = read;
   if (def.onlyRequested && files.length) {
     // e.g. vitest treats file arguments as substring filters, mocha adds its config's `spec` files: keep only the requested files.
     const wanted = new Set(files);
     tests = tests.filter((t) => !t.file || wanted.has(t.file));
     fileErrors = fileErrors.filter((e) => wanted.has(e.file));
   }
-
+  const { missingFor } = read;
   const failed = input.timedOut || !!input.oomKilled || !!input.diskLimit || input.exitCode !== 0;
   // The report itself explains a non-zero exit: a test failed, a file or hook errored.
-  const explained = tests.some((t) => t.outcome === 'failed') || fileErrors.length > 0 || runErrors.length > 0;
+  const explained = tests.some((t) => t.outcome === 'failed') || fileErrors.length > 0 || read.runErrors.length > 0;
   const seen = new Set<string>([...tests.map((t) => t.file ?? ''), ...fileErrors.map((e) => e.file)]);
   const silent = files.filter((f) => !seen.has(f));
-  const silentMissing = silent.filter((f) => missingFor.has(f));
-  const culprits = silentMissing.filter((f) => mentions(input.output, f));
+  const culprits = silent.filter((f) => missingFor.has(f) && mentions(input.output, f));
   for (const f of silent) {
     if (!missingFor.has(f)) {
       // The report covers this file and holds no test of it. Only a run that stopped midway, or a
@@ -106,13 +75,38 @@ export function parseRunReports(spec: RunnerSpec, input: RunReportInput): Parsed
       // the exit code alone would turn into a `missing` failure on a side that exits 0. (A file
       // run alone has its own report: an empty one is its own failure.)
       if (!failed) continue;
-      if (!perFile && complete && explained && !input.timedOut && !input.oomKilled && !input.diskLimit) continue;
+      if (!perFile && read.complete && explained && !input.timedOut && !input.oomKilled && !input.diskLimit) continue;
     }
     fileErrors.push({ file: f, kind: input.diskLimit ? 'disk' : input.timedOut ? 'timeout' : 'collection', message: silentMessage(f, input, missingFor.has(f), culprits) });
   }
-  tests = mergeDuplicates(tests);
-  fileErrors = mergeFileErrors(fileErrors);
-  return { tests, fileErrors, reportFound, problems, ...(buildFailures.length ? { buildFailures } : {}) };
+  const { reportFound, problems, buildFailures } = read;
+  return { tests: mergeDuplicates(tests), fileErrors: mergeFileErrors(fileErrors), reportFound, problems, ...(buildFailures.length ? { buildFailures } : {}) };
+}
+
+/** Every report the run should have written, parsed; the files whose report is missing or unreadable in `missingFor`. */
+function readReports(def: RunnerDef, names: string[], files: string[], perFile: boolean, input: RunReportInput) {
+  const r = { tests: [] as TestResult[], fileErrors: [] as FileError[], buildFailures: [] as BuildFailure[], runErrors: [] as string[], problems: [] as string[], missingFor: new Set<string>(), complete: true, reportFound: false };
+  names.forEach((name, i) => {
+    const content = findReport(input.reports, name) ?? def.fromOutput?.(input.output);
+    const file = perFile ? files[i] : undefined;
+    if (content === undefined) r.problems.push(`no ${name}`);
+    else {
+      try {
+        const parsed = def.parse(content, { files, root: input.root, output: input.output, ...(file ? { file } : {}) });
+        r.tests.push(...parsed.tests);
+        r.buildFailures.push(...(parsed.buildFailures ?? []));
+        r.fileErrors.push(...parsed.fileErrors);
+        r.runErrors.push(...parsed.errors);
+        r.complete &&= parsed.complete;
+        r.reportFound = true;
+        return;
+      } catch (e) {
+        r.problems.push(`unreadable ${name}: ${(e as Error).message}`);
+      }
+    }
+    for (const f of file ? [file] : files) r.missingFor.add(f);
+  });
+  return r;
 }
 
 function lastLines(output: string, n: number): string {
