@@ -2,11 +2,9 @@
  * Confirmation rounds held inside the first run's own process (RoundPlan, for runners that can):
  * what to ask for, which moving tests they confirm, and how they join the reruns. Pure.
  */
-import { parsePatch } from 'diff';
 import type { RoundPlan } from '../ecosystems/types.js';
 import type { RunResult } from '../results/types.js';
-import { diffPaths } from '../patch/fileNames.js';
-import { SwtError } from '../util/errors.js';
+import { patchFiles } from '../patch/fileNames.js';
 
 /**
  * The plan for a first run with the tests of `testPatch`: the lines it adds to each of `files`
@@ -15,17 +13,11 @@ import { SwtError } from '../util/errors.js';
  */
 export function roundPlan(testPatch: string, files: readonly string[], rounds: number): RoundPlan | undefined {
   if (rounds <= 0 || !testPatch.trim()) return undefined;
-  let patches;
-  try {
-    patches = parsePatch(testPatch);
-  } catch (e) {
-    throw new SwtError('PATCH_MALFORMED', `Cannot parse the patch: ${(e as Error).message}`, { cause: e });
-  }
   const wanted = new Set(files);
   const lines: Record<string, number[]> = {};
   const addedText: string[] = [];
-  for (const p of patches) {
-    const name = diffPaths(p.oldFileName, p.newFileName, (p as { isGit?: boolean }).isGit).newPath;
+  for (const p of patchFiles(testPatch)) {
+    const name = p.newPath;
     if (!name || !wanted.has(name)) continue;
     const added: number[] = [];
     for (const h of p.hunks) {

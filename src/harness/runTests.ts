@@ -1,5 +1,4 @@
 /** Run test files in the sandbox on one repository state and normalise the results. */
-import { parsePatch } from 'diff';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, RunOutcome, Sandbox } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 import { findReport, parseRunReports } from './parsers/index.js';
@@ -9,7 +8,7 @@ import type { RoundPlan } from '../ecosystems/types.js';
 import { packageOf, resultsToRepo } from './packages.js';
 import { isTestFile } from './testFiles.js';
 import type { RunnerSpec, RunResult } from '../results/types.js';
-import { diffPaths } from '../patch/fileNames.js';
+import { patchFiles } from '../patch/fileNames.js';
 
 export const OUTPUT_TAIL_CHARS = 16_000;
 export const SANDBOX_ROOT = '/testbed';
@@ -194,17 +193,10 @@ export async function rerunTests(sandbox: Pick<Sandbox, 'run'>, opts: RerunOptio
  */
 export function filesTouchedByPatch(unifiedDiff: string, isTest: (path: string) => boolean = isTestFile): string[] {
   if (!unifiedDiff.trim()) return [];
-  let patches;
-  try {
-    patches = parsePatch(unifiedDiff);
-  } catch (e) {
-    throw new SwtError('PATCH_MALFORMED', `Cannot parse the patch: ${(e as Error).message}`, { cause: e });
-  }
   const out: string[] = [];
-  for (const p of patches) {
-    if ((p as { isDelete?: boolean }).isDelete) continue;
-    const name = diffPaths(p.oldFileName, p.newFileName, (p as { isGit?: boolean }).isGit).newPath;
-    if (!name) continue; // deleted
+  for (const p of patchFiles(unifiedDiff)) {
+    const name = p.newPath;
+    if (p.isDelete || !name) continue; // deleted
     if (isTest(name) && !out.includes(name)) out.push(name);
   }
   return out;

@@ -4,11 +4,14 @@ import type { GitHubPort, RepoRef } from '../github/types.js';
 import type { Progress } from '../pipeline/progress.js';
 import type { Logger } from '../util/logger.js';
 
+/** Check-run progress; closed before the result is posted, so no late update overwrites it. */
+export type CheckProgress = Progress & { close(): Promise<void> };
+
 /**
  * Live progress on the check run: at most one update per interval, the latest step wins, and
  * nothing is sent after close() (so a late update can never overwrite the result).
  */
-export function checkProgress(gh: GitHubPort, r: RepoRef, id: number, issues: number[], intervalMs: number, log: Logger): Progress & { close(): Promise<void> } {
+export function checkProgress(gh: GitHubPort, r: RepoRef, id: number, issues: number[], intervalMs: number, log: Logger): CheckProgress {
   let last = 0;
   let pending: string | undefined;
   let timer: NodeJS.Timeout | undefined;

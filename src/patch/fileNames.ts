@@ -1,7 +1,10 @@
 /**
  * The file names in a diff's headers (`diff --git`, `---`, `+++`, or jsdiff's
- * oldFileName/newFileName) as paths: the one definition every diff reader uses. Pure.
+ * oldFileName/newFileName) as paths: the one definition every diff reader uses; and a diff's
+ * files, parsed by jsdiff, named by it. Pure.
  */
+import { parsePatch, type StructuredPatch } from 'diff';
+import { SwtError } from '../util/errors.js';
 
 function unquoted(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
@@ -34,4 +37,19 @@ export function diffPaths(oldRaw: string | undefined, newRaw: string | undefined
   const n = unquoted(newRaw);
   const prefixed = git || ((o === undefined || o.startsWith('a/')) && (n === undefined || n.startsWith('b/')));
   return { oldPath: diffPath(o, prefixed), newPath: diffPath(n, prefixed) };
+}
+
+/** A file of a parsed diff with its paths as diffPaths reads them. */
+export type PatchFile = StructuredPatch & { oldPath?: string; newPath?: string; isDelete?: boolean };
+
+/** The files of a unified diff (jsdiff); one jsdiff cannot parse is PATCH_MALFORMED. */
+export function patchFiles(unifiedDiff: string): PatchFile[] {
+  let patches: StructuredPatch[];
+  try {
+    patches = parsePatch(unifiedDiff);
+  } catch (e) {
+    throw new SwtError('PATCH_MALFORMED', `Cannot parse the patch: ${(e as Error).message}`, { cause: e });
+  }
+  // jsdiff marks git's headers (isGit): their a/ and b/ are prefixes whatever the names look like.
+  return patches.map((p) => ({ ...p, ...diffPaths(p.oldFileName, p.newFileName, (p as { isGit?: boolean }).isGit) }));
 }

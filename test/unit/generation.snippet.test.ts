@@ -14,7 +14,9 @@ import { readIssue, roleOf } from '../../src/generation/snippet/markdown.js';
 import { jsApi, packageIdentifier } from '../../src/generation/snippet/repoApi.js';
 import { pythonApi, resolvePythonNames } from '../../src/generation/snippet/repoApiPython.js';
 import { readSession } from '../../src/generation/snippet/sessions.js';
-import { freeNames, literal, loadSnippetSyntax, replaceIdentifier, requote } from '../../src/generation/snippet/syntax.js';
+import { literal } from '../../src/generation/snippet/literals.js';
+import { loadSnippetSyntax } from '../../src/generation/snippet/parser.js';
+import { freeNames, replaceIdentifier, requote } from '../../src/generation/snippet/syntax.js';
 import { valueOf } from '../../src/generation/snippet/values.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));

@@ -11,7 +11,9 @@ import { HEDGE, type IssueBlock, type IssueDoc } from './markdown.js';
 import { expectEmpty, joinedProse, markByTitle, readLists, readSentence } from './prose.js';
 import { errorIn, readSession, type Session, type ShownError, type Step } from './sessions.js';
 import { displayed, oneLine, type Site } from './site.js';
-import { assertedValue, hasCall, literal, statements, type CodeLang } from './syntax.js';
+import { literal } from './literals.js';
+import type { CodeLang } from './parser.js';
+import { assertedValue, hasCall, statements } from './syntax.js';
 import { proseValue, sameShown, valueOf, type Value } from './values.js';
 
 

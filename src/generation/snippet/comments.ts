@@ -4,7 +4,8 @@
  */
 import type { Role } from './markdown.js';
 import { errorIn, type ShownError } from './sessions.js';
-import { literal, type CodeLang } from './syntax.js';
+import { literal } from './literals.js';
+import type { CodeLang } from './parser.js';
 
 export interface CommentReading {
   wrong?: string;

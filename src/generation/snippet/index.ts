@@ -10,7 +10,7 @@ import { notABugReport, readClaim, type Claim } from './claims.js';
 import { readIssue } from './markdown.js';
 import { jsApi, type RepoView } from './repoApi.js';
 import { pythonApi } from './repoApiPython.js';
-import { loadSnippetSyntax, type CodeLang } from './syntax.js';
+import { loadSnippetSyntax, type CodeLang } from './parser.js';
 import { writeJsTest } from './writeJs.js';
 import { writePytest } from './writePytest.js';
 

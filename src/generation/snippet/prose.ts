@@ -5,7 +5,9 @@
  */
 import { HEDGE, roleOf, type ProseLine, type Role } from './markdown.js';
 import { displayed, type Site } from './site.js';
-import { hasCall, isAmbient, literal, statements, type CodeLang } from './syntax.js';
+import { literal } from './literals.js';
+import type { CodeLang } from './parser.js';
+import { hasCall, isAmbient, statements } from './syntax.js';
 import { normShown, proseSpans, proseValue, sameShown, valueOf, type ProseSpan, type Value } from './values.js';
 
 const CUR_VERB = /(?:\b(?:actual(?:ly)?(?: output| result| value)?|returns?|returned|gives?|gave|got|get|gets|results? in|resulted in|outputs?|prints?|printed|produces?|produced|yields?|evaluates? to|comes? out as|shows?|logs?|becomes?|turns? into|is|was|are|out)\b|==|===|=>|->|→|=)\s*(?:of\s*)?:?\s*$/i;

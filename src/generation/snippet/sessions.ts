@@ -5,7 +5,9 @@
  * pasted below them. Pure.
  */
 import { pythonTraceback } from '../issueText.js';
-import { literal, parses, statements, type CodeLang, type Statement } from './syntax.js';
+import { literal } from './literals.js';
+import type { CodeLang } from './parser.js';
+import { parses, statements, type Statement } from './syntax.js';
 
 export interface ShownError {
   type: string;

@@ -4,7 +4,7 @@
  */
 import type { ShownError } from './sessions.js';
 import { splitTop } from './values.js';
-import type { CodeLang } from './syntax.js';
+import type { CodeLang } from './parser.js';
 import type { Value } from './values.js';
 
 /** How the issue tells that a result is wrong. `role` alone (a block under "Actual") is the weakest. */

@@ -5,7 +5,9 @@
  */
 import { posix } from 'node:path';
 import type { Claim } from './claims.js';
-import { identifierUses, literal, replaceIdentifier, statements, type CodeLang } from './syntax.js';
+import { literal } from './literals.js';
+import type { CodeLang } from './parser.js';
+import { identifierUses, replaceIdentifier, statements } from './syntax.js';
 
 export interface WrittenTest {
   path: string;

@@ -3,7 +3,8 @@
  * `util.inspect` and the browser console's display (`(2) ['a', 'b', index: 0]`,
  * `[Object: null prototype] {…}`), printed text, and values in prose (`` `x` ``, "x", **x**). Pure.
  */
-import { literal, type CodeLang, type Literal } from './syntax.js';
+import { literal, type Literal } from './literals.js';
+import type { CodeLang } from './parser.js';
 
 export interface Value extends Literal {
   /** As the issue shows it. */
