@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { SwtError } from '../../util/errors.js';
-import { closeStream, demux, isBinary, readTarFiles, singleFileTar, TailBuffer } from './containerIo.js';
+import { closeStream, demux, isBinary, readTarFiles, singleFileTar, TailBuffer, untilDeadline } from './containerIo.js';
 import { watchLimits } from './diskWatch.js';
 import { diskLimitText, type DiskLimitReason } from './limits.js';
 import { killNow, type Docker } from '../docker.js';
@@ -101,14 +101,7 @@ async function execOnce(
     (b) => (opts.separate ? keep(b) : combined.push(b)),
     (b) => combined.push(b),
   );
-  let guard: NodeJS.Timeout | undefined;
-  const hung = await Promise.race([
-    ended.then(() => false),
-    new Promise<boolean>((r) => {
-      guard = setTimeout(() => r(true), opts.timeoutMs + 15_000);
-    }),
-  ]);
-  clearTimeout(guard);
+  const hung = (await untilDeadline(ended, opts.timeoutMs + 15_000)) === 'timeout';
   await haltIfInterrupted();
   if (hung) closeStream(stream);
   let info = await exec.inspect();
