@@ -6,7 +6,7 @@ import { STRATEGIES } from '../generation/index.js';
 import type { ResourceLimits } from '../sandbox/types.js';
 import { SwtError } from '../util/errors.js';
 
-function positiveInt(name: string) {
+function wholeNumber(name: string) {
   return (v: string) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number`);
@@ -42,7 +42,7 @@ export function limitsFrom(opts: { timeout?: number; memory?: number; pids?: num
 
 /** An option whose value is a whole number (0 or more); a bad one is refused with the option's name. */
 export function countOption(flags: string, description: string): Option {
-  return new Option(flags, description).argParser(positiveInt(flags.split(' ')[0]!));
+  return new Option(flags, description).argParser(wholeNumber(flags.split(' ')[0]!));
 }
 
 export function addLimitOptions(cmd: Command): Command {
