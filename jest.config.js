@@ -21,6 +21,8 @@ export default {
     { ...common, displayName: 'redteam', testMatch: ['<rootDir>/test/redteam/**/*.test.ts'], slowTestThreshold: 60 },
   ],
   testTimeout: 600000,
+  // Longest files first (CI shares one run between two workers).
+  testSequencer: '<rootDir>/test/sequencer.mjs',
   // Test files run in a worker process that is replaced once it holds more than this after a file:
   // ESM modules under --experimental-vm-modules are never freed, and in band (what jest does with
   // one worker on 2 cores) the main process reached its 4 GB heap late in CI and stalled in GC.

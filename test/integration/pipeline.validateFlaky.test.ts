@@ -18,7 +18,8 @@ import { cleanupGitRepos, createGitRepo, type TempRepo } from '../helpers/gitRep
  * Validations in a row per runner: 1 in the default suite (each is a gold and a wrong fix with
  * confirmation; on a cold machine this file took 47 minutes of CI's 90 with 3, 18 warm with 2);
  * SWT_FLAKY_ROUNDS=10 for the issue's ten. With one, half the runners see the poisoned test
- * labelled known flaky and half not, so both paths run.
+ * labelled known flaky and half not, so both paths run, and the wrong fix runs on the other half
+ * (its P2F is caught by the pipeline's reruns, which every runner's gold check already drives).
  */
 const ROUNDS = Number(process.env.SWT_FLAKY_ROUNDS ?? 1);
 
@@ -483,7 +484,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       });
     }
 
-    it(`gold fix: S in ${ROUNDS} validation(s) in a row, the poisoned test reported flaky (fails only after the new test); a wrong fix's real P2F caught every time`, async () => {
+    it(`gold fix: S in ${ROUNDS} validation(s) in a row, the poisoned test reported flaky (fails only after the new test)`, async () => {
       for (let i = 0; i < ROUNDS; i++) {
         const gold = await check(p, 'gold', labelled(i) ? { knownFlaky: [poisoned] } : {});
         expect(row(gold, added)).toMatchObject({ transition: 'F2P', flaky: false, runs: { base: { runs: 3, failed: 3 }, head: { runs: 3, failed: 0 } } });
@@ -502,14 +503,21 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
         expect(text).toContain('Flaky (not counted for S or the fix filter):');
         expect(text).toContain(`${poisoned}: failed 1 of 3 runs after the fix; fails only after ${added}${labelled(i) ? '; seen flaky here before' : ''}`);
         expect(!!row(gold, poisoned).knownFlaky).toBe(labelled(i));
-
-        const wrong = await check(p, 'wrong');
-        expect(row(wrong, broken)).toMatchObject({ transition: 'P2F', flaky: false, runs: { head: { runs: 3, failed: 3 } } });
-        expect(row(wrong, added)).toMatchObject({ transition: 'F2P', flaky: false });
-        expect(row(wrong, brokenBefore)).toMatchObject({ transition: 'P2F', flaky: false, preexisting: true });
-        expect(wrong).toMatchObject({ success: false, likelyCorrect: false });
       }
-      // 2 validations a round, each with its confirmation: minutes on a loaded machine.
-    }, ROUNDS * 2 * minutes * 60_000);
+      // A validation with its confirmation: minutes on a loaded machine.
+    }, ROUNDS * minutes * 60_000);
+
+    // In the default suite, where the gold check's first validation does not label the poisoned test.
+    if (ROUNDS > 1 || !labelled(0)) {
+      it(`a wrong fix's real P2F caught in ${ROUNDS} validation(s) in a row, not taken for a flaky one`, async () => {
+        for (let i = 0; i < ROUNDS; i++) {
+          const wrong = await check(p, 'wrong');
+          expect(row(wrong, broken)).toMatchObject({ transition: 'P2F', flaky: false, runs: { head: { runs: 3, failed: 3 } } });
+          expect(row(wrong, added)).toMatchObject({ transition: 'F2P', flaky: false });
+          expect(row(wrong, brokenBefore)).toMatchObject({ transition: 'P2F', flaky: false, preexisting: true });
+          expect(wrong).toMatchObject({ success: false, likelyCorrect: false });
+        }
+      }, ROUNDS * minutes * 60_000);
+    }
   });
 });
