@@ -46,7 +46,7 @@ const NO_CONFIGURATION = /^(Masterminds__semver|rapidfuzz__strsim-rs|rust-lang__
 const SECOND_OF_A_KIND = /^(Masterminds__semver-ee95afb|python-humanize__humanize-a47a89e|unjs__ufo-(62199a0|4d024df)|moment__luxon-4cc03e5|DaveGamble__cJSON-a328d65|stleary__JSON-java|webmozarts__assert|jarro2783__cxxopts)-?/;
 const ONLY = process.env.SWT_INSTANCES ? new RegExp(process.env.SWT_INSTANCES) : { test: (id: string) => !SECOND_OF_A_KIND.test(id) };
 /** The incorrect patches: one instance of each ecosystem by default (the pipeline's verdict, not the runner, is what they check). */
-const INCORRECT_ONLY = process.env.SWT_INSTANCES ? ONLY : /^(sindresorhus__camelcase|Masterminds__semver-b1bb761|rapidfuzz__strsim-rs|semver4j__semver4j|janlelis__paint|composer__semver|python-humanize__humanize-823ad60|benhoyt__inih)-/;
+const INCORRECT_ONLY = process.env.SWT_INSTANCES ? ONLY : /^(sindresorhus__camelcase|Masterminds__semver-b1bb761|rapidfuzz__strsim-rs|semver4j__semver4j|janlelis__paint|composer__semver|python-humanize__humanize-823ad60|benhoyt__inih)(-|$)/;
 const instances = parseInstances(readFileSync(join(DIR, 'instances.jsonl'), 'utf8'), 'fixtures/instances/instances.jsonl')
   .filter((i) => ONLY.test(i.instance_id))
   .map((i) => (NO_CONFIGURATION.test(i.instance_id) ? { ...i, image: undefined, install: undefined, test_cmd: undefined } : i));
