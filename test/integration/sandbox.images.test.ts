@@ -88,6 +88,16 @@ describe('base images', () => {
     expect(await runIn(name, 'python --version; python -m pytest --version')).toMatch(/^Python 3\.11\.\d+\npytest \d+/);
   });
 
+  it("offline, an older Python is served by Debian bullseye's 3.9, where an old commit's code still imports, with a warning", async () => {
+    const caBundle = await loadCaBundle();
+    const progress: string[] = [];
+    const name = await ensureBaseImage('python:3.7', { docker, caBundle, onProgress: (m) => progress.push(m) });
+    expect(name).toBe(baseImageName(parseBaseRef('python:3.9'), caBundle));
+    expect(progress).toContain('warning: python:3.7 is not available offline; using Python 3.9 (Debian bullseye)');
+    // collections.Mapping, which Python 3.10 removed, is what a 2015 requests imports.
+    expect(await runIn(name, 'python --version; python -W ignore -c "import collections, pytest; print(collections.Mapping.__name__, pytest.__version__)"')).toMatch(/^Python 3\.9\.\d+\nMapping \d+\.\d+/);
+  });
+
   it('two processes asking for the same new base image at once build it once', async () => {
     // A CA bundle no other test uses, so the image is new (and removed again at the end).
     const bundle = bundleFromPem([{ source: 'other.pem', text: TEST_CERT + '\n' }]);

@@ -7,9 +7,11 @@ import { changedManifests, isDependencyManifest } from '../../src/ecosystems/ind
 import {
   baseIdentity,
   baseImageName,
+  DEBIAN_PYTHONS,
   finishDockerfile,
   finishScript,
   npmMajorFor,
+  offlinePython,
   parseBaseRef,
 } from '../../src/sandbox/images/imageRecipes.js';
 import { containerLabels, cpusetFromEnv, hostConfigFor, resolveLimits, tmpSizeBytes } from '../../src/sandbox/containers/limits.js';
@@ -250,6 +252,11 @@ describe('base image recipes', () => {
     expect(parseBaseRef('debian:12').recipe).toEqual({ kind: 'debian', suite: 'bookworm' });
     expect(parseBaseRef('elixir:1.16').recipe).toEqual({ kind: 'other' });
     expect(parseBaseRef('node:lts').recipe).toEqual({ kind: 'other' });
+  });
+  it('serves a Python offline from the Debian suite that ships it, else the nearest: 3.9 (bullseye) up to 3.9, 3.11 (bookworm) above', () => {
+    expect(DEBIAN_PYTHONS).toEqual({ '3.9': 'bullseye', '3.11': 'bookworm' });
+    expect(['3.6', '3.7', '3.8', '3.9', '3.9.7'].map(offlinePython)).toEqual(['3.9', '3.9', '3.9', '3.9', '3.9']);
+    expect(['3', '3.10', '3.11', '3.11.4', '3.12', '3.13', '2.7'].map(offlinePython)).toEqual(['3.11', '3.11', '3.11', '3.11', '3.11', '3.11', '3.11']);
   });
   it('names images by reference and by (recipe, CA bundle) identity', () => {
     const ca = bundleFromPem([{ source: 'x.pem', text: CERT }]);

@@ -8,13 +8,14 @@ import { buildImageFromContext, type ContextEntry } from './imageBuild.js';
 import {
   baseIdentity,
   baseImageName,
-  DEBIAN_PYTHON,
+  DEBIAN_PYTHONS,
   DEBIAN_SUITE,
   debianSteps,
   finishDockerfile,
   finishScript,
   IMAGE_LABELS,
   nodeSteps,
+  offlinePython,
   parseBaseRef,
   pythonSteps,
   RECIPE_VERSION,
@@ -122,7 +123,7 @@ async function buildOffline(docker: Docker, ref: BaseRef, name: string, opts: En
   const onLine = (l: string) => log.debug({ image: name, build: l });
   const started = Date.now();
   if (recipe.kind === 'debian' || recipe.kind === 'python') {
-    const suite = recipe.kind === 'debian' ? recipe.suite : DEBIAN_SUITE;
+    const suite = recipe.kind === 'debian' ? recipe.suite : DEBIAN_PYTHONS[offlinePython(recipe.version)]!;
     const rootfs = await ensureRootfs(docker, suite, opts, log);
     const steps = recipe.kind === 'python' ? pythonSteps() : debianSteps();
     opts.onProgress?.(`building ${name} offline from ${rootfs}`);
@@ -173,6 +174,8 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
   if (await inspectImage(docker, name)) return name;
 
   const wantPull = opts.pull ?? envValues().SWT_PULL;
+  // A Python no Debian suite here ships is served offline by the nearest one that does.
+  const served = ref.recipe.kind === 'python' && !isOfflinePython(ref.recipe.version) ? offlinePython(ref.recipe.version) : undefined;
   return singleFlight(`base:${name}`, () =>
     withFileLock(
       `base-${name}`,
@@ -196,20 +199,21 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
             log.warn({ ref: ref.ref, err: errorLine(e) }, 'finishing the pulled image failed; building offline');
           }
         }
-        if (ref.recipe.kind === 'python' && !isDebianPython(ref.recipe.version)) {
-          log.warn({ asked: ref.ref, building: `python:${DEBIAN_PYTHON}` }, `offline builds have Debian ${DEBIAN_SUITE}'s Python ${DEBIAN_PYTHON} only`);
-          opts.onProgress?.(`warning: ${ref.ref} is not available offline; using Python ${DEBIAN_PYTHON} (Debian ${DEBIAN_SUITE})`);
+        if (served) {
+          log.warn({ asked: ref.ref, building: `python:${served}` }, `offline builds have Python ${Object.keys(DEBIAN_PYTHONS).join(' and ')} only`);
+          opts.onProgress?.(`warning: ${ref.ref} is not available offline; using Python ${served} (Debian ${DEBIAN_PYTHONS[served]})`);
           return null;
         }
         return buildOffline(docker, ref, name, opts, log);
       },
       { onWait: () => opts.onProgress?.(`waiting for another process building ${name}`) },
     ),
-  ).then((built) => built ?? ensureBaseImage(`python:${DEBIAN_PYTHON}`, { ...opts, docker, pull: false }));
+  ).then((built) => built ?? ensureBaseImage(`python:${served}`, { ...opts, docker, pull: false }));
 }
 
-function isDebianPython(version: string): boolean {
-  return version === '3' || version === DEBIAN_PYTHON || version.startsWith(`${DEBIAN_PYTHON}.`);
+/** `3`, or a minor (or patch release) of a Python a Debian suite ships. */
+function isOfflinePython(version: string): boolean {
+  return version === '3' || Object.keys(DEBIAN_PYTHONS).some((v) => version === v || version.startsWith(`${v}.`));
 }
 
 export { baseIdentity, baseImageName, parseBaseRef };

@@ -15,6 +15,19 @@ export const RECIPE_VERSION = 3;
 export const DEBIAN_SUITE = 'bookworm';
 /** The Python that Debian bookworm ships. */
 export const DEBIAN_PYTHON = '3.11';
+/**
+ * The Pythons offline builds have, each a Debian suite's own: bullseye's 3.9 for code older than
+ * 3.10 (the collections aliases, distutils and the wheels of its time are still there), bookworm's
+ * 3.11 for the rest.
+ */
+export const DEBIAN_PYTHONS: Readonly<Record<string, string>> = { '3.9': 'bullseye', [DEBIAN_PYTHON]: DEBIAN_SUITE };
+
+/** The offline Python minor that serves `version` (`3`, `3.7`, `3.9.7`): its own when a suite has it, else 3.9 below it and 3.11 above. */
+export function offlinePython(version: string): string {
+  const minor = /^3\.(\d+)/.exec(version)?.[1];
+  if (minor === undefined) return DEBIAN_PYTHON;
+  return Number(minor) <= 9 ? '3.9' : DEBIAN_PYTHON;
+}
 
 export type Recipe =
   | { kind: 'debian'; suite: string }
