@@ -504,8 +504,8 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
         expect(text).toContain(`${poisoned}: failed 1 of 3 runs after the fix; fails only after ${added}${labelled(i) ? '; seen flaky here before' : ''}`);
         expect(!!row(gold, poisoned).knownFlaky).toBe(labelled(i));
       }
-      // A validation with its confirmation: minutes on a loaded machine.
-    }, ROUNDS * minutes * 60_000);
+      // A validation with its confirmation: minutes on a loaded machine; the first builds the environment too.
+    }, (ROUNDS + 1) * minutes * 60_000);
 
     // In the default suite, where the gold check's first validation does not label the poisoned test.
     if (ROUNDS > 1 || !labelled(0)) {
@@ -517,7 +517,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
           expect(row(wrong, brokenBefore)).toMatchObject({ transition: 'P2F', flaky: false, preexisting: true });
           expect(wrong).toMatchObject({ success: false, likelyCorrect: false });
         }
-      }, ROUNDS * minutes * 60_000);
+      }, (ROUNDS + 1) * minutes * 60_000);
     }
   });
 });
