@@ -8,13 +8,14 @@
  *
  *   npm run bench:swebench [-- <instance id regex>]     SWT_BENCH_CONCURRENCY (default 1)
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseInstances, type Instance } from '../src/eval/instances.js';
 import type { InstanceResult } from '../src/eval/report.js';
 import { runEval, type TestSource } from '../src/eval/runEval.js';
+import { onInterrupt } from '../src/sandbox/containers/liveContainers.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -42,6 +43,8 @@ async function main() {
   const concurrency = Number(process.env.SWT_BENCH_CONCURRENCY ?? 1);
   const sandbox = createDockerSandbox();
   const root = await mkdtemp(join(tmpdir(), 'swt-bench-swebench-'));
+  // Stopped by a signal (a long run): the eval's directories go with the containers.
+  const forget = onInterrupt(() => rmSync(root, { recursive: true, force: true }));
   try {
     const pass = async (name: string, list: readonly Instance[], source: TestSource) => {
       log(`${name}: ${list.length} instance(s), concurrency ${concurrency}`);
@@ -86,6 +89,7 @@ async function main() {
     };
     console.log(JSON.stringify(summary));
   } finally {
+    forget();
     await rm(root, { recursive: true, force: true });
   }
 }
