@@ -175,7 +175,7 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
 
   const wantPull = opts.pull ?? envValues().SWT_PULL;
   // A Python no Debian suite here ships is served offline by the nearest one that does.
-  const served = ref.recipe.kind === 'python' && !isOfflinePython(ref.recipe.version) ? offlinePython(ref.recipe.version) : undefined;
+  const served = ref.recipe.kind === 'python' ? otherPython(ref.recipe.version) : undefined;
   return singleFlight(`base:${name}`, () =>
     withFileLock(
       `base-${name}`,
@@ -211,9 +211,10 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
   ).then((built) => built ?? ensureBaseImage(`python:${served}`, { ...opts, docker, pull: false }));
 }
 
-/** `3`, or a minor (or patch release) of a Python a Debian suite ships. */
-function isOfflinePython(version: string): boolean {
-  return version === '3' || Object.keys(DEBIAN_PYTHONS).some((v) => version === v || version.startsWith(`${v}.`));
+/** The offline Python that stands in for `version`, unless it is `3` or that Python itself (a minor or patch release of it). */
+function otherPython(version: string): string | undefined {
+  const minor = offlinePython(version);
+  return version === '3' || version === minor || version.startsWith(`${minor}.`) ? undefined : minor;
 }
 
 export { baseIdentity, baseImageName, parseBaseRef };
