@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { LOCAL_NPX } from '../../src/ecosystems/node/localNpx.js';
 import { JEST_JSON_HOOK, jestJsonPrepare } from '../../src/ecosystems/node/jestJson.js';
+import { oldPytestPrepare } from '../../src/ecosystems/python/oldPytest.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,6 +33,7 @@ function swtCode(fn: () => unknown): string | undefined {
 
 /** jest's step that writes its --json hook and preloads it (jestJson.ts). */
 const JEST_JSON = jestJsonPrepare();
+const OLD_PYTEST = oldPytestPrepare();
 
 /** A command without the step that writes mocha's reporter (a long quoted line) or jest's --json hook. */
 function withoutInstall(cmd: string): string {
@@ -113,7 +115,7 @@ describe('buildTestCommand', () => {
   const out = '/swt-out';
   it('appends the reporter options the parsers need', () => {
     expect(buildTestCommand(runnerFromCommand('python3 -m pytest -p no:cacheprovider {files}'), ['tests/test_a.py'], out)).toBe(
-      'mkdir -p /swt-out 2>/dev/null; python3 -m pytest -p no:cacheprovider -rA --continue-on-collection-errors --junitxml=/swt-out/junit.xml -o junit_family=xunit1 tests/test_a.py',
+      `mkdir -p /swt-out 2>/dev/null;${OLD_PYTEST} python3 -m pytest -p no:cacheprovider -rA --continue-on-collection-errors --junitxml=/swt-out/junit.xml -o junit_family=xunit1 tests/test_a.py`,
     );
     expect(buildTestCommand(runnerFromCommand('npx jest --preset ts-jest {files}'), ['a.test.ts'], out)).toBe(
       `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX}${JEST_JSON} npx jest --preset ts-jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json a.test.ts`,
@@ -191,7 +193,7 @@ describe('buildTestCommand', () => {
 
   it('replaces every {files} and appends when there is none', () => {
     expect(buildTestCommand({ kind: 'pytest', template: 'pytest' }, ['t.py'], out)).toBe(
-      'mkdir -p /swt-out 2>/dev/null; pytest -rA --continue-on-collection-errors --junitxml=/swt-out/junit.xml -o junit_family=xunit1 t.py',
+      `mkdir -p /swt-out 2>/dev/null;${OLD_PYTEST} pytest -rA --continue-on-collection-errors --junitxml=/swt-out/junit.xml -o junit_family=xunit1 t.py`,
     );
     expect(buildTestCommand({ kind: 'jest', template: 'cd web && npx jest {files} && echo done' }, ['x.test.js'], out)).toBe(
       `mkdir -p /swt-out 2>/dev/null;${LOCAL_NPX}${JEST_JSON} cd web && npx jest --ci --runTestsByPath --json --outputFile=/swt-out/jest.json x.test.js && echo done`,
@@ -215,7 +217,7 @@ describe('buildTestCommand', () => {
         [0, 1]
           .map(
             (r) =>
-              `mkdir -p /swt-out/c${r}-0 2>/dev/null; ( python3 -m pytest -rA --continue-on-collection-errors --junitxml=/swt-out/c${r}-0/junit.xml -o junit_family=xunit1 't/test_a.py::TestX::test_one[1-2]' ) || rc=$?; ` +
+              `mkdir -p /swt-out/c${r}-0 2>/dev/null;${r === 0 ? OLD_PYTEST : ''} ( python3 -m pytest -rA --continue-on-collection-errors --junitxml=/swt-out/c${r}-0/junit.xml -o junit_family=xunit1 't/test_a.py::TestX::test_one[1-2]' ) || rc=$?; ` +
               `mkdir -p /swt-out/c${r}-1 2>/dev/null; ( python3 -m pytest -rA --continue-on-collection-errors --junitxml=/swt-out/c${r}-1/junit.xml -o junit_family=xunit1 t/test_b.py ) || rc=$?;`,
           )
           .join(' ') +
@@ -269,8 +271,8 @@ describe('buildTestCommand', () => {
       const c = loadCapture(s);
       const outDir = (c.meta as unknown as { outDir: string }).outDir;
       // The reporter mocha's command writes may have been reworded since: the command around it may
-      // not. The captures predate the npx shim (localNpx.ts), which only comes before the command.
-      expect(withoutInstall(buildTestCommand(c.spec, c.meta.files, outDir).split(LOCAL_NPX).join(''))).toBe(withoutInstall(c.meta.command));
+      // not. The captures predate the npx shim (localNpx.ts) and the old-pytest plugin, which only come before the command.
+      expect(withoutInstall(buildTestCommand(c.spec, c.meta.files, outDir).split(LOCAL_NPX).join('').split(OLD_PYTEST).join(''))).toBe(withoutInstall(c.meta.command));
     }
   });
 });

@@ -3,6 +3,7 @@ import { parseJUnit } from '../../results/formats/junit.js';
 import { fillTemplate, quoteTestFile, reportPath } from '../command.js';
 import { REGISTRIES } from '../registries.js';
 import { pytestRounds } from './rounds.js';
+import { oldPytestPrepare } from './oldPytest.js';
 import { namedByPytestConfig, pytestConfigFiles, pytestTestFileRules } from './pytestConfig.js';
 import { django, djangoReads, djangoRunner, djangoTestFileRules } from './django.js';
 import { PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';
@@ -26,6 +27,8 @@ export const pytest: RunnerDef = {
   },
   // The harness's ids are pytest node ids (`file::Class::name[param]`).
   commandForTests: (spec, _file, ids, out, report) => pytest.command(spec, [...ids], out, report),
+  // A pytest before 3.0 (an old commit's pin) takes the options above instead of refusing the run.
+  prepare: () => oldPytestPrepare(),
   parse: (content, ctx) => ({ ...parseJUnit(content, { ...ctx, flavor: 'pytest' }), complete: true, errors: [] }),
   // Forks after collection (a fresh process's state): the rounds cost the tests, not pytest's start.
   roundsInProcess: pytestRounds,
