@@ -176,6 +176,8 @@ export interface TestMachinery {
 export interface EnvironmentChoice {
   image: string;
   install: string;
+  /** Images that serve as well when `image` can only be stood in for (offline), best first: older Pythons the project allows. */
+  fallbackImages?: readonly string[];
 }
 
 /** Which line counter measures ΔC for this ecosystem, or why none does. */

@@ -22,6 +22,8 @@ export interface RepoContext {
   files: string[];
   /** What env was built from, to build another side's environment the same way. */
   baseImage: string;
+  /** What stands in for baseImage offline, as EnvironmentSpec.fallbackImages. */
+  fallbackImages?: readonly string[];
   install: string;
   /** The runner's ecosystem's steps around the install (EnvironmentSpec.warm). */
   warm?: WarmUp;
@@ -67,6 +69,7 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const runner: RunnerSpec = testEnv ? { ...named, env: testEnv.env, envSource: testEnv.source } : named;
   const defaults = environmentDefaults(facts, runner, touched);
   const baseImage = image || defaults!.image;
+  const fallbackImages = image ? undefined : defaults!.fallbackImages;
   const installCmd = install ?? defaults!.install;
   // Only the default install takes the date: a named command is run as it is.
   const asOf = install === undefined && facts.asOf && installCmd.trim() ? facts.asOf : undefined;
@@ -76,10 +79,10 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const eco = ecosystemOfRunner(runner);
   const steps: WarmUp = { ...(eco?.beforeInstall ? { before: eco.beforeInstall } : {}), ...(eco?.warm ? { after: eco.warm } : {}), ...(eco?.savesInstall ? { saveInstall: true } : {}) };
   const warm = Object.keys(steps).length ? steps : undefined;
-  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
+  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, ...(fallbackImages ? { fallbackImages } : {}), install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
   const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
   for (const n of installNotes) progress.step(n);
-  return { repo, base, env, runner, config, files, baseImage, install: installCmd, ...(warm ? { warm } : {}), installNotes, ...(cacheScope ? { cacheScope } : {}), ...(asOf ? { dependenciesAsOf: asOf } : {}) };
+  return { repo, base, env, runner, config, files, baseImage, ...(fallbackImages ? { fallbackImages } : {}), install: installCmd, ...(warm ? { warm } : {}), installNotes, ...(cacheScope ? { cacheScope } : {}), ...(asOf ? { dependenciesAsOf: asOf } : {}) };
 }
 
 /** What an install's fallback recorded (air-gapped: installed from what the image holds), one note a line. */

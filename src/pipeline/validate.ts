@@ -335,6 +335,7 @@ async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: R
       rev: fixedCode.rev,
       patches: fixedCode.patches,
       baseImage: ctx.baseImage,
+      ...(ctx.fallbackImages ? { fallbackImages: ctx.fallbackImages } : {}),
       install: ctx.install,
       ...(ctx.warm ? { warm: ctx.warm } : {}),
       ...(ctx.cacheScope ? { cacheScope: ctx.cacheScope } : {}),

@@ -32,6 +32,8 @@ export interface EnvironmentSpec {
   rev: string;
   /** A conventional reference (`node:18`, `python:3.11`); built offline when it cannot be pulled. */
   baseImage: string;
+  /** References that serve as well when `baseImage` can only be stood in for offline, best first (older Pythons the project allows). */
+  fallbackImages?: readonly string[];
   /** Shell command run in /testbed while the image is built, online through the egress proxy only; empty for none. */
   install: string;
   /**

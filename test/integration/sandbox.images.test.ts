@@ -98,6 +98,18 @@ describe('base images', () => {
     expect(await runIn(name, 'python --version; python -W ignore -c "import collections, pytest; print(collections.Mapping.__name__, pytest.__version__)"')).toMatch(/^Python 3\.9\.\d+\nMapping \d+\.\d+/);
   });
 
+  it('offline, a Python between the two is served by an older one the project allows (a fallback) before the newer one', async () => {
+    const caBundle = await loadCaBundle();
+    const progress: string[] = [];
+    // A 2022 commit asks for 3.10 by its date and allows 3.8 and 3.9: NumPy of its time has no 3.11 wheels.
+    const name = await ensureBaseImage('python:3.10', { docker, caBundle, onProgress: (m) => progress.push(m), fallbacks: ['python:3.9', 'python:3.8'] });
+    expect(name).toBe(baseImageName(parseBaseRef('python:3.9'), caBundle));
+    expect(progress).toContain('warning: python:3.10 is not available offline; using Python 3.9 (Debian bullseye), which the project allows');
+    // No fallback an offline build has: the nearest, as before.
+    const nearest = await ensureBaseImage('python:3.10', { docker, caBundle, onProgress: (m) => progress.push(m), fallbacks: ['python:3.8'] });
+    expect(nearest).toBe(baseImageName(parseBaseRef('python:3.11'), caBundle));
+  });
+
   it('two processes asking for the same new base image at once build it once', async () => {
     // A CA bundle no other test uses, so the image is new (and removed again at the end).
     const bundle = bundleFromPem([{ source: 'other.pem', text: TEST_CERT + '\n' }]);

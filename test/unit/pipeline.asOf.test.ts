@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { asOfModeFromEnv, installAsOf, versionFromDescribe } from '../../src/pipeline/asOf.js';
-import { pythonInstall, pythonProject, pythonVersionFor } from '../../src/ecosystems/python/install.js';
+import { olderPythonsFor, pythonInstall, pythonProject, pythonVersionFor } from '../../src/ecosystems/python/install.js';
 import { python } from '../../src/ecosystems/python/index.js';
 import { node } from '../../src/ecosystems/node/index.js';
 import { commitDateAndTag } from '../../src/repo/git.js';
@@ -152,4 +152,14 @@ it('the Python of its time: the newest minor out for 60 days at the date (up to 
   expect(pythonVersionFor('>=3.11', '2022-03-01T00:00:00Z')).toBe('3.11');
   expect(pythonVersionFor('>=3.7,<3.9', '2022-03-01T00:00:00Z')).toBe('3.8');
   expect(python.environment({ files: ['setup.py'], manifests: { 'setup.py': 'from setuptools import setup\nsetup(name="old")\n' }, asOf: '2022-03-01T00:00:00Z' }).image).toBe('python:3.10');
+});
+
+it('what serves when that Python cannot be had: the two minors below it that requires-python allows, newest first', () => {
+  expect(olderPythonsFor(undefined, '2022-03-01T00:00:00Z')).toEqual(['3.9', '3.8']);
+  expect(olderPythonsFor('>=3.9', '2022-03-01T00:00:00Z')).toEqual(['3.9']);
+  // Asked for by the project, not by the date: nothing older will do.
+  expect(olderPythonsFor('>=3.10', '2021-11-01T00:00:00Z')).toEqual([]);
+  expect(olderPythonsFor('>=3.7,<3.11', undefined)).toEqual(['3.9', '3.8']);
+  const env = python.environment({ files: ['setup.py'], manifests: { 'setup.py': 'from setuptools import setup\nsetup(name="old", python_requires=">=3.8")\n' }, asOf: '2022-03-01T00:00:00Z' });
+  expect(env).toMatchObject({ image: 'python:3.10', fallbackImages: ['python:3.9', 'python:3.8'] });
 });

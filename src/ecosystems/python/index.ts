@@ -6,7 +6,7 @@ import { pytestRounds } from './rounds.js';
 import { oldPytestPrepare } from './oldPytest.js';
 import { namedByPytestConfig, pytestConfigFiles, pytestTestFileRules } from './pytestConfig.js';
 import { django, djangoReads, djangoRunner, djangoTestFileRules } from './django.js';
-import { PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';
+import { olderPythonsFor, PYTHON_MANIFESTS, pythonInstall, pythonProject, pythonVersionFor } from './install.js';
 import type { Ecosystem, RepoFacts, RunnerDef, TestFileRules } from '../types.js';
 import { pythonDependencyManifest, pythonMachinery } from './machinery.js';
 
@@ -65,7 +65,12 @@ export const python: Ecosystem = {
   environment(facts) {
     // pytest ships in the image; the project and its test dependencies are installed (see install.ts).
     const project = pythonProject(facts);
-    return { image: `python:${pythonVersionFor(project.requiresPython, facts.asOf)}`, install: pythonInstall(project, { ...(facts.asOf ? { asOf: facts.asOf } : {}), ...(facts.tagVersion ? { tagVersion: facts.tagVersion } : {}) }) };
+    const older = olderPythonsFor(project.requiresPython, facts.asOf).map((v) => `python:${v}`);
+    return {
+      image: `python:${pythonVersionFor(project.requiresPython, facts.asOf)}`,
+      install: pythonInstall(project, { ...(facts.asOf ? { asOf: facts.asOf } : {}), ...(facts.tagVersion ? { tagVersion: facts.tagVersion } : {}) }),
+      ...(older.length ? { fallbackImages: older } : {}),
+    };
   },
   // Django's repository and Django projects run their tests through Django's runner (settings, test database).
   defaultRunner: (facts) => djangoRunner(facts) ?? { kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' },

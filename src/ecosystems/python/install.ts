@@ -145,16 +145,11 @@ function minorOfItsTime(def: number, asOf: string | undefined): number {
   return Math.min(def, out.length ? out[out.length - 1]! : PYTHON_RELEASES[0]![0]);
 }
 
-/**
- * The Python minor for a requires-python specifier: 3.11 (or, with `asOf`, the minor of that
- * date) when it allows it, else the nearest it allows.
- */
-export function pythonVersionFor(spec: string | undefined, asOf?: string): string {
-  const def = minorOfItsTime(Number(DEFAULT_PYTHON.split('.')[1]), asOf);
-  if (!spec) return `3.${def}`;
+/** The minors a requires-python specifier allows, as bounds (`low` 0 and `high` Infinity when open). */
+function allowedMinors(spec: string | undefined): { low: number; high: number } {
   let low = 0;
   let high = Infinity;
-  for (const m of spec.matchAll(/(>=|>|<=|<|==|~=)\s*3\.(\d+)/g)) {
+  for (const m of (spec ?? '').matchAll(/(>=|>|<=|<|==|~=)\s*3\.(\d+)/g)) {
     const minor = Number(m[2]);
     if (m[1] === '>=' || m[1] === '~=') low = Math.max(low, minor);
     else if (m[1] === '>') low = Math.max(low, minor); // `>3.9` allows 3.9.1; treat as its minor
@@ -162,8 +157,32 @@ export function pythonVersionFor(spec: string | undefined, asOf?: string): strin
     else if (m[1] === '<=') high = Math.min(high, minor);
     else if (m[1] === '==') (low = Math.max(low, minor)), (high = Math.min(high, minor));
   }
-  const minor = def < low ? low : def > high ? high : def;
-  return `3.${minor}`;
+  return { low, high };
+}
+
+function chosenMinor(spec: string | undefined, asOf?: string): number {
+  const def = minorOfItsTime(Number(DEFAULT_PYTHON.split('.')[1]), asOf);
+  const { low, high } = allowedMinors(spec);
+  return def < low ? low : def > high ? high : def;
+}
+
+/**
+ * The Python minor for a requires-python specifier: 3.11 (or, with `asOf`, the minor of that
+ * date) when it allows it, else the nearest it allows.
+ */
+export function pythonVersionFor(spec: string | undefined, asOf?: string): string {
+  return `3.${chosenMinor(spec, asOf)}`;
+}
+
+/**
+ * The two minors below that choice, where the specifier allows them, newest first: what serves
+ * best when the chosen one cannot be had (offline), since a newer Python than the code's time
+ * lacks the wheels of its pins.
+ */
+export function olderPythonsFor(spec: string | undefined, asOf?: string): string[] {
+  const minor = chosenMinor(spec, asOf);
+  const low = Math.max(allowedMinors(spec).low, minor - 2);
+  return Array.from({ length: Math.max(0, minor - low) }, (_, i) => `3.${minor - 1 - i}`);
 }
 
 /** setuptools-scm's variable for one distribution only (dependencies built from source keep theirs). */

@@ -295,7 +295,7 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
   const state = await openState(repo, { rev: spec.rev, patches: spec.patches ?? [] });
   try {
     const commit = state.commit;
-    const baseImage = await ensureBaseImage(spec.baseImage, { docker, caBundle: deps.caBundle, onProgress, logger: log, pull: deps.pull });
+    const baseImage = await ensureBaseImage(spec.baseImage, { docker, caBundle: deps.caBundle, onProgress, logger: log, pull: deps.pull, ...(spec.fallbackImages ? { fallbacks: spec.fallbackImages } : {}) });
     const baseInfo = await inspectImage(docker, baseImage);
     if (!baseInfo) throw new SwtError('IMAGE_UNAVAILABLE', `base image ${baseImage} disappeared`);
     const files = await listTreeBlobs(repo, state.tree, state.env);

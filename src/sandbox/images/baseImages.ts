@@ -41,6 +41,8 @@ export interface EnsureBaseOptions {
   /** Give up a pull after this long without progress (default 20 s). */
   pullTimeoutMs?: number;
   logger?: Logger;
+  /** References that serve as well as the asked one, best first: one an offline build has exactly is taken before a stand-in of another version. */
+  fallbacks?: readonly string[];
 }
 
 const failedPulls = new Map<string, number>();
@@ -174,8 +176,8 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
   if (await inspectImage(docker, name)) return name;
 
   const wantPull = opts.pull ?? envValues().SWT_PULL;
-  // A Python no Debian suite here ships is served offline by the nearest one that does.
-  const served = ref.recipe.kind === 'python' ? otherPython(ref.recipe.version) : undefined;
+  // A Python no Debian suite here ships is served offline by an older one the project allows, else the nearest one.
+  const served = ref.recipe.kind === 'python' ? servingPython(ref.recipe.version, opts.fallbacks ?? []) : undefined;
   return singleFlight(`base:${name}`, () =>
     withFileLock(
       `base-${name}`,
@@ -200,15 +202,25 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
           }
         }
         if (served) {
-          log.warn({ asked: ref.ref, building: `python:${served}` }, `offline builds have Python ${Object.keys(DEBIAN_PYTHONS).join(' and ')} only`);
-          opts.onProgress?.(`warning: ${ref.ref} is not available offline; using Python ${served} (Debian ${DEBIAN_PYTHONS[served]})`);
+          log.warn({ asked: ref.ref, building: `python:${served.version}` }, `offline builds have Python ${Object.keys(DEBIAN_PYTHONS).join(' and ')} only`);
+          opts.onProgress?.(`warning: ${ref.ref} is not available offline; using Python ${served.version} (Debian ${DEBIAN_PYTHONS[served.version]})${served.allowed ? ', which the project allows' : ''}`);
           return null;
         }
         return buildOffline(docker, ref, name, opts, log);
       },
       { onWait: () => opts.onProgress?.(`waiting for another process building ${name}`) },
     ),
-  ).then((built) => built ?? ensureBaseImage(`python:${served}`, { ...opts, docker, pull: false }));
+  ).then((built) => built ?? ensureBaseImage(`python:${served!.version}`, { ...opts, docker, pull: false, fallbacks: [] }));
+}
+
+/** The offline Python that stands in for `version`: a fallback an offline build has exactly (`allowed`), else the nearest. */
+function servingPython(version: string, fallbacks: readonly string[]): { version: string; allowed: boolean } | undefined {
+  if (!otherPython(version)) return undefined;
+  for (const f of fallbacks) {
+    const r = parseBaseRef(f).recipe;
+    if (r.kind === 'python' && !otherPython(r.version)) return { version: offlinePython(r.version), allowed: true };
+  }
+  return { version: otherPython(version)!, allowed: false };
 }
 
 /** The offline Python that stands in for `version`, unless it is `3` or that Python itself (a minor or patch release of it). */
