@@ -1,9 +1,10 @@
 /**
  * pytest before 3.0 (a 2015 commit pins 2.8) has neither `--continue-on-collection-errors` nor
- * `-o/--override-ini`, which every run passes, and refuses the whole command for them. A plugin
- * the command writes to /tmp and enables through PYTEST_ADDOPTS (read by pytest since 2.7) takes
- * them on those versions and does without: such a pytest stops at a collection error, as it always
- * did, and has one JUnit format. From 3.0 on it does nothing. Pure.
+ * `-o/--override-ini`, which every run passes, and refuses the whole command for them; on Python
+ * 3.9 and later (all an offline build has for old code) it cannot start at all. A plugin the
+ * command writes to /tmp and enables through PYTEST_ADDOPTS (read by pytest since 2.7) takes the
+ * options on those versions and does without (such a pytest stops at a collection error, as it
+ * always did, and has one JUnit format), and lets it start. From 3.0 on it does nothing. Pure.
  */
 import { writeLines } from '../command.js';
 
@@ -11,17 +12,37 @@ export const OLD_PYTEST_DIR = '/tmp/swt-pytest';
 export const OLD_PYTEST_PLUGIN = 'swt_old_pytest';
 
 /** One line per item (printf writes it); Python 2 and 3 alike. */
-export const OLD_PYTEST_SOURCE = `# swt-bot: the options swt-bot passes that this pytest (before 3.0) does not have, taken and left unused.
+export const OLD_PYTEST_SOURCE = `# swt-bot: what a pytest before 3.0 lacks to run as swt-bot runs it; from 3.0 on, nothing.
+import sys
+
 import pytest
+
+_OLD = int(pytest.__version__.split(".")[0]) < 3
 
 
 def pytest_addoption(parser):
-    if int(pytest.__version__.split(".")[0]) >= 3:
+    if not _OLD:
         return
+    # The options every run passes, taken and left unused. _addoption: a plugin's lowercase short
+    # option (-o) is refused by the public addoption.
     group = parser.getgroup("swt-bot")
-    # _addoption: a plugin's lowercase short option (-o) is refused by the public addoption.
     group._addoption("--continue-on-collection-errors", action="store_true", dest="swt_continue_on_collection_errors")
-    group._addoption("-o", "--override-ini", action="append", dest="swt_override_ini")`.split('\n');
+    group._addoption("-o", "--override-ini", action="append", dest="swt_override_ini")
+
+
+if _OLD and sys.version_info >= (3, 9):
+    # Python 3.9's assert raises the builtin AssertionError itself, where these versions put a
+    # subclass in its name, then check that assert works by catching that name: it never does, and
+    # every run ends at that check. The check goes, and the name is the builtin again once set.
+    import _pytest.assertion
+    _BUILTIN = AssertionError
+    _pytest.assertion.warn_about_missing_assertion = lambda mode: None
+
+    def pytest_configure(config):
+        import builtins
+        builtins.AssertionError = _BUILTIN
+
+    pytest_configure.trylast = True`.split('\n');
 
 /** Shell that writes the plugin and enables it once per shell; a /tmp that refuses leaves the run as it was. */
 export function oldPytestPrepare(): string {
