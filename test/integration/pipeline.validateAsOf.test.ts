@@ -101,6 +101,27 @@ describe('time-consistent installs (real containers, real PyPI)', () => {
     expect(JSON.stringify(v.runs.base)).toMatch(/cannot import name 'url_quote' from 'werkzeug\.urls'/);
   }, 900_000);
 
+  // A setup.py with no [build-system] is built by uv with setuptools>=40.8.0 (2019): under a 2016
+  // date no setuptools was left and the install fell back to today's. The build tools now come from
+  // September 2022, the rest from the date.
+  it('a 2016 setup.py project installs as of its date (six 1.10, not today\'s 1.17), and the new test is F→P', async () => {
+    const setup = "from setuptools import setup\n\nsetup(name='halves', version='0.1', py_modules=['halves'], install_requires=['six'])\n";
+    const code = (fixed: boolean) => `import six\n\n\ndef half(n):\n    return n ${fixed ? '/' : '//'} 2.0 if six.PY3 else n / 2\n`;
+    const oldTest = "import pytest\nimport six\n\nfrom halves import half\n\n\ndef test_six_of_its_time():\n    assert six.__version__ == '1.10.0'\n";
+    const repo = createGitRepo({ 'setup.py': setup, 'halves.py': code(false), 'tests/test_halves.py': oldTest }, { date: '2016-06-01T12:00:00+00:00' });
+    const base = repo.sha;
+    const head = repo.commit({ 'halves.py': code(true) }, 'half of an odd number');
+    const testPatch = ['diff --git a/tests/test_halves.py b/tests/test_halves.py', '--- a/tests/test_halves.py', '+++ b/tests/test_halves.py', '@@ -6,3 +6,7 @@ from halves import half', ' ', ' def test_six_of_its_time():', "     assert six.__version__ == '1.10.0'", '+', '+', '+def test_half_of_odd():', '+    assert half(3) == 1.5', ''].join('\n');
+    // Through the API: the CLI's stderr holds the log line that Python 3.6 is served by 3.9 offline.
+    const out = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch });
+    expect(transitions(out)).toEqual([
+      ['tests/test_halves.py::test_half_of_odd', 'F2P'],
+      ['tests/test_halves.py::test_six_of_its_time', 'P2P'],
+    ]);
+    expect(out.tests[0]!.baseFailure).toMatchObject({ kind: 'assertion', message: expect.stringContaining('assert 1.0 == 1.5') });
+    expect(out.warnings).toEqual(['swt: dependencies resolved as of 2016-06-02 (the base commit date; uv --exclude-newer 2016-06-02T00:00:00Z)']);
+  }, 900_000);
+
   // npm without a lockfile installs with --before. The npm registry reachable here serves rewritten
   // publish times (every version "published" in 2024 or later), so a real date cannot show the
   // pinning here; a date before any version of the dependency exists shows the flow everywhere:

@@ -142,7 +142,8 @@ describe('the Java ecosystem', () => {
     const install = java.environment({ files: ['pom.xml'] }).install;
     expect(install).toContain('swt: Maven could not resolve');
     // Offline first, from the local repository the package cache seeded; online for what is missing.
-    expect(install).toMatch(/^\{ mvn -B -q -o dependency:go-offline && .*\} >\/dev\/null 2>&1 \|\| \{ mvn -B -q -fae dependency:go-offline; mvn -B -q -fae .* test >\/dev\/null 2>&1; true; \}/);
+    // Maven's own JVM is a short-lived one: client compiler, serial collector, the project's MAVEN_OPTS last.
+    expect(install).toMatch(/^export MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:\+UseSerialGC\$\{MAVEN_OPTS:\+ \$MAVEN_OPTS\}"; \{ mvn -B -q -o dependency:go-offline && .*\} >\/dev\/null 2>&1 \|\| \{ mvn -B -q -fae dependency:go-offline; mvn -B -q -fae .* test >\/dev\/null 2>&1; true; \}/);
     // Maven's resolver reads neither HTTPS_PROXY nor the JVM's proxy properties: before any install (a named one too), the user's settings file names the egress proxy.
     expect(java.beforeInstall).toMatch(/<proxies>.*<protocol>https<\/protocol><host>%s<\/host><port>%s<\/port>.*> "\$HOME\/\.m2\/settings\.xml" && : > "\$HOME\/\.m2\/\.swt-settings"/);
     expect(java.beforeInstall).toContain('cp -a "$SWT_PKG_CACHE/m2/." "$HOME/.m2/repository"/');

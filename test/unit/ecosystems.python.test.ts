@@ -55,7 +55,7 @@ describe('Python projects that must be installed', () => {
 
   it('installs only requirement files for a project that is not installable, and nothing when there are none', () => {
     expect(pythonInstall(pythonProject({ files: ['requirements.txt', 'a.py'] }))).toMatch(/^python3 -m pip install .* -r requirements\.txt \|\| echo 'swt: /);
-    expect(environmentDefaults({ files: ['pytest.ini', 'tests/test_a.py'] })).toEqual({ image: 'python:3.11', install: '' });
+    expect(environmentDefaults({ files: ['pytest.ini', 'tests/test_a.py'] })).toEqual({ image: 'python:3.11', install: '', fallbackImages: ['python:3.10', 'python:3.9'] });
     // A pyproject.toml that only configures tools is not a project to install.
     expect(pythonProject({ files: ['pyproject.toml'], manifests: { 'pyproject.toml': '[tool.pytest.ini_options]\naddopts = "-q"\n' } }).installable).toBe(false);
   });

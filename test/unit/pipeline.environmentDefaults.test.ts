@@ -18,7 +18,7 @@ describe('environment defaults', () => {
       install: 'npm install --no-audit --no-fund',
     });
     expect(environmentDefaults({ files: ['package.json', 'yarn.lock'], packageJson: {} }).install).toMatch(/yarn install/);
-    expect(environmentDefaults({ files: ['setup.py', 'tests/test_a.py'] })).toEqual({ image: 'python:3.11', install: expect.stringMatching(/^python3 -m pip install .* -e \. /) });
+    expect(environmentDefaults({ files: ['setup.py', 'tests/test_a.py'] })).toEqual({ image: 'python:3.11', install: expect.stringMatching(/^python3 -m pip install .* -e \. /), fallbackImages: ['python:3.10', 'python:3.9'] });
   });
   it('names each ecosystem\'s base image once, for `swt images` to prepare', () => {
     expect(defaultBaseImages()).toEqual(['python:3.11', 'node:22', 'ruby:3.3', 'php:8.3-cli', 'golang:1.24', 'rust:1.85', 'maven:3.9-eclipse-temurin-17', 'swt-cc:12']);

@@ -72,6 +72,13 @@ const MAVEN_PROXY =
   `mkdir -p "$HOME/.m2"; if [ -n "\${HTTPS_PROXY:-}" ] && [ ! -e ${MAVEN_SETTINGS} ]; then ${PROXY_PARTS} ` +
   `printf '<settings><proxies><proxy><id>swt-https</id><active>true</active><protocol>https</protocol><host>%s</host><port>%s</port></proxy>` +
   `<proxy><id>swt-http</id><active>true</active><protocol>http</protocol><host>%s</host><port>%s</port></proxy></proxies></settings>\\n' "$ph" "$pp" "$ph" "$pp" > ${MAVEN_SETTINGS} && : > ${OWN_SETTINGS}; fi;`;
+/**
+ * Maven's own JVM (not the tests' forks) with the client compiler only and the serial collector: a
+ * build of a few seconds is spent starting and warming up, and costs a third less so (10 s → 6.5 s
+ * on two cores). The project's own MAVEN_OPTS come after, so they win.
+ */
+const MAVEN_JVM = `export MAVEN_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC\${MAVEN_OPTS:+ \$MAVEN_OPTS}";`;
+
 /** Maven's local repository, where the runs (`-o`) read it. */
 const M2_REPO = '"$HOME/.m2/repository"';
 
@@ -156,6 +163,7 @@ export const maven: RunnerDef = {
   exits: true,
   command: (spec, files, out, report, opts) => mavenCommand(spec, files, out, report, undefined, !!opts?.rounds),
   commandForTests: (spec, file, ids, out, report) => mavenCommand(spec, [file], out, report, methodsOf(file, ids)),
+  prepare: () => ` ${MAVEN_JVM}`,
   parse: (content, ctx) => parseJvmReports(content, ctx),
   roundsInProcess: mavenRounds(MAVEN_REPORT),
 };
@@ -246,7 +254,7 @@ export const java: Ecosystem = {
       image: `maven:3.9-eclipse-temurin-${jdk}`,
       // Offline first, from the local repository the package cache seeded (beforeInstall); what is missing comes from Maven Central.
       install:
-        `{ ${mavenResolve('-o ')}; } >/dev/null 2>&1 || { ${mavenResolveEach()}; }; ` +
+        `${MAVEN_JVM} { ${mavenResolve('-o ')}; } >/dev/null 2>&1 || { ${mavenResolveEach()}; }; ` +
         `mvn -B -q -o ${SKIPS.join(' ')} -DskipTests test-compile >/dev/null 2>&1 || ${installNote("Maven could not resolve all of the build's plugins and dependencies (no repository answered, or a module needs what none has): the tests build with what the local repository holds")}; ` +
         // The runner of the confirmation rounds (rounds.ts), compiled once here rather than in every run.
         JAVA_ROUNDS_INSTALL,

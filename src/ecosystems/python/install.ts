@@ -209,12 +209,25 @@ function ownVersion(project: PythonProject, time: InstallTime): string {
 }
 
 /**
+ * The build tools are never older than this: uv builds a setup.py with no [build-system] with
+ * `setuptools>=40.8.0` (2019), and an editable install needs setuptools 64 (August 2022). Before
+ * it, a 2015 commit's install found no setuptools at all.
+ */
+const BUILD_TOOLS_FLOOR = '2022-09-01T00:00:00Z';
+
+/** `--exclude-newer` at `asOf`, with setuptools and wheel at BUILD_TOOLS_FLOOR when that is later. */
+export function excludeNewer(asOf: string): string {
+  const tools = Date.parse(asOf) < Date.parse(BUILD_TOOLS_FLOOR) ? ['setuptools', 'wheel'].map((p) => ` --exclude-newer-package ${p}=${BUILD_TOOLS_FLOOR}`).join('') : '';
+  return `--exclude-newer ${shellQuote(asOf)}${tools}`;
+}
+
+/**
  * Time-consistent: uv (from PyPI) installs with `--exclude-newer asOf`, into the user site as pip
  * would (the images' site-packages belong to root); pytest too when the project does not bring it.
  */
 function timedInstall(project: PythonProject, time: InstallTime & { asOf: string }, args: string): string {
   const pip = 'python3 -m pip install --no-input --progress-bar off';
-  const uv = `uv pip install --python python3 --prefix "$(python3 -m site --user-base)" --exclude-newer ${shellQuote(time.asOf)}`;
+  const uv = `uv pip install --python python3 --prefix "$(python3 -m site --user-base)" ${excludeNewer(time.asOf)}`;
   const getUv = `{ command -v uv >/dev/null 2>&1 || ${pip} uv; }`;
   const pytest = `{ python3 -c 'import pytest' 2>/dev/null || ${uv} pytest; }`;
   const day = time.asOf.slice(0, 10);

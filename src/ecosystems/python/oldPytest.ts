@@ -4,7 +4,8 @@
  * 3.9 and later (all an offline build has for old code) it cannot start at all. A plugin the
  * command writes to /tmp and enables through PYTEST_ADDOPTS (read by pytest since 2.7) takes the
  * options on those versions and does without (such a pytest stops at a collection error, as it
- * always did, and has one JUnit format), and lets it start. From 3.0 on it does nothing. Pure.
+ * always did, and has one JUnit format), and lets it start; before 3.0.7, it lets it collect a
+ * unittest class on Python 3.7+. On a later pytest it does nothing. Pure.
  */
 import { writeLines } from '../command.js';
 
@@ -12,7 +13,7 @@ export const OLD_PYTEST_DIR = '/tmp/swt-pytest';
 export const OLD_PYTEST_PLUGIN = 'swt_old_pytest';
 
 /** One line per item (printf writes it); Python 2 and 3 alike. */
-export const OLD_PYTEST_SOURCE = `# swt-bot: what a pytest before 3.0 lacks to run as swt-bot runs it; from 3.0 on, nothing.
+export const OLD_PYTEST_SOURCE = `# swt-bot: what an old pytest lacks to run as swt-bot runs it, on a Python newer than it knew.
 import sys
 
 import pytest
@@ -42,7 +43,34 @@ if _OLD and sys.version_info >= (3, 9):
         import builtins
         builtins.AssertionError = _BUILTIN
 
-    pytest_configure.trylast = True`.split('\n');
+    pytest_configure.trylast = True
+
+
+if sys.version_info >= (3, 7):
+    # Before 3.0.7 a hook wrapper ends with raise StopIteration (collecting a unittest class), which
+    # Python 3.7 turns into a RuntimeError in the pluggy these versions carry: it ends as before.
+    try:
+        from _pytest.vendored_packages import pluggy as _pluggy
+    except ImportError:
+        _pluggy = None
+    if all(hasattr(_pluggy, n) for n in ("_wrapped_call", "_CallOutcome", "_raise_wrapfail")):
+        def _wrapped_call(wrap_controller, func):
+            try:
+                next(wrap_controller)
+            except StopIteration:
+                _pluggy._raise_wrapfail(wrap_controller, "did not yield")
+            call_outcome = _pluggy._CallOutcome(func)
+            try:
+                wrap_controller.send(call_outcome)
+                _pluggy._raise_wrapfail(wrap_controller, "has second yield")
+            except StopIteration:
+                pass
+            except RuntimeError as e:
+                if not isinstance(e.__cause__, StopIteration):
+                    raise
+            return call_outcome.get_result()
+
+        _pluggy._wrapped_call = _wrapped_call`.split('\n');
 
 /** Shell that writes the plugin and enables it once per shell; a /tmp that refuses leaves the run as it was. */
 export function oldPytestPrepare(): string {
