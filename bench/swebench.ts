@@ -13,26 +13,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseInstances, type Instance } from '../src/eval/instances.js';
-import type { InstanceResult } from '../src/eval/report.js';
+import { newF2P, sameF2P } from '../src/eval/benchmarkLists.js';
 import { runEval, type TestSource } from '../src/eval/runEval.js';
 import { onInterrupt } from '../src/sandbox/containers/liveContainers.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
-
-/** A benchmark id names swt's test when equal, or as the test's own name where the benchmark drops the file (sympy). */
-export function sameTest(swt: string, benchmark: string): boolean {
-  return swt === benchmark || swt.endsWith(`::${benchmark}`);
-}
-
-function f2pOf(r: InstanceResult): string[] {
-  return r.tests.filter((t) => t.transition === 'F2P' && !t.preexisting).map((t) => t.id);
-}
-
-/** Whether the F→P tests seen are exactly the benchmark's FAIL_TO_PASS (each one matched once, nothing more). */
-function sameF2P(seen: string[], wanted: readonly string[]): boolean {
-  return seen.length === wanted.length && wanted.every((w) => seen.some((s) => sameTest(s, w))) && seen.every((s) => wanted.some((w) => sameTest(s, w)));
-}
 
 async function main() {
   const dir = resolve(process.env.SWT_SWEBENCH_DIR ?? join(process.cwd(), 'fixtures', 'swebench'));
@@ -59,7 +45,7 @@ async function main() {
 
     const rows = gold.results.map((r) => {
       const inst = instances.find((i) => i.instance_id === r.instance_id)!;
-      const seen = f2pOf(r);
+      const seen = newF2P(r);
       return {
         instance: r.instance_id,
         S: r.success,
