@@ -69,10 +69,13 @@ const FLASKISH = '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "se
 const SCM = '[build-system]\nrequires = ["setuptools>=45", "setuptools_scm[toml]>=6.2"]\nbuild-backend = "setuptools.build_meta"\n';
 const SCM_CFG = '[metadata]\nname = my-pytest.plugin\n\n[options]\npackages = find:\n';
 
+/** uv's dates, set by the install's own interpreter (`$d`, `$t`). */
+const UV_DATES = '--exclude-newer "$d" --exclude-newer-package setuptools="$t" --exclude-newer-package wheel="$t"';
+
 describe('Python: uv --exclude-newer first, today\'s pip as its fallback', () => {
   it('with asOf: pip fetches uv, uv installs into the user site with the date, then says so; today\'s install, the scm retry and the air-gapped fallback follow', () => {
     const cmd = python.environment({ files: ['pyproject.toml', 'webapp/__init__.py'], manifests: { 'pyproject.toml': FLASKISH }, asOf: '2023-06-02T00:00:00Z' }).install;
-    const uv = cmd.indexOf(`uv pip install --python python3 --prefix "$(python3 -m site --user-base)" --exclude-newer 2023-06-02T00:00:00Z -e .`);
+    const uv = cmd.indexOf(`uv pip install --python python3 --prefix "$(python3 -m site --user-base)" ${UV_DATES} -e .`);
     const today = cmd.indexOf('swt: the install as of 2023-06-02 (uv --exclude-newer) failed: installing current releases instead');
     const plain = cmd.indexOf('python3 -m pip install --no-input --progress-bar off -e .', today);
     const offline = cmd.indexOf('--no-build-isolation --no-index');
@@ -81,9 +84,9 @@ describe('Python: uv --exclude-newer first, today\'s pip as its fallback', () =>
     expect(today).toBeGreaterThan(uv);
     expect(plain).toBeGreaterThan(today);
     expect(offline).toBeGreaterThan(plain);
-    expect(cmd).toContain("swt: dependencies resolved as of 2023-06-02 (the base commit date; uv --exclude-newer 2023-06-02T00:00:00Z)");
+    expect(cmd).toContain('if [ "$d" = 2023-06-02T00:00:00Z ]; then echo \'swt: dependencies resolved as of 2023-06-02 (the base commit date; uv --exclude-newer 2023-06-02T00:00:00Z)\'');
     // pytest, when the project does not bring it, as of the same date.
-    expect(cmd).toContain("{ python3 -c 'import pytest' 2>/dev/null || uv pip install --python python3 --prefix \"$(python3 -m site --user-base)\" --exclude-newer 2023-06-02T00:00:00Z pytest; }");
+    expect(cmd).toContain(`{ python3 -c 'import pytest' 2>/dev/null || uv pip install --python python3 --prefix "$(python3 -m site --user-base)" ${UV_DATES} pytest; }`);
   });
   it('without asOf the command is today\'s, unchanged in shape', () => {
     const cmd = python.environment({ files: ['pyproject.toml'], manifests: { 'pyproject.toml': FLASKISH } }).install;
@@ -92,8 +95,17 @@ describe('Python: uv --exclude-newer first, today\'s pip as its fallback', () =>
   });
   it('requirement files alone (nothing installable) take the date too', () => {
     const cmd = pythonInstall(pythonProject({ files: ['requirements.txt', 'app.py'], manifests: {} }), { asOf: '2022-03-01T00:00:00Z' });
-    // Before September 2022 the build tools come from then: uv builds a setup.py with setuptools>=40.8.0, an editable install needs 64.
-    expect(cmd).toContain('--exclude-newer 2022-03-01T00:00:00Z --exclude-newer-package setuptools=2022-09-01T00:00:00Z --exclude-newer-package wheel=2022-09-01T00:00:00Z -r requirements.txt');
+    expect(cmd).toContain(`${UV_DATES} -r requirements.txt`);
+    // The dates, as the image's interpreter computes them (its minor stood in for by a literal):
+    // never before that Python had been out for 60 days (3.9: 2020-10-05), and the build tools
+    // never before September 2022 (uv builds a setup.py with setuptools>=40.8.0, an editable install needs 64).
+    const dates = /(set -- \$\(python3 -c '[^']*'\) && d=\$1 t=\$2)/.exec(cmd)![1]!;
+    const on = (minor: number, asOf: string) =>
+      execFileSync('sh', ['-c', `${dates.replace('sys.version_info[1]', String(minor)).replace('a = "2022-03-01T00:00:00Z"', `a = "${asOf}"`)} && echo "$d $t"`], { encoding: 'utf8' }).trim();
+    expect(on(9, '2022-03-01T00:00:00Z')).toBe('2022-03-01T00:00:00Z 2022-09-01T00:00:00Z');
+    expect(on(9, '2015-12-16T00:00:00Z')).toBe('2020-12-04T00:00:00Z 2022-09-01T00:00:00Z');
+    expect(on(11, '2022-03-01T00:00:00Z')).toBe('2022-12-23T00:00:00Z 2022-12-23T00:00:00Z');
+    expect(on(5, '2015-12-16T00:00:00Z')).toBe('2015-12-16T00:00:00Z 2022-09-01T00:00:00Z');
     expect(cmd).toContain('python3 -m pip install --no-input --progress-bar off -r requirements.txt ||');
   });
   it('a version from git: the tag, exported for this distribution only, in both paths', () => {

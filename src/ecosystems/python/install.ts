@@ -131,6 +131,9 @@ const PYTHON_RELEASES: ReadonlyArray<[minor: number, date: string]> = [
   [9, '2020-10-05'],
   [10, '2021-10-04'],
   [11, '2022-10-24'],
+  [12, '2023-10-02'],
+  [13, '2024-10-07'],
+  [14, '2025-10-07'],
 ];
 const WHEELS_AFTER_DAYS = 60;
 
@@ -215,23 +218,36 @@ function ownVersion(project: PythonProject, time: InstallTime): string {
  */
 const BUILD_TOOLS_FLOOR = '2022-09-01T00:00:00Z';
 
-/** `--exclude-newer` at `asOf`, with setuptools and wheel at BUILD_TOOLS_FLOOR when that is later. */
-export function excludeNewer(asOf: string): string {
-  const tools = Date.parse(asOf) < Date.parse(BUILD_TOOLS_FLOOR) ? ['setuptools', 'wheel'].map((p) => ` --exclude-newer-package ${p}=${BUILD_TOOLS_FLOOR}`).join('') : '';
-  return `--exclude-newer ${shellQuote(asOf)}${tools}`;
+/** Python's `{minor: date}`: when each minor had been out for WHEELS_AFTER_DAYS. */
+const INTERPRETER_DATES = `{${PYTHON_RELEASES.map(([m, d]) => `${m}: "${new Date(Date.parse(d) + WHEELS_AFTER_DAYS * 864e5).toISOString().slice(0, 10)}T00:00:00Z"`).join(', ')}}`;
+
+/**
+ * Shell setting `$d`, the date unpinned dependencies resolve as of, and `$t`, the build tools'.
+ * `$d` is `asOf`, or later when the interpreter that runs the commit is newer than its date (an
+ * offline build serves a 2015 commit with Python 3.9): what was out before that interpreter
+ * cannot run on it (coverage 4.0 of 2015 reads opcodes 3.8 removed), so it resolves as of when
+ * that Python had been out for 60 days. `$t` is never before BUILD_TOOLS_FLOOR.
+ */
+function resolutionDates(asOf: string): string {
+  const py = `import sys; a = "${asOf}"; d = max(a, ${INTERPRETER_DATES}.get(sys.version_info[1], a)); print(d, max(d, "${BUILD_TOOLS_FLOOR}"))`;
+  return `set -- $(python3 -c ${shellQuote(py)}) && d=$1 t=$2`;
 }
 
 /**
- * Time-consistent: uv (from PyPI) installs with `--exclude-newer asOf`, into the user site as pip
- * would (the images' site-packages belong to root); pytest too when the project does not bring it.
+ * Time-consistent: uv (from PyPI) installs with `--exclude-newer` (resolutionDates), into the user
+ * site as pip would (the images' site-packages belong to root); pytest too when the project does
+ * not bring it.
  */
 function timedInstall(project: PythonProject, time: InstallTime & { asOf: string }, args: string): string {
   const pip = 'python3 -m pip install --no-input --progress-bar off';
-  const uv = `uv pip install --python python3 --prefix "$(python3 -m site --user-base)" ${excludeNewer(time.asOf)}`;
+  const uv = `uv pip install --python python3 --prefix "$(python3 -m site --user-base)" --exclude-newer "$d" --exclude-newer-package setuptools="$t" --exclude-newer-package wheel="$t"`;
   const getUv = `{ command -v uv >/dev/null 2>&1 || ${pip} uv; }`;
   const pytest = `{ python3 -c 'import pytest' 2>/dev/null || ${uv} pytest; }`;
   const day = time.asOf.slice(0, 10);
-  return `{ ${getUv} && ( ${ownVersion(project, time)}${uv} ${args} ) && ${pytest} && ${installNote(`dependencies resolved as of ${day} (the base commit date; uv --exclude-newer ${time.asOf})`)}; }`;
+  const said =
+    `if [ "$d" = ${shellQuote(time.asOf)} ]; then ${installNote(`dependencies resolved as of ${day} (the base commit date; uv --exclude-newer ${time.asOf})`)}; ` +
+    `else echo "swt: dependencies resolved as of \${d%%T*} (uv --exclude-newer $d), not the base commit date ${day}: $(python3 -V) came out after it, and what was out before cannot run on it" | tee -a ${INSTALL_NOTES}; fi`;
+  return `{ ${getUv} && ${resolutionDates(time.asOf)} && ( ${ownVersion(project, time)}${uv} ${args} ) && ${pytest} && { ${said}; }; }`;
 }
 
 /**
