@@ -87,6 +87,7 @@ export interface InstanceResult {
   lostReproductions?: string[];
   /** S and the fix filter in words, from the same rule and rows as `swt validate` says them. */
   why?: { success: string; likelyCorrect: string };
+  /** What applying the predicted tests and the validation said (the install's notes among them). */
   warnings?: string[];
   testPatch?: string;
   /** Generation evidence when predictions were generated. */

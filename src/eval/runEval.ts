@@ -135,6 +135,8 @@ export async function evaluateInstance(clock: PhaseClock, inst: Instance, opts: 
       { step: (m) => progress.step(`${inst.instance_id}: ${m}`) },
     );
     Object.assign(row, verdictRow(v));
+    // The validation's own (what the install did, files no test owns), after the patch's.
+    if (v.warnings.length) row.warnings = [...(row.warnings ?? []), ...v.warnings];
     keepCoverage(row, v);
   } catch (e) {
     if (isSwtError(e) && FATAL.has(e.code)) throw e;

@@ -75,7 +75,7 @@ const UV_DATES = '--exclude-newer "$d" --exclude-newer-package setuptools="$t" -
 describe('Python: uv --exclude-newer first, today\'s pip as its fallback', () => {
   it('with asOf: pip fetches uv, uv installs into the user site with the date, then says so; today\'s install, the scm retry and the air-gapped fallback follow', () => {
     const cmd = python.environment({ files: ['pyproject.toml', 'webapp/__init__.py'], manifests: { 'pyproject.toml': FLASKISH }, asOf: '2023-06-02T00:00:00Z' }).install;
-    const uv = cmd.indexOf(`uv pip install --python python3 --prefix "$(python3 -m site --user-base)" ${UV_DATES} -e .`);
+    const uv = cmd.indexOf(`uv pip install --python python3 --prefix "$(python3 -m site --user-base)" ${UV_DATES} $x -e .`);
     const today = cmd.indexOf('swt: the install as of 2023-06-02 (uv --exclude-newer) failed: installing current releases instead');
     const plain = cmd.indexOf('python3 -m pip install --no-input --progress-bar off -e .', today);
     const offline = cmd.indexOf('--no-build-isolation --no-index');
@@ -95,7 +95,9 @@ describe('Python: uv --exclude-newer first, today\'s pip as its fallback', () =>
   });
   it('requirement files alone (nothing installable) take the date too', () => {
     const cmd = pythonInstall(pythonProject({ files: ['requirements.txt', 'app.py'], manifests: {} }), { asOf: '2022-03-01T00:00:00Z' });
-    expect(cmd).toContain(`${UV_DATES} -r requirements.txt`);
+    expect(cmd).toContain(`${UV_DATES} $x -r requirements.txt`);
+    // A package with no release left before the date (taken off PyPI since) is retried as today's, said.
+    expect(cmd).toContain("--exclude-newer-package $p=$(date -u +%Y-%m-%dT%H:%M:%SZ)\"; echo \"swt: $p has no release before ${d%%T*} left on PyPI (taken off since): it is today's\"");
     // The dates, as the image's interpreter computes them (its minor stood in for by a literal):
     // never before that Python had been out for 60 days (3.9: 2020-10-05), and the build tools
     // never before September 2022 (uv builds a setup.py with setuptools>=40.8.0, an editable install needs 64).

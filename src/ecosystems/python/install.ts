@@ -194,20 +194,30 @@ function pretendVariable(name: string): string {
 }
 
 /**
+ * Shell that writes a PKG-INFO holding the version in `$variable` where the project has none
+ * (SWT_PKG_INFO=1 then): setuptools-scm before 6 knows no per-distribution variable, and reads an
+ * unpacked sdist's PKG-INFO when there is no git. Metadata 1.0, which uv does not take as static.
+ */
+function pkgInfo(name: string, variable: string): string {
+  return `[ -e PKG-INFO ] || { printf 'Metadata-Version: 1.0\\nName: %s\\nVersion: %s\\n' ${shellQuote(name)} "$${variable}" > PKG-INFO && SWT_PKG_INFO=1; }; `;
+}
+
+/**
  * The project's own version for a build that takes it from git: its tag (`tagVersion`), else, as
  * of `asOf`, its last release on PyPI before then (uv resolves the name alone). A shell prefix
- * exporting it for this distribution only, or '' when neither can tell.
+ * exporting it for this distribution only and writing it to PKG-INFO (pkgInfo), or '' when
+ * neither can tell.
  */
 function ownVersion(project: PythonProject, time: InstallTime): string {
   if (!project.scmVersion || !project.name) return '';
   const v = pretendVariable(project.name);
-  if (time.tagVersion) return `export ${v}=${shellQuote(time.tagVersion)}; `;
+  if (time.tagVersion) return `export ${v}=${shellQuote(time.tagVersion)}; ${pkgInfo(project.name, v)}`;
   if (!time.asOf) return '';
   const ask = `printf '%s\\n' ${shellQuote(project.name)} | uv pip compile - --no-deps --no-header --no-annotate -q --exclude-newer ${shellQuote(time.asOf)} 2>/dev/null | sed -n 's/^[^=]*==//p'`;
   const day = time.asOf.slice(0, 10);
   return (
     `${v}=$(${ask}); if [ -n "$${v}" ]; then printf '%s%s%s\\n' ${shellQuote('swt: the project version is ')} "$${v}" ${shellQuote(`, its last release on PyPI before ${day}: the repository has no tag to take it from`)} | tee -a ${INSTALL_NOTES}; ` +
-    `else ${v}=0.0.0+swt; ${installNote(`the project version is a stand-in, 0.0.0+swt: no tag in the repository, no release on PyPI before ${day}`)}; fi; export ${v}; `
+    `else ${v}=0.0.0+swt; ${installNote(`the project version is a stand-in, 0.0.0+swt: no tag in the repository, no release on PyPI before ${day}`)}; fi; export ${v}; ${pkgInfo(project.name, v)}`
   );
 }
 
@@ -247,7 +257,23 @@ function timedInstall(project: PythonProject, time: InstallTime & { asOf: string
   const said =
     `if [ "$d" = ${shellQuote(time.asOf)} ]; then ${installNote(`dependencies resolved as of ${day} (the base commit date; uv --exclude-newer ${time.asOf})`)}; ` +
     `else echo "swt: dependencies resolved as of \${d%%T*} (uv --exclude-newer $d), not the base commit date ${day}: $(python3 -V) came out after it, and what was out before cannot run on it" | tee -a ${INSTALL_NOTES}; fi`;
-  return `{ ${getUv} && ${resolutionDates(time.asOf)} && ( ${ownVersion(project, time)}${uv} ${args} ) && ${pytest} && { ${said}; }; }`;
+  // A package whose releases before the date were taken off PyPI since (atomicwrites, deleted in
+  // 2022 but for 1.4.1) leaves nothing to resolve: uv names it in a hint, and it is taken as of
+  // today, said, up to five times. A project that pins a setuptools before 64 (no editable builds)
+  // is built once more without its own isolation, on the setuptools of the tools' date. The
+  // PKG-INFO ownVersion wrote goes once the project is built.
+  const log = '/tmp/swt-uv.log';
+  const hint = "s/^hint: `\\([A-Za-z0-9._-]*\\)` was filtered by `exclude-newer`.*/\\1/p";
+  const noEditable = project.name
+    ? `if [ -z "\${e:-}" ] && grep -q "has no attribute 'build_editable'" ${log}; then e=1; ${uv} 'setuptools>=64' wheel && x="$x --no-build-isolation-package ${shellQuote(project.name)}" && ` +
+      `echo 'swt: the build backend the project pins cannot build an editable install: it is built with setuptools 64 or later' | tee -a ${INSTALL_NOTES}; continue; fi; `
+    : '';
+  const retry =
+    `x=''; n=0; while :; do ${uv} $x ${args} > ${log} 2>&1; rc=$?; cat ${log}; [ $rc -eq 0 ] && break; ${noEditable}` +
+    `p=$(sed -n ${shellQuote(hint)} ${log} | head -n 1); [ -n "$p" ] && [ $n -lt 5 ] || break; n=$((n + 1)); ` +
+    `x="$x --exclude-newer-package $p=$(date -u +%Y-%m-%dT%H:%M:%SZ)"; echo "swt: $p has no release before \${d%%T*} left on PyPI (taken off since): it is today's" | tee -a ${INSTALL_NOTES}; done`;
+  const install = `( ${ownVersion(project, time)}${retry}; [ -z "\${SWT_PKG_INFO:-}" ] || rm -f PKG-INFO; exit $rc )`;
+  return `{ ${getUv} && ${resolutionDates(time.asOf)} && ${install} && ${pytest} && { ${said}; }; }`;
 }
 
 /**
