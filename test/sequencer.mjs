@@ -14,6 +14,7 @@ const SECONDS = {
   'integration/harness.nodeRounds': 320,
   'redteam/github.approvals': 270,
   'examples/eval.coverage': 230,
+  'examples/eval.swebench': 260,
   'integration/package.dockerImage': 190,
   'integration/ecosystems.mavenReactor': 185,
   'redteam/harness.testMachinery': 185,
