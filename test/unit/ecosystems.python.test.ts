@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { oldPytestPrepare } from '../../src/ecosystems/python/oldPytest.js';
 import { pythonInstall, pythonProject, pythonVersionFor } from '../../src/ecosystems/python/install.js';
 import { environmentDefaults } from '../../src/pipeline/environmentDefaults.js';
 
@@ -67,5 +72,28 @@ describe('Python projects that must be installed', () => {
     expect(pythonVersionFor('>=3.7,<3.10')).toBe('3.9');
     expect(pythonVersionFor('~=3.13')).toBe('3.13');
     expect(environmentDefaults({ files: ['pyproject.toml'], manifests: { 'pyproject.toml': PYPROJECT } }).image).toBe('python:3.11');
+  });
+});
+
+describe('the old-pytest plugin', () => {
+  // The prepare shell, run by sh in a scratch HOME and checkout: what it exports.
+  function exported(installed: string | undefined, env: Record<string, string> = {}): string {
+    const home = mkdtempSync(join(tmpdir(), 'swt-oldpytest-'));
+    try {
+      if (installed) mkdirSync(join(home, '.local/lib/python3.9/site-packages', installed), { recursive: true });
+      const script = `cd ${home} &&${oldPytestPrepare().replaceAll('/tmp/swt-pytest', join(home, 'plugin'))} echo "[$PYTEST_ADDOPTS]"`;
+      return execFileSync('sh', ['-c', script], { encoding: 'utf8', env: { PATH: process.env.PATH!, HOME: home, ...env } }).trim();
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+  it('is enabled only where a pytest before 3.0.7 is installed, once, after what the command had', () => {
+    expect(exported('pytest-2.8.1.dist-info')).toBe('[-p swt_old_pytest]');
+    expect(exported('pytest-3.0.6-py3.9.egg-info')).toBe('[-p swt_old_pytest]');
+    expect(exported('pytest-3.0.7.dist-info')).toBe('[]');
+    expect(exported('pytest-8.3.5.dist-info')).toBe('[]');
+    expect(exported(undefined)).toBe('[]');
+    expect(exported('pytest-2.9.2.dist-info', { PYTEST_ADDOPTS: '-x' })).toBe('[-x -p swt_old_pytest]');
+    expect(exported('pytest-2.9.2.dist-info', { PYTEST_ADDOPTS: '-p swt_old_pytest' })).toBe('[-p swt_old_pytest]');
   });
 });

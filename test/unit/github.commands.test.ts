@@ -49,6 +49,8 @@ describe('parseCommand: only commands a person sees', () => {
   });
 
   // Each is GitHub's largest comment (65,536 characters) with a command line, so that it is parsed.
+  // Nested quotes, the slowest, take about 0.3 s alone and took 1.06 s once under CI's full load: the
+  // bound is what a super-linear parse would blow through, not a speed target.
   it.each([
     ['unclosed links', '[a]('],
     ['nested quotes', '> '],
@@ -56,11 +58,11 @@ describe('parseCommand: only commands a person sees', () => {
     ['fences and comments', '~~~\n<!--\n'],
     ['code spans', '`a'],
     ['emphasis', '*a '],
-  ])('a comment of %s is read in under a second', (_what, unit) => {
+  ])('a comment of %s is read in under five seconds', (_what, unit) => {
     const body = `/swt validate\n\n${unit.repeat(70_000 / unit.length)}`.slice(0, 65_536);
     const started = performance.now();
     expect(parseCommand(body)).toEqual({ name: 'validate' });
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 });
 

@@ -1,11 +1,11 @@
 /**
  * pytest before 3.0 (a 2015 commit pins 2.8) has neither `--continue-on-collection-errors` nor
  * `-o/--override-ini`, which every run passes, and refuses the whole command for them; on Python
- * 3.9 and later (all an offline build has for old code) it cannot start at all. A plugin the
- * command writes to /tmp and enables through PYTEST_ADDOPTS (read by pytest since 2.7) takes the
- * options on those versions and does without (such a pytest stops at a collection error, as it
- * always did, and has one JUnit format), and lets it start; before 3.0.7, it lets it collect a
- * unittest class on Python 3.7+. On a later pytest it does nothing. Pure.
+ * 3.9 and later (all an offline build has for old code) it cannot start at all. Where such a pytest
+ * is installed, a plugin the command writes to /tmp and enables through PYTEST_ADDOPTS (read by
+ * pytest since 2.7) takes the options and does without (such a pytest stops at a collection
+ * error, as it always did, and has one JUnit format), and lets it start; before 3.0.7, it lets it
+ * collect a unittest class on Python 3.7+. Pure.
  */
 import { writeLines } from '../command.js';
 
@@ -72,11 +72,20 @@ if sys.version_info >= (3, 7):
 
         _pluggy._wrapped_call = _wrapped_call`.split('\n');
 
-/** Shell that writes the plugin and enables it once per shell; a /tmp that refuses leaves the run as it was. */
+/**
+ * Where an installed pytest before 3.0.7 would be (its dist-info or egg-info): the user site, the
+ * system's, Debian's, a virtualenv in the checkout. Only then is the plugin enabled, so a current
+ * pytest, and a command that sets its own PYTHONPATH (which would hide the plugin), run as they are.
+ */
+const OLD_PYTEST_GLOBS = ['"$HOME"/.local/lib/python3*/site-packages', '/usr/local/lib/python3*/site-packages', '/usr/lib/python3/dist-packages', '.venv/lib/python3*/site-packages', 'venv/lib/python3*/site-packages']
+  .flatMap((d) => [`${d}/pytest-[0-2].*`, `${d}/pytest-3.0.[0-6][.-]*`])
+  .join(' ');
+
+/** Shell that, where an old pytest is installed, writes the plugin and enables it once per shell; a /tmp that refuses leaves the run as it was. */
 export function oldPytestPrepare(): string {
   const enable = `-p ${OLD_PYTEST_PLUGIN}`;
   return (
-    ` mkdir -p ${OLD_PYTEST_DIR} && ${writeLines(`${OLD_PYTEST_DIR}/${OLD_PYTEST_PLUGIN}.py`, OLD_PYTEST_SOURCE)} && ` +
-    `case " \${PYTEST_ADDOPTS:-} " in *" ${enable} "*) ;; *) export PYTHONPATH="${OLD_PYTEST_DIR}\${PYTHONPATH:+:\$PYTHONPATH}" PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+\$PYTEST_ADDOPTS }${enable}";; esac;`
+    ` swt_old=; for f in ${OLD_PYTEST_GLOBS}; do [ -e "$f" ] && swt_old=1 && break; done; if [ -n "$swt_old" ]; then mkdir -p ${OLD_PYTEST_DIR} && ${writeLines(`${OLD_PYTEST_DIR}/${OLD_PYTEST_PLUGIN}.py`, OLD_PYTEST_SOURCE)} && ` +
+    `case " \${PYTEST_ADDOPTS:-} " in *" ${enable} "*) ;; *) export PYTHONPATH="${OLD_PYTEST_DIR}\${PYTHONPATH:+:\$PYTHONPATH}" PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+\$PYTEST_ADDOPTS }${enable}";; esac; fi;`
   );
 }
