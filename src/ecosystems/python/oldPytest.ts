@@ -8,6 +8,7 @@
  * collect a unittest class on Python 3.7+. Pure.
  */
 import { writeLines } from '../command.js';
+import { pytestPluginVariables } from './rounds.js';
 
 export const OLD_PYTEST_DIR = '/tmp/swt-pytest';
 export const OLD_PYTEST_PLUGIN = 'swt_old_pytest';
@@ -86,6 +87,6 @@ export function oldPytestPrepare(): string {
   const enable = `-p ${OLD_PYTEST_PLUGIN}`;
   return (
     ` swt_old=; for f in ${OLD_PYTEST_GLOBS}; do [ -e "$f" ] && swt_old=1 && break; done; if [ -n "$swt_old" ]; then mkdir -p ${OLD_PYTEST_DIR} && ${writeLines(`${OLD_PYTEST_DIR}/${OLD_PYTEST_PLUGIN}.py`, OLD_PYTEST_SOURCE)} && ` +
-    `case " \${PYTEST_ADDOPTS:-} " in *" ${enable} "*) ;; *) export PYTHONPATH="${OLD_PYTEST_DIR}\${PYTHONPATH:+:\$PYTHONPATH}" PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+\$PYTEST_ADDOPTS }${enable}";; esac; fi;`
+    `case " \${PYTEST_ADDOPTS:-} " in *" ${enable} "*) ;; *) export ${pytestPluginVariables(OLD_PYTEST_DIR, OLD_PYTEST_PLUGIN)};; esac; fi;`
   );
 }

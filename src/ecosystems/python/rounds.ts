@@ -253,10 +253,15 @@ def pytest_unconfigure(config):
         # The copy's own round, the last, has a round's limit from when it says it begins; it leaves on its own.
         _done(back_read, copy, _limit(took) * (rounds - 1) + 5, _limit(took))`.split('\n');
 
+/** The assignments that load pytest plugin `name` from `dir`: the directory on PYTHONPATH, `-p name` after the PYTEST_ADDOPTS there were. */
+export function pytestPluginVariables(dir: string, name: string): string {
+  return `PYTHONPATH="${dir}\${PYTHONPATH:+:\$PYTHONPATH}" PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+\$PYTEST_ADDOPTS }-p ${name}"`;
+}
+
 export const pytestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   prepare(_out: string, plan: RoundPlan): string {
     const write = writeRoundsHook(`${ROUNDS_HOOK_DIR}/${ROUNDS_PLUGIN}.py`, ROUNDS_PLUGIN_SOURCE, plan);
-    const enable = `export PYTHONPATH="${ROUNDS_HOOK_DIR}\${PYTHONPATH:+:\$PYTHONPATH}" PYTEST_ADDOPTS="\${PYTEST_ADDOPTS:+\$PYTEST_ADDOPTS }-p ${ROUNDS_PLUGIN}" SWT_ROUNDS=${ROUNDS_PLAN_FILE}`;
+    const enable = `export ${pytestPluginVariables(ROUNDS_HOOK_DIR, ROUNDS_PLUGIN)} SWT_ROUNDS=${ROUNDS_PLAN_FILE}`;
     return ` ${write} && ${enable};`;
   },
   report: roundReport,
