@@ -79,7 +79,7 @@ describe('Python: uv --exclude-newer first, today\'s pip as its fallback', () =>
     const today = cmd.indexOf('swt: the install as of 2023-06-02 (uv --exclude-newer) failed: installing current releases instead');
     const plain = cmd.indexOf('python3 -m pip install --no-input --progress-bar off -e .', today);
     const offline = cmd.indexOf('--no-build-isolation --no-index');
-    expect(cmd.startsWith('{ { command -v uv >/dev/null 2>&1 || python3 -m pip install --no-input --progress-bar off uv; } && ')).toBe(true);
+    expect(cmd.startsWith('{ { command -v uv >/dev/null 2>&1 || python3 -m pip install --no-input --progress-bar off uv==0.13.9; } && ')).toBe(true);
     expect(uv).toBeGreaterThan(0);
     expect(today).toBeGreaterThan(uv);
     expect(plain).toBeGreaterThan(today);

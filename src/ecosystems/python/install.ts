@@ -228,6 +228,9 @@ function ownVersion(project: PythonProject, time: InstallTime): string {
  */
 const BUILD_TOOLS_FLOOR = '2022-09-01T00:00:00Z';
 
+/** The uv the install fetches: its retries read uv's own hints, whose wording a release may change. */
+const UV_VERSION = '0.13.9';
+
 /** Python's `{minor: date}`: when each minor had been out for WHEELS_AFTER_DAYS. */
 const INTERPRETER_DATES = `{${PYTHON_RELEASES.map(([m, d]) => `${m}: "${new Date(Date.parse(d) + WHEELS_AFTER_DAYS * 864e5).toISOString().slice(0, 10)}T00:00:00Z"`).join(', ')}}`;
 
@@ -251,7 +254,7 @@ function resolutionDates(asOf: string): string {
 function timedInstall(project: PythonProject, time: InstallTime & { asOf: string }, args: string): string {
   const pip = 'python3 -m pip install --no-input --progress-bar off';
   const uv = `uv pip install --python python3 --prefix "$(python3 -m site --user-base)" --exclude-newer "$d" --exclude-newer-package setuptools="$t" --exclude-newer-package wheel="$t"`;
-  const getUv = `{ command -v uv >/dev/null 2>&1 || ${pip} uv; }`;
+  const getUv = `{ command -v uv >/dev/null 2>&1 || ${pip} uv==${UV_VERSION}; }`;
   const pytest = `{ python3 -c 'import pytest' 2>/dev/null || ${uv} pytest; }`;
   const day = time.asOf.slice(0, 10);
   const said =
