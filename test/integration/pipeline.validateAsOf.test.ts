@@ -123,6 +123,31 @@ describe('time-consistent installs (real containers, real PyPI)', () => {
     expect(out.warnings).toEqual([expect.stringMatching(/^swt: dependencies resolved as of 2020-12-04 \(uv --exclude-newer 2020-12-04T00:00:00Z\), not the base commit date 2016-06-02: Python 3\.9\.\d+ came out after it/)]);
   }, 900_000);
 
+  // Two things a commit of mid-2022 meets, as pylint's and pytest's SWE-bench commits do: its
+  // build-system pins setuptools 62.6 (no PEP 660 hook, so no editable build), and its dependency
+  // atomicwrites had every release before the date taken off PyPI (all but 1.4.1, of 2022-07-08).
+  // The install builds it again without its own isolation on setuptools ≥ 64, takes atomicwrites
+  // as of today, and says both.
+  it('a 2022 project pinning setuptools 62 and needing atomicwrites: rebuilt on setuptools ≥ 64, atomicwrites of today, both said, the new test F→P', async () => {
+    const pyproject = '[build-system]\nrequires = ["setuptools~=62.6", "wheel"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "thirds"\nversion = "0.1.0"\ndependencies = ["atomicwrites"]\n';
+    const code = (fixed: boolean) => `def third(n):\n    return n ${fixed ? '/' : '//'} 3\n`;
+    const oldTest = "from atomicwrites import atomic_write\n\nfrom thirds import third\n\n\ndef test_atomicwrites_here():\n    assert callable(atomic_write)\n";
+    const repo = createGitRepo({ 'pyproject.toml': pyproject, 'thirds.py': code(false), 'tests/test_thirds.py': oldTest }, { date: '2022-07-01T12:00:00+00:00' });
+    const base = repo.sha;
+    const head = repo.commit({ 'thirds.py': code(true) }, 'a third of one');
+    const testPatch = ['diff --git a/tests/test_thirds.py b/tests/test_thirds.py', '--- a/tests/test_thirds.py', '+++ b/tests/test_thirds.py', '@@ -5,2 +5,6 @@ from thirds import third', ' def test_atomicwrites_here():', '     assert callable(atomic_write)', '+', '+', '+def test_third_of_one():', '+    assert third(1) == 1 / 3', ''].join('\n');
+    const out = await validate(createDockerSandbox(), { repo: repo.path, base, head, testPatch, image: 'python:3.9' });
+    expect(transitions(out)).toEqual([
+      ['tests/test_thirds.py::test_atomicwrites_here', 'P2P'],
+      ['tests/test_thirds.py::test_third_of_one', 'F2P'],
+    ]);
+    expect(out.warnings).toEqual([
+      'swt: atomicwrites has no release before 2022-07-02 left on PyPI (taken off since): it is today\'s',
+      'swt: the build backend the project pins cannot build an editable install: it is built with setuptools 64 or later',
+      'swt: dependencies resolved as of 2022-07-02 (the base commit date; uv --exclude-newer 2022-07-02T00:00:00Z)',
+    ]);
+  }, 900_000);
+
   // npm without a lockfile installs with --before. The npm registry reachable here serves rewritten
   // publish times (every version "published" in 2024 or later), so a real date cannot show the
   // pinning here; a date before any version of the dependency exists shows the flow everywhere:
