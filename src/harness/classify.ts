@@ -14,7 +14,9 @@
  *   neither S nor the fix filter (it is shown apart);
  * - confirmation runs (reruns of the tests that moved, see movingTests) count only for the tests
  *   they targeted; a test they did not report is not observed there (a selection that missed);
- *   a failure of the whole-file runs that every rerun alone passes is order dependent;
+ *   a failure of the whole-file runs that every rerun alone passes is order dependent: flaky at
+ *   head (a neighbour must not fail the fix), a failure at base when the file failed it in order
+ *   more than once (its state is the issue's, as `make html epub` fails viewcode's epub test);
  * - S (success): at least one F2P and no test failing after the fix;
  *   likely correct: every test F2P or P2P, at least one F2P;
  * - a test whose unit (a Go package) did not build at base, when the caller says which tests the
@@ -48,6 +50,8 @@ export interface TargetedRuns {
   alone: boolean;
   /** Of `ids`, those both sides confirmed in rounds inside their first runs' processes (RoundPlan). */
   inProcess?: readonly string[];
+  /** Base's files run again whole, in order, for `ids` that failed there with their file and passed alone. */
+  baseInOrder?: { ids: readonly string[]; base: RunResult[] };
 }
 
 interface Subject {
@@ -75,10 +79,12 @@ export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareO
   const { confirm } = opts;
   const targeted = new Set(confirm?.ids ?? []);
   const extra = { base: (confirm?.base ?? []).map(index), head: (confirm?.head ?? []).map(index) };
+  const inOrder = new Set(confirm?.baseInOrder?.ids ?? []);
+  const baseAgainIdx = [...baseIdx, ...(confirm?.baseInOrder?.base ?? []).map(index)];
   const fileLevelIds = new Set([...base, ...head].flatMap((r) => r.tests.filter((x) => x.fileLevel).map((x) => x.id)));
   const tests: TestTransition[] = subjects.map((s) => {
     const again = targeted.has(s.id);
-    const b = judgeSide(s, baseIdx, 'base', again ? extra.base : []);
+    const b = judgeSide(s, inOrder.has(s.id) ? baseAgainIdx : baseIdx, 'base', again ? extra.base : []);
     const h = judgeSide(s, headIdx, 'head', again ? extra.head : []);
     const t: TestTransition = {
       id: s.id,
@@ -95,6 +101,7 @@ export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareO
     if (b.count.runs > 1 || h.count.runs > 1) t.runs = { base: b.count, head: h.count };
     // Head failures rerun alone (the base's rerun with the rest of the moving tests of their file).
     if (confirm?.alone && h.alonePasses) t.orderDependent = orderNote(s, head);
+    else if (b.alonePasses && !b.flaky) t.orderDependent = `at base, ${orderNote(s, base)}`;
     const unbuilt = opts.changedTest && b.value === 'fail' ? buildFailureOf(s, base) : undefined;
     if (unbuilt && !opts.changedTest!(s)) {
       t.notJudged = `${unbuilt} did not build at base (another test the patch adds or changes does not compile there): only the tests the patch adds or changes are judged`;
@@ -110,6 +117,16 @@ export function compareRuns(base: RunResult[], head: RunResult[], opts: CompareO
  */
 export function movingTests<T extends Pick<TestTransition, 'transition' | 'baseFailure' | 'headFailure'>>(v: { tests: readonly T[] }): T[] {
   return v.tests.filter((t) => t.transition !== 'P2P' && !(t.transition === 'F2F' && sameFailure(t.baseFailure, t.headFailure)));
+}
+
+/** Of `ids`, those that failed in every first run and passed in every confirmation run that reported them. */
+export function failingOnlyWithFile(ids: readonly string[], first: readonly RunResult[], confirmed: readonly RunResult[]): string[] {
+  const outcomes = (runs: readonly RunResult[], id: string) => runs.flatMap((r) => r.tests.filter((t) => t.id === id).map((t) => t.outcome));
+  return ids.filter((id) => {
+    const before = outcomes(first, id);
+    const alone = outcomes(confirmed, id);
+    return before.length === first.length && before.every((o) => o === 'failed') && alone.length > 0 && alone.every((o) => o === 'passed');
+  });
 }
 
 function sameFailure(a?: { kind: FailureKind; message?: string }, b?: { kind: FailureKind; message?: string }): boolean {
@@ -266,6 +283,8 @@ function judgeSide(s: Subject, runs: Indexed[], side: 'base' | 'head', reruns: I
   const values = new Set(results.map((r) => r.value));
   if (values.size > 1) {
     const alonePasses = again.length > 0 && whole.every((r) => r.value === 'fail') && again.every((r) => r.value === 'pass');
+    // At base, a failure of every whole-file run, more than one, is the file's in its order: not chance.
+    if (side === 'base' && alonePasses && whole.length > 1) return { value: 'fail', flaky: false, count, failure: firstFailure, alonePasses };
     return { value: side === 'base' ? 'pass' : 'fail', flaky: true, count, ...(firstFailure ? { failure: firstFailure } : {}), ...(alonePasses ? { alonePasses } : {}) };
   }
   const value = results[0].value;

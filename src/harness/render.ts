@@ -74,6 +74,11 @@ export function describeFlaky(t: TestTransition): string {
   return [...sides, ...(t.orderDependent ? [t.orderDependent] : []), ...(t.knownFlaky ? ['seen flaky here before'] : [])].join('; ');
 }
 
+/** A failure at base that only the file's own order brings, every time (classify.ts): said beside the test. */
+function inOrder(t: TestTransition): string {
+  return !t.flaky && t.orderDependent ? `${t.orderDependent}, in its file's order every run (alone it passes)` : '';
+}
+
 function flakyTests(v: Verdict): TestTransition[] {
   return orderedTests(v).filter((t) => t.flaky);
 }
@@ -138,7 +143,7 @@ export function renderMarkdown(v: Verdict, opts: RenderOptions = {}): string {
     const rows = orderedTests(v);
     for (const t of rows.slice(0, maxRows)) {
       const f = shownFailure(t);
-      const details = f ? `${f.side}: ${f.kind}${f.message ? ` ${code(oneLine(f.message, msgChars))}` : ''}` : '';
+      const details = (f ? `${f.side}: ${f.kind}${f.message ? ` ${code(oneLine(f.message, msgChars))}` : ''}` : '') + (inOrder(t) ? `; ${inOrder(t)}` : '');
       const result = `${reproduces(t) && !t.preexisting && !t.notJudged ? '**F→P**' : ARROW[t.transition]}${t.flaky ? ' (flaky)' : ''}${t.preexisting ? ' (pre-existing)' : ''}${t.notJudged ? ' (not judged)' : ''}${t.fileLevel ? ' (file-level)' : ''}`;
       out.push(`| ${code(t.id)} | ${sideIcon(t, 'base')} ${sideLabel(t, 'base')} | ${sideIcon(t, 'head')} ${sideLabel(t, 'head')} | ${result} | ${details} |`);
     }
@@ -187,6 +192,7 @@ export function renderText(v: Verdict, opts: RenderOptions & { width?: number } 
       );
       const f = shownFailure(t);
       if (f?.message && (t.transition !== 'P2P' || t.flaky)) out.push(`    ${f.side} fix: ${oneLine(f.message, msgChars)}`);
+      if (inOrder(t)) out.push(`    ${inOrder(t)}`);
     }
     if (rows.length > maxRows) out.push(`… and ${plural(rows.length - maxRows, 'more test')}`);
     out.push('', countsLine(v));

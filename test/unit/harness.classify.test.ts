@@ -1,9 +1,9 @@
-import { compareRuns, fileOfId, likelyCorrect, movingTests, relativeTo, success, transitionOf, verdictOf, type TargetedRuns } from '../../src/harness/classify.js';
+import { compareRuns, failingOnlyWithFile, fileOfId, likelyCorrect, movingTests, relativeTo, success, transitionOf, verdictOf, type TargetedRuns } from '../../src/harness/classify.js';
 import type { RunResult, TestTransition, Verdict } from '../../src/results/types.js';
 import { isSwtError } from '../../src/util/errors.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { loadCapture, runResultOf } from './fixtures/reports/load.js';
-import { verdictReasons } from '../../src/harness/render.js';
+import { renderMarkdown, renderText, verdictReasons } from '../../src/harness/render.js';
 import { verdictRow } from '../../src/eval/report.js';
 
 /** A real run reduced to some of its tests and file errors (as if fewer files had been run). */
@@ -389,6 +389,32 @@ describe('confirmation of the tests that move', () => {
     const whole = confirmed([run([[NEW, 'failed'], [B, 'passed']])], [head], { base: [], head: [run([[NEW, 'passed'], [B, 'passed']])], ids: [B], alone: false });
     expect(row(whole, B)).toMatchObject({ flaky: true });
     expect(row(whole, B).orderDependent).toBeUndefined();
+  });
+
+  // sphinx-8721: viewcode's epub test fails at base after the html test (its env kept), passes alone.
+  it('at base, a failure of its file in order every time that passes alone is a failure there, said; once in order, or once alone, it is flaky', () => {
+    const first = { base: run([[A, 'passed'], [NEW, 'failed']]), head: run([[A, 'passed'], [NEW, 'passed']]) };
+    const alone = { base: [run([[NEW, 'passed']]), run([[NEW, 'passed']])], head: [run([[NEW, 'passed']]), run([[NEW, 'passed']])] };
+    const inOrder = { ids: [NEW], base: [run([[A, 'passed'], [NEW, 'failed']]), run([[A, 'passed'], [NEW, 'failed']])] };
+    const v = confirmed([first.base], [first.head], { ...alone, ids: [NEW], alone: true, baseInOrder: inOrder });
+    expect(row(v, NEW)).toMatchObject({ transition: 'F2P', flaky: false, orderDependent: `at base, fails only after ${A}`, runs: { base: { runs: 5, failed: 3 }, head: { runs: 3, failed: 0 } } });
+    expect(v).toMatchObject({ success: true, likelyCorrect: true });
+    expect(renderText(v)).toContain(`at base, fails only after ${A}, in its file's order every run (alone it passes)`);
+    expect(renderMarkdown(v)).toContain(`; at base, fails only after ${A}, in its file's order every run (alone it passes) |`);
+    // Without the runs in order: flaky, as before. A run in order that passes: flaky.
+    expect(row(confirmed([first.base], [first.head], { ...alone, ids: [NEW], alone: true }), NEW)).toMatchObject({ flaky: true, transition: 'P2P' });
+    const once = { ids: [NEW], base: [run([[A, 'passed'], [NEW, 'failed']]), run([[A, 'passed'], [NEW, 'passed']])] };
+    expect(row(confirmed([first.base], [first.head], { ...alone, ids: [NEW], alone: true, baseInOrder: once }), NEW)).toMatchObject({ flaky: true, transition: 'P2P' });
+    // The runs in order count only for the tests they were for.
+    expect(row(confirmed([first.base], [first.head], { ...alone, ids: [NEW], alone: true, baseInOrder: { ...inOrder, ids: [] } }), NEW)).toMatchObject({ flaky: true });
+  });
+
+  it('which moving tests failed only with their file: every first run failed, every confirmation run that reported them passed', () => {
+    const first = [run([[A, 'passed'], [NEW, 'failed'], [B, 'failed']])];
+    expect(failingOnlyWithFile([NEW, B], first, [run([[NEW, 'passed'], [B, 'failed']]), run([[NEW, 'passed']])])).toEqual([NEW]);
+    // Not reported alone at all: nothing to tell.
+    expect(failingOnlyWithFile([NEW], first, [run([])])).toEqual([]);
+    expect(failingOnlyWithFile([A], first, [run([[A, 'passed']])])).toEqual([]);
   });
 
   it('a rerun that did not report a test says nothing about it; reruns count only for the tests they targeted', () => {
