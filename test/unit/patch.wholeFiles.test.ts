@@ -14,6 +14,9 @@ const read = (p: string) => repo[p] ?? null;
 
 const TEST = 'from durations import parse_duration\n\n\ndef test_combined_units():\n    assert parse_duration("1h30m") == 5400\n';
 
+// The 1.5B model's real answer on Masterminds/semver b1bb761 (bench:generate, 2026-11-29): <code>, its path alone on the first line.
+const CODE_TAG = '<code>\ntest_constrained_range_with_space_separated_parts.go\npackage semver_test\n\nimport (\n\t"testing"\n\t"github.com/Masterminds/semver"\n)\n\nfunc TestConstrainedRangeWithSpaceSeparatedParts(t *testing.T) {\n\tconstraint, err := semver.NewConstraint("1.0.0 - 2.0.0 <=2.0.0")\n\tif err != nil {\n\t\tt.Errorf("Error parsing constraint: %s", err)\n\t}\n}\n</code>';
+
 describe('whole files in an answer', () => {
   it('reads the path from the line before the fence, with prose around, and adds the file', async () => {
     const answer = `To reproduce the issue, add this test.\n\n**tests/test_combined.py**\n\`\`\`python\n${TEST}\`\`\`\n\nThis test fails because parse_duration does not handle combined units.`;
@@ -29,6 +32,21 @@ describe('whole files in an answer', () => {
     expect(parseWholeFiles(`\`\`\`python tests/test_a.py\n${TEST}\`\`\``)).toEqual([{ path: 'tests/test_a.py', content: TEST }]);
     expect(parseWholeFiles(`\`\`\`js\n// test/parse.test.js\nit('x', () => {});\n\`\`\``)[0]!.path).toBe('test/parse.test.js');
     expect(parseWholeFiles(`Create \`tests/test_b.py\`:\n\`\`\`python\nfirst\n\`\`\`\nBetter:\n\n\`\`\`python\n# tests/test_b.py\nsecond\n\`\`\``)).toEqual([{ path: 'tests/test_b.py', content: '# tests/test_b.py\nsecond\n' }]);
+  });
+
+
+  it('reads a <code> … </code> block, and a path alone on a block\'s first line as its name and not its text', () => {
+    expect(detectFormat(CODE_TAG)).toBe('files');
+    const [file] = parseWholeFiles(CODE_TAG);
+    expect(file!.path).toBe('test_constrained_range_with_space_separated_parts.go');
+    expect(file!.content.startsWith('package semver_test\n')).toBe(true);
+    expect(file!.content.endsWith('\t}\n}\n')).toBe(true);
+    expect(parseWholeFiles(`\`\`\`python\ntests/test_a.py\n${TEST}\`\`\``)).toEqual([{ path: 'tests/test_a.py', content: TEST }]);
+    expect(parseWholeFiles(`<code class="language-python">\n./tests/test_a.py\n${TEST}</code>`)).toEqual([{ path: 'tests/test_a.py', content: TEST }]);
+    // A first line that is code, an unclosed tag, a path with nothing after it: no file.
+    expect(parseWholeFiles('```python\nimport os\nx = 1\n```')).toEqual([]);
+    expect(parseWholeFiles(`<code>\ntests/test_a.py\n${TEST}`)).toEqual([]);
+    expect(parseWholeFiles('```\ntests/test_a.py\n```')).toEqual([]);
   });
 
   it('does not take a sentence naming several files, a version or "e.g." for a path', () => {
@@ -91,6 +109,8 @@ describe('an unnamed test file', () => {
       const loose = await nameLooseTest(answer, go);
       expect(loose.path).toBe('swt_repro_durations_test.go');
       expect(loose.text).toContain('func TestParseCombinedUnits(t *testing.T) {');
+      // The same in <code> with its path alone on the first line.
+      expect((await nameLooseTest(CODE_TAG, go)).path).toBe('swt_repro_durations_test.go');
       // A named test file, or a named file in another language, stays as it is.
       expect((await nameLooseTest(answer.replace('test_parse_combined_units.go', 'parse_test.go'), go)).path).toBeUndefined();
       expect((await nameLooseTest(answer.replace('test_parse_combined_units.go', 'notes.md'), go)).path).toBeUndefined();
