@@ -66,7 +66,7 @@ export interface FixCheckEvidence {
 /** A failing test on base, as the verification saw it. */
 export interface FailureEvidence {
   id: string;
-  kind: 'assertion' | 'issue-exception' | 'issue-symptom' | 'own-error' | 'other-exception' | 'timeout' | 'collection';
+  kind: 'assertion' | 'issue-exception' | 'issue-symptom' | 'nothing-checked' | 'own-error' | 'other-exception' | 'timeout' | 'collection';
   /** Exception type named in the failure, when one could be read. */
   exception?: string;
   message?: string;

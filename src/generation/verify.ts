@@ -38,6 +38,11 @@ const OWN_ERROR_TEXT = ownErrorText();
 const MISSING_TEXT = /\b(missing|undefined|null|None|NoneType|no longer (has|have|returns?))\b/;
 /** Reading a property of nothing: how a missing value shows up when a test touches it. */
 const NOTHING_ACCESS = /^(TypeError|AttributeError)\b.*\b(undefined|null|None|NoneType)\b/m;
+/**
+ * An assertion whose actual value is nothing (node's `+ undefined`, pytest's `assert None ==`,
+ * jest's `Received: undefined`, chai's `expected undefined to`, JUnit's `but was:<null>`).
+ */
+const NOTHING_ACTUAL = /\+ actual - expected\s*\+ (?:undefined|null)\s*(?:-|$)|^\s*(?:E\s+)?(?:AssertionError: )?assert None (?:==|is|in)(?=\s)|^\s*Received:\s+(?:undefined|null)\s*$|\bexpected (?:undefined|null) to\b|\bbut was:\s*<null>/m;
 const ASSERTION_TEXT = /^\s*(E\s+)?assert\b|\bAssertionError\b|DID NOT RAISE|DID NOT WARN|^\s*Failed: |expect\(|Expected values to be|Expected "actual"|expected .+ to (be|equal|deeply equal|strictly equal|have|include|contain|throw|match)|\bto(Be|Equal|StrictEqual|Throw|Match|Contain)\b/m;
 
 /** What the issue reports of its failure: the exceptions it names and, from a traceback, the message (the App's IssueFacts, in github/decide.ts, are the facts it decides on). */
@@ -89,6 +94,8 @@ export function classifyFailure(t: Pick<TestResult, 'id' | 'failureKind' | 'mess
   if (lead && !facts.exceptions.has(lead) && OWN_ERROR_TEXT.test(message) && !ASSERTION_TEXT.test(message)) return { ...base, kind: 'own-error', exception: lead };
   if (lead === 'AssertionError' || (!lead && (t.failureKind === 'assertion' || ASSERTION_TEXT.test(message)))) {
     const wrapped = [...facts.exceptions].find((e) => e !== 'AssertionError' && new RegExp(`\\b${e}\\b`).test(message));
+    // Nothing to compare, where the issue shows a value (not something missing): the test never reached it.
+    if (!wrapped && !facts.aboutMissing && NOTHING_ACTUAL.test(message)) return { ...base, kind: 'nothing-checked' };
     return { ...base, kind: 'assertion', exception: wrapped };
   }
   if (lead && facts.exceptions.has(lead)) return { ...base, kind: 'issue-exception', exception: lead };
@@ -180,7 +187,10 @@ function rejection(first: ReturnType<typeof evidenceOf>, run0: RunResult, facts:
   }
   if (!first.failures.length) return { reason: `all ${first.passed} new test(s) pass on base: they do not show the issue` };
   const f = first.failures[0];
-  if (!first.failures.some(ACCEPTED(facts))) return { reason: `the test fails on base, but not for the issue's reason: ${f.kind}${f.exception ? ` (${f.exception})` : ''}`, extra: { failureExcerpt: excerpt(f, run0) } };
+  if (!first.failures.some(ACCEPTED(facts))) {
+    if (f.kind === 'nothing-checked') return { reason: "the test fails on base, but not for the issue's reason: the value it checks is nothing (undefined, null or None), where the issue shows one: set up what the issue does, then check the value it reports", extra: { failureExcerpt: excerpt(f, run0) } };
+    return { reason: `the test fails on base, but not for the issue's reason: ${f.kind}${f.exception ? ` (${f.exception})` : ''}`, extra: { failureExcerpt: excerpt(f, run0) } };
+  }
   return undefined;
 }
 

@@ -40,6 +40,7 @@ const KIND_RANK: Record<FailureEvidence['kind'], number> = {
   assertion: 1,
   timeout: 0,
   'other-exception': 0,
+  'nothing-checked': 0,
   'own-error': -1,
   collection: -1,
 };

@@ -111,6 +111,29 @@ describe('verification judgement', () => {
     expect(fixed.reproducingTests).toEqual(['tests/test_parse.py::test_combined_units']);
   });
 
+  // The 1.5B model's test on jsdom/cssstyle f1bfdf7 (bench:generate, 2026-11-29) read a getter it never set:
+  // it failed on base and on the fix alike. The issue shows the value read back; the test got undefined.
+  it('an assertion whose actual value is nothing, where the issue shows a value, is not the issue\'s failure', () => {
+    const css = { title: 'url() values are not serialized like browsers do', body: "Setting `div.style.backgroundImage = 'url(http://some/url/here1.png)'` reads back as `url(http://some/url/here1.png)`." };
+    const inUrlJs = (kind: TestResult['failureKind'], message: string): TestResult => ({ ...failed('test/url.js > has special properties', kind, message), file: 'test/url.js' });
+    const files = splitDiff('diff --git a/test/url.js b/test/url.js\nnew file mode 100644\n--- /dev/null\n+++ b/test/url.js\n@@ -0,0 +1 @@\n+it(\'x\')\n');
+    const nodeUndefined = inUrlJs('assertion', "Expected values to be strictly equal:\n+ actual - expected\n\n+ undefined\n- 'url(\"http://some/url/here1.png\")'");
+    const j = judgeRuns(css, files, [run([nodeUndefined]), run([nodeUndefined])]);
+    expect(j.status).toBe('not-reproduced');
+    expect(j.reason).toBe("the test fails on base, but not for the issue's reason: the value it checks is nothing (undefined, null or None), where the issue shows one: set up what the issue does, then check the value it reports");
+    // The value the issue shows, read back wrong: a reproduction.
+    const wrongValue = inUrlJs('assertion', "Expected values to be strictly equal:\n+ actual - expected\n\n+ 'url(http://some/url/here1.png)'\n- 'url(\"http://some/url/here1.png\")'");
+    expect(judgeRuns(css, files, [run([wrongValue]), run([wrongValue])]).status).toBe('reproduced');
+    // Other runners' nothing; and an issue about something missing keeps it.
+    const facts = reportedFailure(css);
+    for (const m of ['assert None == 5400', 'E       assert None == 5400', 'expect(received).toBe(expected)\n\nExpected: 5400\nReceived: undefined', 'AssertionError: expected undefined to equal 5400', 'expected:<5400> but was:<null>']) {
+      expect([m, classifyFailure({ id: 't', failureKind: 'assertion', message: m }, facts).kind]).toEqual([m, 'nothing-checked']);
+    }
+    expect(classifyFailure({ id: 't', failureKind: 'assertion', message: 'assert 0 == 5400' }, facts).kind).toBe('assertion');
+    const missing = reportedFailure({ title: 'parse returns None for "1h30m"', body: 'Expected 5400.' });
+    expect(classifyFailure({ id: 't', failureKind: 'assertion', message: 'assert None == 5400' }, missing).kind).toBe('assertion');
+  });
+
   it('a timeout counts only when the issue reports a hang', () => {
     const t = failed('tests/test_repro.py::test_combined', 'timeout', 'Timeout >10s');
     expect(judgeRuns(ISSUE, NEW_FILE, [run([t]), run([t])]).status).toBe('not-reproduced');
