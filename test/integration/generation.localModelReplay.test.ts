@@ -45,6 +45,8 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
     expect(r.testPatch).toContain('pytest.raises(ValueError)');
     const prompt = server.requests[0]!.body.messages[0].content as string;
     expect(prompt).toContain('Answer with the new file\'s path on one line, then the whole file in one fenced code block.');
+    // The 1.5B model copied a whole existing test file, cut at its answer limit (humanize a47a89e in bench:generate).
+    expect(prompt).toContain('The file is new, not one of the files above: put only your new test in it, not a copy of the tests above.');
     expect(prompt).not.toContain('custom-diff');
     const feedback = lastMessage(server.requests[1]!).content;
     expect(feedback).toMatch(/Your test PASSES on the current, buggy code/);
