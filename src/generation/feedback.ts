@@ -26,9 +26,14 @@ export function passedOnBase(c: CandidateResult): boolean {
 export const FLIP_HINT =
   'Your test PASSES on the current, buggy code, so it checks the wrong behaviour the issue complains about. Turn it around: assert what the issue says should happen (the correct result, or no error), so that the test fails now and passes once the bug is fixed.';
 
-/** What the model is told about its candidate. */
-export function feedbackPrompt(c: CandidateResult): string {
+export const CUT_HINT =
+  'Your answer was cut off at the answer limit, so the file is incomplete: it copied tests that are already in the repository. Write a new file holding only the new test, with its imports, and nothing else.';
+
+/** What the model is told about its candidate; `cut`: the answer that gave it ran into the answer limit. */
+export function feedbackPrompt(c: CandidateResult, opts: { cut?: boolean } = {}): string {
   const out = [`Your test did not reproduce the issue: ${c.reason}`];
+  // A small model that copies whole test files runs out of answer tokens, and with the same start (T = 0) does so again.
+  if (opts.cut) out.push('', CUT_HINT);
   if (c.evidence.applyErrors?.length) {
     out.push('', `Your answer could not be turned into a test file (${c.evidence.applyErrors.join('; ').slice(0, 600)}). Give the whole test file in one fenced code block, with its path on the line before the block.`);
   }
@@ -51,18 +56,21 @@ export async function withFeedback(
   conversation: ChatMessage[],
   first: CandidateResult,
   extract: (answer: string) => string,
-  opts: { rounds?: number; rerun?: boolean; done?: (c: CandidateResult) => boolean } = {},
+  opts: { rounds?: number; rerun?: boolean; done?: (c: CandidateResult) => boolean; firstCut?: boolean } = {},
 ): Promise<CandidateResult & { feedbackRounds: number }> {
   const rounds = opts.rounds ?? feedbackRounds(ctx);
   const done = opts.done ?? ((x: CandidateResult) => x.status === 'reproduced');
   let c = first;
   let n = 0;
   let messages = conversation;
+  let cut = !!opts.firstCut;
   while (ctx.llm && !done(c) && !c.budgetExhausted && n < rounds) {
-    messages = [...messages, { role: 'user', content: feedbackPrompt(c) }];
+    messages = [...messages, { role: 'user', content: feedbackPrompt(c, { cut }) }];
     let answer: string;
     try {
-      answer = (await ctx.llm.chat({ messages, purpose: `feedback ${n + 1}` }, { budget: ctx.budget })).content;
+      const r = await ctx.llm.chat({ messages, purpose: `feedback ${n + 1}` }, { budget: ctx.budget });
+      answer = r.content;
+      cut = r.finishReason === 'length';
     } catch (e) {
       if (isLlmFailure(e) || isBudgetExhausted(e)) break;
       throw e;

@@ -55,6 +55,17 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
     expect(r.evidence?.answers?.map((a) => a.text)).toEqual(answers);
   });
 
+  // The 1.5B model copied whole test files and ran into its 512-token limit (four of ten answers in bench:generate).
+  it('an answer cut at the answer limit goes back saying so; the whole new file that follows reproduces', async () => {
+    const [, good] = captured('demo-zsp-1.5b-flip');
+    const cutShort = good!.slice(0, good!.indexOf('assert'));
+    server = await host.serve([{ ...msg(cutShort), finishReason: 'length' }, msg(good!)]);
+    const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
+    expect(lastMessage(server.requests[1]!).content).toContain('Your answer was cut off at the answer limit, so the file is incomplete');
+    expect(r.status).toBe('reproduced');
+    expect(r.evidence?.answers?.map((a) => a.finishReason)).toEqual(['length', 'stop']);
+  });
+
   it('told that its test passes on base, the model flips the assertion: reproduced, and the test passes once the fix is applied', async () => {
     const answers = captured('demo-zsp-1.5b-flip');
     server = await host.serve(answers.map((a) => msg(a)));

@@ -31,6 +31,12 @@ describe('execution feedback', () => {
     expect(p).toMatch(/Your test PASSES on the current, buggy code.*Turn it around/s);
   });
 
+  it('an answer cut at the answer limit is told so, before what its run printed', () => {
+    const c = candidate({ reason: 'the test fails because of its own error: collection', failureExcerpt: "constraints_test.go:57:38: missing ',' before newline" });
+    expect(feedbackPrompt(c, { cut: true })).toMatch(/^Your test did not reproduce the issue: [^\n]*\n\nYour answer was cut off at the answer limit, so the file is incomplete: it copied tests that are already in the repository\. Write a new file holding only the new test/);
+    expect(feedbackPrompt(c)).not.toMatch(/cut off/);
+  });
+
   it('one round for a local model by default, none for a remote one, and what the options say', () => {
     const model = (local: boolean) => ({ model: 'm', temperature: 0, local, chat: async () => { throw new Error('unused'); } }) as ChatModel;
     expect(feedbackRounds({ llm: model(true), options: {} })).toBe(1);

@@ -81,6 +81,6 @@ export async function runZeroShotPlusStrategy(ctx: StrategyContext): Promise<Rep
     });
   }
   const first: CandidateResult = await evaluateCandidate(ctx, extractPatchText(answer.content));
-  const c = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText);
+  const c = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText, { firstCut: answer.finishReason === 'length' });
   return toReproduction('zero-shot-plus', budget, { ...c, evidence: { ...c.evidence, details: { ...details, feedbackRounds: c.feedbackRounds } } });
 }
