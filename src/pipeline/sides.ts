@@ -155,10 +155,11 @@ async function confirmMoving(
       // fails it, as `make html epub` fails viewcode's epub test after the html one): its file runs
       // again in order, and a failure every time there is the file's, not chance (classify.ts).
       const ids = name === 'base' && (alone || rounds?.length) ? failingOnlyWithFile(moving, runs, confirmed) : [];
-      if (!ids.length) return confirmed;
-      const files = [...new Set(ids.map((id) => fileOfTest(id, runs)))];
+      // Their whole files, as rerunTargets names a test's file when it cannot select tests.
+      const files = ids.length ? rerunTargets(ids, runs, withTests.files, false, name) : [];
+      if (!files.length) return confirmed;
       progress.step(`running ${files.length} test file(s) again in order on base: ${ids.length} test(s) failed there only with the rest of the file`);
-      inOrder.base = await rerun(files.map((file) => ({ file })));
+      inOrder.base = await rerun(files);
       inOrder.ids.push(...ids);
       return confirmed;
     } finally {
@@ -172,12 +173,6 @@ async function confirmMoving(
   if (!moving.length) return undefined;
   return { base: confirmBase, head: confirmHead, ids: moving, alone, ...(both.length ? { inProcess: both } : {}), ...(inOrder.base.length ? { baseInOrder: inOrder } : {}) };
 }
-
-function fileOfTest(id: string, runs: readonly RunResult[]): string {
-  for (const r of runs) for (const t of r.tests) if (t.id === id && t.file) return t.file;
-  return fileOfId(id);
-}
-
 
 /**
  * Whether the baseline at head can change the verdict: the head already holds the tests, a test

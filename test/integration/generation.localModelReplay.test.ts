@@ -59,7 +59,7 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
   it('an answer cut at the answer limit goes back saying so; the whole new file that follows reproduces', async () => {
     const [, good] = captured('demo-zsp-1.5b-flip');
     const cutShort = good!.slice(0, good!.indexOf('assert'));
-    server = await host.serve([{ ...msg(cutShort), finishReason: 'length' }, msg(good!)]);
+    server = await host.serve([{ kind: 'message', content: cutShort, finishReason: 'length' }, msg(good!)]);
     const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
     expect(lastMessage(server.requests[1]!).content).toContain('Your answer was cut off at the answer limit, so the file is incomplete');
     expect(r.status).toBe('reproduced');
