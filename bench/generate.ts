@@ -11,7 +11,7 @@
  *
  *   SWT_BENCH_STRATEGIES  strategies after snippet (default zero-shot-plus,libro,ensemble), each with
  *                         techniques after a colon: `zero-shot-plus:vote=3`, `ensemble:fix=demote:vote=3`
- *                         (src/generation/techniques.ts: feedback=N, vote=N[@T], fix=off|demote|require, libro=judge|vote)
+ *                         (src/generation/techniques.ts: feedback=N, vote=N[@T], fix=off|demote|confirm|require, libro=judge|vote)
  *   SWT_BENCH_INSTANCES   instance ids (default the fixed subset below)
  *   SWT_BENCH_LIMIT       only the first N of them (a short run)
  *

@@ -22,7 +22,7 @@ export function strategyFigures(strategy: string, rows: readonly InstanceResult[
     falseReproductions: falseRepro.length,
     falseIds: falseRepro.map((r) => r.instance_id),
     solved: rows.filter((r) => r.success).map((r) => r.instance_id),
-    // The stand-in fix's verdicts: fails-on-fix ones were not posted (fix=demote|require).
+    // The stand-in fix's verdicts: fails-on-fix ones were not posted (fix=demote|confirm|require).
     fixCheck: { flips: verdicts('flips'), failsOnFix: verdicts('fails-on-fix'), noFix: verdicts('no-fix') },
     tokensPerInstance: Math.round(tokens / n),
     secondsPerInstance: +(seconds / n).toFixed(1),

@@ -12,6 +12,7 @@ import type { IssueInput, Reproduction, ReproductionEvidence, Workbench } from '
 import { judgeRuns, type Judgement } from './verify.js';
 import { nameLooseTest } from './looseTest.js';
 import type { RunResult } from '../results/types.js';
+import type { FixCheckMode } from './fixCheck.js';
 
 /** The LLM failed for good (after retries): strategies stop and keep what they have. */
 export function isLlmFailure(e: unknown): e is Error {
@@ -44,7 +45,7 @@ export interface StrategyOptions {
   /** zero-shot-plus: draw `samples` answers (> 1 turns it on) at `temperature` (default 0.7) with seeds 1…n, and keep the test whose failure reason most share. */
   vote?: { samples?: number; temperature?: number };
   /** After a strategy reproduced: the model writes a stand-in fix and the test must pass with it (see fixCheck.ts; default off). */
-  fixCheck?: { mode?: 'off' | 'demote' | 'require' };
+  fixCheck?: { mode?: FixCheckMode };
   /** ensemble: order, and whether to stop at the first verified reproduction or pick by evidence. */
   ensemble?: { order?: Exclude<StrategyName, 'ensemble'>[]; mode?: 'first' | 'best' };
 }

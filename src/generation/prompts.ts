@@ -210,13 +210,41 @@ IMPORTANT TIPS:
 /**
  * The stand-in fix (fixCheck.ts): the model fixes the code so that the reproducing test passes.
  * Whole functions in the custom diff format's `rewrite` blocks: short enough for a small model's
- * answer, and placed by name, so line numbers may be rough.
+ * answer, and placed by name, so line numbers may be rough. With a `site` (the function the failure
+ * passes through), only that function, in a plain code block: small models copy a format's
+ * placeholder (Qwen2.5-Coder 1.5B answered `(the corrected function, whole)`) but rewrite code they see.
  */
-export function standInFixPrompt(issue: IssueInput, testPatch: string, failure: string, sources: Array<{ path: string; content: string; truncated?: boolean }>): string {
+export function standInFixPrompt(issue: IssueInput, testPatch: string, failure: string, sources: Array<{ path: string; content: string; truncated?: boolean }>, site?: FixSite): string {
   const files = sources.map((f) => `[start of ${f.path}]\n${f.content.replace(/\n$/, '')}${f.truncated ? '\n… (file truncated)' : ''}\n[end of ${f.path}]`).join('\n');
+  if (site) {
+    return `${fixContext(issue, files, testPatch, failure)}
+
+The failure passes through \`${site.name}\` of ${site.path} (line ${site.line}):
+\`\`\`
+${site.code}
+\`\`\`
+
+Fix the issue there, so that the test passes: write \`${site.name}\` again, corrected, the whole ${site.kind} (its real code, every line), in one fenced code block, and nothing else. Do not change the test.`;
+  }
   // The example names a real source file: small models copy a placeholder path (even a test's) verbatim.
   const example = sources[0]?.path ?? 'src/module.py';
   const line = Math.max(1, (sources[0]?.content.split('\n').findIndex((l) => /^\s*(export\s+)?(async\s+)?(def|function|func|class)\b/.test(l)) ?? 0) + 1);
+  return `${fixContext(issue, files, testPatch, failure)}
+
+Fix the issue in the source code, so that the test passes. Do not change the test or any test file. For each function you change, write one block: the source file's path, the word rewrite, the function's line number, then the whole corrected function (its real code, every line), then end diff. For example, a change to a function of ${example} is written as:
+\`\`\`custom-diff
+diff
+${example}
+rewrite
+${line}
+(the corrected function, whole)
+end diff
+\`\`\`
+Answer with these blocks only.`;
+}
+
+/** The issue, the code, the test and its failure: what every stand-in fix prompt starts with. */
+function fixContext(issue: IssueInput, files: string, testPatch: string, failure: string): string {
   return `<issue>
 ${issueText(issue)}
 </issue>
@@ -233,16 +261,15 @@ ${testPatch}
 
 <failure>
 ${failure}
-</failure>
+</failure>`;
+}
 
-Fix the issue in the source code, so that the test passes. Do not change the test or any test file. For each function you change, write one block: the source file's path, the word rewrite, the function's line number, then the whole corrected function (its real code, every line), then end diff. For example, a change to a function of ${example} is written as:
-\`\`\`custom-diff
-diff
-${example}
-rewrite
-${line}
-(the corrected function, whole)
-end diff
-\`\`\`
-Answer with these blocks only.`;
+/** A function the failure passes through (fixCheck.ts): the stand-in fix rewrites it alone, placed by name. */
+export interface FixSite {
+  path: string;
+  /** 1-based, as the trace gives it. */
+  line: number;
+  name: string;
+  kind: 'function' | 'method';
+  code: string;
 }

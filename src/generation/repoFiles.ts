@@ -1,6 +1,7 @@
 /** Read-only views of the host checkout at base: its file list, package.json and runner. */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { tryConfineRepoPath } from '../util/repoPath.js';
 import { FILE_LEVEL_KIND } from '../ecosystems/fileLevel.js';
 import { isTape, runnerFromCommand } from '../harness/runners.js';
 import { isTestFile } from '../harness/testFiles.js';
@@ -36,9 +37,16 @@ export async function listRepoFiles(root: string, opts: { max?: number } = {}): 
   return out;
 }
 
+/**
+ * A file of the checkout, or undefined: paths come from traces and answers (untrusted), so one that
+ * leaves the checkout, by `..` or through a link, reads nothing.
+ */
 export async function readRepoFile(root: string, rel: string, maxBytes = 2_000_000): Promise<string | undefined> {
+  const confined = tryConfineRepoPath(rel);
+  if (!confined) return undefined;
   try {
-    const p = join(root, rel);
+    const p = await realpath(join(root, confined));
+    if (!p.startsWith((await realpath(root)) + sep)) return undefined;
     const s = await stat(p);
     if (!s.isFile() || s.size > maxBytes) return undefined;
     const text = await readFile(p, 'utf8');

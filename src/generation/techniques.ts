@@ -1,13 +1,14 @@
 /**
  * The techniques a run switches on, from one short spec (the CLI's `--techniques`, bench:generate's
  * `strategy:spec`), pure: `feedback=N` (rounds of execution feedback), `vote=N` or `vote=N@T`
- * (samples and their temperature), `fix=off|demote|require` (the stand-in fix), `libro=judge|vote`
+ * (samples and their temperature), `fix=off|demote|confirm|require` (the stand-in fix), `libro=judge|vote`
  * (how LIBRO chooses), `order=snippet+zero-shot-plus` (the ensemble's strategies). Items are separated by `,` or `:`.
  */
 import { SwtError } from '../util/errors.js';
 import type { StrategyOptions } from './candidate.js';
+import { FIX_CHECK_MODES, type FixCheckMode } from './fixCheck.js';
 
-export const TECHNIQUES_HELP = 'feedback=N, vote=N[@temperature], fix=off|demote|require, libro=judge|vote, order=<strategy>+<strategy>… (comma-separated)';
+export const TECHNIQUES_HELP = 'feedback=N, vote=N[@temperature], fix=off|demote|confirm|require, libro=judge|vote, order=<strategy>+<strategy>… (comma-separated)';
 
 function bad(item: string, why: string): never {
   throw new SwtError('BAD_INPUT', `techniques: "${item}" ${why}`, { hint: TECHNIQUES_HELP });
@@ -29,8 +30,8 @@ export function parseTechniques(spec: string | undefined): Pick<StrategyOptions,
       if (temperature !== undefined && !(temperature > 0 && temperature <= 2)) bad(item, 'needs a temperature above 0 and at most 2');
       out.vote = { samples: count(item, n ?? '', 20), ...(temperature !== undefined ? { temperature } : {}) };
     } else if (key === 'fix') {
-      if (value !== 'off' && value !== 'demote' && value !== 'require') bad(item, 'is one of fix=off, fix=demote, fix=require');
-      out.fixCheck = { mode: value };
+      if (!FIX_CHECK_MODES.includes(value as FixCheckMode)) bad(item, `is one of ${FIX_CHECK_MODES.map((m) => `fix=${m}`).join(', ')}`);
+      out.fixCheck = { mode: value as FixCheckMode };
     } else if (key === 'libro') {
       if (value !== 'judge' && value !== 'vote') bad(item, 'is one of libro=judge, libro=vote');
       out.libro = { select: value };

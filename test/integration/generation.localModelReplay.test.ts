@@ -21,6 +21,8 @@ function captured(name: string): string[] {
 
 const llmFor = (server: ScriptedLlm): LlmClient =>
   scriptedClient(server, 'sk-scripted-local', { model: 'local-replay', maxRetries: 0, prices: { 'local-replay': { input: 0, output: 0 } } });
+/** The same client taken for a model running in this process: the local model's defaults apply (fix=confirm). */
+const asLocal = (llm: LlmClient): LlmClient => new Proxy(llm, { get: (t, k) => (k === 'local' ? true : Reflect.get(t, k, t)) });
 
 describe('real small-model answers, replayed (py-durations, pytest on the host)', () => {
   const host = pyDurationsOnHost();
@@ -83,5 +85,19 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
       execFileSync('git', ['reset', '-q', '--hard'], { cwd: host.fx.dir });
       execFileSync('git', ['clean', '-qfd'], { cwd: host.fx.dir });
     }
+  });
+
+  // The 1.5B's stand-in fix rewrote parse_duration unchanged in substance (the failure stays as on base):
+  // that says nothing against the test, which fails with the issue's own ValueError, so it is posted.
+  it("a local model's test is confirmed by default: its stand-in fix, shown the function the traceback names, left the failure as it was; the test fails with the issue's ValueError: posted", async () => {
+    const answers = captured('demo-zsp-1.5b-confirm');
+    server = await host.serve(answers.map((a) => msg(a)));
+    const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: asLocal(llmFor(server)), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
+    expect(r.evidence?.answers?.map((a) => a.purpose)).toEqual(['zero-shot-plus', 'feedback 1', 'stand-in fix']);
+    const fixPrompt = server.requests[2]!.body.messages[0].content as string;
+    expect(fixPrompt).toMatch(/The failure passes through `parse_duration` of durations\/parse\.py \(line 14\):/);
+    expect(r.evidence?.fixCheck).toMatchObject({ verdict: 'no-fix', reason: expect.stringMatching(/^the stand-in fix left the failure as it was \(.*ValueError: invalid literal for int\(\) with base 10: '1h30'/), fixFiles: ['durations/parse.py'] });
+    expect(r.status).toBe('reproduced');
+    expect(r.reason).toMatch(/the failure carries the reported ValueError/);
   });
 });

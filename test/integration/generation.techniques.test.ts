@@ -26,17 +26,21 @@ const OWN_IMPORT_ERROR = testBlock('tests/test_own.py', 'from durations.parse im
 const fixBlock = (body: string) => `\`\`\`custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n${body}\nend diff\n\`\`\``;
 /** The real fix, as a model would write it: the whole function. */
 const REAL_FIX = fixBlock(FIXED_PARSE_DURATION);
-/** A "fix" that changes nothing the issue is about. */
+/** The same function alone in a plain block, as the 1.5B answers when shown the function the failure passes through. */
+const REAL_FIX_PLAIN = `Here is the corrected function:\n\n\`\`\`python\n${FIXED_PARSE_DURATION}\n\`\`\``;
+/** A "fix" that refuses combined units with another error: a test of them still fails, for another reason than on base. */
 const WRONG_FIX = fixBlock(`def parse_duration(text):
     text = text.strip().lower()
     if not text:
-        raise ValueError("empty duration!")
+        raise ValueError("empty duration")
     if text.isdigit():
         return int(text)
     unit = text[-1]
+    if not text[:-1].isdigit():
+        raise TypeError(f"combined units are not supported: {text!r}")
     return int(text[:-1]) * UNITS[unit]`);
 
-const isFix = (r: RecordedRequest) => promptText(r).includes('Fix the issue in the source code');
+const isFix = (r: RecordedRequest) => promptText(r).includes('This test reproduces the issue: it fails on the current code.');
 const isJudge = (r: RecordedRequest) => promptText(r).includes('Does this failure show the problem the issue describes');
 const isFeedback = (r: RecordedRequest) => lastMessage(r).content.startsWith('Your test did not reproduce the issue');
 
@@ -146,7 +150,7 @@ describe('generation techniques end to end (py-durations, pytest on the host)', 
 
   describe('a stand-in fix written by the model (fix=…)', () => {
     it('a test that passes with the model’s fix is posted, and the check says so', async () => {
-      server = await host.serve((req) => msg(isFix(req) ? REAL_FIX : GOLDEN_A));
+      server = await host.serve((req) => msg(isFix(req) ? REAL_FIX_PLAIN : GOLDEN_A));
       const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'demote' }, llm: llmFor(server), logger: quietLog });
       expect(r.status).toBe('reproduced');
       expect(r.evidence?.fixCheck).toMatchObject({ verdict: 'flips', fixFiles: ['durations/parse.py'] });
@@ -154,8 +158,9 @@ describe('generation techniques end to end (py-durations, pytest on the host)', 
       expect(fixPrompt).toContain('[start of durations/parse.py]');
       expect(fixPrompt).toContain('+    assert parse_duration("1h30m") == 5400');
       expect(fixPrompt).toContain("ValueError: invalid literal for int() with base 10: '1h30'");
-      // Its example names a real source file and its first function's line: small models copy the example.
-      expect(fixPrompt).toContain('is written as:\n```custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n');
+      // The function the run's traceback passes through, shown whole and asked for alone: the answer is placed by name.
+      expect(fixPrompt).toMatch(/The failure passes through `parse_duration` of durations\/parse\.py \(line \d+\):\n```\ndef parse_duration\(text\):\n/);
+      expect(fixPrompt).toContain('write `parse_duration` again, corrected, the whole function');
       expect(host.wb.log).toContain('runTests with a fix');
     });
 

@@ -1,5 +1,10 @@
 /** The techniques' pure parts: the vote on the failure reason, the stand-in fix's verdict and what it does to posting, the spec parser, the ensemble's score. */
-import { applyFixVerdict, filesInFailure, judgeOnFix } from '../../src/generation/fixCheck.js';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyFixVerdict, failureSite, filesInFailure, fixCheckMode, judgeOnFix, siteAnswerPatch } from '../../src/generation/fixCheck.js';
+import { standInFixPrompt } from '../../src/generation/prompts.js';
+import { readRepoFile } from '../../src/generation/repoFiles.js';
 import { evidenceScore } from '../../src/generation/strategies/ensemble.js';
 import { parseTechniques } from '../../src/generation/techniques.js';
 import type { FailureEvidence, Reproduction } from '../../src/generation/types.js';
@@ -71,6 +76,11 @@ describe('the stand-in fix', () => {
     expect(judgeOnFix([id], run([], { fileErrors: [{ file: 'tests/test_x.py', kind: 'collection', message: 'SyntaxError in parse.py' }] }))).toMatchObject({ verdict: 'no-fix' });
     expect(judgeOnFix([id], run([{ id, outcome: 'failed', failureKind: 'collection' }])).verdict).toBe('no-fix');
     expect(judgeOnFix([id, 'tests/test_x.py::test_y'], run([{ id, outcome: 'passed' }])).verdict).toBe('fails-on-fix');
+    // Failing as on base: the fix did not reach the failure (the 1.5B rewrote parse_duration unchanged in substance).
+    const base = new Map([[id, "ValueError: invalid literal for int() with base 10: '1h30'"]]);
+    const same = judgeOnFix([id], run([{ id, outcome: 'failed', failureKind: 'error', message: "ValueError: invalid literal for int() with base 10: '1h30'" }]), base);
+    expect(same).toMatchObject({ verdict: 'no-fix', reason: expect.stringMatching(/^the stand-in fix left the failure as it was \(tests\/test_x.py::test_x: ValueError/) });
+    expect(judgeOnFix([id], run([{ id, outcome: 'failed', failureKind: 'assertion', message: 'assert 5401 == 5400' }]), base).verdict).toBe('fails-on-fix');
   });
 
   it('a test that fails on the fix too is never posted, in either mode; the test and the reason are kept', () => {
@@ -92,6 +102,78 @@ describe('the stand-in fix', () => {
     expect(applyFixVerdict(rep(), none, 'require')).toMatchObject({ status: 'not-reproduced', reason: expect.stringMatching(/^not posted: unconfirmed \(the stand-in fix changes no source file\)/) });
     const flips = { verdict: 'flips' as const, reason: 'passes', fixFiles: ['a.py'] };
     for (const mode of ['demote', 'require'] as const) expect(applyFixVerdict(rep(), flips, mode).status).toBe('reproduced');
+  });
+
+  it("confirm: with no usable fix, a test failing with the issue's own error stands and a plain assertion is not posted; failing on the fix is never posted", () => {
+    const none = { verdict: 'no-fix' as const, reason: 'the stand-in fix left the failure as it was', fixFiles: ['durations/parse.py'] };
+    const failing = (kind: 'issue-exception' | 'issue-symptom' | 'assertion') => rep({ evidence: { ...rep().evidence!, runs: [{ exitCode: 1, timedOut: false, durationMs: 1, passed: 0, failures: [{ id, kind, exception: 'ValueError', message: 'ValueError: x' }] }] } });
+    expect(applyFixVerdict(failing('issue-exception'), none, 'confirm').status).toBe('reproduced');
+    expect(applyFixVerdict(failing('issue-symptom'), none, 'confirm').status).toBe('reproduced');
+    expect(applyFixVerdict(failing('assertion'), none, 'confirm')).toMatchObject({
+      status: 'not-reproduced',
+      reason: 'not posted: unconfirmed (the stand-in fix left the failure as it was), and its failure is not the error the issue reports; on base: fails on base with ValueError',
+    });
+    // Another test's failure is not this one's.
+    const other = rep({ evidence: { ...rep().evidence!, runs: [{ exitCode: 1, timedOut: false, durationMs: 1, passed: 0, failures: [{ id: 'tests/test_x.py::test_other', kind: 'issue-exception' }] }] } });
+    expect(applyFixVerdict(other, none, 'confirm').status).toBe('not-reproduced');
+    const fails = { verdict: 'fails-on-fix' as const, reason: 'the test also fails with a fix the model wrote', fixFiles: ['a.py'] };
+    expect(applyFixVerdict(failing('issue-exception'), fails, 'confirm').status).toBe('not-reproduced');
+    expect(applyFixVerdict(failing('assertion'), { verdict: 'flips', reason: 'passes', fixFiles: ['a.py'] }, 'confirm').status).toBe('reproduced');
+  });
+
+  it("a local model's own tests are confirmed (fix=confirm) unless a mode is given; the snippet strategy's, and a remote model's, are not checked by default", () => {
+    const ctx = (local: boolean, mode?: 'off' | 'demote' | 'require') => ({ llm: { model: 'm', local, chat: async () => ({}) } as never, options: mode ? { fixCheck: { mode } } : {} });
+    expect(fixCheckMode(ctx(true), 'zero-shot-plus')).toBe('confirm');
+    expect(fixCheckMode(ctx(true), 'agent')).toBe('confirm');
+    expect(fixCheckMode(ctx(true), 'snippet')).toBe('off');
+    expect(fixCheckMode(ctx(false), 'zero-shot-plus')).toBe('off');
+    expect(fixCheckMode(ctx(true, 'off'), 'zero-shot-plus')).toBe('off');
+    expect(fixCheckMode(ctx(false, 'demote'), 'libro')).toBe('demote');
+    expect(fixCheckMode({ llm: null, options: { fixCheck: { mode: 'require' } } }, 'zero-shot-plus')).toBe('off');
+  });
+
+  it("finds the failure's site in the repository's source: Python's deepest frame (the last), another trace's first", () => {
+    const src = (p: string) => !p.startsWith('lib/');
+    const pytest = 'tests/test_p.py:5: in test_combined\n    assert parse_duration("1h30m") == 5400\ndurations/parse.py:14: in parse_duration\n    return int(text[:-1])\nE   ValueError: invalid literal';
+    expect(failureSite(pytest, src)).toEqual({ path: 'durations/parse.py', line: 14 });
+    const tb = 'Traceback (most recent call last):\n  File "/testbed/tests/test_p.py", line 5, in test_x\n  File "/testbed/durations/api.py", line 3, in parse\n  File "/testbed/durations/parse.py", line 14, in parse_duration\n  File "/usr/lib/python3.11/re.py", line 9, in sub';
+    expect(failureSite(tb, src)).toEqual({ path: 'durations/parse.py', line: 14 });
+    const node = "TypeError: x is not a function\n    at parse (/testbed/src/parse.js:12:5)\n    at Object.<anonymous> (/testbed/src/index.js:3:1)\n    at Context.<anonymous> (test/parse.test.js:8:3)\n    at node_modules/mocha/lib/runner.js:1:1";
+    expect(failureSite(node, src)).toEqual({ path: 'src/parse.js', line: 12 });
+    expect(failureSite('    at Context.<anonymous> (test/parse.test.js:8:3)', src)).toBeUndefined();
+  });
+
+  it("the stand-in fix of a site: the function shown, asked for whole in a plain block, and placed by name; an answer already in a diff format stands", () => {
+    const site = { path: 'durations/parse.py', line: 14, name: 'parse_duration', kind: 'function' as const, code: 'def parse_duration(text):\n    return int(text[:-1]) * UNITS[text[-1]]' };
+    const prompt = standInFixPrompt({ title: 't', body: 'b' }, '+test', 'ValueError', [], site);
+    expect(prompt).toContain('The failure passes through `parse_duration` of durations/parse.py (line 14):\n```\ndef parse_duration(text):');
+    expect(prompt).toContain('write `parse_duration` again, corrected, the whole function');
+    expect(prompt).not.toContain('(the corrected function, whole)');
+    // With no site: custom-diff blocks, the example naming a real source file and its first function's line (small models copy the example).
+    const blocks = standInFixPrompt({ title: 't', body: 'b' }, '+test', 'ValueError', [{ path: 'durations/parse.py', content: 'UNITS = {}\n\n\ndef parse_duration(text):\n    pass\n' }]);
+    expect(blocks).toContain('is written as:\n```custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n');
+    const fixed = 'def parse_duration(text):\n    return sum(int(n) * UNITS[u] for n, u in PARTS.findall(text))';
+    expect(siteAnswerPatch(`Here it is:\n\n\`\`\`python\n${fixed}\n\`\`\`\n`, site)).toBe(`diff\ndurations/parse.py\nrewrite\n14\n${fixed}\nend diff`);
+    expect(siteAnswerPatch(fixed, site)).toBe(`diff\ndurations/parse.py\nrewrite\n14\n${fixed}\nend diff`);
+    const custom = '```custom-diff\ndiff\ndurations/parse.py\nrewrite\n10\ndef parse_duration(text):\n    return 0\nend diff\n```';
+    expect(siteAnswerPatch(custom, site)).toBe('diff\ndurations/parse.py\nrewrite\n10\ndef parse_duration(text):\n    return 0\nend diff\n');
+  });
+
+  it('a path a trace names is read only inside the checkout: not through `..`, an absolute path or a link out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swt-readrepo-'));
+    try {
+      mkdirSync(join(dir, 'repo', 'src'), { recursive: true });
+      writeFileSync(join(dir, 'repo', 'src', 'a.py'), 'x = 1\n');
+      writeFileSync(join(dir, 'secret.env'), 'TOKEN=decoy\n');
+      symlinkSync(join(dir, 'secret.env'), join(dir, 'repo', 'src', 'link.py'));
+      symlinkSync(dir, join(dir, 'repo', 'up'));
+      const root = join(dir, 'repo');
+      expect(await readRepoFile(root, 'src/a.py')).toBe('x = 1\n');
+      expect(await readRepoFile(root, '/testbed/src/a.py')).toBe('x = 1\n');
+      for (const p of ['../secret.env', 'src/../../secret.env', join(dir, 'secret.env'), 'src/link.py', 'up/secret.env']) expect(await readRepoFile(root, p)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads the source files a traceback names', () => {
@@ -126,7 +208,8 @@ describe('parseTechniques', () => {
   it('says what is wrong with a bad item', () => {
     expect(() => parseTechniques('vote=many')).toThrow(/"vote=many" needs a whole number from 0 to 20/);
     expect(() => parseTechniques('vote=3@0')).toThrow(/temperature above 0/);
-    expect(() => parseTechniques('fix=maybe')).toThrow(/one of fix=off, fix=demote, fix=require/);
+    expect(() => parseTechniques('fix=maybe')).toThrow(/one of fix=off, fix=demote, fix=confirm, fix=require/);
+    expect(parseTechniques('fix=confirm')).toEqual({ fixCheck: { mode: 'confirm' } });
     expect(() => parseTechniques('order=snippet+magic')).toThrow(/joined by \+/);
     expect(() => parseTechniques('telepathy=1')).toThrow(/"telepathy=1" is not a technique/);
   });
