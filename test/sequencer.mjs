@@ -3,34 +3,35 @@ import Sequencer from '@jest/test-sequencer';
 /**
  * Longest files first, so that two workers sharing one run finish together: a long file started
  * last would run alone at the end. Jest's own timings of this machine's last run decide when it
- * has them; on a clean clone it has none, and these figures (seconds, CI of stop 44, rounded, after
- * that stop's cuts) stand in. A stale figure costs minutes of balance, never a result.
+ * has them; on a clean clone it has none, and these figures (seconds, a local CI run of stop 48,
+ * rounded) stand in. A stale figure costs minutes of balance, never a result.
  */
 const SECONDS = {
-  'examples/eval.instances': 800,
-  'integration/pipeline.validateFlaky': 700,
-  'integration/ecosystems.java': 660,
-  'examples/pipeline.reproduce': 430,
-  'integration/harness.nodeRounds': 320,
-  'redteam/github.approvals': 270,
-  'examples/eval.coverage': 230,
-  'examples/eval.swebench': 260,
+  'integration/pipeline.validateFlaky': 600,
+  'examples/eval.instances': 590,
+  'integration/harness.nodeRounds': 340,
+  'integration/ecosystems.java': 300,
+  'examples/pipeline.reproduce': 260,
+  'examples/generation.snippet': 200,
+  'examples/eval.coverage': 195,
   'integration/package.dockerImage': 190,
-  'integration/ecosystems.mavenReactor': 185,
-  'redteam/harness.testMachinery': 185,
-  'integration/pipeline.snippetRunners': 180,
-  'integration/pipeline.reproduce': 175,
-  'examples/eval': 175,
-  'integration/ecosystems.c': 165,
-  'integration/pipeline.validateDeps': 155,
-  'integration/ecosystems.nodePackageManagers': 145,
-  'examples/generation.snippet': 145,
-  'integration/harness.mocha': 140,
-  'scale/app.faultsDocker': 130,
-  'integration/harness.snapshots': 125,
-  'integration/pipeline.validateAsOf': 125,
-  'integration/eval.coverage': 120,
-  'redteam/webhooks.receiverMemory': 110,
+  'integration/pipeline.snippetRunners': 175,
+  'redteam/github.approvals': 165,
+  'integration/ecosystems.c': 160,
+  'examples/eval': 160,
+  'examples/eval.swebench': 150,
+  'scale/app.faultsDocker': 150,
+  'redteam/harness.testMachinery': 140,
+  'integration/ecosystems.nodePackageManagers': 140,
+  'integration/pipeline.validateAsOf': 120,
+  'integration/pipeline.reproduce': 120,
+  'integration/harness.snapshots': 105,
+  'integration/eval.coverage': 105,
+  'integration/harness.mocha': 100,
+  'integration/pipeline.validate': 95,
+  'integration/ecosystems.mavenReactor': 95,
+  'redteam/sandbox.diskInodes': 90,
+  'redteam/webhooks.receiverMemory': 90,
 };
 
 export default class LongestFirst extends Sequencer {
