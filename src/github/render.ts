@@ -118,6 +118,7 @@ export function renderReproductionResult(rep: Reproduction, where: Where, extra:
       out.push(`<details open><summary>How it fails at ${short(where.sha)}</summary>`, '', fence(rep.failureExcerpt, 'text'), '', '</details>', '');
     }
     if (rep.evidence?.fixCheck?.verdict === 'flips') out.push('It also passes with a fix the model wrote as a stand-in (not a fix anyone has proposed yet), so it is likely to tell a real fix apart.', '');
+    if (rep.evidence?.fixCheck?.verdict === 'no-fix') out.push('No fix the model wrote as a stand-in made it pass, so nothing but its failure above vouches for it.', '');
     if (extra.draftPr) out.push(`The test is in draft pull request #${extra.draftPr}.`, '');
     if (extra.draftPrError) out.push(`Could not open a draft pull request with the test: ${extra.draftPrError}`, '');
     out.push('A pull request that links this issue (`Fixes #…`) is checked against this test on its base and head.', '');
