@@ -88,12 +88,17 @@ async function fixSite(ctx: StrategyContext, rep: Reproduction, failure: string)
   return { path: at.path, line: at.line, name: unit.name, kind: unit.kind, code: lines.slice(unit.startLine, unit.endLine + 1).join('\n') };
 }
 
-/** The site's function as the model wrote it, as a rewrite block placed by name; an answer already in a diff format stands. */
+/**
+ * The site's function as the model wrote it, as a rewrite block placed by name. An answer already
+ * in a diff format stands, and so does a whole file that names its path (more than one top-level
+ * definition): rewriting one function with a whole file would duplicate the rest.
+ */
 export function siteAnswerPatch(answer: string, site: Pick<FixSite, 'path' | 'line'>): string {
   const text = extractPatchText(answer);
   const format = detectFormat(text);
   if (format === 'custom' || format === 'unified') return text;
   const code = fencedBlocks(answer)[0]?.body ?? answer.trim();
+  if (format === 'files' && code.split('\n').filter((l) => /^(export\s+)?(async\s+)?(def|class|function|func)\b/.test(l)).length > 1) return text;
   return `diff\n${site.path}\nrewrite\n${site.line}\n${code}\nend diff`;
 }
 

@@ -155,6 +155,10 @@ describe('the stand-in fix', () => {
     const fixed = 'def parse_duration(text):\n    return sum(int(n) * UNITS[u] for n, u in PARTS.findall(text))';
     expect(siteAnswerPatch(`Here it is:\n\n\`\`\`python\n${fixed}\n\`\`\`\n`, site)).toBe(`diff\ndurations/parse.py\nrewrite\n14\n${fixed}\nend diff`);
     expect(siteAnswerPatch(fixed, site)).toBe(`diff\ndurations/parse.py\nrewrite\n14\n${fixed}\nend diff`);
+    // A whole file that names its path stands as one; the function alone under its path is still placed by name.
+    const whole = `durations/parse.py\n\`\`\`python\nUNITS = {"s": 1}\n\n\n${fixed}\n\n\ndef format_duration(seconds):\n    return "0s"\n\`\`\`\n`;
+    expect(siteAnswerPatch(whole, site)).toBe(whole);
+    expect(siteAnswerPatch(`durations/parse.py\n\`\`\`python\n${fixed}\n\`\`\`\n`, site)).toBe(`diff\ndurations/parse.py\nrewrite\n14\n${fixed}\nend diff`);
     const custom = '```custom-diff\ndiff\ndurations/parse.py\nrewrite\n10\ndef parse_duration(text):\n    return 0\nend diff\n```';
     expect(siteAnswerPatch(custom, site)).toBe('diff\ndurations/parse.py\nrewrite\n10\ndef parse_duration(text):\n    return 0\nend diff\n');
   });
