@@ -72,7 +72,7 @@ async function fixSite(ctx: StrategyContext, rep: Reproduction, failure: string)
     try {
       return (await ctx.workbench.runTests(rep.testPatch!)).output;
     } catch (e) {
-      if (isBudgetExhausted(e)) throw e;
+      if (isBudgetExhausted(e) || isSwtError(e, 'CANCELLED') || isSwtError(e, 'INTERRUPTED')) throw e;
       return ''; // no site: the fix is asked for in blocks
     }
   };
