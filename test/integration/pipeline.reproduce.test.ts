@@ -93,7 +93,7 @@ describe('reproduce on real containers', () => {
 
     it('stand-in fix (fix=demote): the model’s fix goes under the test in the sandbox; a test that passes with it is posted, a false reproduction is not', async () => {
       const fix = `\`\`\`custom-diff\ndiff\ndurations/parse.py\nrewrite\n4\n${FIXED_PARSE_DURATION}\nend diff\n\`\`\``;
-      const isFix = (q: { body: unknown }) => JSON.stringify(q.body).includes('Fix the issue in the source code');
+      const isFix = (q: { body: unknown }) => JSON.stringify(q.body).includes('This test reproduces the issue: it fails on the current code.');
       for (const [test, posted] of [[PY_GOLDEN, 'reproduced'], [custom('tests/test_parse.py', 'def test_combined_units():\n    assert parse_duration("1h30m") == 5401'), 'not-reproduced']] as const) {
         server = await startScriptedLlm((q) => msg(isFix(q) ? fix : test));
         const rep = await withWorkbench(fx, (wb) => reproduce(wb, fx.issue, { strategy: 'zero-shot-plus', fixCheck: { mode: 'demote' }, llm: llmFor(server!), logger: quiet }));
