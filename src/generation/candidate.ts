@@ -121,6 +121,7 @@ export async function evaluateCandidate(ctx: StrategyContext, text: string, opts
     }
     evidence.runs = j.runs;
     evidence.reproducingTests = j.status === 'reproduced' ? j.reproducingTests : [];
+    evidence.failureSite = j.failureSite;
     log.debug({ status: j.status, reason: j.reason }, 'candidate judged');
     return { status: j.status, reason: j.reason, testPatch, failureExcerpt: j.failureExcerpt, evidence, judgement: j, runs, baseline };
   } catch (e) {
@@ -145,7 +146,7 @@ export async function confirmCandidate(ctx: StrategyContext, c: CandidateResult)
   ctx.budget.checkWallTime();
   const second = await ctx.workbench.runTests(c.testPatch);
   const j = judgeRuns(ctx.issue, splitDiff(c.testPatch), [c.runs[0]!, second], { baseline: c.baseline });
-  const evidence = { ...c.evidence, runs: j.runs, reproducingTests: j.status === 'reproduced' ? j.reproducingTests : [] };
+  const evidence = { ...c.evidence, runs: j.runs, reproducingTests: j.status === 'reproduced' ? j.reproducingTests : [], failureSite: j.failureSite };
   return { ...c, status: j.status, reason: j.reason, failureExcerpt: j.failureExcerpt, evidence, judgement: j, runs: [c.runs[0]!, second] };
 }
 

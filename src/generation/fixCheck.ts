@@ -48,35 +48,9 @@ export function filesInFailure(failure: string, isSource: (p: string) => boolean
   return [...new Set(found)].filter((p) => !isTestPath(p) && isSource(p));
 }
 
-/**
- * Where a failure leaves the repository's own source, as its trace names it (pure): Python lists
- * the deepest frame last (`File "p", line N`, pytest's `p:N: in f`), other traces first (`at f (p:N:C)`).
- */
-export function failureSite(failure: string, isSource: (p: string) => boolean): { path: string; line: number } | undefined {
-  // Inside the sandbox the checkout is /testbed; any other absolute path is not the repository's.
-  const strip = (p: string) => p.replace(/^\/testbed\//, '');
-  const ours = (s: { path: string }) => !s.path.startsWith('/') && !isTestPath(s.path) && !/(^|\/)(node_modules|site-packages|vendor)\//.test(s.path) && isSource(s.path);
-  const frames = [...failure.matchAll(/File "([^"]+)", line (\d+)/g)].map((m) => ({ path: strip(m[1]!), line: +m[2]! })).filter(ours);
-  if (frames.length) return frames.at(-1);
-  const places = [...failure.matchAll(/(?:^|[\s"'(])(\/?(?:[\w.-]+\/)*[\w.-]+\.[a-z]{1,4}):(\d+)(?=[:\s),]|$)/gm)].map((m) => ({ path: strip(m[1]!), line: +m[2]! })).filter(ours);
-  return places[0]?.path.endsWith('.py') ? places.at(-1) : places[0];
-}
-
-/**
- * The function or method at the failure's site, when the file's language has a grammar here. The
- * excerpt holds a failure's first lines only; without a site there, the test runs on base once more
- * for the runner's whole output (seconds, beside the model's minutes).
- */
-async function fixSite(ctx: StrategyContext, rep: Reproduction, failure: string): Promise<FixSite | undefined> {
-  const output = async () => {
-    try {
-      return (await ctx.workbench.runTests(rep.testPatch!)).output;
-    } catch (e) {
-      if (isBudgetExhausted(e) || isSwtError(e, 'CANCELLED') || isSwtError(e, 'INTERRUPTED')) throw e;
-      return ''; // no site: the fix is asked for in blocks
-    }
-  };
-  const at = failureSite(failure, () => true) ?? failureSite(await output(), () => true);
+/** The function or method at the failure's site (found when the test was judged), when the file's language has a grammar here. */
+async function fixSite(ctx: StrategyContext, rep: Reproduction): Promise<FixSite | undefined> {
+  const at = rep.evidence?.failureSite;
   const lang = at && languageForPath(at.path);
   if (!at || !lang) return undefined;
   const text = await readRepoFile(ctx.workbench.repoDir, at.path, 400_000);
@@ -150,7 +124,7 @@ export async function checkStandInFix(ctx: StrategyContext, rep: Reproduction): 
   let site: FixSite | undefined;
   try {
     const sources = await fixSources(ctx, failure);
-    site = await fixSite(ctx, rep, failure);
+    site = await fixSite(ctx, rep);
     const prompt = standInFixPrompt(ctx.issue, rep.testPatch, failure.slice(-2000), sources, site);
     answer = (await ctx.llm!.chat({ messages: [{ role: 'user', content: prompt }], purpose: 'stand-in fix' }, { budget: ctx.budget })).content;
   } catch (e) {

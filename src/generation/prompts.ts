@@ -4,6 +4,7 @@
  * tools. Issue text and file contents are passed in; secrets are scrubbed by the LLM client.
  */
 import type { IssueInput } from './types.js';
+import type { FailureSite } from './verify.js';
 import type { RetrievedFile } from './retrieval.js';
 
 export function numbered(content: string): string {
@@ -265,10 +266,7 @@ ${failure}
 }
 
 /** A function the failure passes through (fixCheck.ts): the stand-in fix rewrites it alone, placed by name. */
-export interface FixSite {
-  path: string;
-  /** 1-based, as the trace gives it. */
-  line: number;
+export interface FixSite extends FailureSite {
   name: string;
   kind: 'function' | 'method';
   code: string;

@@ -83,6 +83,8 @@ export interface ReproductionEvidence {
   runs: Array<{ exitCode: number | null; timedOut: boolean; durationMs: number; failures: FailureEvidence[]; passed: number }>;
   /** Tests counted as reproducing the issue. */
   reproducingTests: string[];
+  /** Where the reproducing failure leaves the repository's source, from the run on base (verify.ts). */
+  failureSite?: import('./verify.js').FailureSite;
   /** Free-form notes of the strategy: the snippet used, LIBRO clusters, agent steps, etc. */
   notes: string[];
   /** Every answer the model gave, as written (clipped), in order; set on the result `reproduce` returns. */

@@ -29,6 +29,29 @@ export interface Judgement {
   matchesIssueException: boolean;
   /** Was the rejection caused by the test's own error (import/syntax/collection)? */
   ownError: boolean;
+  /** For a reproduction: where its failure leaves the repository's source (the stand-in fix rewrites that function). */
+  failureSite?: FailureSite;
+}
+
+/** A place in the repository's source that a failure's trace names. */
+export interface FailureSite {
+  path: string;
+  /** 1-based, as the trace gives it. */
+  line: number;
+}
+
+/**
+ * Where a failure leaves the repository's own source, as its trace names it (pure): Python lists
+ * the deepest frame last (`File "p", line N`, pytest's `p:N: in f`), other traces first (`at f (p:N:C)`).
+ */
+export function failureSite(failure: string, isSource: (p: string) => boolean = () => true): FailureSite | undefined {
+  // Inside the sandbox the checkout is /testbed; any other absolute path is not the repository's.
+  const strip = (p: string) => p.replace(/^\/testbed\//, '');
+  const ours = (s: FailureSite) => !s.path.startsWith('/') && !isTestPath(s.path) && !/(^|\/)(node_modules|site-packages|vendor)\//.test(s.path) && isSource(s.path);
+  const frames = [...failure.matchAll(/File "([^"]+)", line (\d+)/g)].map((m) => ({ path: strip(m[1]!), line: +m[2]! })).filter(ours);
+  if (frames.length) return frames.at(-1);
+  const places = [...failure.matchAll(/(?:^|[\s"'(])(\/?(?:[\w.-]+\/)*[\w.-]+\.[a-z]{1,4}):(\d+)(?=[:\s),]|$)/gm)].map((m) => ({ path: strip(m[1]!), line: +m[2]! })).filter(ours);
+  return places[0]?.path.endsWith('.py') ? places.at(-1) : places[0];
 }
 
 /** Errors that, raised by a test, mean the test itself is broken. */
@@ -221,7 +244,9 @@ export function judgeRuns(issue: IssueInput, files: readonly DiffFile[], runs: r
   const ids = reproducing.map((f) => f.id);
   const matches = reproducing.some((f) => carriesReportedException(f.message ?? '', facts.reported) || (f.kind === 'issue-exception' && !facts.reported));
   const failureExcerpt = excerpt(reproducing[0], runs[0]);
-  const yes = (reason: string): Judgement => ({ status: 'reproduced', reason, failureExcerpt, reproducingTests: ids, runs: plain, matchesIssueException: matches, ownError: false });
+  // The excerpt holds a failure's first lines; the run's whole output has its trace.
+  const site = failureSite(failureExcerpt) ?? failureSite(runs[0]!.output);
+  const yes = (reason: string): Judgement => ({ status: 'reproduced', reason, failureExcerpt, reproducingTests: ids, runs: plain, matchesIssueException: matches, ownError: false, ...(site ? { failureSite: site } : {}) });
   if (runs.length < 2) {
     if (requireRerun) return no('not re-run: flakiness not ruled out', { reproducingTests: ids, failureExcerpt, matchesIssueException: matches });
     return yes(`fails on base with ${failureWords(reproducing[0])} (single run)`);

@@ -2,7 +2,8 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyFixVerdict, failureSite, filesInFailure, fixCheckMode, judgeOnFix, siteAnswerPatch } from '../../src/generation/fixCheck.js';
+import { applyFixVerdict, filesInFailure, fixCheckMode, judgeOnFix, siteAnswerPatch } from '../../src/generation/fixCheck.js';
+import { failureSite } from '../../src/generation/verify.js';
 import { standInFixPrompt } from '../../src/generation/prompts.js';
 import { readRepoFile } from '../../src/generation/repoFiles.js';
 import { evidenceScore } from '../../src/generation/strategies/ensemble.js';
