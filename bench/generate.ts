@@ -14,11 +14,12 @@
  *                         (src/generation/techniques.ts: feedback=N, vote=N[@T], fix=off|demote|confirm|require, libro=judge|vote)
  *   SWT_BENCH_INSTANCES   instance ids (default the fixed subset below)
  *   SWT_BENCH_LIMIT       only the first N of them (a short run)
+ *   SWT_BENCH_KEEP        a directory to keep the eval rows in (each with every raw answer); else they go with the run
  *
  * Markdown on stdout, JSON on the last line.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { generatedTests } from '../src/eval/generated.js';
@@ -87,7 +88,9 @@ async function main() {
   const total = sets.reduce((a, s) => a + s.instances.length, 0);
   if (!total) throw new Error('no instance found (fixtures/instances, ../shared/examples or SWT_EXAMPLES_DIR)');
   const sandbox = createDockerSandbox();
-  const root = await mkdtemp(join(tmpdir(), 'swt-bench-generate-'));
+  const keep = process.env.SWT_BENCH_KEEP ? resolve(process.env.SWT_BENCH_KEEP) : undefined;
+  if (keep) await mkdir(keep, { recursive: true });
+  const root = keep ?? (await mkdtemp(join(tmpdir(), 'swt-bench-generate-')));
   const progress = { step: (m: string) => log(m) };
   const loadAtStart = loadavg()[0]!.toFixed(1);
   try {
@@ -123,7 +126,8 @@ async function main() {
     process.stdout.write(`${out.join('\n')}\n`);
     process.stdout.write(`${JSON.stringify({ model, instances: total, strategies: figures, loadAverage: { start: +loadAtStart, end: +loadavg()[0]!.toFixed(1) } })}\n`);
   } finally {
-    await rm(root, { recursive: true, force: true });
+    if (keep) log(`eval rows kept in ${keep}`);
+    else await rm(root, { recursive: true, force: true });
   }
 }
 

@@ -18,7 +18,7 @@ import { joinDiff, splitDiff } from '../patch/diffFiles.js';
 import { isTestPath } from '../harness/testFiles.js';
 import { readRepoFile } from './repoFiles.js';
 import { issueText, standInFixPrompt, type FixSite } from './prompts.js';
-import { analyze, languageForPath, loadLanguage, unitAt } from '../patch/structure.js';
+import { analyze, isLoaded, languageForPath, loadLanguage, unitAt, type Unit } from '../patch/structure.js';
 import { detectFormat } from '../patch/applyModelPatch.js';
 import { fencedBlocks } from '../patch/wholeFiles.js';
 import { retrieve } from './retrieval.js';
@@ -48,18 +48,45 @@ export function filesInFailure(failure: string, isSource: (p: string) => boolean
   return [...new Set(found)].filter((p) => !isTestPath(p) && isSource(p));
 }
 
-/** The function or method at the failure's site (found when the test was judged), when the file's language has a grammar here. */
-async function fixSite(ctx: StrategyContext, rep: Reproduction): Promise<FixSite | undefined> {
+/** A function or method of `text` at 0-based `line` (or named `name`), short enough to write again whole. */
+function siteUnit(text: string, lang: NonNullable<ReturnType<typeof languageForPath>>, pick: (units: Unit[]) => Unit | undefined) {
+  const unit = pick(analyze(text, lang).units.filter((u) => (u.kind === 'function' || u.kind === 'method') && u.endLine - u.startLine <= 150));
+  return unit && { name: unit.name, kind: unit.kind as 'function' | 'method', line: unit.defLine + 1, code: text.split('\n').slice(unit.startLine, unit.endLine + 1).join('\n') };
+}
+
+/**
+ * For a plain assertion, whose trace names no source function: the function the test calls (pure
+ * once the grammars are loaded). The names the test's added lines call, those the issue names
+ * first, then in the test's order; the first one a source file the model sees defines.
+ */
+export function calledSite(testPatch: string, sources: ReadonlyArray<{ path: string; content: string }>, issue: string): FixSite | undefined {
+  const added = testPatch.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).join('\n');
+  const called = [...new Set([...added.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]!))];
+  const named = (n: string) => new RegExp(`(^|[^\\w$])${n.replace(/\$/g, '\\$')}([^\\w$]|$)`).test(issue);
+  for (const name of [...called.filter(named), ...called.filter((n) => !named(n))]) {
+    for (const f of sources) {
+      const lang = languageForPath(f.path);
+      if (!lang || isTestPath(f.path) || !isLoaded(lang)) continue;
+      const unit = siteUnit(f.content, lang, (units) => units.find((u) => u.name === name));
+      if (unit) return { via: 'call', path: f.path, ...unit };
+    }
+  }
+  return undefined;
+}
+
+/** The function or method at the failure's site (found when the test was judged), else the one the test calls; when the file's language has a grammar here. */
+async function fixSite(ctx: StrategyContext, rep: Reproduction, sources: ReadonlyArray<{ path: string; content: string }>): Promise<FixSite | undefined> {
   const at = rep.evidence?.failureSite;
   const lang = at && languageForPath(at.path);
-  if (!at || !lang) return undefined;
+  if (!at || !lang) {
+    for (const l of new Set(sources.map((f) => languageForPath(f.path)))) if (l) await loadLanguage(l);
+    return calledSite(rep.testPatch ?? '', sources, issueText(ctx.issue));
+  }
   const text = await readRepoFile(ctx.workbench.repoDir, at.path, 400_000);
   if (text === undefined) return undefined;
   await loadLanguage(lang);
-  const lines = text.split('\n');
-  const unit = unitAt(analyze(text, lang).units, at.line - 1);
-  if (!unit || (unit.kind !== 'function' && unit.kind !== 'method') || unit.endLine - unit.startLine > 150) return undefined;
-  return { path: at.path, line: at.line, name: unit.name, kind: unit.kind, code: lines.slice(unit.startLine, unit.endLine + 1).join('\n') };
+  const unit = siteUnit(text, lang, (units) => unitAt(units, at.line - 1));
+  return unit && { via: 'trace', path: at.path, ...unit, line: at.line };
 }
 
 /**
@@ -124,7 +151,7 @@ export async function checkStandInFix(ctx: StrategyContext, rep: Reproduction): 
   let site: FixSite | undefined;
   try {
     const sources = await fixSources(ctx, failure);
-    site = await fixSite(ctx, rep);
+    site = await fixSite(ctx, rep, sources);
     const prompt = standInFixPrompt(ctx.issue, rep.testPatch, failure.slice(-2000), sources, site);
     answer = (await ctx.llm!.chat({ messages: [{ role: 'user', content: prompt }], purpose: 'stand-in fix' }, { budget: ctx.budget })).content;
   } catch (e) {

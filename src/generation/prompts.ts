@@ -212,7 +212,7 @@ IMPORTANT TIPS:
  * The stand-in fix (fixCheck.ts): the model fixes the code so that the reproducing test passes.
  * Whole functions in the custom diff format's `rewrite` blocks: short enough for a small model's
  * answer, and placed by name, so line numbers may be rough. With a `site` (the function the failure
- * passes through), only that function, in a plain code block: small models copy a format's
+ * passes through, or for a plain assertion the function the test calls), only that function, in a plain code block: small models copy a format's
  * placeholder (Qwen2.5-Coder 1.5B answered `(the corrected function, whole)`) but rewrite code they see.
  */
 export function standInFixPrompt(issue: IssueInput, testPatch: string, failure: string, sources: Array<{ path: string; content: string; truncated?: boolean }>, site?: FixSite): string {
@@ -220,7 +220,7 @@ export function standInFixPrompt(issue: IssueInput, testPatch: string, failure: 
   if (site) {
     return `${fixContext(issue, files, testPatch, failure)}
 
-The failure passes through \`${site.name}\` of ${site.path} (line ${site.line}):
+${site.via === 'call' ? 'The test calls' : 'The failure passes through'} \`${site.name}\` of ${site.path} (line ${site.line}):
 \`\`\`
 ${site.code}
 \`\`\`
@@ -265,8 +265,10 @@ ${failure}
 </failure>`;
 }
 
-/** A function the failure passes through (fixCheck.ts): the stand-in fix rewrites it alone, placed by name. */
+/** A function the failure passes through, or the test calls (fixCheck.ts): the stand-in fix rewrites it alone, placed by name. */
 export interface FixSite extends FailureSite {
+  /** `trace`: the failure's trace names it; `call`: a plain assertion's test calls it. */
+  via: 'trace' | 'call';
   name: string;
   kind: 'function' | 'method';
   code: string;

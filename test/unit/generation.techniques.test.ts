@@ -2,9 +2,10 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyFixVerdict, filesInFailure, fixCheckMode, judgeOnFix, siteAnswerPatch } from '../../src/generation/fixCheck.js';
+import { applyFixVerdict, calledSite, filesInFailure, fixCheckMode, judgeOnFix, siteAnswerPatch } from '../../src/generation/fixCheck.js';
 import { failureSite } from '../../src/generation/verify.js';
 import { standInFixPrompt } from '../../src/generation/prompts.js';
+import { loadLanguage } from '../../src/patch/structure.js';
 import { readRepoFile } from '../../src/generation/repoFiles.js';
 import { evidenceScore } from '../../src/generation/strategies/ensemble.js';
 import { parseTechniques } from '../../src/generation/techniques.js';
@@ -145,7 +146,7 @@ describe('the stand-in fix', () => {
   });
 
   it("the stand-in fix of a site: the function shown, asked for whole in a plain block, and placed by name; an answer already in a diff format stands", () => {
-    const site = { path: 'durations/parse.py', line: 14, name: 'parse_duration', kind: 'function' as const, code: 'def parse_duration(text):\n    return int(text[:-1]) * UNITS[text[-1]]' };
+    const site = { via: 'trace' as const, path: 'durations/parse.py', line: 14, name: 'parse_duration', kind: 'function' as const, code: 'def parse_duration(text):\n    return int(text[:-1]) * UNITS[text[-1]]' };
     const prompt = standInFixPrompt({ title: 't', body: 'b' }, '+test', 'ValueError', [], site);
     expect(prompt).toContain('The failure passes through `parse_duration` of durations/parse.py (line 14):\n```\ndef parse_duration(text):');
     expect(prompt).toContain('write `parse_duration` again, corrected, the whole function');
@@ -162,6 +163,23 @@ describe('the stand-in fix', () => {
     expect(siteAnswerPatch(`durations/parse.py\n\`\`\`python\n${fixed}\n\`\`\`\n`, site)).toBe(`diff\ndurations/parse.py\nrewrite\n14\n${fixed}\nend diff`);
     const custom = '```custom-diff\ndiff\ndurations/parse.py\nrewrite\n10\ndef parse_duration(text):\n    return 0\nend diff\n```';
     expect(siteAnswerPatch(custom, site)).toBe('diff\ndurations/parse.py\nrewrite\n10\ndef parse_duration(text):\n    return 0\nend diff\n');
+  });
+
+  it("a plain assertion's stand-in fix shows the function the test calls: one the issue names first, then in the test's order, found in a source file the model sees", async () => {
+    await Promise.all([loadLanguage('python'), loadLanguage('javascript')]);
+    const time = 'import datetime as dt\n\n\ndef _now():\n    return dt.datetime.now()\n\n\ndef naturalday(value, format="%b %d"):\n    delta = value - _now().date()\n    return str(delta)\n\n\ndef naturaldate(value):\n    return naturalday(value, "%b %d %Y")\n';
+    const testPatch = '--- a/tests/test_time.py\n+++ b/tests/test_time.py\n@@ -1,2 +1,6 @@\n import humanize\n+def helper(x):\n+    return x\n+\n+def test_tz():\n+    assert humanize.naturalday(helper(d)) == humanize.naturaldate(helper(d))\n';
+    const sources = [{ path: 'tests/test_time.py', content: 'def naturaldate(v):\n    return v\n' }, { path: 'src/humanize/time.py', content: time }];
+    // naturaldate is named by the issue: it goes before naturalday, which the test calls first; the test file's own definitions are not sites.
+    const site = calledSite(testPatch, sources, 'naturaldate() gives the wrong answer for tz-aware datetimes');
+    expect(site).toEqual({ via: 'call', path: 'src/humanize/time.py', line: 13, name: 'naturaldate', kind: 'function', code: 'def naturaldate(value):\n    return naturalday(value, "%b %d %Y")' });
+    expect(calledSite(testPatch, sources, 'no name here')?.name).toBe('naturalday');
+    const prompt = standInFixPrompt({ title: 't', body: 'b' }, testPatch, 'AssertionError', sources, site);
+    expect(prompt).toContain('The test calls `naturaldate` of src/humanize/time.py (line 13):\n```\ndef naturaldate(value):');
+    // A JS arrow function bound to a name is a site too; a name no source defines gives none.
+    const js = [{ path: 'index.js', content: "const camelCase = (input, options) => {\n\treturn input.replace(/^[_.\\- ]+/, '');\n};\n\nmodule.exports = camelCase;\n" }];
+    expect(calledSite("+++ b/test.js\n+test('keeps _', t => {\n+\tt.is(camelCase('_id'), '_id');\n+});\n", js, '`camelCase(\'_id\')` returns `id`')).toMatchObject({ name: 'camelCase', line: 1, kind: 'function' });
+    expect(calledSite("+++ b/test.js\n+t.is(kebab('_id'), '_id');\n", js, 'x')).toBeUndefined();
   });
 
   it('a path a trace names is read only inside the checkout: not through `..`, an absolute path or a link out', async () => {
