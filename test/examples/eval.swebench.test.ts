@@ -5,8 +5,8 @@
  * without their file) and requests-2931 (2015: its pins resolve as of when the Python that runs it,
  * 3.9 offline, had been out for 60 days; pytest 2.8.1, pinned, runs through swt's old-pytest
  * plugin). Gold: S, and the F→P tests exactly the benchmark's FAIL_TO_PASS. Empty: S = 0.
- * Incorrect patches: requests-2931's (SWE-agent's, graded unresolved with its F→P failing) and
- * flask-5014's (written for the fixture, its F→P failing in a plain Docker run): S = 0.
+ * Incorrect patches: requests-2931's (SWE-agent's, graded unresolved with its F→P failing),
+ * flask-5014's and sympy-20590's (written for the fixture, their F→P failing in plain Docker runs): S = 0.
  * The rest of the fixture runs in `npm run bench:swebench`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -54,11 +54,13 @@ describe('swt eval on real SWE-bench Verified instances, with no configuration (
 
   it("incorrect patches (the F→P failing under each, in the harness's report or a plain Docker run) as the fix: S = 0, the benchmark's F→P tests still failing", async () => {
     const wrong = instances.filter((i) => i.incorrect_patch).map((i) => ({ ...i, patch: i.incorrect_patch! }));
-    expect(wrong.map((i) => i.instance_id).sort()).toEqual(['pallets__flask-5014', 'psf__requests-2931']);
+    expect(wrong.map((i) => i.instance_id).sort()).toEqual(CHEAPEST);
     const { results, report } = await runEval(createDockerSandbox(), { instances: wrong, source: { kind: 'gold' }, repos: join(DIR, 'repos'), out: join(out, 'incorrect'), concurrency: 1 });
-    expect(report).toMatchObject({ instances: 2, errors: 0, S: 0 });
+    expect(report).toMatchObject({ instances: 3, errors: 0, S: 0 });
     const row = (id: string) => results.find((r) => r.instance_id === id)!;
     expect(row('psf__requests-2931').tests.find((t) => t.id === 'test_requests.py::TestRequests::test_binary_put')).toMatchObject({ transition: 'F2F' });
     expect(row('pallets__flask-5014').tests.find((t) => t.id === 'tests/test_blueprints.py::test_empty_name_not_allowed')).toMatchObject({ transition: 'F2F' });
+    // Symbol refuses new attributes under it, but every instance keeps its __dict__.
+    expect(row('sympy__sympy-20590').tests.filter((t) => /test_immutable\b/.test(t.id))).toEqual([expect.objectContaining({ transition: 'F2F' })]);
   }, 900_000);
 });
