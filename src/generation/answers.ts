@@ -4,6 +4,12 @@
  */
 import type { ChatModel, ChatRequest, ChatResponse } from './llmTypes.js';
 import type { Budget } from './budget.js';
+import { closeCutAnswer, type ClosedAnswer } from '../patch/cutAnswer.js';
+
+/** The text to take a test from: an answer cut at the answer limit closed where that is safe (patch/cutAnswer.ts); the raw one is kept as it was. */
+export function usableAnswer(r: Pick<ChatResponse, 'content' | 'finishReason'>): ClosedAnswer {
+  return r.finishReason === 'length' ? closeCutAnswer(r.content) : { text: r.content };
+}
 
 /** One answer as the model wrote it (clipped), with the call's purpose (which strategy, which step). */
 export interface RawAnswer {

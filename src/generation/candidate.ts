@@ -80,7 +80,7 @@ export function testPartOf(diff: string): { files: DiffFile[]; testPatch: string
  * Applies, filters, runs and judges one candidate. `text` is model output (custom diff format or
  * unified diff) or a diff. With `rerun: false` only one run is made and a pass is provisional.
  */
-export async function evaluateCandidate(ctx: StrategyContext, text: string, opts: { rerun?: boolean } = {}): Promise<CandidateResult> {
+export async function evaluateCandidate(ctx: StrategyContext, text: string, opts: { rerun?: boolean; note?: string } = {}): Promise<CandidateResult> {
   const { workbench, issue, budget, log } = ctx;
   const loose = await nameLooseTest(text, workbench.repoDir);
   if (loose.path) log.info({ path: loose.path }, 'the answer gives an unnamed test file: put at a new test path');
@@ -102,7 +102,7 @@ export async function evaluateCandidate(ctx: StrategyContext, text: string, opts
     };
   }
   const { files, testPatch, dropped } = testPartOf(app.diff);
-  const notes = dropped.length ? [`dropped from the test patch: ${dropped.join(', ')}`] : [];
+  const notes = [...(opts.note ? [opts.note] : []), ...(dropped.length ? [`dropped from the test patch: ${dropped.join(', ')}`] : [])];
   const evidence = emptyEvidence({ applied: true, applyWarnings: app.warnings, testFiles: files.map((f) => f.path), notes });
   if (!files.length) return { status: 'not-reproduced', reason: 'the patch adds no test file', testPatch: '', evidence, runs: [] };
   const runs: RunResult[] = [];

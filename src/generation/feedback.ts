@@ -10,6 +10,8 @@
 import { isBudgetExhausted } from './budget.js';
 import { evaluateCandidate, isLlmFailure, type CandidateResult, type StrategyContext } from './candidate.js';
 import type { ChatMessage } from './llmTypes.js';
+import { usableAnswer } from './answers.js';
+import type { ClosedAnswer } from '../patch/cutAnswer.js';
 
 const EXCERPT_CHARS = 3000;
 
@@ -27,12 +29,12 @@ export const FLIP_HINT =
   'Your test PASSES on the current, buggy code, so it checks the wrong behaviour the issue complains about. Turn it around: assert what the issue says should happen (the correct result, or no error), so that the test fails now and passes once the bug is fixed.';
 
 export const CUT_HINT =
-  'Your answer was cut off at the answer limit, so the file is incomplete: it copied tests that are already in the repository. Write a new file holding only the new test, with its imports, and nothing else.';
+  'Your answer was cut off at the answer limit, so the file is incomplete (a copy of the tests already in the repository, or the same check written again and again). Write a new file holding only the new test, with its imports and one or two checks of what the issue reports, and nothing else.';
 
 /** What the model is told about its candidate; `cut`: the answer that gave it ran into the answer limit. */
 export function feedbackPrompt(c: CandidateResult, opts: { cut?: boolean } = {}): string {
   const out = [`Your test did not reproduce the issue: ${c.reason}`];
-  // A small model that copies whole test files runs out of answer tokens, and with the same start (T = 0) does so again.
+  // A small model that copies whole test files, or loops on one assert, runs out of answer tokens, and with the same start (T = 0) does so again.
   if (opts.cut) out.push('', CUT_HINT);
   if (c.evidence.applyErrors?.length) {
     out.push('', `Your answer could not be turned into a test file (${c.evidence.applyErrors.join('; ').slice(0, 600)}). Give the whole test file in one fenced code block, with its path on the line before the block.`);
@@ -67,9 +69,11 @@ export async function withFeedback(
   while (ctx.llm && !done(c) && !c.budgetExhausted && n < rounds) {
     messages = [...messages, { role: 'user', content: feedbackPrompt(c, { cut }) }];
     let answer: string;
+    let usable: ClosedAnswer;
     try {
       const r = await ctx.llm.chat({ messages, purpose: `feedback ${n + 1}` }, { budget: ctx.budget });
       answer = r.content;
+      usable = usableAnswer(r);
       cut = r.finishReason === 'length';
     } catch (e) {
       if (isLlmFailure(e) || isBudgetExhausted(e)) break;
@@ -77,7 +81,7 @@ export async function withFeedback(
     }
     n += 1;
     messages = [...messages, { role: 'assistant', content: answer }];
-    const next = await evaluateCandidate(ctx, extract(answer), { rerun: opts.rerun });
+    const next = await evaluateCandidate(ctx, extract(usable.text), { rerun: opts.rerun, note: usable.note });
     next.evidence.notes.push(`feedback round ${n}: the first candidate ${first.status === 'reproduced' ? 'reproduced' : `did not reproduce (${first.reason.slice(0, 200)})`}`);
     // A round that produced nothing usable does not replace a candidate that at least ran.
     c = next.testPatch || !c.testPatch ? next : c;

@@ -9,6 +9,7 @@ import { confirmCandidate, evaluateCandidate, isLlmFailure, type CandidateResult
 import { splitDiff } from '../patch/diffFiles.js';
 import { feedbackRounds, withFeedback } from './feedback.js';
 import { voteOnFailures } from './vote.js';
+import { usableAnswer } from './answers.js';
 import { extractPatchText, sampleZeroShotPlus, type ZeroShotPlusPrepared } from './strategies/zeroShotPlus.js';
 
 export interface Sample {
@@ -52,7 +53,8 @@ export async function drawSamples(ctx: StrategyContext, prepared: ZeroShotPlusPr
   for (let i = 0; i < k && !stops.any; i++) {
     try {
       const answer = await sampleZeroShotPlus(ctx, prepared, temperature, `${label} sample ${i + 1}/${k}`, i + 1);
-      const text = extractPatchText(answer.content);
+      const usable = usableAnswer(answer);
+      const text = extractPatchText(usable.text);
       const s: Sample = { index: i, size: 0 };
       samples.push(s);
       const dup = seen.get(text.trim());
@@ -61,8 +63,8 @@ export async function drawSamples(ctx: StrategyContext, prepared: ZeroShotPlusPr
         continue;
       }
       seen.set(text.trim(), i);
-      const first = await evaluateCandidate(ctx, text, { rerun: false });
-      const revised = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText, { rounds, rerun: false });
+      const first = await evaluateCandidate(ctx, text, { rerun: false, note: usable.note });
+      const revised = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText, { rounds, rerun: false, firstCut: answer.finishReason === 'length' });
       s.candidate = revised;
       s.feedbackRounds = revised.feedbackRounds;
       s.size = addedLines(s.candidate.testPatch);

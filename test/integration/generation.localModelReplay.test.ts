@@ -68,6 +68,22 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
     expect(r.evidence?.answers?.map((a) => a.finishReason)).toEqual(['length', 'stop']);
   });
 
+  // The 1.5B looped on one assert until its limit (camelcase in bench:generate: 20 ever longer `t.is(camelCase('_id_1_2…'))`):
+  // the reproducing answer above in that shape, cut inside a line. The lines before the cut are used as they are.
+  it('an answer cut inside a loop of asserts: its unfinished line dropped, the asserts before it reproduce with no second turn', async () => {
+    const good = captured('demo-zsp-1.5b-flip')[1]!;
+    const looped = `${good.slice(0, good.lastIndexOf('```'))}    assert parse_duration("2h30m") == 9000\n    assert parse_duration("3h30m") == 12600\n    assert parse_duration("4h3`;
+    server = await host.serve([{ kind: 'message', content: looped, finishReason: 'length' }]);
+    const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
+    expect(r.status).toBe('reproduced');
+    expect(server.requests).toHaveLength(1);
+    expect(r.testPatch).toContain('+    assert parse_duration("3h30m") == 12600\n');
+    expect(r.testPatch).not.toContain('4h3');
+    expect(r.evidence?.notes).toContain('the answer was cut at the answer limit: its unfinished last line dropped');
+    // The raw answer is kept as the model wrote it.
+    expect(r.evidence?.answers).toEqual([expect.objectContaining({ text: looped, finishReason: 'length' })]);
+  });
+
   it('told that its test passes on base, the model flips the assertion: reproduced, and the test passes once the fix is applied', async () => {
     const answers = captured('demo-zsp-1.5b-flip');
     server = await host.serve(answers.map((a) => msg(a)));

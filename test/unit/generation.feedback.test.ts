@@ -33,7 +33,7 @@ describe('execution feedback', () => {
 
   it('an answer cut at the answer limit is told so, before what its run printed', () => {
     const c = candidate({ reason: 'the test fails because of its own error: collection', failureExcerpt: "constraints_test.go:57:38: missing ',' before newline" });
-    expect(feedbackPrompt(c, { cut: true })).toMatch(/^Your test did not reproduce the issue: [^\n]*\n\nYour answer was cut off at the answer limit, so the file is incomplete: it copied tests that are already in the repository\. Write a new file holding only the new test/);
+    expect(feedbackPrompt(c, { cut: true })).toMatch(/^Your test did not reproduce the issue: [^\n]*\n\nYour answer was cut off at the answer limit, so the file is incomplete \(a copy of the tests already in the repository, or the same check written again and again\)\. Write a new file holding only the new test, with its imports and one or two checks/);
     expect(feedbackPrompt(c)).not.toMatch(/cut off/);
   });
 

@@ -4,6 +4,7 @@
  */
 import { isBudgetExhausted, type BudgetDimension } from '../budget.js';
 import { evaluateCandidate, isLlmFailure, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
+import { usableAnswer } from '../answers.js';
 import { withFeedback } from '../feedback.js';
 import { zeroShotPlusPrompt, issueText } from '../prompts.js';
 import { repoInfo } from '../repoFiles.js';
@@ -80,7 +81,8 @@ export async function runZeroShotPlusStrategy(ctx: StrategyContext): Promise<Rep
       evidence: { applied: false, testFiles: [], runs: [], reproducingTests: [], notes: [], details },
     });
   }
-  const first: CandidateResult = await evaluateCandidate(ctx, extractPatchText(answer.content));
+  const usable = usableAnswer(answer);
+  const first: CandidateResult = await evaluateCandidate(ctx, extractPatchText(usable.text), { note: usable.note });
   const c = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText, { firstCut: answer.finishReason === 'length' });
   return toReproduction('zero-shot-plus', budget, { ...c, evidence: { ...c.evidence, details: { ...details, feedbackRounds: c.feedbackRounds } } });
 }
