@@ -5,7 +5,8 @@
  * Default: one round for a local model (small models often slip: an unused import, a wrong path),
  * none for a remote one (the strategies as the paper runs them); `options.feedback.rounds` sets it.
  * zero-shot-plus revises its answer, LIBRO each sample that does not fail on base, the agent the
- * test it submitted or left once its loop has ended.
+ * test it submitted or left once its loop has ended. An answer cut at the answer limit is followed
+ * by the strategy's prompt asked afresh (`afterCut`), when it has one.
  */
 import { isBudgetExhausted } from './budget.js';
 import { evaluateCandidate, isLlmFailure, type CandidateResult, type StrategyContext } from './candidate.js';
@@ -58,7 +59,7 @@ export async function withFeedback(
   conversation: ChatMessage[],
   first: CandidateResult,
   extract: (answer: string) => string,
-  opts: { rounds?: number; rerun?: boolean; done?: (c: CandidateResult) => boolean; firstCut?: boolean } = {},
+  opts: { rounds?: number; rerun?: boolean; done?: (c: CandidateResult) => boolean; firstCut?: boolean; afterCut?: string } = {},
 ): Promise<CandidateResult & { feedbackRounds: number }> {
   const rounds = opts.rounds ?? feedbackRounds(ctx);
   const done = opts.done ?? ((x: CandidateResult) => x.status === 'reproduced');
@@ -67,7 +68,8 @@ export async function withFeedback(
   let messages = conversation;
   let cut = !!opts.firstCut;
   while (ctx.llm && !done(c) && !c.budgetExhausted && n < rounds) {
-    messages = [...messages, { role: 'user', content: feedbackPrompt(c, { cut }) }];
+    // After a cut, asked afresh when the strategy has such a prompt: at T 0 the same conversation gives the same copy again.
+    messages = cut && opts.afterCut ? [{ role: 'user', content: opts.afterCut }] : [...messages, { role: 'user', content: feedbackPrompt(c, { cut }) }];
     let answer: string;
     let usable: ClosedAnswer;
     try {

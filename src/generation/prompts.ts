@@ -134,6 +134,10 @@ Write one new test file${lang} that reproduces the issue above. Its test must fa
 Answer with the new file's path on one line, then the whole file in one fenced code block. Nothing else.`;
 }
 
+/** Closes the prompt asked afresh after an answer ran into the answer limit (zeroShotPlus.ts). */
+export const AFTER_CUT_NOTE =
+  'An earlier answer to this ran into the answer limit: it copied the tests above, or wrote the same check again and again. Write only the new test, with one or two checks of what the issue reports; the existing test files are shown by their first lines only, for their imports and style.';
+
 /** The ZeroShotPlus prompt (paper Figs. 12–13), as one user message. */
 export function zeroShotPlusPrompt(input: ZeroShotPlusInput): string {
   if (input.answerFormat === 'whole-file') return wholeFilePrompt(input);

@@ -64,7 +64,7 @@ export async function drawSamples(ctx: StrategyContext, prepared: ZeroShotPlusPr
       }
       seen.set(text.trim(), i);
       const first = await evaluateCandidate(ctx, text, { rerun: false, note: usable.note });
-      const revised = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText, { rounds, rerun: false, firstCut: answer.finishReason === 'length' });
+      const revised = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText, { rounds, rerun: false, firstCut: answer.finishReason === 'length', afterCut: prepared.afterCut });
       s.candidate = revised;
       s.feedbackRounds = revised.feedbackRounds;
       s.size = addedLines(s.candidate.testPatch);

@@ -58,12 +58,14 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
   });
 
   // The 1.5B model copied whole test files and ran into its 512-token limit (four of ten answers in bench:generate).
-  it('an answer cut at the answer limit goes back saying so; the whole new file that follows reproduces', async () => {
+  it('an answer cut at the answer limit is followed by the prompt asked afresh, saying so; the whole new file that follows reproduces', async () => {
     const [, good] = captured('demo-zsp-1.5b-flip');
     const cutShort = good!.slice(0, good!.indexOf('assert'));
     server = await host.serve([{ kind: 'message', content: cutShort, finishReason: 'length' }, msg(good!)]);
     const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
-    expect(lastMessage(server.requests[1]!).content).toContain('Your answer was cut off at the answer limit, so the file is incomplete');
+    // At T 0 the same conversation gives the same copy again: a new one, the existing tests shown by their first lines.
+    expect(server.requests[1]!.body.messages.map((m: { role: string }) => m.role)).toEqual(['user']);
+    expect(lastMessage(server.requests[1]!).content).toMatch(/\[start of durations\/parse\.py\][\s\S]*An earlier answer to this ran into the answer limit: it copied the tests above, or wrote the same check again and again\./);
     expect(r.status).toBe('reproduced');
     expect(r.evidence?.answers?.map((a) => a.finishReason)).toEqual(['length', 'stop']);
   });

@@ -2,6 +2,8 @@
 import { feedbackPrompt, feedbackRounds } from '../../src/generation/feedback.js';
 import type { CandidateResult } from '../../src/generation/candidate.js';
 import type { ChatModel } from '../../src/generation/llmTypes.js';
+import { AFTER_CUT_NOTE, zeroShotPlusPrompt } from '../../src/generation/prompts.js';
+import { fileHead } from '../../src/generation/strategies/zeroShotPlus.js';
 
 const candidate = (c: Partial<CandidateResult> & { reason: string }): CandidateResult => ({
   status: 'not-reproduced',
@@ -35,6 +37,18 @@ describe('execution feedback', () => {
     const c = candidate({ reason: 'the test fails because of its own error: collection', failureExcerpt: "constraints_test.go:57:38: missing ',' before newline" });
     expect(feedbackPrompt(c, { cut: true })).toMatch(/^Your test did not reproduce the issue: [^\n]*\n\nYour answer was cut off at the answer limit, so the file is incomplete \(a copy of the tests already in the repository, or the same check written again and again\)\. Write a new file holding only the new test, with its imports and one or two checks/);
     expect(feedbackPrompt(c)).not.toMatch(/cut off/);
+  });
+
+  it('the prompt asked afresh after a cut shows each existing test file by its first lines, and says why', () => {
+    const test = { path: 'test/test.js', content: Array.from({ length: 80 }, (_, i) => `line ${i + 1}`).join('\n') };
+    expect(fileHead(test, 30)).toEqual({ path: 'test/test.js', content: Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n'), truncated: true });
+    // A file one line over is shown whole: cutting it would save nothing.
+    const short = { path: 't.py', content: 'a\nb\nc' };
+    expect(fileHead(short, 2)).toBe(short);
+    const prompt = zeroShotPlusPrompt({ issue: { title: 't', body: 'b' }, sources: [], tests: [fileHead(test, 30)], testCommand: 'npx uvu test', language: 'javascript', answerFormat: 'whole-file' });
+    expect(prompt).toContain('line 30\n… (file truncated)\n[end of test/test.js]');
+    expect(prompt).not.toContain('line 31');
+    expect(AFTER_CUT_NOTE).toMatch(/^An earlier answer to this ran into the answer limit/);
   });
 
   it('one round for a local model by default, none for a remote one, and what the options say', () => {

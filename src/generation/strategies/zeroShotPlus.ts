@@ -6,7 +6,7 @@ import { isBudgetExhausted, type BudgetDimension } from '../budget.js';
 import { evaluateCandidate, isLlmFailure, toReproduction, type CandidateResult, type StrategyContext } from '../candidate.js';
 import { usableAnswer } from '../answers.js';
 import { withFeedback } from '../feedback.js';
-import { zeroShotPlusPrompt, issueText } from '../prompts.js';
+import { AFTER_CUT_NOTE, zeroShotPlusPrompt, issueText } from '../prompts.js';
 import { repoInfo } from '../repoFiles.js';
 import { retrieve, type RetrievalResult } from '../retrieval.js';
 import type { ChatResponse } from '../llmTypes.js';
@@ -37,7 +37,22 @@ export function retrievalChars(ctx: Pick<StrategyContext, 'llm' | 'options'>): n
 
 export interface ZeroShotPlusPrepared {
   prompt: string;
+  /**
+   * Asked afresh after an answer cut at the answer limit: the existing tests shown by their first
+   * lines only. At T 0 the 1.5B, told in the same conversation that it had copied a test file, copied
+   * it again token for token (devalue, camelcase in bench:generate); its style is in the first lines.
+   */
+  afterCut: string;
   retrieval: RetrievalResult;
+}
+
+/** Lines of each existing test file the prompt after a cut shows: the imports and the first tests. */
+const TEST_HEAD_LINES = 30;
+
+/** A file shown by its first `lines` lines (marked truncated when that leaves any out). */
+export function fileHead<F extends { content: string; truncated?: boolean }>(f: F, lines: number): F {
+  const all = f.content.split('\n');
+  return all.length <= lines + 1 ? f : { ...f, content: all.slice(0, lines).join('\n'), truncated: true };
 }
 
 export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroShotPlusPrepared> {
@@ -47,8 +62,9 @@ export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroSho
     maxFiles: ctx.options.retrieval?.maxFiles,
   });
   const answerFormat = ctx.options.answerFormat ?? (ctx.llm?.local ? 'whole-file' : 'custom-diff');
-  const prompt = zeroShotPlusPrompt({ issue: ctx.issue, sources: retrieval.sources, tests: retrieval.tests, testCommand: ctx.workbench.testCommand, language: info.language, answerFormat });
-  return { prompt, retrieval };
+  const input = { issue: ctx.issue, sources: retrieval.sources, tests: retrieval.tests, testCommand: ctx.workbench.testCommand, language: info.language, answerFormat };
+  const afterCut = `${zeroShotPlusPrompt({ ...input, tests: retrieval.tests.map((t) => fileHead(t, TEST_HEAD_LINES)) })}\n\n${AFTER_CUT_NOTE}`;
+  return { prompt: zeroShotPlusPrompt(input), afterCut, retrieval };
 }
 
 /** One sample: the model's answer to the prompt (throws BUDGET_EXHAUSTED when the budget is spent). */
@@ -83,6 +99,6 @@ export async function runZeroShotPlusStrategy(ctx: StrategyContext): Promise<Rep
   }
   const usable = usableAnswer(answer);
   const first: CandidateResult = await evaluateCandidate(ctx, extractPatchText(usable.text), { note: usable.note });
-  const c = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText, { firstCut: answer.finishReason === 'length' });
+  const c = await withFeedback(ctx, [{ role: 'user', content: prepared.prompt }, { role: 'assistant', content: answer.content }], first, extractPatchText, { firstCut: answer.finishReason === 'length', afterCut: prepared.afterCut });
   return toReproduction('zero-shot-plus', budget, { ...c, evidence: { ...c.evidence, details: { ...details, feedbackRounds: c.feedbackRounds } } });
 }
