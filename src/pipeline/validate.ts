@@ -14,6 +14,7 @@ import { applyModelPatch } from '../patch/applyModelPatch.js';
 import { headChanges } from './headChanges.js';
 import { plusPatch } from '../repo/state.js';
 import { landedPatch, listFiles, materialize, patchToRevAt, resolveRev, withState } from '../repo/git.js';
+import { withStateCache } from '../repo/stateCache.js';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { whyNoTests } from '../harness/noTests.js';
 import { isSwtError, SwtError } from '../util/errors.js';
@@ -124,11 +125,14 @@ export interface ValidationResult extends Verdict {
 export async function validate(sandbox: Sandbox, input: ValidateInput, progress: Progress = silentProgress): Promise<ValidationResult> {
   // Pre-warmed containers no run took (the validation failed first, or the head's test patch needed re-applying) go at the end.
   const releases: Array<() => Promise<void>> = [];
-  try {
-    return await validateWith(sandbox, input, progress, releases);
-  } finally {
-    await Promise.all(releases.map((r) => r()));
-  }
+  // Its steps ask for the same commit-plus-patches trees again and again: each is built once.
+  return withStateCache(async () => {
+    try {
+      return await validateWith(sandbox, input, progress, releases);
+    } finally {
+      await Promise.all(releases.map((r) => r()));
+    }
+  });
 }
 
 async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Progress, releases: Array<() => Promise<void>>): Promise<ValidationResult> {

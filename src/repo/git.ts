@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { stat, writeFile, mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -8,6 +9,7 @@ import { describeApplyFailure, patchLabel } from './applyErrors.js';
 import { catFileBatch, catFileObjects, git, objectSizes, runGit } from './gitExec.js';
 import { gitModeToTar, parseDiffTreeRaw, planOverlay, type OverlayPlan, type TreeChange } from './overlay.js';
 import { makeTempDir, removeTempDir } from '../util/tempDirs.js';
+import { sharedState } from './stateCache.js';
 
 /**
  * Workspaces from git, without ever writing into the user's repository: a repository state
@@ -117,6 +119,13 @@ export async function openState(repoOrPath: GitRepo | string, state: RepoState):
     const tree = (await git(repo.path, ['rev-parse', `${commit}^{tree}`])).trim();
     return { repo, commit, tree, env: {}, contained: [], dispose: async () => {} };
   }
+  // Every patch, empty ones too: `contained` counts their places.
+  const key = createHash('sha256').update(`${repo.objectsDir}\0${commit}\0${JSON.stringify(state.patches)}`).digest('hex');
+  return sharedState(key, () => buildState(repo, commit, state));
+}
+
+/** A temporary object directory and index holding `commit` with the state's patches applied. */
+async function buildState(repo: GitRepo, commit: string, state: RepoState): Promise<StateTree> {
   const dir = await makeTempDir('state');
   try {
     await mkdir(join(dir, 'objects'), { recursive: true });

@@ -40,10 +40,10 @@ describe('execution feedback', () => {
   });
 
   it('the prompt asked afresh after a cut shows each existing test file by its first lines, and says why', () => {
-    const test = { path: 'test/test.js', content: Array.from({ length: 80 }, (_, i) => `line ${i + 1}`).join('\n') };
-    expect(fileHead(test, 30)).toEqual({ path: 'test/test.js', content: Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n'), truncated: true });
+    const test = { path: 'test/test.js', content: Array.from({ length: 80 }, (_, i) => `line ${i + 1}`).join('\n'), score: 1, truncated: false };
+    expect(fileHead(test, 30)).toEqual({ path: 'test/test.js', content: Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n'), score: 1, truncated: true });
     // A file one line over is shown whole: cutting it would save nothing.
-    const short = { path: 't.py', content: 'a\nb\nc' };
+    const short = { path: 't.py', content: 'a\nb\nc', score: 1, truncated: false };
     expect(fileHead(short, 2)).toBe(short);
     const prompt = zeroShotPlusPrompt({ issue: { title: 't', body: 'b' }, sources: [], tests: [fileHead(test, 30)], testCommand: 'npx uvu test', language: 'javascript', answerFormat: 'whole-file' });
     expect(prompt).toContain('line 30\n… (file truncated)\n[end of test/test.js]');
