@@ -74,19 +74,23 @@ export function calledSite(testPatch: string, sources: ReadonlyArray<{ path: str
   return undefined;
 }
 
-/** The function or method at the failure's site (found when the test was judged), else the one the test calls; when the file's language has a grammar here. */
+/**
+ * The function or method at the failure's site (found when the test was judged), else the one the
+ * test calls; when the file's language has a grammar here. Files are read whole: the retrieved
+ * ones may be cut to the prompt's size, before the function wanted.
+ */
 async function fixSite(ctx: StrategyContext, rep: Reproduction, sources: ReadonlyArray<{ path: string; content: string }>): Promise<FixSite | undefined> {
   const at = rep.evidence?.failureSite;
   const lang = at && languageForPath(at.path);
-  if (!at || !lang) {
-    for (const l of new Set(sources.map((f) => languageForPath(f.path)))) if (l) await loadLanguage(l);
-    return calledSite(rep.testPatch ?? '', sources, issueText(ctx.issue));
+  if (at && lang) {
+    const text = await readRepoFile(ctx.workbench.repoDir, at.path, 400_000);
+    await loadLanguage(lang);
+    const unit = text === undefined ? undefined : siteUnit(text, lang, (units) => unitAt(units, at.line - 1));
+    if (unit) return { via: 'trace', path: at.path, ...unit, line: at.line };
   }
-  const text = await readRepoFile(ctx.workbench.repoDir, at.path, 400_000);
-  if (text === undefined) return undefined;
-  await loadLanguage(lang);
-  const unit = siteUnit(text, lang, (units) => unitAt(units, at.line - 1));
-  return unit && { via: 'trace', path: at.path, ...unit, line: at.line };
+  const whole = await Promise.all(sources.map(async (f) => ({ path: f.path, content: (await readRepoFile(ctx.workbench.repoDir, f.path, 400_000)) ?? f.content })));
+  for (const l of new Set(whole.map((f) => languageForPath(f.path)))) if (l) await loadLanguage(l);
+  return calledSite(rep.testPatch ?? '', whole, issueText(ctx.issue));
 }
 
 /**
