@@ -24,7 +24,8 @@ export function newTestPath(files: readonly string[]): string | undefined {
     const name = posix.basename(template);
     const dot = name.indexOf('.', 1);
     const [stem, rest] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-    for (const candidate of [`${stem}_swt_repro${rest}`, `swt_repro_${stem}${rest}`, `${stem}SwtRepro${rest}`, `SwtRepro${stem}${rest}`]) {
+    // `test-swt-repro.js` for ava's `test-*.js`, beside a root `test.js`.
+    for (const candidate of [`${stem}_swt_repro${rest}`, `swt_repro_${stem}${rest}`, `${stem}SwtRepro${rest}`, `SwtRepro${stem}${rest}`, `${stem}-swt-repro${rest}`]) {
       const path = dir === '.' ? candidate : `${dir}/${candidate}`;
       if (!existing.has(path) && isTestFile(path)) return path;
     }
@@ -52,9 +53,45 @@ export async function nameLooseTest(answer: string, repoDir: string): Promise<{ 
   return { text: `${path}\n\`\`\`\n${block.body}\n\`\`\`\n`, path };
 }
 
+/** Relative module paths a JS/TS file imports or requires (`./index.js`, `../lib/a`). */
+export function relativeImports(code: string): string[] {
+  return [...code.matchAll(/(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"]*)\1/gm)].map((m) => m[2]!);
+}
+
+/** Does `spec`, imported from directory `dir`, name a file the repository has (node's extensions and index files)? */
+function resolves(dir: string, spec: string, files: ReadonlySet<string>): boolean {
+  const target = posix.normalize(posix.join(dir, spec));
+  if (target.startsWith('../')) return false;
+  const exts = ['', '.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx', '.json'];
+  return exts.some((e) => files.has(`${target}${e}`)) || exts.slice(1).some((e) => files.has(`${target}/index${e}`));
+}
+
+/**
+ * A new JS/TS test file whose relative imports do not resolve where the model put it (small models
+ * write `./index.js` from a folder of their own) goes where they all do: the repository's root or
+ * its tests' folder, under its own name when that is a test file there, else the new test path.
+ */
+function placeByImports(file: { path: string; content: string }, files: readonly string[]): string | undefined {
+  const specs = relativeImports(file.content);
+  const have = new Set(files);
+  if (!specs.length || have.has(file.path) || !/\.[cm]?[jt]sx?$/.test(file.path) || specs.every((s) => resolves(posix.dirname(file.path), s, have))) return undefined;
+  const fallback = newTestPath(files);
+  for (const dir of [...new Set(['.', ...(fallback ? [posix.dirname(fallback)] : [])])]) {
+    if (!specs.every((s) => resolves(dir, s, have))) continue;
+    const own = dir === '.' ? posix.basename(file.path) : `${dir}/${posix.basename(file.path)}`;
+    if (!have.has(own) && isTestFile(own)) return own;
+    if (fallback && posix.dirname(fallback) === dir) return fallback;
+  }
+  return undefined;
+}
+
 async function renameNamedTest(answer: string, repoDir: string): Promise<{ text: string; path?: string }> {
   const named = parseWholeFiles(answer);
-  if (named.some((f) => isTestPath(f.path))) return { text: answer };
+  if (named.some((f) => isTestPath(f.path))) {
+    if (named.length !== 1) return { text: answer };
+    const moved = placeByImports(named[0]!, await listRepoFiles(repoDir));
+    return moved ? { text: `${moved}\n\`\`\`\n${named[0]!.content}\`\`\`\n`, path: moved } : { text: answer };
+  }
   const files = await listRepoFiles(repoDir);
   const path = newTestPath(files);
   const existing = new Set(files);

@@ -81,6 +81,8 @@ describe('an unnamed test file', () => {
     expect(newTestPath(['index.js', 'test/parse.test.js', 'test/format.test.js'])).toBe('test/format_swt_repro.test.js');
     expect(newTestPath(['go.mod', 'clamp.go', 'clamp_test.go'])).toBe('swt_repro_clamp_test.go');
     expect(newTestPath(['README.md'])).toBeUndefined();
+    // camelcase's one test file is a root `test.js`: ava runs `test-*.js` beside it.
+    expect(newTestPath(['index.js', 'package.json', 'test.js'])).toBe('test-swt-repro.js');
   });
 
   it('takes the largest code block (not the shell one) and names it, then it applies as a new file', async () => {
@@ -116,6 +118,27 @@ describe('an unnamed test file', () => {
       expect((await nameLooseTest(answer.replace('test_parse_combined_units.go', 'notes.md'), go)).path).toBeUndefined();
     } finally {
       rmSync(go, { recursive: true, force: true });
+    }
+  });
+
+  it("a new JS test file whose relative imports resolve only elsewhere goes where they do (the 1.5B's `test-cases/leading-underscores.js` importing `./index.js` on camelcase)", async () => {
+    const js = mkdtempSync(join(tmpdir(), 'swt-loose-js-'));
+    try {
+      mkdirSync(join(js, 'lib'));
+      mkdirSync(join(js, 'test'));
+      for (const [p, c] of Object.entries({ 'index.js': '', 'lib/util.js': '', 'package.json': '{}', 'test.js': '', 'test/util.test.js': '' })) writeFileSync(join(js, p), c);
+      const answer = (path: string, imports: string) => `\`${path}\`\n\n\`\`\`javascript\n${imports}\nimport test from 'ava';\n\ntest('keeps _', t => {\n\tt.is(camelCase('_id'), '_id');\n});\n\`\`\`\n`;
+      // Not a test path: put at the new test path, where ./index.js resolves.
+      expect((await nameLooseTest(answer('test-cases/leading-underscores.js', "import camelCase from './index.js';"), js)).path).toBe('test-swt-repro.js');
+      // A test path whose import resolves only from the root: moved there under its own name.
+      const moved = await nameLooseTest(answer('test/test-leading.js', "import camelCase from './index.js';\nconst { u } = require('./lib/util');"), js);
+      expect(moved.path).toBe('test-leading.js');
+      expect(moved.text).toMatch(/^test-leading\.js\n```\nimport camelCase from '\.\/index\.js';/);
+      // Its imports resolve where it is, or nowhere: it stays.
+      expect((await nameLooseTest(answer('test/leading.test.js', "import camelCase from '../index.js';"), js)).path).toBeUndefined();
+      expect((await nameLooseTest(answer('test/leading.test.js', "import x from './nowhere.js';"), js)).path).toBeUndefined();
+    } finally {
+      rmSync(js, { recursive: true, force: true });
     }
   });
 });
