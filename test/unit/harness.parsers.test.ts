@@ -79,6 +79,14 @@ describe('pytest junit (xunit1)', () => {
   });
 });
 
+describe('pytest junit with colour forced on (addopts --color=yes)', () => {
+  it('the escapes pytest writes as #x1B are taken out of the message', () => {
+    const xml = '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="1" failures="1"><testcase classname="test_n" name="test_n" file="test_n.py" line="3"><failure message="AssertionError: assert \'Oct 16 2023\' == \'today\'&#10;  #x1B[0m#x1B[91m- today#x1B[39;49;00m">def test_n():\n&gt;       assert n() == "today"\nE       AssertionError: assert \'Oct 16 2023\' == \'today\'\nE         #x1B[0m#x1B[91m- today#x1B[39;49;00m#x1B[90m#x1B[39;49;00m\nE         #x1B[92m+ Oct 16 2023#x1B[39;49;00m\n\ntest_n.py:5: AssertionError</failure></testcase></testsuite></testsuites>';
+    const r = parseJUnit(xml, { flavor: 'pytest', files: ['test_n.py'] });
+    expect(r.tests[0]!.message).toBe("AssertionError: assert 'Oct 16 2023' == 'today'\n  - today\n  + Oct 16 2023");
+  });
+});
+
 describe('pytest junit (xunit2, no file attribute)', () => {
   it('maps dotted classnames back to the requested files', () => {
     const r = parseCapture('pytest-xunit2');

@@ -17,8 +17,9 @@ export const DEFAULT_ROOT = '/testbed';
 export const MESSAGE_MAX_LINES = 8;
 export const MESSAGE_MAX_CHARS = 600;
 
+// `#x1B` is how pytest's junitxml writes ESC, a character XML 1.0 cannot hold (a project whose addopts force colour).
 // eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g;
+const ANSI = /(?:\u001b|#x1B)\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g;
 
 export function stripAnsi(s: string): string {
   return s.replace(ANSI, '');

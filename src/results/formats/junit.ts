@@ -13,6 +13,7 @@ import {
   mergeFileErrors,
   normalizeRel,
   resolveFile,
+  stripAnsi,
   type ParseContext,
   type ParsedReport,
 } from './common.js';
@@ -189,7 +190,7 @@ function str(x: unknown): string {
 
 function problem(p: any): Problem {
   if (typeof p !== 'object' || p === null) return { text: str(p) };
-  return { text: str(p['#text']), message: p['@_message'] !== undefined ? str(p['@_message']) : undefined, type: p['@_type'] !== undefined ? str(p['@_type']) : undefined };
+  return { text: stripAnsi(str(p['#text'])), message: p['@_message'] !== undefined ? stripAnsi(str(p['@_message'])) : undefined, type: p['@_type'] !== undefined ? str(p['@_type']) : undefined };
 }
 
 function problemText(p: Problem): string {
