@@ -48,7 +48,7 @@ export function filesInFailure(failure: string, isSource: (p: string) => boolean
   return [...new Set(found)].filter((p) => !isTestPath(p) && isSource(p));
 }
 
-/** A function or method of `text` at 0-based `line` (or named `name`), short enough to write again whole. */
+/** The function or method of `text` that `pick` chooses among those short enough to write again whole. */
 function siteUnit(text: string, lang: NonNullable<ReturnType<typeof languageForPath>>, pick: (units: Unit[]) => Unit | undefined) {
   const unit = pick(analyze(text, lang).units.filter((u) => (u.kind === 'function' || u.kind === 'method') && u.endLine - u.startLine <= 150));
   return unit && { name: unit.name, kind: unit.kind as 'function' | 'method', line: unit.defLine + 1, code: text.split('\n').slice(unit.startLine, unit.endLine + 1).join('\n') };

@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import { isTestFile, isTestPath } from '../harness/testFiles.js';
 import { detectFormat, fencedBlocks, parseWholeFiles } from '../patch/index.js';
 import { listRepoFiles } from './repoFiles.js';
+import { findModule } from './snippet/repoApi.js';
 
 /** Fences that hold commands or output, never a test file. */
 const NOT_CODE = /^(bash|sh|shell|console|terminal|text|txt|output|plaintext|log|diff|patch)$/i;
@@ -58,12 +59,10 @@ export function relativeImports(code: string): string[] {
   return [...code.matchAll(/(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"]*)\1/gm)].map((m) => m[2]!);
 }
 
-/** Does `spec`, imported from directory `dir`, name a file the repository has (node's extensions and index files)? */
-function resolves(dir: string, spec: string, files: ReadonlySet<string>): boolean {
+/** Does `spec`, imported from directory `dir`, name a module the repository has? */
+function resolves(dir: string, spec: string, files: readonly string[]): boolean {
   const target = posix.normalize(posix.join(dir, spec));
-  if (target.startsWith('../')) return false;
-  const exts = ['', '.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx', '.json'];
-  return exts.some((e) => files.has(`${target}${e}`)) || exts.slice(1).some((e) => files.has(`${target}/index${e}`));
+  return !target.startsWith('../') && findModule(files, target) !== undefined;
 }
 
 /**
@@ -74,10 +73,10 @@ function resolves(dir: string, spec: string, files: ReadonlySet<string>): boolea
 function placeByImports(file: { path: string; content: string }, files: readonly string[]): string | undefined {
   const specs = relativeImports(file.content);
   const have = new Set(files);
-  if (!specs.length || have.has(file.path) || !/\.[cm]?[jt]sx?$/.test(file.path) || specs.every((s) => resolves(posix.dirname(file.path), s, have))) return undefined;
+  if (!specs.length || have.has(file.path) || !/\.[cm]?[jt]sx?$/.test(file.path) || specs.every((s) => resolves(posix.dirname(file.path), s, files))) return undefined;
   const fallback = newTestPath(files);
   for (const dir of [...new Set(['.', ...(fallback ? [posix.dirname(fallback)] : [])])]) {
-    if (!specs.every((s) => resolves(dir, s, have))) continue;
+    if (!specs.every((s) => resolves(dir, s, files))) continue;
     const own = dir === '.' ? posix.basename(file.path) : `${dir}/${posix.basename(file.path)}`;
     if (!have.has(own) && isTestFile(own)) return own;
     if (fallback && posix.dirname(fallback) === dir) return fallback;

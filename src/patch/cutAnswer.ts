@@ -89,16 +89,14 @@ export function closeCutAnswer(answer: string): ClosedAnswer {
   // The last fence opened and never closed.
   let open = -1;
   let fence = '';
+  let info = '';
   for (let i = 0; i < lines.length; i++) {
     const m = /^\s*(`{3,}|~{3,})(.*)$/.exec(lines[i]!);
     if (!m) continue;
-    if (open < 0) {
-      open = i;
-      fence = m[1]!;
-    } else if (m[1]!.startsWith(fence) && !m[2]!.trim()) open = -1;
+    if (open < 0) [open, fence, info] = [i, m[1]!, m[2]!.trim()];
+    else if (m[1]!.startsWith(fence) && !m[2]!.trim()) open = -1;
   }
   if (open < 0) return { text: answer };
-  const info = /^\s*(?:`{3,}|~{3,})(.*)$/.exec(lines[open]!)![1]!.trim();
   const body = lines.slice(open + 1);
   // The cut fell inside the last line unless the answer ended with its newline.
   const dropped = answer.endsWith('\n') ? 0 : 1;

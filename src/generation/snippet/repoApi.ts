@@ -68,7 +68,8 @@ export interface JsApi {
 
 const JS_EXT = ['.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs', '.jsx'];
 
-function findModule(files: readonly string[], base: string): string | undefined {
+/** The JS/TS source file a module path names (its own extension, another, or an index), if the repository has one. */
+export function findModule(files: readonly string[], base: string): string | undefined {
   const b = posix.normalize(base).replace(/\/$/, '');
   if (files.includes(b) && JS_EXT.some((e) => b.endsWith(e))) return b;
   const noExt = b.replace(/\.(js|mjs|cjs|ts|jsx|tsx|d\.ts)$/, '');
