@@ -26,8 +26,10 @@ export function passedOnBase(c: CandidateResult): boolean {
   return Boolean(run && run.passed > 0 && !run.failures.length);
 }
 
+// The last sentence: the 1.5B also checks an input the issue says already works (Masterminds ee95afb).
+// Offered as one of two readings ("either … or"), it left its test as it was on three instances of three.
 export const FLIP_HINT =
-  'Your test PASSES on the current, buggy code, so it checks the wrong behaviour the issue complains about. Turn it around: assert what the issue says should happen (the correct result, or no error), so that the test fails now and passes once the bug is fixed.';
+  'Your test PASSES on the current, buggy code: what it asserts is the wrong behaviour the issue complains about. Turn it around: assert what the issue says should happen (the correct result, or no error), so that the test fails now and passes once the bug is fixed. Use an input the issue says goes wrong, not one it says already works.';
 
 export const CUT_HINT =
   'Your answer was cut off at the answer limit, so the file is incomplete (a copy of the tests already in the repository, or the same check written again and again). Write a new file holding only the new test, with its imports and one or two checks of what the issue reports, and nothing else.';

@@ -131,7 +131,7 @@ ${files}
 
 Write one new test file${lang} that reproduces the issue above. Its test must fail on the current code because of the issue (an assertion, or the exception the issue reports; not an import error) and pass once the issue is fixed. Tests are run with \`${input.testCommand}\`. Import only what the test uses. Do not fix the code. The file is new, not one of the files above: put only your new test in it, not a copy of the tests above.
 
-Answer with the new file's path on one line, then the whole file in one fenced code block. Nothing else.`;
+Answer with the new file's path on one line, then one fenced code block holding the file's whole code (its imports and its test). Nothing else.`;
 }
 
 /** Closes the prompt asked afresh after an answer ran into the answer limit (zeroShotPlus.ts). */

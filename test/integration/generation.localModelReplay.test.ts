@@ -46,7 +46,10 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
     expect(r.testPatch).toContain('+++ b/test_parse.py');
     expect(r.testPatch).toContain('pytest.raises(ValueError)');
     const prompt = server.requests[0]!.body.messages[0].content as string;
-    expect(prompt).toContain('Answer with the new file\'s path on one line, then the whole file in one fenced code block.');
+    expect(prompt).toContain("Answer with the new file's path on one line, then one fenced code block holding the file's whole code (its imports and its test).");
+    // The existing test file by its imports only: shown whole, the 1.5B copies it (devalue, humanize in bench:generate).
+    expect(prompt).toContain('[start of tests/test_parse.py]\nimport pytest\n\nfrom durations import parse_duration, format_duration\n… (file truncated)\n[end of tests/test_parse.py]');
+    expect(prompt).not.toContain('def test_plain_seconds');
     // The 1.5B model copied a whole existing test file, cut at its answer limit (humanize a47a89e in bench:generate).
     expect(prompt).toContain('The file is new, not one of the files above: put only your new test in it, not a copy of the tests above.');
     expect(prompt).not.toContain('custom-diff');

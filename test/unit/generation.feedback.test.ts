@@ -3,7 +3,7 @@ import { feedbackPrompt, feedbackRounds } from '../../src/generation/feedback.js
 import type { CandidateResult } from '../../src/generation/candidate.js';
 import type { ChatModel } from '../../src/generation/llmTypes.js';
 import { AFTER_CUT_NOTE, zeroShotPlusPrompt } from '../../src/generation/prompts.js';
-import { fileHead } from '../../src/generation/strategies/zeroShotPlus.js';
+import { fileHead } from '../../src/generation/filePreview.js';
 
 const candidate = (c: Partial<CandidateResult> & { reason: string }): CandidateResult => ({
   status: 'not-reproduced',

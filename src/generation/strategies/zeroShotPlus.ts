@@ -11,6 +11,7 @@ import { repoInfo } from '../repoFiles.js';
 import { retrieve, type RetrievalResult } from '../retrieval.js';
 import type { ChatResponse } from '../llmTypes.js';
 import type { Reproduction } from '../types.js';
+import { fileHead, filePreamble } from '../filePreview.js';
 
 /** The patch text in a model's answer: its custom-diff (or diff) fenced blocks, else the whole answer. */
 export function extractPatchText(answer: string): string {
@@ -39,8 +40,9 @@ export interface ZeroShotPlusPrepared {
   prompt: string;
   /**
    * Asked afresh after an answer cut at the answer limit: the existing tests shown by their first
-   * lines only. At T 0 the 1.5B, told in the same conversation that it had copied a test file, copied
-   * it again token for token (devalue, camelcase in bench:generate); its style is in the first lines.
+   * lines only (a small model's prompt shows no more than their imports anyway). At T 0 the 1.5B, told
+   * in the same conversation that it had copied a test file, copied it again token for token
+   * (devalue, camelcase in bench:generate).
    */
   afterCut: string;
   retrieval: RetrievalResult;
@@ -49,12 +51,6 @@ export interface ZeroShotPlusPrepared {
 /** Lines of each existing test file the prompt after a cut shows: the imports and the first tests. */
 const TEST_HEAD_LINES = 30;
 
-/** A file shown by its first `lines` lines (marked truncated when that leaves any out). */
-export function fileHead<F extends { content: string; truncated?: boolean }>(f: F, lines: number): F {
-  const all = f.content.split('\n');
-  return all.length <= lines + 1 ? f : { ...f, content: all.slice(0, lines).join('\n'), truncated: true };
-}
-
 export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroShotPlusPrepared> {
   const info = await repoInfo(ctx.workbench.repoDir, ctx.workbench.testCommand);
   const retrieval = await retrieve(ctx.workbench.repoDir, issueText(ctx.issue), {
@@ -62,8 +58,10 @@ export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroSho
     maxFiles: ctx.options.retrieval?.maxFiles,
   });
   const answerFormat = ctx.options.answerFormat ?? (ctx.llm?.local ? 'whole-file' : 'custom-diff');
-  const input = { issue: ctx.issue, sources: retrieval.sources, tests: retrieval.tests, testCommand: ctx.workbench.testCommand, language: info.language, answerFormat };
-  const afterCut = `${zeroShotPlusPrompt({ ...input, tests: retrieval.tests.map((t) => fileHead(t, TEST_HEAD_LINES)) })}\n\n${AFTER_CUT_NOTE}`;
+  // A small model (whole-file answers) sees the tests by their imports: shown whole, it copies them.
+  const tests = answerFormat === 'whole-file' ? retrieval.tests.map((t) => filePreamble(t)) : retrieval.tests;
+  const input = { issue: ctx.issue, sources: retrieval.sources, tests, testCommand: ctx.workbench.testCommand, language: info.language, answerFormat };
+  const afterCut = `${zeroShotPlusPrompt({ ...input, tests: tests.map((t) => fileHead(t, TEST_HEAD_LINES)) })}\n\n${AFTER_CUT_NOTE}`;
   return { prompt: zeroShotPlusPrompt(input), afterCut, retrieval };
 }
 
