@@ -197,6 +197,11 @@ export interface Ecosystem {
   /** Root files whose text detection and defaults read (the pipeline loads them into facts.manifests). */
   manifests: readonly string[];
   /**
+   * The root file that names the project, and so how a new test imports it (go.mod's module path,
+   * package.json's name and module type): a small model's prompt shows its first lines.
+   */
+  projectFile?: string;
+  /**
    * Further files, of the repository's, whose text detection and defaults read besides the root
    * `manifests` (a monorepo's package manifests, the CI workflows): loaded into `facts.manifests`
    * the same way, but not dependency manifests (they never decide an install).

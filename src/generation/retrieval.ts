@@ -8,6 +8,7 @@ import bm25 from 'wink-bm25-text-search';
 import { ecosystemOfPath } from '../ecosystems/index.js';
 import { isTestPath } from '../harness/testFiles.js';
 import { listRepoFiles, readRepoFile } from './repoFiles.js';
+import { fileHead } from './filePreview.js';
 
 export interface RetrievedFile {
   path: string;
@@ -19,7 +20,12 @@ export interface RetrievedFile {
 export interface RetrievalResult {
   sources: RetrievedFile[];
   tests: RetrievedFile[];
+  /** The root files that name the project (Ecosystem.projectFile) of the ecosystems those files are in, by their first lines. */
+  project: RetrievedFile[];
 }
+
+/** Lines of a project file shown: go.mod's module path, package.json's name and type come first. */
+const PROJECT_FILE_LINES = 12;
 
 const STOP = new Set([
   'the', 'and', 'for', 'with', 'that', 'this', 'from', 'are', 'was', 'but', 'not', 'you', 'have', 'has', 'when', 'what', 'which',
@@ -92,7 +98,8 @@ export async function retrieve(repoDir: string, query: string, opts: { maxChars?
   const maxFiles = opts.maxFiles ?? 8;
   const maxTests = opts.maxTests ?? 3;
   // Code is what some ecosystem owns (Go, Rust, Java, C… as well as Python and JS/TS).
-  const files = (await listRepoFiles(repoDir)).filter((f) => ecosystemOfPath(f) !== undefined);
+  const all = await listRepoFiles(repoDir);
+  const files = all.filter((f) => ecosystemOfPath(f) !== undefined);
   const texts = new Map<string, string>();
   await Promise.all(
     files.map(async (f) => {
@@ -132,5 +139,12 @@ export async function retrieve(repoDir: string, query: string, opts: { maxChars?
     tests.push({ path: t, score: testRank.find((r) => r.id === t)?.score ?? 0, content: kept, truncated });
     used += kept.length;
   }
-  return { sources, tests };
+  const ecosystems = new Set([...sources, ...tests].map((f) => ecosystemOfPath(f.path)));
+  const named = [...ecosystems].flatMap((e) => (e?.projectFile && all.includes(e.projectFile) ? [e.projectFile] : []));
+  const project: RetrievedFile[] = [];
+  for (const path of named) {
+    const text = await readRepoFile(repoDir, path, 100_000);
+    if (text !== undefined) project.push(fileHead({ path, score: 0, content: text, truncated: false }, PROJECT_FILE_LINES));
+  }
+  return { sources, tests, project };
 }

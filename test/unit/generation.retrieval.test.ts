@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { codeTokens, rankBm25, retrieve } from '../../src/generation/retrieval.js';
 import { zeroShotPlusPrompt } from '../../src/generation/prompts.js';
+import { prepareZeroShotPlus } from '../../src/generation/strategies/zeroShotPlus.js';
+import type { StrategyContext } from '../../src/generation/candidate.js';
 
 describe('BM25 retrieval', () => {
   let dir: string;
@@ -38,6 +40,11 @@ describe('BM25 retrieval', () => {
     expect(r.tests[0].path).toBe('tests/test_parse.py');
   });
 
+  it('a Python repository has no project file to show (its tests import the package by name)', async () => {
+    const r = await retrieve(dir, 'parse_duration crashes', { maxFiles: 3 });
+    expect(r.project).toEqual([]);
+  });
+
   it('retrieves the code of any ecosystem, not only Python and JS (a Go module: its source and its _test.go)', async () => {
     const go = await mkdtemp(join(tmpdir(), 'swt-retrieval-go-'));
     try {
@@ -53,6 +60,16 @@ describe('BM25 retrieval', () => {
       expect(r.sources[0]!.path).toBe('durations.go');
       expect(r.sources.map((f) => f.path)).not.toContain('README.md');
       expect(r.tests.map((f) => f.path)).toEqual(['durations_test.go']);
+      // The file that names the module, for a new test's import path (the 1.5B dropped Masterminds/semver's /v3).
+      expect(r.project).toEqual([{ path: 'go.mod', score: 0, content: 'module example.com/durations\n\ngo 1.21\n', truncated: false }]);
+      // A small model's prompt (whole-file answers) shows it first and the test by its imports; a remote model's prompt is the paper's.
+      const ctx = (local: boolean) => ({ workbench: { repoDir: go, testCommand: 'go test ./...' }, issue: { title: 'Parse returns 0 for 1h30m', body: '' }, llm: { local, contextLimit: 8192 }, options: {} }) as unknown as StrategyContext;
+      const small = (await prepareZeroShotPlus(ctx(true))).prompt;
+      expect(small).toContain('[start of go.mod]\nmodule example.com/durations\n\ngo 1.21\n[end of go.mod]\n[start of durations.go]');
+      expect(small).toContain('[start of durations_test.go]\npackage durations\n\nimport "testing"\n… (file truncated)\n[end of durations_test.go]');
+      const remote = (await prepareZeroShotPlus(ctx(false))).prompt;
+      expect(remote).not.toContain('[start of go.mod]');
+      expect(remote).toContain('func TestParseHours');
     } finally {
       await rm(go, { recursive: true, force: true });
     }

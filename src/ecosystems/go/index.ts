@@ -110,6 +110,7 @@ export const go: Ecosystem = {
   id: 'go',
   language: 'Go',
   manifests: ['go.mod'],
+  projectFile: 'go.mod',
   dependencyManifest: goDependencyManifest,
   testMachinery: goMachinery,
   runnerNames: ['go test'],

@@ -194,6 +194,7 @@ export const node: Ecosystem = {
   id: 'node',
   language: 'JavaScript/TypeScript',
   manifests: [...PM_MANIFESTS, ...DENO_CONFIGS, 'deno.lock'],
+  projectFile: 'package.json',
   // A monorepo's workspace files and package manifests, and the CI workflows (the test environment).
   readsFiles: (files) => [...WORKSPACE_FILES, ...nestedManifests(files), ...files.filter((f) => WORKFLOW_FILE.test(f))],
   dependencyManifest: nodeDependencyManifest,

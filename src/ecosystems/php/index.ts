@@ -44,6 +44,7 @@ export const php: Ecosystem = {
   id: 'php',
   language: 'PHP',
   manifests: ['composer.json'],
+  projectFile: 'composer.json',
   dependencyManifest: phpDependencyManifest,
   testMachinery: phpMachinery,
   runnerNames: ['phpunit'],

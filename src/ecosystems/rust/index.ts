@@ -147,6 +147,7 @@ export const rust: Ecosystem = {
   id: 'rust',
   language: 'Rust',
   manifests: ['Cargo.toml', 'rust-toolchain.toml', 'rust-toolchain'],
+  projectFile: 'Cargo.toml',
   dependencyManifest: rustDependencyManifest,
   testMachinery: rustMachinery,
   runnerNames: ['cargo test'],

@@ -58,9 +58,12 @@ export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroSho
     maxFiles: ctx.options.retrieval?.maxFiles,
   });
   const answerFormat = ctx.options.answerFormat ?? (ctx.llm?.local ? 'whole-file' : 'custom-diff');
-  // A small model (whole-file answers) sees the tests by their imports: shown whole, it copies them.
-  const tests = answerFormat === 'whole-file' ? retrieval.tests.map((t) => filePreamble(t)) : retrieval.tests;
-  const input = { issue: ctx.issue, sources: retrieval.sources, tests, testCommand: ctx.workbench.testCommand, language: info.language, answerFormat };
+  // A small model (whole-file answers) sees the tests by their imports (shown whole, it copies them),
+  // and the file naming the project: the 1.5B imported Masterminds/semver without go.mod's /v3.
+  const small = answerFormat === 'whole-file';
+  const tests = small ? retrieval.tests.map((t) => filePreamble(t)) : retrieval.tests;
+  const sources = small ? [...retrieval.project, ...retrieval.sources] : retrieval.sources;
+  const input = { issue: ctx.issue, sources, tests, testCommand: ctx.workbench.testCommand, language: info.language, answerFormat };
   const afterCut = `${zeroShotPlusPrompt({ ...input, tests: tests.map((t) => fileHead(t, TEST_HEAD_LINES)) })}\n\n${AFTER_CUT_NOTE}`;
   return { prompt: zeroShotPlusPrompt(input), afterCut, retrieval };
 }
