@@ -6,7 +6,8 @@
  * none for a remote one (the strategies as the paper runs them); `options.feedback.rounds` sets it.
  * zero-shot-plus revises its answer, LIBRO each sample that does not fail on base, the agent the
  * test it submitted or left once its loop has ended. An answer cut at the answer limit is followed
- * by the strategy's prompt asked afresh (`afterCut`), when it has one.
+ * by the strategy's prompt asked afresh (`afterCut`), when it has one. A revision that repeats the
+ * answer it revises word for word is drawn once more at REDRAW_TEMPERATURE.
  */
 import { isBudgetExhausted } from './budget.js';
 import { evaluateCandidate, isLlmFailure, type CandidateResult, type StrategyContext } from './candidate.js';
@@ -15,6 +16,8 @@ import { usableAnswer } from './answers.js';
 import type { ClosedAnswer } from '../patch/cutAnswer.js';
 
 const EXCERPT_CHARS = 3000;
+/** A feedback answer that repeats the one before is drawn again at this temperature. */
+export const REDRAW_TEMPERATURE = 0.7;
 
 export function feedbackRounds(ctx: Pick<StrategyContext, 'llm' | 'options'>): number {
   return ctx.options.feedback?.rounds ?? (ctx.llm?.local ? 1 : 0);
@@ -75,7 +78,12 @@ export async function withFeedback(
     let answer: string;
     let usable: ClosedAnswer;
     try {
-      const r = await ctx.llm.chat({ messages, purpose: `feedback ${n + 1}` }, { budget: ctx.budget });
+      let r = await ctx.llm.chat({ messages, purpose: `feedback ${n + 1}` }, { budget: ctx.budget });
+      // The same answer again (the 1.5B at T 0 repeated its test word for word after a compile error): drawn once more, with a seed of its own.
+      const before = messages.at(-2);
+      if (before?.role === 'assistant' && r.content.trim() === before.content.trim()) {
+        r = await ctx.llm.chat({ messages, purpose: `feedback ${n + 1} (re-drawn)`, temperature: REDRAW_TEMPERATURE, seed: n + 2 }, { budget: ctx.budget });
+      }
       answer = r.content;
       usable = usableAnswer(r);
       cut = r.finishReason === 'length';

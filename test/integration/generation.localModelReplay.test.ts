@@ -37,8 +37,11 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
     expect(r.evidence?.answers).toEqual([expect.objectContaining({ purpose: 'zero-shot-plus', text: answer, finishReason: 'stop' })]);
   });
 
-  it('a whole test file that asserts the bug (passes on base) is caught, goes back with "it passes", and the answer of each turn is kept', async () => {
+  // The 1.5B answered the feedback with its first test word for word: that answer is drawn once more, at T 0.7 with a seed of its own.
+  it('a whole test file that asserts the bug (passes on base) is caught, goes back with "it passes", a repeated answer is re-drawn, and the answer of each turn is kept', async () => {
     const answers = captured('demo-zsp-1.5b-wholefile');
+    expect(answers[1]!.trim()).toBe(answers[0]!.trim());
+    answers.push(answers[1]!);
     server = await host.serve(answers.map((a) => msg(a)));
     const r = await reproduce(host.wb, host.fx.issue, { strategy: 'zero-shot-plus', llm: llmFor(server), answerFormat: 'whole-file', feedback: { rounds: 1 }, logger: quietLog });
     expect(r.status).toBe('not-reproduced');
@@ -56,7 +59,10 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
     const feedback = lastMessage(server.requests[1]!).content;
     expect(feedback).toMatch(/Your test PASSES on the current, buggy code/);
     expect(server.requests[1]!.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(r.evidence?.answers?.map((a) => a.purpose)).toEqual(['zero-shot-plus', 'feedback 1']);
+    expect(server.requests[2]!.body.messages).toEqual(server.requests[1]!.body.messages);
+    expect(server.requests[2]!.body).toMatchObject({ temperature: 0.7, seed: 2 });
+    expect(server.requests[1]!.body.temperature).not.toBe(0.7);
+    expect(r.evidence?.answers?.map((a) => a.purpose)).toEqual(['zero-shot-plus', 'feedback 1', 'feedback 1 (re-drawn)']);
     expect(r.evidence?.answers?.map((a) => a.text)).toEqual(answers);
   });
 
