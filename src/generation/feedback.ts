@@ -7,7 +7,8 @@
  * zero-shot-plus revises its answer, LIBRO each sample that does not fail on base, the agent the
  * test it submitted or left once its loop has ended. An answer cut at the answer limit is followed
  * by the strategy's prompt asked afresh (`afterCut`), when it has one. A revision that repeats the
- * answer it revises word for word is drawn once more at REDRAW_TEMPERATURE.
+ * answer it revises word for word is drawn once more from the first prompt, told what went wrong,
+ * at REDRAW_TEMPERATURE.
  */
 import { isBudgetExhausted } from './budget.js';
 import { evaluateCandidate, isLlmFailure, type CandidateResult, type StrategyContext } from './candidate.js';
@@ -21,6 +22,15 @@ export const REDRAW_TEMPERATURE = 0.7;
 
 export function feedbackRounds(ctx: Pick<StrategyContext, 'llm' | 'options'>): number {
   return ctx.options.feedback?.rounds ?? (ctx.llm?.local ? 1 : 0);
+}
+
+/** What a re-drawn answer's prompt adds: why the earlier answer failed, and what its run printed. */
+export function redrawNote(c: CandidateResult): string {
+  const out = [`An earlier answer to this did not reproduce the issue: ${c.reason}`];
+  if (passedOnBase(c)) out.push(FLIP_HINT.replace(/^Your test/, 'Its test').replace(/what it asserts/, 'what it asserted'));
+  if (c.failureExcerpt) out.push('What its test run printed:', '```text', c.failureExcerpt.slice(-EXCERPT_CHARS / 2), '```');
+  out.push('Write a different test that avoids that.');
+  return out.join('\n');
 }
 
 /** Every new test ran and passed on base. */
@@ -81,7 +91,11 @@ export async function withFeedback(
       let r = await ctx.llm.chat({ messages, purpose: `feedback ${n + 1}` }, { budget: ctx.budget });
       // The same answer again (the 1.5B at T 0 repeated its test word for word after a compile error): drawn once more, with a seed of its own.
       const before = messages.at(-2);
-      if (before?.role === 'assistant' && r.content.trim() === before.content.trim()) {
+      const asked = conversation.find((m) => m.role === 'user');
+      if (before?.role === 'assistant' && asked && r.content.trim() === before.content.trim()) {
+        // Asked again with its own answer in view, at T 0.7, it copied that answer once more (b1bb761):
+        // the first prompt afresh, with what went wrong but not the answer.
+        messages = [{ role: 'user', content: `${asked.content}\n\n${redrawNote(c)}` }];
         r = await ctx.llm.chat({ messages, purpose: `feedback ${n + 1} (re-drawn)`, temperature: REDRAW_TEMPERATURE, seed: n + 2 }, { budget: ctx.budget });
       }
       answer = r.content;

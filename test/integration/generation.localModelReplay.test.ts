@@ -37,7 +37,7 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
     expect(r.evidence?.answers).toEqual([expect.objectContaining({ purpose: 'zero-shot-plus', text: answer, finishReason: 'stop' })]);
   });
 
-  // The 1.5B answered the feedback with its first test word for word: that answer is drawn once more, at T 0.7 with a seed of its own.
+  // The 1.5B answered the feedback with its first test word for word: that answer is drawn once more, from the first prompt, at T 0.7 with a seed of its own.
   it('a whole test file that asserts the bug (passes on base) is caught, goes back with "it passes", a repeated answer is re-drawn, and the answer of each turn is kept', async () => {
     const answers = captured('demo-zsp-1.5b-wholefile');
     expect(answers[1]!.trim()).toBe(answers[0]!.trim());
@@ -59,7 +59,12 @@ describe('real small-model answers, replayed (py-durations, pytest on the host)'
     const feedback = lastMessage(server.requests[1]!).content;
     expect(feedback).toMatch(/Your test PASSES on the current, buggy code/);
     expect(server.requests[1]!.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(server.requests[2]!.body.messages).toEqual(server.requests[1]!.body.messages);
+    // Drawn again from the first prompt, told why the answer failed but not shown it (in view, the 1.5B copied it again at T 0.7).
+    const redrawn = server.requests[2]!.body.messages as Array<{ role: string; content: string }>;
+    expect(redrawn.map((m) => m.role)).toEqual(['user']);
+    expect(redrawn[0]!.content.startsWith(prompt)).toBe(true);
+    expect(redrawn[0]!.content.slice(prompt.length)).toMatch(/^\n\nAn earlier answer to this did not reproduce the issue: all 1 new test\(s\) pass on base[^\n]*\nIts test PASSES on the current, buggy code: what it asserted is the wrong behaviour[\s\S]*\nWrite a different test that avoids that\.$/);
+    expect(redrawn[0]!.content).not.toContain(answers[0]!.trim());
     expect(server.requests[2]!.body).toMatchObject({ temperature: 0.7, seed: 2 });
     expect(server.requests[1]!.body.temperature).not.toBe(0.7);
     expect(r.evidence?.answers?.map((a) => a.purpose)).toEqual(['zero-shot-plus', 'feedback 1', 'feedback 1 (re-drawn)']);
