@@ -82,6 +82,7 @@ export async function withFeedback(
   let n = 0;
   let messages = conversation;
   let cut = !!opts.firstCut;
+  const asked = conversation.find((m) => m.role === 'user');
   while (ctx.llm && !done(c) && !c.budgetExhausted && n < rounds) {
     // After a cut, asked afresh when the strategy has such a prompt: at T 0 the same conversation gives the same copy again.
     messages = cut && opts.afterCut ? [{ role: 'user', content: opts.afterCut }] : [...messages, { role: 'user', content: feedbackPrompt(c, { cut }) }];
@@ -91,7 +92,6 @@ export async function withFeedback(
       let r = await ctx.llm.chat({ messages, purpose: `feedback ${n + 1}` }, { budget: ctx.budget });
       // The same answer again (the 1.5B at T 0 repeated its test word for word after a compile error): drawn once more, with a seed of its own.
       const before = messages.at(-2);
-      const asked = conversation.find((m) => m.role === 'user');
       if (before?.role === 'assistant' && asked && r.content.trim() === before.content.trim()) {
         // Asked again with its own answer in view, at T 0.7, it copied that answer once more (b1bb761):
         // the first prompt afresh, with what went wrong but not the answer.

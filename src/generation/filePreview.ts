@@ -40,6 +40,6 @@ export function filePreamble<F extends { content: string; truncated?: boolean }>
     if (triples % 2 === 1) inString = !inString;
     if (!inString) open = Math.max(0, open + (t.match(/[({[]/g) ?? []).length - (t.match(/[)}\]]/g) ?? []).length);
   }
-  while (keep.length && !keep[keep.length - 1]!.trim()) keep.pop();
-  return keep.length === lines.length || (keep.length === lines.length - 1 && !lines[lines.length - 1]!.trim()) ? f : { ...f, content: keep.join('\n'), truncated: true };
+  const content = keep.join('\n').trimEnd();
+  return content === f.content.trimEnd() ? f : { ...f, content, truncated: true };
 }

@@ -20,8 +20,6 @@ export interface RetrievedFile {
 export interface RetrievalResult {
   sources: RetrievedFile[];
   tests: RetrievedFile[];
-  /** The root files that name the project (Ecosystem.projectFile) of the ecosystems those files are in, by their first lines. */
-  project: RetrievedFile[];
 }
 
 /** Lines of a project file shown: go.mod's module path, package.json's name and type come first. */
@@ -98,8 +96,7 @@ export async function retrieve(repoDir: string, query: string, opts: { maxChars?
   const maxFiles = opts.maxFiles ?? 8;
   const maxTests = opts.maxTests ?? 3;
   // Code is what some ecosystem owns (Go, Rust, Java, C… as well as Python and JS/TS).
-  const all = await listRepoFiles(repoDir);
-  const files = all.filter((f) => ecosystemOfPath(f) !== undefined);
+  const files = (await listRepoFiles(repoDir)).filter((f) => ecosystemOfPath(f) !== undefined);
   const texts = new Map<string, string>();
   await Promise.all(
     files.map(async (f) => {
@@ -139,12 +136,16 @@ export async function retrieve(repoDir: string, query: string, opts: { maxChars?
     tests.push({ path: t, score: testRank.find((r) => r.id === t)?.score ?? 0, content: kept, truncated });
     used += kept.length;
   }
-  const ecosystems = new Set([...sources, ...tests].map((f) => ecosystemOfPath(f.path)));
-  const named = [...ecosystems].flatMap((e) => (e?.projectFile && all.includes(e.projectFile) ? [e.projectFile] : []));
-  const project: RetrievedFile[] = [];
+  return { sources, tests };
+}
+
+/** The root files that name the project (Ecosystem.projectFile) of the ecosystems `files` are in, by their first lines. */
+export async function projectFiles(repoDir: string, files: readonly RetrievedFile[]): Promise<RetrievedFile[]> {
+  const named = new Set(files.flatMap((f) => ecosystemOfPath(f.path)?.projectFile ?? []));
+  const out: RetrievedFile[] = [];
   for (const path of named) {
     const text = await readRepoFile(repoDir, path, 100_000);
-    if (text !== undefined) project.push(fileHead({ path, score: 0, content: text, truncated: false }, PROJECT_FILE_LINES));
+    if (text !== undefined) out.push(fileHead({ path, score: 0, content: text, truncated: false }, PROJECT_FILE_LINES));
   }
-  return { sources, tests, project };
+  return out;
 }

@@ -1,7 +1,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { codeTokens, rankBm25, retrieve } from '../../src/generation/retrieval.js';
+import { codeTokens, projectFiles, rankBm25, retrieve } from '../../src/generation/retrieval.js';
 import { zeroShotPlusPrompt } from '../../src/generation/prompts.js';
 import { prepareZeroShotPlus } from '../../src/generation/strategies/zeroShotPlus.js';
 import type { StrategyContext } from '../../src/generation/candidate.js';
@@ -42,7 +42,7 @@ describe('BM25 retrieval', () => {
 
   it('a Python repository has no project file to show (its tests import the package by name)', async () => {
     const r = await retrieve(dir, 'parse_duration crashes', { maxFiles: 3 });
-    expect(r.project).toEqual([]);
+    expect(await projectFiles(dir, [...r.sources, ...r.tests])).toEqual([]);
   });
 
   it('retrieves the code of any ecosystem, not only Python and JS (a Go module: its source and its _test.go)', async () => {
@@ -61,7 +61,7 @@ describe('BM25 retrieval', () => {
       expect(r.sources.map((f) => f.path)).not.toContain('README.md');
       expect(r.tests.map((f) => f.path)).toEqual(['durations_test.go']);
       // The file that names the module, for a new test's import path (the 1.5B dropped Masterminds/semver's /v3).
-      expect(r.project).toEqual([{ path: 'go.mod', score: 0, content: 'module example.com/durations\n\ngo 1.21\n', truncated: false }]);
+      expect(await projectFiles(go, [...r.sources, ...r.tests])).toEqual([{ path: 'go.mod', score: 0, content: 'module example.com/durations\n\ngo 1.21\n', truncated: false }]);
       // A small model's prompt (whole-file answers) shows it first and the test by its imports; a remote model's prompt is the paper's.
       const ctx = (local: boolean) => ({ workbench: { repoDir: go, testCommand: 'go test ./...' }, issue: { title: 'Parse returns 0 for 1h30m', body: '' }, llm: { local, contextLimit: 8192 }, options: {} }) as unknown as StrategyContext;
       const small = (await prepareZeroShotPlus(ctx(true))).prompt;

@@ -8,7 +8,7 @@ import { usableAnswer } from '../answers.js';
 import { withFeedback } from '../feedback.js';
 import { AFTER_CUT_NOTE, zeroShotPlusPrompt, issueText } from '../prompts.js';
 import { repoInfo } from '../repoFiles.js';
-import { retrieve, type RetrievalResult } from '../retrieval.js';
+import { projectFiles, retrieve, type RetrievalResult } from '../retrieval.js';
 import type { ChatResponse } from '../llmTypes.js';
 import type { Reproduction } from '../types.js';
 import { fileHead, filePreamble } from '../filePreview.js';
@@ -62,7 +62,7 @@ export async function prepareZeroShotPlus(ctx: StrategyContext): Promise<ZeroSho
   // and the file naming the project: the 1.5B imported Masterminds/semver without go.mod's /v3.
   const small = answerFormat === 'whole-file';
   const tests = small ? retrieval.tests.map((t) => filePreamble(t)) : retrieval.tests;
-  const sources = small ? [...retrieval.project, ...retrieval.sources] : retrieval.sources;
+  const sources = small ? [...(await projectFiles(ctx.workbench.repoDir, [...retrieval.sources, ...retrieval.tests])), ...retrieval.sources] : retrieval.sources;
   const input = { issue: ctx.issue, sources, tests, testCommand: ctx.workbench.testCommand, language: info.language, answerFormat };
   const afterCut = `${zeroShotPlusPrompt({ ...input, tests: tests.map((t) => fileHead(t, TEST_HEAD_LINES)) })}\n\n${AFTER_CUT_NOTE}`;
   return { prompt: zeroShotPlusPrompt(input), afterCut, retrieval };
