@@ -51,7 +51,15 @@ export interface ContextInput {
   dependenciesAsOf?: AsOfMode;
 }
 
+/** A context before its environment is built: everything read from the repository's files. */
+export type RepoPlan = Omit<RepoContext, 'env' | 'installNotes'>;
+
 export async function prepareContext(sandbox: Sandbox, input: ContextInput, progress: Progress = silentProgress): Promise<RepoContext> {
+  return buildEnvironment(sandbox, await planContext(input, progress), progress);
+}
+
+/** Where and how the tests would run, from the repository's files alone: no container yet. */
+export async function planContext(input: ContextInput, progress: Progress = silentProgress): Promise<RepoPlan> {
   const repo = (await openRepo(input.repo)).path;
   const base = await resolveRev(repo, input.base);
   const files = await listFiles(repo, base);
@@ -79,10 +87,16 @@ export async function prepareContext(sandbox: Sandbox, input: ContextInput, prog
   const eco = ecosystemOfRunner(runner);
   const steps: WarmUp = { ...(eco?.beforeInstall ? { before: eco.beforeInstall } : {}), ...(eco?.warm ? { after: eco.warm } : {}), ...(eco?.savesInstall ? { saveInstall: true } : {}) };
   const warm = Object.keys(steps).length ? steps : undefined;
-  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, ...(fallbackImages ? { fallbackImages } : {}), install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
-  const installNotes = await readInstallNotes(sandbox, env, repo, base, installCmd);
+  return { repo, base, runner, config, files, baseImage, ...(fallbackImages ? { fallbackImages } : {}), install: installCmd, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}), ...(asOf ? { dependenciesAsOf: asOf } : {}) };
+}
+
+/** The plan's environment, built (or found cached), and what its install noted. */
+export async function buildEnvironment(sandbox: Sandbox, plan: RepoPlan, progress: Progress = silentProgress): Promise<RepoContext> {
+  const { repo, base, baseImage, fallbackImages, install, warm, cacheScope } = plan;
+  const env = await sandbox.ensureEnvironment({ repo, rev: base, baseImage, ...(fallbackImages ? { fallbackImages } : {}), install, ...(warm ? { warm } : {}), ...(cacheScope ? { cacheScope } : {}) }, (m) => progress.step(m));
+  const installNotes = await readInstallNotes(sandbox, env, repo, base, install);
   for (const n of installNotes) progress.step(n);
-  return { repo, base, env, runner, config, files, baseImage, ...(fallbackImages ? { fallbackImages } : {}), install: installCmd, ...(warm ? { warm } : {}), installNotes, ...(cacheScope ? { cacheScope } : {}), ...(asOf ? { dependenciesAsOf: asOf } : {}) };
+  return { ...plan, env, installNotes };
 }
 
 /** What an install's fallback recorded (air-gapped: installed from what the image holds), one note a line. */

@@ -1,7 +1,7 @@
 import { reproduce, type ReproduceOptions } from '../generation/index.js';
 import type { IssueInput, Reproduction } from '../generation/types.js';
 import type { ResourceLimits, Sandbox } from '../sandbox/types.js';
-import { decideLimits, prepareContext, type CappedNote, type ContextInput } from './context.js';
+import { buildEnvironment, decideLimits, planContext, type CappedNote, type ContextInput, type RepoContext } from './context.js';
 import { silentProgress, type Progress } from './progress.js';
 import { openWorkbench } from './workbench.js';
 
@@ -15,7 +15,11 @@ export interface ReproduceInput extends ContextInput {
 
 /** reproduce(issue): a verified test patch that fails on `base` for the issue's reason, or why not. */
 export async function reproduceIssue(sandbox: Sandbox, input: ReproduceInput, progress: Progress = silentProgress): Promise<Reproduction & { limitsCapped: CappedNote[] }> {
-  const ctx = await prepareContext(sandbox, input, progress);
+  // The environment is built when a strategy first runs a test: one that writes nothing for this
+  // repository (the snippet strategy on a Go project) answers without minutes of install.
+  const plan = await planContext(input, progress);
+  let built: Promise<RepoContext> | undefined;
+  const ctx = { ...plan, environment: () => (built ??= buildEnvironment(sandbox, plan, progress)) };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
   const workbench = await openWorkbench(sandbox, ctx, decided.limits, input.signal);
   const generation = { ...input.generation, strategy: input.generation?.strategy ?? ctx.config.generation?.strategy };

@@ -9,6 +9,9 @@ import type { IssueInput, Reproduction } from '../../src/generation/types.js';
 import { prepareContext } from '../../src/pipeline/context.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { openWorkbench, type OpenWorkbench } from '../../src/pipeline/workbench.js';
+import { reproduceIssue } from '../../src/pipeline/reproduce.js';
+import { cleanupGitRepos, createGitRepo } from '../helpers/gitRepo.js';
+import { jest } from '@jest/globals';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { createLogger } from '../../src/util/logger.js';
@@ -156,6 +159,33 @@ describe('reproduce on real containers', () => {
       const rep = await withWorkbench(fx, (wb) => reproduce(wb, issue, { strategy: 'ensemble', llm: llmFor(server!), logger: quiet }));
       expect(rep.strategy).toBe('ensemble(zero-shot-plus)');
       await expectFailToPass(fx, rep);
+    });
+  });
+
+  describe('the environment is built only when a strategy runs a test', () => {
+    afterAll(() => cleanupGitRepos());
+
+    it('the snippet strategy on a Go project answers "no test writer" without building an environment; on a Python one it builds it once', async () => {
+      const built = jest.spyOn(sandbox, 'ensureEnvironment');
+      try {
+        const go = createGitRepo({ 'go.mod': 'module example.com/clamp\n\ngo 1.21\n', 'clamp.go': 'package clamp\n\nfunc Clamp(v, lo, hi int) int { return v }\n', 'clamp_test.go': 'package clamp\n\nimport "testing"\n\nfunc TestClamp(t *testing.T) {}\n' });
+        const issue = { title: 'Clamp ignores its bounds', body: '`Clamp(5, 0, 3)` returns 5; it should return 3.' };
+        const refused = await reproduceIssue(sandbox, { repo: go.path, base: go.sha, issue, generation: { llm: null, logger: quiet } });
+        expect({ status: refused.status, reason: refused.reason }).toEqual({ status: 'not-reproduced', reason: expect.stringMatching(/^no reproduction: the snippet strategy has no test writer for go\b/) });
+        expect(built).not.toHaveBeenCalled();
+
+        const fx = await createFixtureRepo('py-durations');
+        try {
+          const rep = await reproduceIssue(sandbox, { repo: fx.dir, base: fx.base, image: fx.instance.image, install: fx.instance.install, testCmd: fx.instance.test_cmd, issue: fx.issue, generation: { llm: null, logger: quiet } });
+          expect(rep.status).toBe('reproduced');
+          // Built once for the candidate's two runs on base.
+          expect(built).toHaveBeenCalledTimes(1);
+        } finally {
+          fx.cleanup();
+        }
+      } finally {
+        built.mockRestore();
+      }
     });
   });
 
