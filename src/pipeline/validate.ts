@@ -13,7 +13,7 @@ import { formatPatch, parsePatch, reversePatch } from 'diff';
 import { applyModelPatch } from '../patch/applyModelPatch.js';
 import { headChanges } from './headChanges.js';
 import { plusPatch } from '../repo/state.js';
-import { landedPatch, listFiles, materialize, patchToRevAt, resolveRev, withState } from '../repo/git.js';
+import { landedPatch, listFiles, materialize, openState, patchToRevAt, resolveRev, withState } from '../repo/git.js';
 import { withStateCache } from '../repo/stateCache.js';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { whyNoTests } from '../harness/noTests.js';
@@ -127,12 +127,29 @@ export async function validate(sandbox: Sandbox, input: ValidateInput, progress:
   const releases: Array<() => Promise<void>> = [];
   // Its steps ask for the same commit-plus-patches trees again and again: each is built once.
   return withStateCache(async () => {
+    const early = earlyStates(input).map((state) => openState(input.repo, state).catch(() => undefined));
     try {
       return await validateWith(sandbox, input, progress, releases);
     } finally {
       await Promise.all(releases.map((r) => r()));
+      await Promise.all(early.map(async (e) => (await e)?.dispose()));
     }
   });
+}
+
+/**
+ * The trees the size check and the first runs ask for, built from the start beside the steps
+ * before them (each is git work a run's container would otherwise wait for): shared by key, so
+ * the steps get these builds; one that fails is built again where it is asked for, and fails there.
+ */
+function earlyStates(input: ValidateInput): RepoState[] {
+  if (!input.head === !input.fixPatch) return [];
+  const fixed = input.head ? { rev: input.head, patches: [] } : { rev: input.base, patches: [input.fixPatch!] };
+  return [
+    { rev: input.base, patches: [input.testPatch] },
+    ...(fixed.patches.length ? [fixed] : []),
+    { rev: fixed.rev, patches: [...fixed.patches, input.testPatch] },
+  ];
 }
 
 async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Progress, releases: Array<() => Promise<void>>): Promise<ValidationResult> {
@@ -150,16 +167,18 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   // What the fixed code copies into a run's container counts against the run's limits: one that
   // cannot fit is refused now, from git's sizes, before any container of this validation starts.
   await sandbox.admit?.({ env: ctx.env, repo: ctx.repo, state: fixedCode, limits: decided.limits }, head ? "head's files" : "the fixed code's files");
+  // The first runs' containers start while the steps before them work: base's now, head's once its
+  // state is known. The sides' containers with the tests are kept for their confirmation reruns (runSides).
+  const keep = opts.confirm > 0 && Math.max(0, opts.reruns ?? 0) === 0;
+  // The tests the patch adds or changes get their confirmation rounds inside the first runs, where the runner can.
+  const plan = (testPatch: string) => (keep ? roundPlan(testPatch, files, opts.confirm) : undefined);
+  const warmOpts = { files, keep, plan: plan(input.testPatch), limits: decided.limits };
+  warmRun(sandbox, ctx, ctx.env, baseState, warmOpts, releases);
   // One diff: head's own install (manifests), and whether its tests run with base's test machinery.
   const changes = await headChanges(ctx.repo, ctx.base, fixedCode);
   const asBase = changes.machinery.length ? await withBaseMachinery(ctx, fixedCode, changes.machinery) : undefined;
-  // The first runs' containers start while the steps before them work (head's with the test patch as given).
-  // The sides' containers with the tests are kept for their confirmation reruns (runSides).
-  const keep = opts.confirm > 0 && Math.max(0, opts.reruns ?? 0) === 0;
   const headWithTests: RepoState = { rev: fixedCode.rev, patches: [...(asBase ?? fixedCode).patches, input.testPatch] };
-  // The tests the patch adds or changes get their confirmation rounds inside the first runs, where the runner can.
-  const plan = (testPatch: string) => (keep ? roundPlan(testPatch, files, opts.confirm) : undefined);
-  const warm = warmFirstRuns(sandbox, ctx, { baseState, headWithTests, files, keep, plan: plan(input.testPatch), limits: decided.limits }, releases);
+  const warm = warmHeadAndBaseline(sandbox, ctx, { headWithTests, ...warmOpts }, releases);
   const headEnv = fixedEnvironment(sandbox, ctx, fixedCode, changes.manifests, input.headInstall ?? 'writer', progress).then(async (h) => {
     await warm.headIn(h.env);
     return h;
@@ -269,31 +288,29 @@ async function withBaseMachinery(ctx: RepoContext, fixedCode: RepoState, machine
   return plusPatch(fixedCode, patch, "base's test machinery");
 }
 
+type WarmOptions = { files: string[]; keep: boolean; plan?: RoundPlan; limits: Partial<ResourceLimits> };
+
+/** Starts a first run's container ahead of it; its release goes to `releases`. */
+function warmRun(sandbox: Sandbox, ctx: RepoContext, env: Environment, state: RepoState, w: WarmOptions, releases: Array<() => Promise<void>>, kept = w.keep) {
+  const release = prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: w.files, limits: w.limits, keep: kept, ...(kept && w.plan ? { roundPlan: w.plan } : {}) });
+  releases.push(release);
+  return release;
+}
+
 /**
- * Starts the first runs' containers (base's and head's with the tests, base's baseline) while the
- * steps before them work. Head's starts in base's environment before its manifests are compared
- * (the common case); `headIn` replaces it when head gets its own environment. Releases go to `releases`.
+ * Starts head's first run's container, then base's baseline's (without the tests): head's in base's
+ * environment before its manifests are compared (the common case); `headIn` replaces it when head
+ * gets its own environment. Base's with the tests started first (warmRun, once admitted).
  */
-function warmFirstRuns(
-  sandbox: Sandbox,
-  ctx: RepoContext,
-  w: { baseState: RepoState; headWithTests: RepoState; files: string[]; keep: boolean; plan?: RoundPlan; limits: Partial<ResourceLimits> },
-  releases: Array<() => Promise<void>>,
-): { headIn: (env: Environment) => Promise<void> } {
-  const warm = (env: Environment, state: RepoState, runFiles: string[], kept = false, rounds?: RoundPlan) => {
-    const release = prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: runFiles, limits: w.limits, keep: kept, ...(rounds ? { roundPlan: rounds } : {}) });
-    releases.push(release);
-    return release;
-  };
-  warm(ctx.env, w.baseState, w.files, w.keep, w.plan);
-  const headInBase = warm(ctx.env, w.headWithTests, w.files, w.keep, w.plan);
+function warmHeadAndBaseline(sandbox: Sandbox, ctx: RepoContext, w: WarmOptions & { headWithTests: RepoState }, releases: Array<() => Promise<void>>): { headIn: (env: Environment) => Promise<void> } {
+  const headInBase = warmRun(sandbox, ctx, ctx.env, w.headWithTests, w, releases);
   const atBase = w.files.filter((f) => ctx.files.includes(f));
-  if (!hasBaseline(baselineKey(ctx.env.image, ctx.base, atBase, ctx.runner, w.limits))) warm(ctx.env, { rev: ctx.base, patches: [] }, atBase);
+  if (!hasBaseline(baselineKey(ctx.env.image, ctx.base, atBase, ctx.runner, w.limits))) warmRun(sandbox, ctx, ctx.env, { rev: ctx.base, patches: [] }, { ...w, files: atBase }, releases, false);
   return {
     async headIn(env) {
       if (env === ctx.env) return;
       await headInBase();
-      warm(env, w.headWithTests, w.files, w.keep, w.plan);
+      warmRun(sandbox, ctx, env, w.headWithTests, w, releases);
     },
   };
 }

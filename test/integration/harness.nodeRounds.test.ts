@@ -87,8 +87,15 @@ const messageOf = (r: RunResult, name: string) => r.tests.find((t) => t.id === `
 const ADDED = { 'sees a fresh module state': 'passed', 'draws afresh at import': 'passed', 'logs a marker': 'passed', fails: 'failed' };
 
 let sandbox: Sandbox;
+/**
+ * One package cache for the nine projects (EnvironmentSpec.cacheScope): each installs into an
+ * empty one otherwise, and vitest 3 and jest come down from the registry three and two times.
+ * The scope is a temporary repository's path, so the cache goes with it (cleanUpEcosystemRuns).
+ */
+let cacheScope: string;
 beforeAll(() => {
   sandbox = createDockerSandbox();
+  cacheScope = createGitRepo({ 'README.md': 'the package cache scope of harness.nodeRounds\n' }).path;
 });
 afterAll(cleanUpEcosystemRuns);
 
@@ -123,7 +130,7 @@ describe.each([
     repo = createGitRepo({ 'package.json': pkg, 'src/state.js': kind.module, [FILE]: test(false), ...(runner === 'jest' ? { [SNAPSHOT_FILE]: snapshotFile(version) } : {}) });
     base = repo.sha;
     testPatch = repo.git('diff', base, repo.commit({ [FILE]: test(true) }, 'tests'));
-    env = await sandbox.ensureEnvironment({ repo: repo.path, rev: base, baseImage: image, install: ('install' in rest && rest.install) || 'npm install --no-audit --no-fund' });
+    env = await sandbox.ensureEnvironment({ repo: repo.path, rev: base, baseImage: image, install: ('install' in rest && rest.install) || 'npm install --no-audit --no-fund', cacheScope });
   }, 900_000);
 
   it("each round runs the added tests from a new module state; the run's report and output are as without rounds", async () => {
