@@ -278,6 +278,12 @@ export interface Ecosystem {
   registries: readonly string[];
   coverage: CoverageSupport;
   /**
+   * A new test file a model wrote, made to build as it meant, where a slip of the language is plain
+   * from the file alone (Go: a test declaring the package it imports by its own module path).
+   * `readFile` reads the repository at base (undefined: no such file). Undefined: leave it as written.
+   */
+  tidyNewTest?(file: { path: string; content: string }, readFile: (path: string) => string | undefined): string | undefined;
+  /**
    * Failure text that means the test itself is broken: it calls what does not exist or does not
    * load (Python's `No module named`, Go's `undefined: X`). A reproduction failing only so is refused.
    */

@@ -4,7 +4,9 @@
  * test-file rules (harness/testFiles.ts) see a test file. Language-blind: the path follows the
  * tests the repository has.
  */
-import { posix } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { ecosystemOfPath } from '../ecosystems/index.js';
 import { isTestFile, isTestPath } from '../harness/testFiles.js';
 import { detectFormat, fencedBlocks, parseWholeFiles } from '../patch/index.js';
 import { listRepoFiles } from './repoFiles.js';
@@ -49,9 +51,10 @@ export async function nameLooseTest(answer: string, repoDir: string): Promise<{ 
   const blocks = fencedBlocks(answer).filter((b) => !NOT_CODE.test(b.info.split(/\s/)[0] ?? '') && b.body.trim().split('\n').length >= 3);
   const block = blocks.sort((a, b) => b.body.length - a.body.length)[0];
   if (!block) return { text: answer };
-  const path = newTestPath(await listRepoFiles(repoDir));
+  const files = await listRepoFiles(repoDir);
+  const path = newTestPath(files);
   if (!path) return { text: answer };
-  return { text: `${path}\n\`\`\`\n${block.body}\n\`\`\`\n`, path };
+  return { text: wholeFile(path, tidied(path, block.body, repoDir, files) ?? block.body), path };
 }
 
 /** Relative module paths a JS/TS file imports or requires (`./index.js`, `../lib/a`). */
@@ -84,17 +87,28 @@ function placeByImports(file: { path: string; content: string }, files: readonly
   return undefined;
 }
 
+/** A new test file as its ecosystem tidies one a model wrote (Ecosystem.tidyNewTest), else as written. */
+function tidied(path: string, content: string, repoDir: string, files: readonly string[]): string | undefined {
+  const have = new Set(files);
+  const read = (p: string) => (have.has(p) ? readFileSync(join(repoDir, p), 'utf8') : undefined);
+  return have.has(path) ? undefined : ecosystemOfPath(path)?.tidyNewTest?.({ path, content }, read);
+}
+
+const wholeFile = (path: string, content: string) => `${path}\n\`\`\`\n${content}${content.endsWith('\n') ? '' : '\n'}\`\`\`\n`;
+
 async function renameNamedTest(answer: string, repoDir: string): Promise<{ text: string; path?: string }> {
   const named = parseWholeFiles(answer);
+  const files = await listRepoFiles(repoDir);
   if (named.some((f) => isTestPath(f.path))) {
     if (named.length !== 1) return { text: answer };
-    const moved = placeByImports(named[0]!, await listRepoFiles(repoDir));
-    return moved ? { text: `${moved}\n\`\`\`\n${named[0]!.content}\`\`\`\n`, path: moved } : { text: answer };
+    const moved = placeByImports(named[0]!, files);
+    const path = moved ?? named[0]!.path;
+    const content = tidied(path, named[0]!.content, repoDir, files);
+    return moved || content !== undefined ? { text: wholeFile(path, content ?? named[0]!.content), path } : { text: answer };
   }
-  const files = await listRepoFiles(repoDir);
   const path = newTestPath(files);
   const existing = new Set(files);
   const file = path ? named.filter((f) => !existing.has(f.path) && extensionOf(f.path) === extensionOf(path)) : [];
   if (!path || file.length !== 1) return { text: answer };
-  return { text: `${path}\n\`\`\`\n${file[0]!.content}\`\`\`\n`, path };
+  return { text: wholeFile(path, tidied(path, file[0]!.content, repoDir, files) ?? file[0]!.content), path };
 }

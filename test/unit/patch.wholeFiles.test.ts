@@ -100,6 +100,35 @@ describe('an unnamed test file', () => {
     expect(await nameLooseTest('I cannot write a test for this.', dir)).toEqual({ text: 'I cannot write a test for this.' });
   });
 
+  it('a Go test in the package it also imports by its own module path (an import cycle) becomes the external test package', async () => {
+    // The 1.5B's re-drawn answer on Masterminds/semver b1bb761 (bench:generate, 2026-11-30): `package semver`, importing semver/v3.
+    const answer = '<code>\ntest_reproduce_issue.go\npackage semver\n\nimport (\n\t"testing"\n\n\t"github.com/Masterminds/semver/v3"\n)\n\nfunc TestNewConstraintRangeWithSpace(t *testing.T) {\n\tc, err := semver.NewConstraint("1.0.0 - 2.0.0 <=2.0.0")\n\tif err != nil {\n\t\tt.Errorf("Error parsing constraint: %s", err)\n\t}\n\tv, _ := semver.NewVersion("1.0.0")\n\tif !c.Check(v) {\n\t\tt.Errorf("Version %s does not meet the constraint %s", v, c)\n\t}\n}\n</code>';
+    const go = mkdtempSync(join(tmpdir(), 'swt-loose-go-'));
+    try {
+      writeFileSync(join(go, 'go.mod'), 'module github.com/Masterminds/semver/v3\n\ngo 1.18\n');
+      writeFileSync(join(go, 'constraints.go'), 'package semver\n');
+      writeFileSync(join(go, 'constraints_test.go'), 'package semver\n');
+      const loose = await nameLooseTest(answer, go);
+      expect(loose.path).toBe('swt_repro_constraints_test.go');
+      expect(loose.text).toMatch(/^swt_repro_constraints_test\.go\n```\npackage semver_test\n\nimport \(/);
+      expect(loose.text).toContain('c, err := semver.NewConstraint("1.0.0 - 2.0.0 <=2.0.0")');
+      // Named at a test path of its own, the same.
+      expect((await nameLooseTest(answer.replace('test_reproduce_issue.go', 'range_test.go'), go)).text).toMatch(/^range_test\.go\n```\npackage semver_test\n/);
+      // In a folder below the module, its own import path is the module's plus the folder.
+      mkdirSync(join(go, 'inner'));
+      writeFileSync(join(go, 'inner', 'a_test.go'), 'package inner\n');
+      const inner = '`inner/b_test.go`\n```go\npackage inner\n\nimport "github.com/Masterminds/semver/v3/inner"\n\nfunc TestB(t *testing.T) { inner.X() }\n```';
+      expect((await nameLooseTest(inner, go)).text).toContain('package inner_test\n');
+      // A test of the package that imports other packages only, or is already external, stays as written.
+      const internal = answer.replace('"github.com/Masterminds/semver/v3"', '"strings"').replace('test_reproduce_issue.go', 'range_test.go');
+      expect((await nameLooseTest(internal, go)).text).toBe(internal);
+      const external = answer.replace('package semver\n', 'package semver_test\n').replace('test_reproduce_issue.go', 'range_test.go');
+      expect((await nameLooseTest(external, go)).text).toBe(external);
+    } finally {
+      rmSync(go, { recursive: true, force: true });
+    }
+  });
+
   it('a named new file the runner would not run (Qwen 1.5B\'s `test_parse_combined_units.go`) is put at a test path in the language of the repository\'s tests', async () => {
     // The real answer of the 1.5B model on the go-durations fixture (swt demo --fixture go-durations).
     const answer = '`test_parse_combined_units.go`\n\n```go\npackage durations_test\n\nimport (\n\t"testing"\n\t"github.com/yourusername/durations"\n)\n\nfunc TestParseCombinedUnits(t *testing.T) {\n\tn, err := durations.Parse("1h30m")\n\tif err != nil {\n\t\tt.Errorf("Expected no error, got %v", err)\n\t}\n\tif n != 5400 {\n\t\tt.Errorf("Expected 5400, got %d", n)\n\t}\n}\n```';

@@ -1,4 +1,5 @@
 /** Go: go.mod, `go mod download`, `go test -json`. Pure. */
+import { externalTestPackage } from './newTest.js';
 import { saveToCache, seedFromCache } from '../packageCacheShell.js';
 import { shellQuote } from '../../util/shell.js';
 import { fillTemplate, installNote, regexEscape, reportPath } from '../command.js';
@@ -111,6 +112,7 @@ export const go: Ecosystem = {
   language: 'Go',
   manifests: ['go.mod'],
   projectFile: 'go.mod',
+  tidyNewTest: externalTestPackage,
   dependencyManifest: goDependencyManifest,
   testMachinery: goMachinery,
   runnerNames: ['go test'],
