@@ -120,10 +120,16 @@ describe('an unnamed test file', () => {
       const inner = '`inner/b_test.go`\n```go\npackage inner\n\nimport "github.com/Masterminds/semver/v3/inner"\n\nfunc TestB(t *testing.T) { inner.X() }\n```';
       expect((await nameLooseTest(inner, go)).text).toContain('package inner_test\n');
       // A test of the package that imports other packages only, or is already external, stays as written.
-      const internal = answer.replace('"github.com/Masterminds/semver/v3"', '"strings"').replace('test_reproduce_issue.go', 'range_test.go');
+      const internal = '`range_test.go`\n```go\npackage semver\n\nimport (\n\t"strings"\n\t"testing"\n)\n\nfunc TestR(t *testing.T) {\n\tc, _ := NewConstraint(strings.TrimSpace(" 1.0.0 "))\n\t_ = c\n}\n```';
       expect((await nameLooseTest(internal, go)).text).toBe(internal);
       const external = answer.replace('package semver\n', 'package semver_test\n').replace('test_reproduce_issue.go', 'range_test.go');
       expect((await nameLooseTest(external, go)).text).toBe(external);
+      // Its answer in the run after: `semver.NewConstraint` in `package semver` with no import, and "fmt" unused.
+      const unimported = '<code>\ntest_reproduce_issue.go\npackage semver\n\nimport (\n\t"fmt"\n\t"testing"\n)\n\nfunc TestConstrainWithSpaceSeparatedParts(t *testing.T) {\n\t_, err := semver.NewConstraint("1.0.0 - 2.0.0 <=2.0.0")\n\tif err != nil {\n\t\tt.Errorf("Error parsing constraint: %s", err)\n\t}\n}\n</code>';
+      expect((await nameLooseTest(unimported, go)).text).toContain('package semver_test\n\nimport (\n\t"github.com/Masterminds/semver/v3"\n\t"testing"\n)\n');
+      // A used import (math/rand/v2 is rand), an aliased one and a blank one stay.
+      const used = '`range_test.go`\n```go\npackage semver\n\nimport (\n\t"math/rand/v2"\n\tj "encoding/json"\n\t_ "embed"\n\t"testing"\n)\n\nfunc TestR(t *testing.T) { _ = rand.IntN(3) }\n```';
+      expect((await nameLooseTest(used, go)).text).toBe(used);
     } finally {
       rmSync(go, { recursive: true, force: true });
     }

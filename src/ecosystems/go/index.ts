@@ -1,5 +1,5 @@
 /** Go: go.mod, `go mod download`, `go test -json`. Pure. */
-import { externalTestPackage } from './newTest.js';
+import { tidyGoTest } from './newTest.js';
 import { saveToCache, seedFromCache } from '../packageCacheShell.js';
 import { shellQuote } from '../../util/shell.js';
 import { fillTemplate, installNote, regexEscape, reportPath } from '../command.js';
@@ -112,7 +112,7 @@ export const go: Ecosystem = {
   language: 'Go',
   manifests: ['go.mod'],
   projectFile: 'go.mod',
-  tidyNewTest: externalTestPackage,
+  tidyNewTest: tidyGoTest,
   dependencyManifest: goDependencyManifest,
   testMachinery: goMachinery,
   runnerNames: ['go test'],

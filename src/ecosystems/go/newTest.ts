@@ -1,31 +1,78 @@
 import { posix } from 'node:path';
 
 /**
- * A new Go test file that declares the package of its folder and also imports that package by its
- * module path (small models write `package semver` beside `import "github.com/Masterminds/semver/v3"`):
- * an import cycle, so it never builds. As the external test package (`package semver_test`) it
- * does, and its qualified calls mean what the model meant. The nearest go.mod names the module.
- * Undefined when the file is not such a test. Pure.
+ * A new Go test file as small models write it, made to build as they meant (each step is a compile
+ * error Go gives for sure, never a change of what the test checks):
+ * - it declares the package of its folder and also imports that package by its module path
+ *   (`package semver` beside `import ".../semver/v3"`: an import cycle), or calls that package
+ *   by its name with no import (`semver.NewConstraint` in `package semver`): it becomes the external
+ *   test package (`package semver_test`), importing its folder's package;
+ * - a standard-library import it never uses is left out (`"fmt" imported and not used`).
+ * The nearest go.mod names the module. Undefined when nothing changes. Pure.
  */
-export function externalTestPackage(file: { path: string; content: string }, readFile: (path: string) => string | undefined): string | undefined {
-  const clause = /^package\s+(\w+)[ \t]*$/m.exec(file.content);
-  if (!clause || clause[1]!.endsWith('_test')) return undefined;
-  const folder = posix.dirname(file.path);
+export function tidyGoTest(file: { path: string; content: string }, readFile: (path: string) => string | undefined): string | undefined {
+  let code = file.content;
+  const clause = /^package\s+(\w+)[ \t]*$/m.exec(code);
+  const own = clause && !clause[1]!.endsWith('_test') ? ownImportPath(posix.dirname(file.path), readFile) : undefined;
+  if (clause && own) {
+    const name = clause[1]!;
+    const imported = importPaths(code).includes(own);
+    const qualified = new RegExp(`\\b${name}\\.[A-Z]`).test(code.replace(/^import[^\n]*$|^import\s*\([^)]*\)/gm, ''));
+    if (imported || (qualified && !importNames(code).includes(name))) {
+      code = code.replace(clause[0], `package ${name}_test`);
+      if (!imported) code = addImport(code, own);
+    }
+  }
+  code = withoutUnusedStdImports(code);
+  return code === file.content ? undefined : code;
+}
+
+/** The import path of a folder's package: the nearest go.mod's module plus the folder below it. */
+function ownImportPath(folder: string, readFile: (path: string) => string | undefined): string | undefined {
   for (let dir = folder; ; dir = posix.dirname(dir)) {
     const goMod = readFile(dir === '.' ? 'go.mod' : `${dir}/go.mod`);
     if (goMod !== undefined) {
       const module = /^module\s+"?([^\s"]+)"?/m.exec(goMod)?.[1];
       const below = dir === '.' ? folder : folder.slice(dir.length + 1);
-      const own = below && below !== '.' ? `${module}/${below}` : module;
-      if (!module || !importPaths(file.content).includes(own!)) return undefined;
-      return file.content.replace(clause[0], `package ${clause[1]}_test`);
+      return module && (below && below !== '.' ? `${module}/${below}` : module);
     }
     if (dir === '.' || dir === '/') return undefined;
   }
 }
 
-/** The import paths of a Go file: single imports and import blocks, aliases and all. */
-function importPaths(code: string): string[] {
-  const specs = [...code.matchAll(/^import\s*\(([^)]*)\)/gm)].map((m) => m[1]!).join('\n') + '\n' + [...code.matchAll(/^import\s+([^(\n][^\n]*)$/gm)].map((m) => m[1]!).join('\n');
-  return [...specs.matchAll(/"([^"\n]+)"/g)].map((m) => m[1]!);
+/** The import specs of a Go file, single and in blocks: [alias or '', path, the whole line]. */
+function importSpecs(code: string): Array<{ alias: string; path: string; line: string }> {
+  const lines = [...code.matchAll(/^import\s*\(([^)]*)\)/gm)].flatMap((m) => m[1]!.split('\n'));
+  lines.push(...[...code.matchAll(/^import\s+([^(\n][^\n]*)$/gm)].map((m) => m[1]!));
+  return lines.flatMap((line) => {
+    const m = /^\s*([\w.]+\s+)?"([^"\n]+)"\s*(\/\/.*)?$/.exec(line);
+    return m ? [{ alias: (m[1] ?? '').trim(), path: m[2]!, line }] : [];
+  });
 }
+
+const importPaths = (code: string) => importSpecs(code).map((s) => s.path);
+/** The names imports bind: an alias, else the path's last element (a major version suffix skipped). */
+const packageName = (path: string) => path.split('/').filter((p) => !/^v\d+$/.test(p)).pop()!;
+const importNames = (code: string) => importSpecs(code).map((s) => s.alias || packageName(s.path));
+
+function addImport(code: string, path: string): string {
+  const block = /^import\s*\(\n/m.exec(code);
+  if (block) return code.replace(block[0], `${block[0]}\t"${path}"\n`);
+  return code.replace(/^(package\s+\w+[ \t]*\n)/m, `$1\nimport "${path}"\n`);
+}
+
+/** Standard-library imports (no dot in the first element, so the name is the last) that nothing uses, left out. */
+function withoutUnusedStdImports(code: string): string {
+  const body = code.replace(/^import[^\n]*$|^import\s*\([^)]*\)/gm, '');
+  let out = code;
+  for (const s of importSpecs(code)) {
+    if (s.alias || s.path.split('/')[0]!.includes('.')) continue;
+    const name = packageName(s.path);
+    if (new RegExp(`\\b${name}\\.`).test(body)) continue;
+    out = s.line.startsWith('\t') || /^\s/.test(s.line) ? out.replace(`${s.line}\n`, '') : out.replace(new RegExp(`^import\\s+${escape(s.line)}\\n`, 'm'), '');
+  }
+  // An import block left empty goes too.
+  return out.replace(/^import\s*\(\s*\)\n\n?/m, '');
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
