@@ -17,6 +17,17 @@ const TEST = 'from durations import parse_duration\n\n\ndef test_combined_units(
 // The 1.5B model's real answer on Masterminds/semver b1bb761 (bench:generate, 2026-11-29): <code>, its path alone on the first line.
 const CODE_TAG = '<code>\ntest_constrained_range_with_space_separated_parts.go\npackage semver_test\n\nimport (\n\t"testing"\n\t"github.com/Masterminds/semver"\n)\n\nfunc TestConstrainedRangeWithSpaceSeparatedParts(t *testing.T) {\n\tconstraint, err := semver.NewConstraint("1.0.0 - 2.0.0 <=2.0.0")\n\tif err != nil {\n\t\tt.Errorf("Error parsing constraint: %s", err)\n\t}\n}\n</code>';
 
+/** A temporary Go module holding `files` (module line first in go.mod), for `run`; removed after. */
+async function inGoModule(files: Record<string, string>, run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'swt-loose-go-'));
+  try {
+    for (const [path, text] of Object.entries(files)) writeFileSync(join(dir, path), text);
+    await run(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('whole files in an answer', () => {
   it('reads the path from the line before the fence, with prose around, and adds the file', async () => {
     const answer = `To reproduce the issue, add this test.\n\n**tests/test_combined.py**\n\`\`\`python\n${TEST}\`\`\`\n\nThis test fails because parse_duration does not handle combined units.`;
@@ -103,11 +114,7 @@ describe('an unnamed test file', () => {
   it('a Go test in the package it also imports by its own module path (an import cycle) becomes the external test package', async () => {
     // The 1.5B's re-drawn answer on Masterminds/semver b1bb761 (bench:generate, 2026-11-30): `package semver`, importing semver/v3.
     const answer = '<code>\ntest_reproduce_issue.go\npackage semver\n\nimport (\n\t"testing"\n\n\t"github.com/Masterminds/semver/v3"\n)\n\nfunc TestNewConstraintRangeWithSpace(t *testing.T) {\n\tc, err := semver.NewConstraint("1.0.0 - 2.0.0 <=2.0.0")\n\tif err != nil {\n\t\tt.Errorf("Error parsing constraint: %s", err)\n\t}\n\tv, _ := semver.NewVersion("1.0.0")\n\tif !c.Check(v) {\n\t\tt.Errorf("Version %s does not meet the constraint %s", v, c)\n\t}\n}\n</code>';
-    const go = mkdtempSync(join(tmpdir(), 'swt-loose-go-'));
-    try {
-      writeFileSync(join(go, 'go.mod'), 'module github.com/Masterminds/semver/v3\n\ngo 1.18\n');
-      writeFileSync(join(go, 'constraints.go'), 'package semver\n');
-      writeFileSync(join(go, 'constraints_test.go'), 'package semver\n');
+    await inGoModule({ 'go.mod': 'module github.com/Masterminds/semver/v3\n\ngo 1.18\n', 'constraints.go': 'package semver\n', 'constraints_test.go': 'package semver\n' }, async (go) => {
       const loose = await nameLooseTest(answer, go);
       expect(loose.path).toBe('swt_repro_constraints_test.go');
       expect(loose.text).toMatch(/^swt_repro_constraints_test\.go\n```\npackage semver_test\n\nimport \(/);
@@ -130,19 +137,13 @@ describe('an unnamed test file', () => {
       // A used import (math/rand/v2 is rand), an aliased one and a blank one stay.
       const used = '`range_test.go`\n```go\npackage semver\n\nimport (\n\t"math/rand/v2"\n\tj "encoding/json"\n\t_ "embed"\n\t"testing"\n)\n\nfunc TestR(t *testing.T) { _ = rand.IntN(3) }\n```';
       expect((await nameLooseTest(used, go)).text).toBe(used);
-    } finally {
-      rmSync(go, { recursive: true, force: true });
-    }
+    });
   });
 
   it('a named new file the runner would not run (Qwen 1.5B\'s `test_parse_combined_units.go`) is put at a test path in the language of the repository\'s tests', async () => {
     // The real answer of the 1.5B model on the go-durations fixture (swt demo --fixture go-durations).
     const answer = '`test_parse_combined_units.go`\n\n```go\npackage durations_test\n\nimport (\n\t"testing"\n\t"github.com/yourusername/durations"\n)\n\nfunc TestParseCombinedUnits(t *testing.T) {\n\tn, err := durations.Parse("1h30m")\n\tif err != nil {\n\t\tt.Errorf("Expected no error, got %v", err)\n\t}\n\tif n != 5400 {\n\t\tt.Errorf("Expected 5400, got %d", n)\n\t}\n}\n```';
-    const go = mkdtempSync(join(tmpdir(), 'swt-loose-go-'));
-    try {
-      writeFileSync(join(go, 'go.mod'), 'module example.com/durations\n');
-      writeFileSync(join(go, 'durations.go'), 'package durations\n');
-      writeFileSync(join(go, 'durations_test.go'), 'package durations\n');
+    await inGoModule({ 'go.mod': 'module example.com/durations\n', 'durations.go': 'package durations\n', 'durations_test.go': 'package durations\n' }, async (go) => {
       const loose = await nameLooseTest(answer, go);
       expect(loose.path).toBe('swt_repro_durations_test.go');
       expect(loose.text).toContain('func TestParseCombinedUnits(t *testing.T) {');
@@ -151,9 +152,7 @@ describe('an unnamed test file', () => {
       // A named test file, or a named file in another language, stays as it is.
       expect((await nameLooseTest(answer.replace('test_parse_combined_units.go', 'parse_test.go'), go)).path).toBeUndefined();
       expect((await nameLooseTest(answer.replace('test_parse_combined_units.go', 'notes.md'), go)).path).toBeUndefined();
-    } finally {
-      rmSync(go, { recursive: true, force: true });
-    }
+    });
   });
 
   it("a new JS test file whose relative imports resolve only elsewhere goes where they do (the 1.5B's `test-cases/leading-underscores.js` importing `./index.js` on camelcase)", async () => {

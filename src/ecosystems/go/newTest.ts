@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { regexEscape } from '../command.js';
 
 /**
  * A new Go test file as small models write it, made to build as they meant (each step is a compile
@@ -17,7 +18,7 @@ export function tidyGoTest(file: { path: string; content: string }, readFile: (p
   if (clause && own) {
     const name = clause[1]!;
     const imported = importPaths(code).includes(own);
-    const qualified = new RegExp(`\\b${name}\\.[A-Z]`).test(code.replace(/^import[^\n]*$|^import\s*\([^)]*\)/gm, ''));
+    const qualified = new RegExp(`\\b${name}\\.[A-Z]`).test(withoutImports(code));
     if (imported || (qualified && !importNames(code).includes(name))) {
       code = code.replace(clause[0], `package ${name}_test`);
       if (!imported) code = addImport(code, own);
@@ -40,15 +41,20 @@ function ownImportPath(folder: string, readFile: (path: string) => string | unde
   }
 }
 
-/** The import specs of a Go file, single and in blocks: [alias or '', path, the whole line]. */
+/** The import specs of a Go file, single and in blocks: alias ('' when none), path, and the line as written. */
 function importSpecs(code: string): Array<{ alias: string; path: string; line: string }> {
-  const lines = [...code.matchAll(/^import\s*\(([^)]*)\)/gm)].flatMap((m) => m[1]!.split('\n'));
-  lines.push(...[...code.matchAll(/^import\s+([^(\n][^\n]*)$/gm)].map((m) => m[1]!));
+  const lines = [
+    ...[...code.matchAll(/^import\s*\(([^)]*)\)/gm)].flatMap((m) => m[1]!.split('\n')),
+    ...[...code.matchAll(/^import\s+([^(\n][^\n]*)$/gm)].map((m) => m[0]),
+  ];
   return lines.flatMap((line) => {
-    const m = /^\s*([\w.]+\s+)?"([^"\n]+)"\s*(\/\/.*)?$/.exec(line);
+    const m = /^\s*(?:import\s+)?([\w.]+\s+)?"([^"\n]+)"\s*(\/\/.*)?$/.exec(line);
     return m ? [{ alias: (m[1] ?? '').trim(), path: m[2]!, line }] : [];
   });
 }
+
+/** The code with its import declarations taken out: where a package's use is looked for. */
+const withoutImports = (code: string) => code.replace(/^import[^\n]*$|^import\s*\([^)]*\)/gm, '');
 
 const importPaths = (code: string) => importSpecs(code).map((s) => s.path);
 /** The names imports bind: an alias, else the path's last element (a major version suffix skipped). */
@@ -63,16 +69,12 @@ function addImport(code: string, path: string): string {
 
 /** Standard-library imports (no dot in the first element, so the name is the last) that nothing uses, left out. */
 function withoutUnusedStdImports(code: string): string {
-  const body = code.replace(/^import[^\n]*$|^import\s*\([^)]*\)/gm, '');
+  const body = withoutImports(code);
   let out = code;
   for (const s of importSpecs(code)) {
-    if (s.alias || s.path.split('/')[0]!.includes('.')) continue;
-    const name = packageName(s.path);
-    if (new RegExp(`\\b${name}\\.`).test(body)) continue;
-    out = s.line.startsWith('\t') || /^\s/.test(s.line) ? out.replace(`${s.line}\n`, '') : out.replace(new RegExp(`^import\\s+${escape(s.line)}\\n`, 'm'), '');
+    if (s.alias || s.path.split('/')[0]!.includes('.') || new RegExp(`\\b${regexEscape(packageName(s.path))}\\.`).test(body)) continue;
+    out = out.replace(`${s.line}\n`, '');
   }
   // An import block left empty goes too.
   return out.replace(/^import\s*\(\s*\)\n\n?/m, '');
 }
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
