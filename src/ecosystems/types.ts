@@ -274,6 +274,12 @@ export interface Ecosystem {
    * reported as not judged (classification's changedTest).
    */
   changedTests?(testPatch: string): (t: { id: string; file?: string }) => boolean;
+  /**
+   * A run of one test file runs its unit's other test files too (Go: the whole package): a file of
+   * `files` whose run runs that unit without `file`, so a new test file gets a baseline of the tests
+   * it did not write (SWT-bench judges a patch by its own tests). Undefined: a file runs alone.
+   */
+  unitPeer?(file: string, files: readonly string[]): string | undefined;
   /** Registries its installs reach through the egress proxy (also in the default allowlist). */
   registries: readonly string[];
   coverage: CoverageSupport;

@@ -304,7 +304,7 @@ function warmRun(sandbox: Sandbox, ctx: RepoContext, env: Environment, state: Re
  */
 function warmHeadAndBaseline(sandbox: Sandbox, ctx: RepoContext, w: WarmOptions & { headWithTests: RepoState }, releases: Array<() => Promise<void>>): { headIn: (env: Environment) => Promise<void> } {
   const headInBase = warmRun(sandbox, ctx, ctx.env, w.headWithTests, w, releases);
-  const atBase = w.files.filter((f) => ctx.files.includes(f));
+  const atBase = baselineFiles(ctx, w.files, new Set(ctx.files));
   if (!hasBaseline(baselineKey(ctx.env.image, ctx.base, atBase, ctx.runner, w.limits))) warmRun(sandbox, ctx, ctx.env, { rev: ctx.base, patches: [] }, { ...w, files: atBase }, releases, false);
   return {
     async headIn(env) {
@@ -400,10 +400,24 @@ async function rebaseTestPatch(repo: string, fixed: RepoState, testPatch: string
   }
 }
 
-/** The touched test files that exist without the test patch, at base and in the fixed code. */
+/**
+ * What the baseline runs without the test patch, at base and in the fixed code: the touched test
+ * files that exist there, and for a new one whose run runs its unit's other tests (unitPeer) a file
+ * that runs that unit.
+ */
 async function touchedFilesThatExist(ctx: RepoContext, fixedCode: RepoState, files: string[]): Promise<{ base: string[]; head: string[] }> {
   const atBase = new Set(ctx.files);
   const atFixed = fixedCode.rev === ctx.base ? new Set(atBase) : new Set(await listFiles(ctx.repo, fixedCode.rev));
   for (const p of fixedCode.patches) for (const f of filesTouchedByPatch(p, () => true)) atFixed.add(f);
-  return { base: files.filter((f) => atBase.has(f)), head: files.filter((f) => atFixed.has(f)) };
+  return { base: baselineFiles(ctx, files, atBase), head: baselineFiles(ctx, files, atFixed) };
+}
+
+function baselineFiles(ctx: RepoContext, files: readonly string[], present: ReadonlySet<string>): string[] {
+  const peer = ecosystemOfRunner(ctx.runner)?.unitPeer;
+  const out = new Set(files.filter((f) => present.has(f)));
+  for (const f of files) {
+    const p = !present.has(f) && peer ? peer(f, ctx.files) : undefined;
+    if (p && present.has(p)) out.add(p);
+  }
+  return [...out];
 }

@@ -6,7 +6,7 @@ import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 import { cleanUpEcosystemRuns, transitions, validateJson } from '../helpers/ecosystemRun.js';
-import { ABOVE, ABS, BASE_FILES, FIXED } from '../helpers/goClampx.js';
+import { ABOVE, ABS, BASE_FILES, FIXED, OLD_TEST } from '../helpers/goClampx.js';
 
 // A small real Go module with no configuration at all: detection from go.mod, the golang image
 // (built offline from Debian where none can be pulled), `go mod download` of a real dependency
@@ -81,6 +81,37 @@ describe('Go modules, no configuration (real containers, a real dependency from 
     expect(byId['example.com/clampx.TestAbs']!.notJudged).toBeUndefined();
     expect(byId['example.com/clampx.TestClampInside']!.notJudged).toMatch(/did not build at base/);
     expect(v.success).toBe(true);
+  }, 1_800_000);
+
+  it('a new test file is judged by its own tests: its package\'s other tests, run with it, are judged against a baseline of the package without it', async () => {
+    // An old test pins the bug (the fix breaks it, as a real fix's own test patch then updates);
+    // go test runs the new file with its whole package.
+    const pinned = `${OLD_TEST}\nfunc TestClampPinsOld(t *testing.T) {\n\tif Clamp(15, 0, 10) != 15 {\n\t\tt.Error("changed")\n\t}\n}\n`;
+    const pinning = createGitRepo({ ...BASE_FILES, 'clampx_test.go': pinned });
+    try {
+      const pinBase = pinning.sha;
+      const pinHead = pinning.commit({ 'clampx.go': FIXED }, 'fix');
+      const newFile = [
+        'diff --git a/above_test.go b/above_test.go',
+        'new file mode 100644',
+        '--- /dev/null',
+        '+++ b/above_test.go',
+        '@@ -0,0 +1,9 @@',
+        ...['package clampx', '', 'import "testing"', '', 'func TestClampAbove(t *testing.T) {', '\tif got := Clamp(15, 0, 10); got != 10 {', '\t\tt.Errorf("Clamp(15, 0, 10) = %d", got)', '\t}', '}'].map((l) => `+${l}`),
+        '',
+      ].join('\n');
+      const v = await validate(createDockerSandbox(), { repo: pinning.path, base: pinBase, head: pinHead, testPatch: newFile });
+      const byId = Object.fromEntries(v.tests.map((t) => [t.id, t]));
+      expect(byId['example.com/clampx.TestClampAbove']).toMatchObject({ transition: 'F2P' });
+      expect(byId['example.com/clampx.TestClampAbove']!.preexisting).toBeUndefined();
+      expect(byId['example.com/clampx.TestClampPinsOld']).toMatchObject({ transition: 'P2F', preexisting: true });
+      expect(byId['example.com/clampx.TestClampInside']).toMatchObject({ transition: 'P2P', preexisting: true });
+      // The baseline ran the package through its other test file, without the new one.
+      expect(v.baseline!.base.tests.map((t) => t.id).sort()).toEqual(['example.com/clampx.TestClampInside', 'example.com/clampx.TestClampPinsOld']);
+      expect(v.success).toBe(true);
+    } finally {
+      pinning.cleanup();
+    }
   }, 1_800_000);
 
   it('measures ΔC from go test\'s own cover profile', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { go, goTestName, goVersionOf, packagesOf } from '../../src/ecosystems/go/index.js';
+import { go, goPackagePeer, goTestName, goVersionOf, packagesOf } from '../../src/ecosystems/go/index.js';
 import { packageDir, parseGoTestJson } from '../../src/ecosystems/go/goTestJson.js';
 import { changedGoTests } from '../../src/ecosystems/go/changedTests.js';
 import { compareRuns, judgedTests, reproduces } from '../../src/harness/classify.js';
@@ -100,6 +100,17 @@ describe('the Go ecosystem', () => {
     expect(isTestFile('calc/testdata/x_test.go')).toBe(false);
     expect(isTestPath('calc/testdata/golden.txt')).toBe(true);
     expect(isTestPath('calc/testdata/x_test.go')).toBe(true);
+  });
+
+  it('a new test file\'s package peer: another _test.go of its directory (its baseline runs the package without it)', () => {
+    const files = ['calc/z_test.go', 'calc/calc.go', 'calc/a_test.go', 'calc/sub/b_test.go', 'root_test.go', 'calc/testdata/x.txt'];
+    expect(go.unitPeer).toBe(goPackagePeer);
+    expect(goPackagePeer('calc/new_test.go', files)).toBe('calc/a_test.go');
+    expect(goPackagePeer('calc/a_test.go', files)).toBe('calc/z_test.go');
+    expect(goPackagePeer('new_test.go', files)).toBe('root_test.go');
+    // A new package, or one with no test yet: nothing else of it runs.
+    expect(goPackagePeer('calc/sub/deeper/n_test.go', files)).toBeUndefined();
+    expect(goPackagePeer('other/n_test.go', files)).toBeUndefined();
   });
 
   it('runs the packages of the touched files, with JSON events into the report', () => {

@@ -25,7 +25,7 @@ export const DEFAULT_GO = '1.24';
 
 /** `./dir` for each directory holding one of the files (`.` for the root), as go test takes packages. */
 export function packagesOf(files: readonly string[]): string[] {
-  const dirs = files.map((f) => (f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : ''));
+  const dirs = files.map(dirOf);
   return [...new Set(dirs)].map((d) => (d ? `./${d}` : '.'));
 }
 
@@ -42,6 +42,16 @@ function checkedPackage(pkg: string): string {
 export function goTestName(id: string): string {
   const m = /\.((?:Test|Example|Fuzz)[A-Za-z0-9_]*)(?:\/|$)/.exec(id);
   return m ? m[1] : id.slice(id.lastIndexOf('.') + 1);
+}
+
+/** Another test file of `file`'s package (go test runs a directory's test files together), the first by name. */
+export function goPackagePeer(file: string, files: readonly string[]): string | undefined {
+  const dir = dirOf(file);
+  return files.filter((f) => f !== file && f.endsWith('_test.go') && dirOf(f) === dir).sort()[0];
+}
+
+function dirOf(f: string): string {
+  return f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : '';
 }
 
 // The sandbox's /tmp is noexec: go test runs its test binaries from GOTMPDIR.
@@ -113,6 +123,7 @@ export const go: Ecosystem = {
   manifests: ['go.mod'],
   projectFile: 'go.mod',
   tidyNewTest: tidyGoTest,
+  unitPeer: goPackagePeer,
   dependencyManifest: goDependencyManifest,
   testMachinery: goMachinery,
   runnerNames: ['go test'],
