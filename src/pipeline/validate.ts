@@ -257,12 +257,11 @@ interface Judging {
 async function judge(j: Judging, code: RepoState, warnings: string[]) {
   const { ctx, input, files } = j;
   // Three independent looks at the fixed code, side by side: each is git work the first runs wait for.
-  const [headEnv, headTests, existing] = await Promise.all([j.headEnv, rebaseTestPatch(ctx.repo, code, input.testPatch, warnings), touchedFilesThatExist(ctx, code, files)]);
+  const [headEnv, headTests, present] = await Promise.all([j.headEnv, rebaseTestPatch(ctx.repo, code, input.testPatch, warnings), filesPresent(ctx, code)]);
   const fixed = plusPatch(code, headTests.patch, 'test patch');
-  if (headTests.contained) {
-    const created = new Set(parsePatch(input.testPatch).filter((p) => p.oldFileName === '/dev/null').map((p) => diffPath(p.newFileName)));
-    existing.head = existing.head.filter((f) => !created.has(f));
-  }
+  // A head that holds the tests holds the files they create: its baseline runs without them.
+  if (headTests.contained) for (const p of parsePatch(input.testPatch)) if (p.oldFileName === '/dev/null') present.head.delete(diffPath(p.newFileName) ?? '');
+  const existing = { base: baselineFiles(ctx, files, present.base), head: baselineFiles(ctx, files, present.head) };
   // A head that already holds the tests (a PR that adds them) gets its baseline with them taken out.
   const headBaseline = headTests.contained ? plusPatch(code, formatPatch(reversePatch(parsePatch(input.testPatch))), 'reversed test patch') : code;
   // Head's rounds follow the test patch as it applied there (its lines may have moved).
@@ -400,18 +399,18 @@ async function rebaseTestPatch(repo: string, fixed: RepoState, testPatch: string
   }
 }
 
-/**
- * What the baseline runs without the test patch, at base and in the fixed code: the touched test
- * files that exist there, and for a new one whose run runs its unit's other tests (unitPeer) a file
- * that runs that unit.
- */
-async function touchedFilesThatExist(ctx: RepoContext, fixedCode: RepoState, files: string[]): Promise<{ base: string[]; head: string[] }> {
+/** The files at base and in the fixed code (its patches' files included). */
+async function filesPresent(ctx: RepoContext, fixedCode: RepoState): Promise<{ base: ReadonlySet<string>; head: Set<string> }> {
   const atBase = new Set(ctx.files);
   const atFixed = fixedCode.rev === ctx.base ? new Set(atBase) : new Set(await listFiles(ctx.repo, fixedCode.rev));
   for (const p of fixedCode.patches) for (const f of filesTouchedByPatch(p, () => true)) atFixed.add(f);
-  return { base: baselineFiles(ctx, files, atBase), head: baselineFiles(ctx, files, atFixed) };
+  return { base: atBase, head: atFixed };
 }
 
+/**
+ * What a baseline runs without the test patch, of the files `present`: the touched test files, and
+ * for a new one whose run runs its unit's other tests (unitPeer) a file that runs that unit.
+ */
 function baselineFiles(ctx: RepoContext, files: readonly string[], present: ReadonlySet<string>): string[] {
   const peer = ecosystemOfRunner(ctx.runner)?.unitPeer;
   const out = new Set(files.filter((f) => present.has(f)));

@@ -91,15 +91,9 @@ describe('Go modules, no configuration (real containers, a real dependency from 
     try {
       const pinBase = pinning.sha;
       const pinHead = pinning.commit({ 'clampx.go': FIXED }, 'fix');
-      const newFile = [
-        'diff --git a/above_test.go b/above_test.go',
-        'new file mode 100644',
-        '--- /dev/null',
-        '+++ b/above_test.go',
-        '@@ -0,0 +1,9 @@',
-        ...['package clampx', '', 'import "testing"', '', 'func TestClampAbove(t *testing.T) {', '\tif got := Clamp(15, 0, 10); got != 10 {', '\t\tt.Errorf("Clamp(15, 0, 10) = %d", got)', '\t}', '}'].map((l) => `+${l}`),
-        '',
-      ].join('\n');
+      const lines = ['package clampx', '', 'import "testing"', '', 'func TestClampAbove(t *testing.T) {', '\tif got := Clamp(15, 0, 10); got != 10 {', '\t\tt.Errorf("Clamp(15, 0, 10) = %d", got)', '\t}', '}'];
+      const ABOVE_FILE = `${lines.join('\n')}\n`;
+      const newFile = ['diff --git a/above_test.go b/above_test.go', 'new file mode 100644', '--- /dev/null', '+++ b/above_test.go', '@@ -0,0 +1,9 @@', ...lines.map((l) => `+${l}`), ''].join('\n');
       const v = await validate(createDockerSandbox(), { repo: pinning.path, base: pinBase, head: pinHead, testPatch: newFile });
       const byId = Object.fromEntries(v.tests.map((t) => [t.id, t]));
       expect(byId['example.com/clampx.TestClampAbove']).toMatchObject({ transition: 'F2P' });
@@ -109,6 +103,16 @@ describe('Go modules, no configuration (real containers, a real dependency from 
       // The baseline ran the package through its other test file, without the new one.
       expect(v.baseline!.base.tests.map((t) => t.id).sort()).toEqual(['example.com/clampx.TestClampInside', 'example.com/clampx.TestClampPinsOld']);
       expect(v.success).toBe(true);
+
+      // A pull request that holds the new file itself: head's baseline runs the package without it.
+      const withFile = pinning.commit({ 'above_test.go': ABOVE_FILE }, 'the test too');
+      const own = await validate(createDockerSandbox(), { repo: pinning.path, base: pinBase, head: withFile, testPatch: newFile });
+      expect(own.tests.find((t) => t.id === 'example.com/clampx.TestClampPinsOld')).toMatchObject({ transition: 'P2F', preexisting: true });
+      expect(own.baseline!.head.tests.map((t) => [t.id, t.outcome]).sort()).toEqual([
+        ['example.com/clampx.TestClampInside', 'passed'],
+        ['example.com/clampx.TestClampPinsOld', 'failed'],
+      ]);
+      expect(own.success).toBe(true);
     } finally {
       pinning.cleanup();
     }
