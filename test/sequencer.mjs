@@ -37,7 +37,7 @@ const SECONDS = {
   'redteam/webhooks.receiverMemory': 90,
   'integration/ecosystems.rust': 90,
   'integration/generation.strategies': 85,
-  'integration/ecosystems.go': 80,
+  'integration/ecosystems.go': 140,
   'integration/ecosystems.python': 75,
   'integration/pipeline.validateDeps': 70,
   'app/app.e2e': 65,
