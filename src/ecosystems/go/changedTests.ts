@@ -1,5 +1,6 @@
 /** Which Go tests a unified diff adds or changes, by package directory and top-level name. Pure. */
 import { splitDiff } from '../../patch/diffFiles.js';
+import { dirOf } from './goTestJson.js';
 
 export interface ChangedGoTest {
   /** Repository-relative directory of the package. */
@@ -29,7 +30,7 @@ export function changedGoTests(diff: string): ChangedGoTest[] {
       const f = /^func\s/.test(body) ? FUNC.exec(body) : null;
       if (/^func\s/.test(body)) current = f?.[1];
       if ((line.startsWith('+') || line.startsWith('-')) && current && body.trim()) {
-        const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+        const dir = dirOf(file);
         out.set(`${dir}\0${current}`, { dir, name: current });
       }
       // gofmt closes a top-level function with `}` in column 0.
@@ -42,6 +43,6 @@ export function changedGoTests(diff: string): ChangedGoTest[] {
 /** Whether a Go test id (`<import path>.<TestName>[/<subtest>]`) in `dir` is one of `changed` (subtests of a changed test count). */
 export function isChangedGoTest(t: { id: string; file?: string }, changed: readonly ChangedGoTest[]): boolean {
   const file = t.file ?? '';
-  const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+  const dir = dirOf(file);
   return changed.some((c) => c.dir === dir && (t.id.endsWith(`.${c.name}`) || t.id.includes(`.${c.name}/`)));
 }

@@ -47,7 +47,8 @@ export function packageDir(importPath: string, dirs: readonly string[]): string 
   return dirs.includes('') ? '' : undefined;
 }
 
-function dirOf(file: string): string {
+/** A file's directory, '' at the root: the package a Go file belongs to. */
+export function dirOf(file: string): string {
   const i = file.lastIndexOf('/');
   return i < 0 ? '' : file.slice(0, i);
 }

@@ -7,7 +7,7 @@ import { REGISTRIES } from '../registries.js';
 import type { RunnerSpec } from '../../results/types.js';
 import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { changedGoTests, isChangedGoTest } from './changedTests.js';
-import { parseGoTestJson } from './goTestJson.js';
+import { dirOf, parseGoTestJson } from './goTestJson.js';
 import { goDependencyManifest, goMachinery } from './machinery.js';
 import { GO_ROUNDS_EXEC, GO_ROUNDS_FUNCTION, goRounds } from './rounds.js';
 
@@ -48,10 +48,6 @@ export function goTestName(id: string): string {
 export function goPackagePeer(file: string, files: readonly string[]): string | undefined {
   const dir = dirOf(file);
   return files.filter((f) => f !== file && f.endsWith('_test.go') && dirOf(f) === dir).sort()[0];
-}
-
-function dirOf(f: string): string {
-  return f.includes('/') ? f.slice(0, f.lastIndexOf('/')) : '';
 }
 
 // The sandbox's /tmp is noexec: go test runs its test binaries from GOTMPDIR.
