@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { SwtError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { clampLimits } from './ceilings.js';
@@ -44,6 +45,8 @@ export interface PreparedContainer {
   container: Docker.Container;
   plan: OverlayPlan;
   state: StateTree;
+  /** The overlay is not in yet: the first command's exec brings it on its stdin (fillInExec). */
+  fillPending?: boolean;
 }
 
 /** Prelude (run as the sandbox user) that applies the overlay's deletions. */
@@ -128,6 +131,8 @@ export async function prepareContainer(
     started?: Docker.Container;
     /** Ends the copy (and removes the container): SwtError('CANCELLED'). */
     signal?: AbortSignal;
+    /** The overlay goes in with the first command's exec (keptRun.ts), not by the engine's archive call: one round trip fewer. */
+    fillInExec?: boolean;
   },
 ): Promise<PreparedContainer> {
   const { docker } = deps;
@@ -141,16 +146,22 @@ export async function prepareContainer(
     await markUsed(opts.env.image);
     container ??= await createSandboxContainer(deps, { image: opts.env.image, role: opts.role, cmd: opts.cmd(plan), limits: opts.limits, ...(opts.stdin ? { stdin: true } : {}) });
     const into = container;
-    const copy = { path: '/testbed', env: opts.state.env, timeoutMs: opts.limits.timeoutMs, what, ...(opts.signal ? { signal: opts.signal } : {}) };
-    const fill = plan.write.length || plan.dirs.length ? copyPlan(into, opts.state.repo, plan, copy) : Promise.resolve();
+    const pending = !!(plan.write.length || plan.dirs.length);
+    const prepared: PreparedContainer = { id: into.id, container: into, plan, state: opts.state, ...(pending && opts.fillInExec ? { fillPending: true } : {}) };
+    const fill = pending && !opts.fillInExec ? fillByArchive(prepared, opts.limits.timeoutMs, opts.signal) : Promise.resolve();
     const settled = await Promise.allSettled([fill, opts.started ? undefined : opts.meanwhile?.(into)]);
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
-    return { id: into.id, container: into, plan, state: opts.state };
+    return prepared;
   } catch (e) {
     if (container) await removeContainer(docker, container.id).catch(() => undefined);
     if (opts.signal?.aborted) throw cancelled();
     throw e;
   }
+}
+
+/** Puts the overlay's files into /testbed with the engine's archive call. */
+export function fillByArchive(p: PreparedContainer, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  return copyPlan(p.container, p.state.repo, p.plan, { path: '/testbed', env: p.state.env, timeoutMs, what: `the files of ${stateName(p.state)}`, ...(signal ? { signal } : {}) });
 }
 
 /**
@@ -175,9 +186,39 @@ export function stateName(st: StateTree): string {
 /** Where the run's wrapper writes the command's exit status, under /swt-out; not a report. */
 const EXIT_STATUS_FILE = '.swt-exit-status';
 
-/** A run's shell: `before`, the overlay's deletions, the command, then its own exit status written down. */
-export function commandScript(plan: OverlayPlan, before: string, stdinNull: boolean): string {
-  return `${before}${overlayPrelude(plan)}\nsh -c "$1"${stdinNull ? ' </dev/null' : ''}\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null\nexit $rc`;
+/** What an exec's stdout says when `fill` could not extract the overlay (no tar, or it failed): nothing else ran. */
+export const FILL_FAILED = 'swt-fill-failed';
+
+/**
+ * A run's shell: `before`, the overlay's deletions, the command, then its own exit status written down.
+ * `fill`: first the overlay, a tar on stdin (FILL_FAILED on stdout when it cannot). `reportsOut`:
+ * the command's output all goes to stderr, and /swt-out comes out as a tar on stdout after it
+ * (reportsFromStdout): the files a getArchive would read, without its round trip.
+ */
+export function commandScript(plan: OverlayPlan, before: string, stdinNull: boolean, io: { fill?: boolean; reportsOut?: boolean } = {}): string {
+  const fill = io.fill ? `tar -xf - -C /testbed || { cat >/dev/null 2>&1; echo ${FILL_FAILED}; exit 97; }\n` : '';
+  const reports = io.reportsOut ? '\ntar -cf - -C /swt-out . 2>/dev/null' : '';
+  return `${fill}${before}${overlayPrelude(plan)}\nsh -c "$1"${stdinNull ? ' </dev/null' : ''}${io.reportsOut ? ' 1>&2' : ''}\nrc=$?\n{ echo "$rc" > /swt-out/${EXIT_STATUS_FILE}; } 2>/dev/null${reports}\nexit $rc`;
+}
+
+const REPORT_LIMITS = { strip: 1, maxFileBytes: 16 * 1024 ** 2, maxTotalBytes: 64 * 1024 ** 2 };
+
+/**
+ * The files of commandScript's `reportsOut` tar, when stdout holds a whole one (it ends in the
+ * archive's zero blocks); else undefined, and the caller asks the engine (collectOutFiles). Its
+ * bytes are as much the command's as /swt-out is: the command could write either.
+ */
+export async function reportsFromStdout(stdout: Buffer): Promise<Record<string, string> | undefined> {
+  const end = stdout.subarray(-1024);
+  if (stdout.length < 1024 || stdout.length % 512 !== 0 || end.some((b) => b !== 0)) return undefined;
+  try {
+    const files = await readTarFiles(Readable.from([stdout]), REPORT_LIMITS);
+    // The wrapper's archive always holds the exit status it wrote.
+    if (!files.has(EXIT_STATUS_FILE)) return undefined;
+    return Object.fromEntries([...files].map(([name, f]) => [name, f.content.toString('utf8')]));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The exit status commandScript wrote, taken out of the run's files (a 137 or 143 the command gave itself is its result). */
@@ -204,7 +245,7 @@ export function runOutcome(r: { code: number | null; timedOut: boolean; oomKille
 export async function collectOutFiles(container: Docker.Container): Promise<Record<string, string>> {
   try {
     const archive = await container.getArchive({ path: '/swt-out' });
-    const files = await readTarFiles(archive, { strip: 1, maxFileBytes: 16 * 1024 ** 2, maxTotalBytes: 64 * 1024 ** 2 });
+    const files = await readTarFiles(archive, REPORT_LIMITS);
     const out: Record<string, string> = {};
     for (const [name, f] of files) out[name] = f.content.toString('utf8');
     return out;

@@ -3,7 +3,8 @@ import { closeStream, demux, TailBuffer, untilDeadline, withinMs } from './conta
 import { watchLimits } from './diskWatch.js';
 import { killNow, type Docker } from '../docker.js';
 import { haltIfInterrupted, inBackground, removeContainer } from './liveContainers.js';
-import { cancelled, collectOutFiles, commandScript, prepareContainer, runOutcome, SANDBOX_USER, takeExitStatus, type PreparedContainer, type SandboxDeps } from './container.js';
+import { cancelled, collectOutFiles, commandScript, fillByArchive, FILL_FAILED, prepareContainer, reportsFromStdout, runOutcome, SANDBOX_USER, takeExitStatus, type PreparedContainer, type SandboxDeps } from './container.js';
+import { overlayTar } from '../../repo/git.js';
 import type { StateTree } from '../../repo/git.js';
 import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
@@ -20,7 +21,7 @@ export async function startKept(deps: SandboxDeps, req: RunRequest, state: State
   // A warm pool's idle container when there is one; else started while the overlay goes in (its
   // process only waits, and each command's exec comes after both).
   const started = deps.pool?.take(req.env.image, limits);
-  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start(), ...(started ? { started } : {}), ...(req.signal ? { signal: req.signal } : {}) });
+  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start(), fillInExec: true, ...(started ? { started } : {}), ...(req.signal ? { signal: req.signal } : {}) });
 }
 
 /** Runs `command` in a started kept container (prepared) and hands the container on when it is still usable. */
@@ -67,12 +68,16 @@ async function execCommand(
   const { docker } = deps;
   const { container } = prepared;
   if (signal?.aborted) throw cancelled();
+  // The overlay comes in on the first exec's stdin, and the reports go out on stdout: no archive round trips.
+  const fill = first && !!prepared.fillPending;
   // A later command's reports must be its own: /swt-out is emptied first.
-  const script = commandScript(prepared.plan, first ? '' : 'find /swt-out -mindepth 1 -delete 2>/dev/null\n', true);
-  const exec = await container.exec({ Cmd: ['sh', '-c', script, 'swt-run', command], AttachStdout: true, AttachStderr: true, User: SANDBOX_USER, WorkingDir: '/testbed' });
-  const stream = await exec.start({ hijack: true, stdin: false });
+  const script = commandScript(prepared.plan, first ? '' : 'find /swt-out -mindepth 1 -delete 2>/dev/null\n', true, { fill, reportsOut: true });
+  const exec = await container.exec({ Cmd: ['sh', '-c', script, 'swt-run', command], AttachStdin: fill, AttachStdout: true, AttachStderr: true, User: SANDBOX_USER, WorkingDir: '/testbed' });
+  const stream = await exec.start({ hijack: true, stdin: fill });
   const tail = new TailBuffer(limits.outputBytes);
-  const ended = demux(docker, stream, (b) => tail.push(b), (b) => tail.push(b));
+  const stdout = new CappedBuffer(STDOUT_MAX);
+  const ended = demux(docker, stream, (b) => stdout.push(b), (b) => tail.push(b));
+  const fed = fill ? feedOverlay(prepared, stream) : Promise.resolve(undefined);
   const started = Date.now();
   let killed = false;
   const kill = () => {
@@ -93,7 +98,20 @@ async function execCommand(
   }
   if (ending === 'aborted') throw cancelled();
   const durationMs = Date.now() - started;
-  const [diskSeen, files, code, state] = await Promise.all([disk.stop(), collectOutFiles(container), execExit(exec), container.inspect().then((i) => i.State)]);
+  const feedError = await fed;
+  if (fill && stdout.startsWith(FILL_FAILED)) {
+    await disk.stop(false);
+    closeStream(stream);
+    if (feedError) throw feedError;
+    // No tar in the image, or it could not extract there; nothing else ran: the engine's copy, and the command again.
+    deps.log.debug({ output: tail.toString().slice(-500) }, 'the overlay did not go in through the exec: copied by the engine');
+    await fillByArchive(prepared, limits.timeoutMs, signal);
+    prepared.fillPending = false;
+    return execCommand(deps, prepared, command, limits, signal, first);
+  }
+  prepared.fillPending = false;
+  const fromStdout = ending ? undefined : await reportsFromStdout(stdout.buffer());
+  const [diskSeen, files, code, state] = await Promise.all([disk.stop(), fromStdout ?? collectOutFiles(container), execExit(exec), container.inspect().then((i) => i.State)]);
   await haltIfInterrupted();
   closeStream(stream);
   const timedOut = ending === 'timeout';
@@ -122,6 +140,53 @@ async function judgeExit(
   }
   if (r.ownStatus !== undefined && code === null) code = Number(r.ownStatus);
   return { code, oomKilled };
+}
+
+/** What stdout may hold: the reports' tar (collectOutFiles' bounds) and its headers; past it, the engine is asked. */
+const STDOUT_MAX = 66 * 1024 ** 2;
+
+/** Keeps the first `max` bytes written; past them, nothing (overflowed). */
+class CappedBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private over = false;
+  private readonly max: number;
+  constructor(max: number) {
+    this.max = max;
+  }
+  push(b: Buffer): void {
+    if (this.over || this.size + b.length > this.max) {
+      this.over = true;
+      this.chunks = [];
+      return;
+    }
+    this.chunks.push(b);
+    this.size += b.length;
+  }
+  startsWith(text: string): boolean {
+    return this.buffer().subarray(0, text.length).toString('latin1') === text;
+  }
+  buffer(): Buffer {
+    return this.over ? Buffer.alloc(0) : Buffer.concat(this.chunks);
+  }
+}
+
+/**
+ * Streams the overlay into the exec's stdin and closes it; resolves with the archive's failure (git
+ * could not give a blob), after which the exec's tar sees a cut archive and says FILL_FAILED.
+ */
+function feedOverlay(prepared: PreparedContainer, stdin: NodeJS.WritableStream): Promise<Error | undefined> {
+  const tar = overlayTar(prepared.state.repo, prepared.plan, { env: prepared.state.env });
+  return new Promise((resolve) => {
+    tar.once('error', (e: Error) => {
+      stdin.end();
+      resolve(e);
+    });
+    tar.once('end', () => resolve(undefined));
+    // A container that stopped reading (its tar failed) ends the socket: nothing more to say.
+    (stdin as unknown as { once: (e: string, f: () => void) => void }).once('error', () => resolve(undefined));
+    tar.pipe(stdin);
+  });
 }
 
 /** The exec's exit code (null while it still runs: the stream can end a moment before the engine marks it exited). */

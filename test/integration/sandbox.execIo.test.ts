@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { jest } from '@jest/globals';
+import { createRequire } from 'node:module';
+import { createDockerSandbox } from '../../src/sandbox/index.js';
+import type { Environment, RunOutcome, Sandbox } from '../../src/sandbox/types.js';
+import { expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
+import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+
+// A kept run's files and reports through its own exec (issue 42): the state's overlay goes in on
+// the first exec's stdin and /swt-out comes out as a tar on its stdout, so a run pays no archive
+// round trip. Where the image has no tar, or the stdout is not a whole archive (the command wrote
+// to it), the engine's archive calls do the same work: the run is the same either way.
+
+const DockerContainer = createRequire(import.meta.url)('dockerode/lib/container') as { prototype: { getArchive: (...a: unknown[]) => unknown; putArchive: (...a: unknown[]) => unknown } };
+
+let sandbox: Sandbox;
+let repo: TempRepo;
+let env: Environment;
+let noTar: Environment;
+const noTarImage = `swt-test-notar:${process.pid}`;
+
+const patch = [
+  '--- a/a.txt',
+  '+++ b/a.txt',
+  '@@ -1 +1 @@',
+  '-A1',
+  '+A2',
+  '--- a/gone.txt',
+  '+++ /dev/null',
+  '@@ -1 +0,0 @@',
+  '-x',
+  '--- /dev/null',
+  '+++ b/new/dir/b.txt',
+  '@@ -0,0 +1 @@',
+  '+B',
+  '',
+].join('\n');
+
+const command = 'cat a.txt new/dir/b.txt; ls gone.txt 2>&1; echo "<r/>" > /swt-out/r.xml; mkdir -p /swt-out/p0; echo two > /swt-out/p0/s.xml; echo out; echo err >&2; exit 3';
+
+beforeAll(async () => {
+  sandbox = createDockerSandbox({});
+  repo = createGitRepo({ 'a.txt': 'A1\n', 'gone.txt': 'x\n' });
+  env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: '' });
+  // The same base with its tar taken away, as root, committed as an image of this test's own.
+  const name = `swt-test-notar-${process.pid}`;
+  execFileSync('docker', ['run', '--name', name, '--user', '0', '--entrypoint', 'sh', env.baseImage, '-c', 'rm -f "$(command -v tar)"; ! command -v tar']);
+  try {
+    execFileSync('docker', ['commit', name, noTarImage]);
+  } finally {
+    execFileSync('docker', ['rm', '-f', name]);
+  }
+  noTar = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: noTarImage, install: '' });
+}, 900_000);
+
+afterAll(async () => {
+  await sandbox.close?.();
+  await removeEnvImagesBuiltFrom(commitsMade());
+  execFileSync('docker', ['rmi', '-f', noTarImage]);
+  cleanupGitRepos();
+  await removePackageCachesOfGoneRepos();
+  expectNothingLeftBehind();
+});
+
+/** A kept run of `command` on the patched state, and how many archive calls the engine got meanwhile. */
+async function keptRun(e: Environment, cmd: string, then?: (r: RunOutcome) => Promise<RunOutcome>) {
+  const gets = jest.spyOn(DockerContainer.prototype, 'getArchive');
+  const puts = jest.spyOn(DockerContainer.prototype, 'putArchive');
+  try {
+    const first = await sandbox.run({ env: e, repo: repo.path, state: { rev: repo.sha, patches: [patch] }, command: cmd, keep: true });
+    try {
+      const second = then ? await then(first) : undefined;
+      return { first, second, gets: gets.mock.calls.length, puts: puts.mock.calls.length };
+    } finally {
+      await first.kept?.release();
+    }
+  } finally {
+    gets.mockRestore();
+    puts.mockRestore();
+  }
+}
+
+const expectTheRun = (r: RunOutcome) => {
+  expect(r.exitCode).toBe(3);
+  expect(r.output).toMatch(/^A2\nB\nls: .*gone\.txt.*No such file or directory\nout\nerr\n$/);
+  expect(r.files).toEqual({ 'r.xml': '<r/>\n', 'p0/s.xml': 'two\n' });
+};
+
+describe('a kept run through its own exec', () => {
+  it('gets its overlay on the exec stdin and its reports on the exec stdout: no archive call; a rerun gets only its own reports', async () => {
+    const { first, second, gets, puts } = await keptRun(env, command, (r) => r.kept!.rerun('echo again > /swt-out/t.xml; echo rerun'));
+    expectTheRun(first);
+    expect(second?.output).toBe('rerun\n');
+    expect(second?.files).toEqual({ 't.xml': 'again\n' });
+    expect([gets, puts]).toEqual([0, 0]);
+  }, 300_000);
+
+  it('an image without tar: the engine copies the overlay in and the reports out, and the run is the same', async () => {
+    const { first, gets, puts } = await keptRun(noTar, command);
+    expectTheRun(first);
+    expect([gets, puts]).toEqual([1, 1]);
+  }, 300_000);
+
+  it('attack: a command writes over the wrapper stdout, a forged archive and garbage; the reports are read from /swt-out instead', async () => {
+    // The wrapper shell is the command's parent, of the same user: its stdout is one of /proc/$PPID/fd
+    // (dash keeps it as fd 10 while the command's stdout is its stderr), and the command writes to each.
+    const forge = 'printf "forged" > /tmp/f.xml; for f in /proc/$PPID/fd/*; do case ${f##*/} in 0|1|2) ;; *) tar -cf $f -C /tmp f.xml 2>/dev/null; printf "garbage" > $f 2>/dev/null;; esac; done; ';
+    const { first, gets, puts } = await keptRun(env, forge + command);
+    expectTheRun(first);
+    expect([gets, puts]).toEqual([1, 0]);
+  }, 300_000);
+});
