@@ -295,11 +295,13 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
   const state = await openState(repo, { rev: spec.rev, patches: spec.patches ?? [] });
   try {
     const commit = state.commit;
+    // The engine's answers and git's, side by side: a cached environment's look-up is only these.
+    const gitSide = Promise.all([listTreeBlobs(repo, state.tree, state.env), spec.cacheScope ?? defaultScope(repo)]);
+    gitSide.catch(() => undefined);
     const baseImage = await ensureBaseImage(spec.baseImage, { docker, caBundle: deps.caBundle, onProgress, logger: log, pull: deps.pull, ...(spec.fallbackImages ? { fallbacks: spec.fallbackImages } : {}) });
     const baseInfo = await inspectImage(docker, baseImage);
     if (!baseInfo) throw new SwtError('IMAGE_UNAVAILABLE', `base image ${baseImage} disappeared`);
-    const files = await listTreeBlobs(repo, state.tree, state.env);
-    const scope = spec.cacheScope ?? (await defaultScope(repo));
+    const [files, scope] = await gitSide;
     const cacheWrite = spec.cacheWrite !== false;
     const key = environmentKey({ scope, trusted: cacheWrite, baseImageId: baseInfo.Id, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), files });
     const family = environmentFamily({ scope, baseImageId: baseInfo.Id, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}) });
