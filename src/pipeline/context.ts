@@ -54,23 +54,38 @@ export interface ContextInput {
 /** A context before its environment is built: everything read from the repository's files. */
 export type RepoPlan = Omit<RepoContext, 'env' | 'installNotes'>;
 
-export async function prepareContext(sandbox: Sandbox, input: ContextInput, progress: Progress = silentProgress): Promise<RepoContext> {
-  return buildEnvironment(sandbox, await planContext(input, progress), progress);
+export async function prepareContext(sandbox: Sandbox, input: ContextInput, progress: Progress = silentProgress, read?: Promise<RepoRead>): Promise<RepoContext> {
+  return buildEnvironment(sandbox, await planContext(input, progress, read), progress);
 }
 
-/** Where and how the tests would run, from the repository's files alone: no container yet. */
-export async function planContext(input: ContextInput, progress: Progress = silentProgress): Promise<RepoPlan> {
+/** What planContext reads of the repository at base, whatever the touched files: a caller may start it early (readRepo). */
+export interface RepoRead {
+  repo: string;
+  base: string;
+  config: RepoConfig;
+  files: string[];
+  facts: RepoFacts;
+  asOfMode: AsOfMode;
+}
+
+/** The repository's config and facts at base (git only); `touched` plays no part. */
+export async function readRepo(input: Omit<ContextInput, 'touched'>): Promise<RepoRead> {
   const repo = (await openRepo(input.repo)).path;
   const base = await resolveRev(repo, input.base);
   const files = await listFiles(repo, base);
   // Precedence: what the caller says, then the repository's config, then what its files suggest.
   const config = input.config ?? (files.includes(CONFIG_PATH) ? parseRepoConfig(await readFileAt(repo, base, CONFIG_PATH)) : {});
+  // Read even with everything named: the project's own test environment comes from its files.
+  const asOfMode = input.dependenciesAsOf ?? asOfModeFromEnv() ?? config.dependencies_as_of ?? 'auto';
+  return { repo, base, config, files, facts: await repoFacts(repo, base, files, asOfMode), asOfMode };
+}
+
+/** Where and how the tests would run, from the repository's files alone: no container yet. `read`: readRepo of the same input, started earlier. */
+export async function planContext(input: ContextInput, progress: Progress = silentProgress, read: Promise<RepoRead> = readRepo(input)): Promise<RepoPlan> {
+  const { repo, base, config, files, facts, asOfMode } = await read;
   const image = input.image || config.image;
   const install = input.install ?? config.install;
   const testCmd = input.testCmd || config.test_command;
-  // Read even with everything named: the project's own test environment comes from its files.
-  const asOfMode = input.dependenciesAsOf ?? asOfModeFromEnv() ?? config.dependencies_as_of ?? 'auto';
-  const facts = await repoFacts(repo, base, files, asOfMode);
   const touched = input.touched ?? [];
   const named = testCmd ? runnerFromCommand(testCmd, facts, touched) : detectRunner(facts, touched);
   const testEnv = ecosystemOfRunner(named)?.testEnvironment?.(facts);
@@ -156,9 +171,8 @@ async function repoFacts(repo: string, rev: string, files: string[], asOfMode: A
   const git = await openRepo(repo);
   // One batch read: a monorepo has hundreds of package manifests. An unreadable one (a submodule, a
   // symlink elsewhere) is absent: detection sees the file without its text.
-  const texts = await readTreeFiles(git, `${await resolveRev(git, rev)}^{tree}`, factPaths(files));
+  const [texts, { date, describe }] = await Promise.all([readTreeFiles(git, `${await resolveRev(git, rev)}^{tree}`, factPaths(files)), commitDateAndTag(git, rev)]);
   for (const [path, content] of texts) manifests[path] = content.toString('utf8');
-  const { date, describe } = await commitDateAndTag(git, rev);
   const asOf = installAsOf(date, asOfMode);
   const tagVersion = describe ? versionFromDescribe(describe) : undefined;
   return { files, manifests, ...(asOf ? { asOf } : {}), ...(tagVersion ? { tagVersion } : {}) };

@@ -18,7 +18,7 @@ import { withStateCache } from '../repo/stateCache.js';
 import type { Environment, KeptContainer, RepoState, ResourceLimits, Sandbox } from '../sandbox/types.js';
 import { whyNoTests } from '../harness/noTests.js';
 import { isSwtError, SwtError } from '../util/errors.js';
-import { decideLimits, prepareContext, type CappedNote, type ContextInput, type RepoContext } from './context.js';
+import { decideLimits, prepareContext, readRepo, type CappedNote, type ContextInput, type RepoContext } from './context.js';
 import { testTargetsOfPatch } from './testTargets.js';
 import { silentProgress, type Progress } from './progress.js';
 import { diffPath } from '../patch/fileNames.js';
@@ -155,15 +155,21 @@ function earlyStates(input: ValidateInput): RepoState[] {
 async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Progress, releases: Array<() => Promise<void>>): Promise<ValidationResult> {
   if (!input.head === !input.fixPatch) throw new SwtError('BAD_INPUT', 'give exactly one of a head revision or a fix patch');
   const started = Date.now();
+  // The repository's config and facts are read beside the test patch's targets: neither needs the other.
+  const read = readRepo(input);
+  read.catch(() => undefined);
   const targets = await testTargets(input);
   const files = targets.files;
-  const ctx = await prepareContext(sandbox, { ...input, touched: files }, progress);
+  const ctx = await prepareContext(sandbox, { ...input, touched: files }, progress, read);
   const head = input.head ? await resolveRev(ctx.repo, input.head) : null;
   const warnings: string[] = [...ctx.installNotes, ...targets.unowned.map((f) => `${f} is not a test and no test file owns it: nothing runs for it`)];
   const fixedCode: RepoState = head ? { rev: head, patches: [], patchNames: [] } : { rev: ctx.base, patches: [input.fixPatch!], patchNames: ['fix patch'] };
   const baseState: RepoState = { rev: ctx.base, patches: [input.testPatch], patchNames: ['test patch'] };
   const decided = decideLimits(ctx.config, input.limits, sandbox.ceilings);
   const opts = runOptions(input, ctx, decided.limits);
+  // One diff, begun beside the admission: head's own install (manifests), and whether its tests run with base's test machinery.
+  const changing = headChanges(ctx.repo, ctx.base, fixedCode);
+  changing.catch(() => undefined);
   // What the fixed code copies into a run's container counts against the run's limits: one that
   // cannot fit is refused now, from git's sizes, before any container of this validation starts.
   await sandbox.admit?.({ env: ctx.env, repo: ctx.repo, state: fixedCode, limits: decided.limits }, head ? "head's files" : "the fixed code's files");
@@ -174,8 +180,7 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   const plan = (testPatch: string) => (keep ? roundPlan(testPatch, files, opts.confirm) : undefined);
   const warmOpts = { files, keep, plan: plan(input.testPatch), limits: decided.limits };
   warmRun(sandbox, ctx, ctx.env, baseState, warmOpts, releases);
-  // One diff: head's own install (manifests), and whether its tests run with base's test machinery.
-  const changes = await headChanges(ctx.repo, ctx.base, fixedCode);
+  const changes = await changing;
   const asBase = changes.machinery.length ? await withBaseMachinery(ctx, fixedCode, changes.machinery) : undefined;
   const headWithTests: RepoState = { rev: fixedCode.rev, patches: [...(asBase ?? fixedCode).patches, input.testPatch] };
   const warm = warmHeadAndBaseline(sandbox, ctx, { headWithTests, ...warmOpts }, releases);
