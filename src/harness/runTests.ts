@@ -128,9 +128,9 @@ function resultOf(opts: RunTestsOptions, outcome: RunOutcome): RunResult {
  * run then costs the test command and little more. Returns its release (no-op when the sandbox
  * cannot pre-warm, or nothing would run).
  */
-export function prewarmTests(sandbox: Pick<Sandbox, 'prewarm'>, opts: Omit<RunTestsOptions, 'signal'> & { keep?: boolean }): () => Promise<void> {
+export function prewarmTests(sandbox: Pick<Sandbox, 'prewarm'>, opts: Omit<RunTestsOptions, 'signal'> & { keep?: boolean }, gate?: Promise<unknown>): () => Promise<void> {
   if (!sandbox.prewarm || opts.files.length === 0) return async () => undefined;
-  return sandbox.prewarm({ ...runRequest(opts, !!opts.keep), ...(opts.keep ? { keep: true } : {}) });
+  return sandbox.prewarm({ ...runRequest(opts, !!opts.keep), ...(opts.keep ? { keep: true } : {}) }, gate);
 }
 
 export interface RerunOptions extends Omit<RunTestsOptions, 'files'> {

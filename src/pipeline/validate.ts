@@ -171,19 +171,26 @@ async function validateWith(sandbox: Sandbox, input: ValidateInput, progress: Pr
   const changing = headChanges(ctx.repo, ctx.base, fixedCode);
   changing.catch(() => undefined);
   // What the fixed code copies into a run's container counts against the run's limits: one that
-  // cannot fit is refused now, from git's sizes, before any container of this validation starts.
-  await sandbox.admit?.({ env: ctx.env, repo: ctx.repo, state: fixedCode, limits: decided.limits }, head ? "head's files" : "the fixed code's files");
-  // The first runs' containers start while the steps before them work: base's now, head's once its
-  // state is known. The sides' containers with the tests are kept for their confirmation reruns (runSides).
+  // cannot fit is refused, from git's sizes, before any container of this validation is made or taken.
+  const admitted = Promise.resolve(sandbox.admit?.({ env: ctx.env, repo: ctx.repo, state: fixedCode, limits: decided.limits }, head ? "head's files" : "the fixed code's files"));
+  admitted.catch(() => undefined);
+  // The first runs' containers start while the steps before them work (their files planned and
+  // counted beside the admission, the containers once it passes): base's now, head's once its state
+  // is known. The sides' containers with the tests are kept for their confirmation reruns (runSides).
   const keep = opts.confirm > 0 && Math.max(0, opts.reruns ?? 0) === 0;
   // The tests the patch adds or changes get their confirmation rounds inside the first runs, where the runner can.
   const plan = (testPatch: string) => (keep ? roundPlan(testPatch, files, opts.confirm) : undefined);
-  const warmOpts = { files, keep, plan: plan(input.testPatch), limits: decided.limits };
+  const warmOpts = { files, keep, plan: plan(input.testPatch), limits: decided.limits, gate: admitted };
   warmRun(sandbox, ctx, ctx.env, baseState, warmOpts, releases);
-  const changes = await changing;
+  // A refusal is the answer, whatever else failed meanwhile.
+  const changes = await changing.catch(async (e: unknown) => {
+    await admitted;
+    throw e;
+  });
   const asBase = changes.machinery.length ? await withBaseMachinery(ctx, fixedCode, changes.machinery) : undefined;
   const headWithTests: RepoState = { rev: fixedCode.rev, patches: [...(asBase ?? fixedCode).patches, input.testPatch] };
   const warm = warmHeadAndBaseline(sandbox, ctx, { headWithTests, ...warmOpts }, releases);
+  await admitted;
   const headEnv = fixedEnvironment(sandbox, ctx, fixedCode, changes.manifests, input.headInstall ?? 'writer', progress).then(async (h) => {
     await warm.headIn(h.env);
     return h;
@@ -292,11 +299,11 @@ async function withBaseMachinery(ctx: RepoContext, fixedCode: RepoState, machine
   return plusPatch(fixedCode, patch, "base's test machinery");
 }
 
-type WarmOptions = { files: string[]; keep: boolean; plan?: RoundPlan; limits: Partial<ResourceLimits> };
+type WarmOptions = { files: string[]; keep: boolean; plan?: RoundPlan; limits: Partial<ResourceLimits>; gate: Promise<unknown> };
 
-/** Starts a first run's container ahead of it; its release goes to `releases`. */
+/** Starts a first run's container ahead of it (made once `w.gate` passes); its release goes to `releases`. */
 function warmRun(sandbox: Sandbox, ctx: RepoContext, env: Environment, state: RepoState, w: WarmOptions, releases: Array<() => Promise<void>>, kept = w.keep) {
-  const release = prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: w.files, limits: w.limits, keep: kept, ...(kept && w.plan ? { roundPlan: w.plan } : {}) });
+  const release = prewarmTests(sandbox, { env, repo: ctx.repo, state, runner: ctx.runner, files: w.files, limits: w.limits, keep: kept, ...(kept && w.plan ? { roundPlan: w.plan } : {}) }, w.gate);
   releases.push(release);
   return release;
 }

@@ -157,9 +157,9 @@ export function createDockerSandbox(opts: DockerSandboxOptions = {}): Sandbox {
         running--;
       }
     },
-    prewarm(req) {
+    prewarm(req, gate) {
       // After init: the engine is checked and orphans reaped before this container exists.
-      return warm.hold(prewarmRun(deps, req, init()));
+      return warm.hold(prewarmRun(deps, req, init(), gate));
     },
     admit: (req, what) => admitState(deps, req, what),
     async openSession(req) {

@@ -162,9 +162,10 @@ export interface Sandbox {
   /**
    * Starts the container of a coming `run` with this request now (it waits for the run to start
    * its command); the next `run` with the same request takes it. Returns a release that removes it
-   * when no run took it.
+   * when no run took it. `gate`: no container is made or taken before it resolves (one that
+   * rejects makes none); the files are planned and counted meanwhile.
    */
-  prewarm?(req: RunRequest): () => Promise<void>;
+  prewarm?(req: RunRequest, gate?: Promise<unknown>): () => Promise<void>;
   /** Removes least recently used environment images past the cache's size (never one in use); what it removed. */
   evictEnvironments?(): Promise<{ removed: string[]; totalBytes: number }>;
   /** Waits for the upkeep builds started after returning (eviction, package-cache pruning: off a build's path). */

@@ -127,8 +127,10 @@ export async function prepareContainer(
     stdin?: boolean;
     /** Done while the overlay goes in (starting a container whose process waits before it reads /testbed): each costs a round trip or more. */
     meanwhile?: (container: Docker.Container) => Promise<unknown>;
-    /** Already created and started (the warm pool's): only the overlay goes in. */
-    started?: Docker.Container;
+    /** Already created and started (the warm pool's, taken once `gate` is passed): only the overlay goes in. */
+    started?: () => Docker.Container | undefined;
+    /** Passed before any container is made or taken (an admission of other files): the plan and its size are worked out meanwhile. */
+    gate?: Promise<unknown>;
     /** Ends the copy (and removes the container): SwtError('CANCELLED'). */
     signal?: AbortSignal;
     /** The overlay goes in with the first command's exec (keptRun.ts), not by the engine's archive call: one round trip fewer. */
@@ -137,19 +139,22 @@ export async function prepareContainer(
 ): Promise<PreparedContainer> {
   const { docker } = deps;
   const what = `the files of ${stateName(opts.state)}`;
-  let container = opts.started;
+  let container: Docker.Container | undefined;
   try {
     const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
     if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
     // Counted before any container is made for it: one over the run's disk or file limit is refused here.
     await admitCopy(opts.state.repo, [plan], { env: opts.state.env, limits: opts.limits, what, role: opts.role });
+    await opts.gate;
+    container = opts.started?.();
+    const started = !!container;
     await markUsed(opts.env.image);
     container ??= await createSandboxContainer(deps, { image: opts.env.image, role: opts.role, cmd: opts.cmd(plan), limits: opts.limits, ...(opts.stdin ? { stdin: true } : {}) });
     const into = container;
     const pending = !!(plan.write.length || plan.dirs.length);
     const prepared: PreparedContainer = { id: into.id, container: into, plan, state: opts.state, ...(pending && opts.fillInExec ? { fillPending: true } : {}) };
     const fill = pending && !opts.fillInExec ? fillByArchive(prepared, opts.limits.timeoutMs, opts.signal) : Promise.resolve();
-    const settled = await Promise.allSettled([fill, opts.started ? undefined : opts.meanwhile?.(into)]);
+    const settled = await Promise.allSettled([fill, started ? undefined : opts.meanwhile?.(into)]);
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
     return prepared;
   } catch (e) {

@@ -17,11 +17,11 @@ import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../t
  */
 
 /** Creates and starts a kept run's container: the overlay is in, its process waits. */
-export async function startKept(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits): Promise<PreparedContainer> {
-  // A warm pool's idle container when there is one; else started while the overlay goes in (its
-  // process only waits, and each command's exec comes after both).
-  const started = deps.pool?.take(req.env.image, limits);
-  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start(), fillInExec: true, ...(started ? { started } : {}), ...(req.signal ? { signal: req.signal } : {}) });
+export async function startKept(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits, gate?: Promise<unknown>): Promise<PreparedContainer> {
+  // A warm pool's idle container when there is one; else started (its process only waits, and each command's exec comes after).
+  const { pool } = deps;
+  const started = pool ? () => pool.take(req.env.image, limits) : undefined;
+  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start(), fillInExec: true, ...(started ? { started } : {}), ...(gate ? { gate } : {}), ...(req.signal ? { signal: req.signal } : {}) });
 }
 
 /** Runs `command` in a started kept container (prepared) and hands the container on when it is still usable. */
@@ -77,7 +77,7 @@ async function execCommand(
   const tail = new TailBuffer(limits.outputBytes);
   const stdout = new CappedBuffer(STDOUT_MAX);
   const ended = demux(docker, stream, (b) => stdout.push(b), (b) => tail.push(b));
-  const fed = fill ? feedOverlay(prepared, stream) : Promise.resolve(undefined);
+  const feed = fill ? feedOverlay(prepared, stream) : undefined;
   const started = Date.now();
   let killed = false;
   const kill = () => {
@@ -98,8 +98,9 @@ async function execCommand(
   }
   if (ending === 'aborted') throw cancelled();
   const durationMs = Date.now() - started;
-  const feedError = await fed;
-  if (fill && stdout.startsWith(FILL_FAILED)) {
+  // The archive was whole, or the files the command saw were not the state's: no result then.
+  const feedError = feed && (await feed.end());
+  if (feedError || (fill && stdout.startsWith(FILL_FAILED))) {
     await disk.stop(false);
     closeStream(stream);
     if (feedError) throw feedError;
@@ -164,7 +165,7 @@ class CappedBuffer {
     this.size += b.length;
   }
   startsWith(text: string): boolean {
-    return this.buffer().subarray(0, text.length).toString('latin1') === text;
+    return Buffer.concat(this.chunks.slice(0, text.length)).subarray(0, text.length).toString('latin1') === text;
   }
   buffer(): Buffer {
     return this.over ? Buffer.alloc(0) : Buffer.concat(this.chunks);
@@ -172,21 +173,28 @@ class CappedBuffer {
 }
 
 /**
- * Streams the overlay into the exec's stdin and closes it; resolves with the archive's failure (git
- * could not give a blob), after which the exec's tar sees a cut archive and says FILL_FAILED.
+ * Streams the overlay into the exec's stdin and closes it. `end`, once the exec is over: the
+ * archive's failure (git could not give a blob; the exec's tar saw a cut archive), or undefined
+ * when it was all sent; what was not sent by then is dropped (its git stopped).
  */
-function feedOverlay(prepared: PreparedContainer, stdin: NodeJS.WritableStream): Promise<Error | undefined> {
+function feedOverlay(prepared: PreparedContainer, stdin: NodeJS.WritableStream): { end: () => Promise<Error | undefined> } {
   const tar = overlayTar(prepared.state.repo, prepared.plan, { env: prepared.state.env });
-  return new Promise((resolve) => {
-    tar.once('error', (e: Error) => {
-      stdin.end();
-      resolve(e);
-    });
-    tar.once('end', () => resolve(undefined));
-    // A container that stopped reading (its tar failed) ends the socket: nothing more to say.
-    (stdin as unknown as { once: (e: string, f: () => void) => void }).once('error', () => resolve(undefined));
-    tar.pipe(stdin);
+  let failed: Error | undefined;
+  let sent = false;
+  tar.once('error', (e: Error) => {
+    failed = e;
+    stdin.end();
   });
+  tar.once('end', () => (sent = true));
+  // A container that stopped reading (its tar failed) ends the socket: FILL_FAILED says the rest.
+  (stdin as unknown as { on: (e: string, f: () => void) => void }).on('error', () => undefined);
+  tar.pipe(stdin);
+  return {
+    async end() {
+      if (!sent && !failed) tar.destroy();
+      return failed;
+    },
+  };
 }
 
 /** The exec's exit code (null while it still runs: the stream can end a moment before the engine marks it exited). */

@@ -24,7 +24,7 @@ export interface WarmRun {
 }
 
 /** Starts the container of `req` (pre-warmed when `waitForGo`: the command waits for `go`). */
-async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits, waitForGo: boolean): Promise<WarmRun> {
+async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits, waitForGo: boolean, gate?: Promise<unknown>): Promise<WarmRun> {
   const streamedTail = new TailBuffer(limits.outputBytes);
   let attached: { attach: NodeJS.ReadWriteStream; ended: Promise<void> } | undefined;
   // Attached first (no output is lost), then started: a pre-warmed one while its overlay goes in.
@@ -35,7 +35,7 @@ async function startRun(deps: SandboxDeps, req: RunRequest, state: StateTree, li
   };
   // A pre-warmed shell reads its go line before the overlay's deletions; the command never gets that stdin.
   const cmd = (plan: PreparedContainer['plan']) => ['sh', '-c', commandScript(plan, waitForGo ? 'read -r _ || exit 75\n' : '', waitForGo), 'swt-run', req.command];
-  const prepared = await prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', stdin: waitForGo, cmd, limits, meanwhile: attachAndStart, ...(req.signal ? { signal: req.signal } : {}) }).catch((e: unknown) => {
+  const prepared = await prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', stdin: waitForGo, cmd, limits, meanwhile: attachAndStart, ...(gate ? { gate } : {}), ...(req.signal ? { signal: req.signal } : {}) }).catch((e: unknown) => {
     closeStream(attached?.attach);
     throw e;
   });
@@ -63,13 +63,13 @@ function viaKeptRun(deps: SandboxDeps, req: RunRequest): boolean {
   return !!req.keep || !!deps.pool;
 }
 
-/** Creates and starts a run's container ahead of the run; `discardWarm` or the run removes it. */
-export function prewarmRun(deps: SandboxDeps, req: RunRequest, ready: Promise<unknown> = Promise.resolve()): PrewarmedRun {
+/** Creates and starts a run's container ahead of the run, once `gate` is passed (its files are planned and counted meanwhile); `discardWarm` or the run removes it. */
+export function prewarmRun(deps: SandboxDeps, req: RunRequest, ready: Promise<unknown> = Promise.resolve(), gate?: Promise<unknown>): PrewarmedRun {
   const limits = limitsFor(deps, req.limits);
   const state = ready.then(() => openRepo(req.repo)).then((repo) => openState(repo, req.state));
   state.catch(() => undefined);
   const viaKept = viaKeptRun(deps, req);
-  const warm = state.then((s): Promise<WarmRun | PreparedContainer> => (viaKept ? startKept(deps, req, s, limits) : startRun(deps, req, s, limits, true)));
+  const warm = state.then((s): Promise<WarmRun | PreparedContainer> => (viaKept ? startKept(deps, req, s, limits, gate) : startRun(deps, req, s, limits, true, gate)));
   // Nobody may await it (a run that never comes): its failure is the run's to report, not unhandled.
   warm.catch(() => undefined);
   return { key: warmKey(req, limits), viaKept, warm, state };
