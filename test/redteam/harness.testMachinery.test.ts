@@ -85,6 +85,7 @@ const MOCHA: Target = {
   repo: 'mean-js',
   files: {
     '.github/swt.yml': stringify({ image: 'node:22', install: 'npm install --no-audit --no-fund', test_command: './node_modules/.bin/mocha {files}', generation: { strategy: 'zero-shot-plus' } }),
+    // mocha's npm version (not an address).
     'package.json': `${JSON.stringify({ name: 'mean', version: '1.0.0', private: true, devDependencies: { mocha: '10.8.2' } }, null, 2)}\n`,
     'lib/mean.js': 'exports.mean = (xs) => xs.reduce((a, b) => a + b, 0) / (xs.length + 1);\n',
     'test/mean.test.js': "const assert = require('node:assert');\nconst { mean } = require('../lib/mean.js');\n\ndescribe('mean', () => {\n  it('is a number', () => assert.strictEqual(typeof mean([1]), 'number'));\n});\n",

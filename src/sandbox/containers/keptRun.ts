@@ -4,8 +4,7 @@ import { watchLimits } from './diskWatch.js';
 import { killNow, type Docker } from '../docker.js';
 import { haltIfInterrupted, inBackground, removeContainer } from './liveContainers.js';
 import { cancelled, collectOutFiles, commandScript, fillByArchive, FILL_FAILED, prepareContainer, reportsFromStdout, runOutcome, SANDBOX_USER, takeExitStatus, type PreparedContainer, type SandboxDeps } from './container.js';
-import { overlayTar } from '../../repo/git.js';
-import type { StateTree } from '../../repo/git.js';
+import { overlayTar, type StateTree } from '../../repo/git.js';
 import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
 /**
