@@ -2,7 +2,7 @@ import { SwtError } from '../../util/errors.js';
 import { closeStream, demux, TailBuffer, untilDeadline, withinMs } from './containerIo.js';
 import { watchLimits } from './diskWatch.js';
 import { killNow, type Docker } from '../docker.js';
-import { haltIfInterrupted, inBackground, removeContainer } from './liveContainers.js';
+import { haltIfInterrupted, inBackground, onInterrupt, removeContainer } from './liveContainers.js';
 import { cancelled, collectOutFiles, commandScript, fillByArchive, FILL_FAILED, prepareContainer, reportsFromStdout, runOutcome, SANDBOX_USER, takeExitStatus, type PreparedContainer, type SandboxDeps } from './container.js';
 import { overlayTar, type StateTree } from '../../repo/git.js';
 import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
@@ -93,7 +93,10 @@ async function execCommand(
       await withinMs(ended, 15_000);
     }
   } finally {
-    if (ending === 'aborted') await disk.stop(false);
+    if (ending === 'aborted') {
+      await disk.stop(false);
+      await feed?.end();
+    }
   }
   if (ending === 'aborted') throw cancelled();
   const durationMs = Date.now() - started;
@@ -187,9 +190,12 @@ function feedOverlay(prepared: PreparedContainer, stdin: NodeJS.WritableStream):
   tar.once('end', () => (sent = true));
   // A container that stopped reading (its tar failed) ends the socket: FILL_FAILED says the rest.
   (stdin as unknown as { on: (e: string, f: () => void) => void }).on('error', () => undefined);
+  // At a signal the copy ends first (git's readers with it), as the engine's copy does.
+  const forget = onInterrupt(() => tar.destroy(new Error('the process is stopping')));
   tar.pipe(stdin);
   return {
     async end() {
+      forget();
       if (!sent && !failed) tar.destroy();
       return failed;
     },
