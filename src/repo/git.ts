@@ -10,6 +10,10 @@ import { catFileBatch, catFileObjects, git, objectSizes, runGit } from './gitExe
 import { gitModeToTar, parseDiffTreeRaw, planOverlay, type OverlayPlan, type TreeChange } from './overlay.js';
 import { makeTempDir, removeTempDir } from '../util/tempDirs.js';
 import { sharedState } from './stateCache.js';
+import { namesOneObject, ObjectMemo } from './objectMemo.js';
+
+/** What git said of objects named by full ids, per repository (objectMemo.ts): ~200,000 rows. */
+const memo = new ObjectMemo(200_000);
 
 /**
  * Workspaces from git, without ever writing into the user's repository: a repository state
@@ -116,7 +120,7 @@ export async function openState(repoOrPath: GitRepo | string, state: RepoState):
   const commit = await resolveRev(repo, state.rev);
   const patches = state.patches.filter((p) => p.trim() !== '');
   if (patches.length === 0) {
-    const tree = (await git(repo.path, ['rev-parse', `${commit}^{tree}`])).trim();
+    const tree = await memo.get(`${repo.path}\0tree\0${commit}`, async () => (await git(repo.path, ['rev-parse', `${commit}^{tree}`])).trim());
     return { repo, commit, tree, env: {}, contained: [], dispose: async () => {} };
   }
   // Every patch, empty ones too: `contained` counts their places.
@@ -172,13 +176,15 @@ export async function withState<T>(repo: GitRepo | string, state: RepoState, fn:
 
 /** The empty tree of this repository's hash algorithm. */
 export async function emptyTree(repo: GitRepo): Promise<string> {
-  return (await git(repo.path, ['hash-object', '-t', 'tree', '--stdin'], { input: '' })).trim();
+  return memo.get(`${repo.path}\0empty`, async () => (await git(repo.path, ['hash-object', '-t', 'tree', '--stdin'], { input: '' })).trim());
 }
 
 /** Files that differ between two tree-ishes (commits or trees), without rename detection. */
 export async function changedFiles(repo: GitRepo, from: string, to: string, env: Record<string, string> = {}): Promise<TreeChange[]> {
-  const out = await git(repo.path, ['diff-tree', '-r', '-z', '--no-renames', '--full-index', from, to], { env });
-  return parseDiffTreeRaw(out);
+  const ask = async () => parseDiffTreeRaw(await git(repo.path, ['diff-tree', '-r', '-z', '--no-renames', '--full-index', from, to], { env }));
+  if (!namesOneObject(from) || !namesOneObject(to)) return ask();
+  // A copy: callers may sort or extend what they get.
+  return (await memo.get(`${repo.path}\0diff\0${from}\0${to}`, ask, (c) => c.length)).slice();
 }
 
 export interface TreeEntry {
@@ -191,15 +197,17 @@ export interface TreeEntry {
 
 /** Every entry of a tree, recursively (`git ls-tree -r`). */
 export async function listTreeEntries(repo: GitRepo, tree: string, env: Record<string, string> = {}): Promise<TreeEntry[]> {
-  const out = await git(repo.path, ['ls-tree', '-r', '-z', tree], { env });
-  return out
-    .split('\0')
-    .filter(Boolean)
-    .map((l) => {
-      const tab = l.indexOf('\t');
-      const [mode, type, id] = l.slice(0, tab).split(' ') as [string, string, string];
-      return { path: l.slice(tab + 1), mode, type, id };
-    });
+  const ask = async () =>
+    (await git(repo.path, ['ls-tree', '-r', '-z', tree], { env }))
+      .split('\0')
+      .filter(Boolean)
+      .map((l) => {
+        const tab = l.indexOf('\t');
+        const [mode, type, id] = l.slice(0, tab).split(' ') as [string, string, string];
+        return { path: l.slice(tab + 1), mode, type, id };
+      });
+  if (!namesOneObject(tree)) return ask();
+  return (await memo.get(`${repo.path}\0ls\0${tree}`, ask, (e) => e.length)).slice();
 }
 
 /** Paths of every file (blob or symlink) in a tree. */
@@ -225,8 +233,13 @@ export async function listFiles(repoOrPath: GitRepo | string, rev: string): Prom
 export async function commitDateAndTag(repoOrPath: GitRepo | string, rev: string): Promise<{ date?: string; describe?: string }> {
   const repo = await asRepo(repoOrPath);
   const commit = await resolveRev(repo, rev);
-  const [d, t] = await Promise.all([runGit(repo.path, ['show', '-s', '--format=%cI', commit]), runGit(repo.path, ['describe', '--tags', commit])]);
-  const date = d.code === 0 ? d.stdout.toString('utf8').trim() : '';
+  // The date is the commit's own; the nearest tag can change as tags are pushed.
+  const dated = memo.get(`${repo.path}\0date\0${commit}`, async () => {
+    const r = await runGit(repo.path, ['show', '-s', '--format=%cI', commit]);
+    if (r.code !== 0) throw new Error(r.stderr);
+    return r.stdout.toString('utf8').trim();
+  });
+  const [date, t] = await Promise.all([dated.catch(() => ''), runGit(repo.path, ['describe', '--tags', commit])]);
   const describe = t.code === 0 ? t.stdout.toString('utf8').trim() : '';
   return { ...(date ? { date } : {}), ...(describe ? { describe } : {}) };
 }
@@ -332,10 +345,31 @@ export interface PlanSize {
 
 /** The size of a plan from git's object sizes (`cat-file --batch-check`), nothing read or checked out. */
 export async function planSize(repo: GitRepo, plan: OverlayPlan, env: Record<string, string> = {}): Promise<PlanSize> {
-  const sizes = await objectSizes(repo.path, [...new Set(plan.write.map((w) => w.blob))], env);
+  const sizes = await sizesOf(repo, [...new Set(plan.write.map((w) => w.blob))], env);
   let bytes = 0;
   for (const w of plan.write) bytes += sizes.get(w.blob) ?? 0;
   return { bytes, files: plan.write.length + plan.dirs.length };
+}
+
+/** Blob sizes by id, git asked once for those it was not asked before; missing ones are absent. */
+async function sizesOf(repo: GitRepo, ids: string[], env: Record<string, string>): Promise<Map<string, number>> {
+  const key = (id: string) => `${repo.path}\0size\0${id}`;
+  const unknown = new Set(ids.filter((id) => !namesOneObject(id) || !memo.has(key(id))));
+  const asked = unknown.size ? objectSizes(repo.path, [...unknown], env) : Promise.resolve(new Map<string, number>());
+  // One known a moment ago and gone since (the memo made room) is asked alone: never counted as 0.
+  const of = async (id: string) => (unknown.has(id) ? await asked : await objectSizes(repo.path, [id], env)).get(id);
+  // Only sizes are kept: a missing object is asked again next time, and git's failure is the caller's.
+  const sizes = await Promise.all(
+    ids.map(async (id) => {
+      if (namesOneObject(id) && memo.has(key(id))) return memo.get(key(id), async () => (await of(id))!);
+      const n = await of(id);
+      if (n !== undefined && namesOneObject(id)) void memo.get(key(id), async () => n);
+      return n;
+    }),
+  );
+  const out = new Map<string, number>();
+  ids.forEach((id, i) => sizes[i] !== undefined && out.set(id, sizes[i]!));
+  return out;
 }
 
 /** What to put into and delete from /testbed so an image holding `fromRev` holds the state instead. */
