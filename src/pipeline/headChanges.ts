@@ -5,7 +5,8 @@
  * tests run with base's). Which files those are, the ecosystems say.
  */
 import { changedMachinery, changedManifests, machineryReads } from '../ecosystems/index.js';
-import { changedPathsSince, openRepo, readTreeFiles, resolveRev, withState, type GitRepo } from '../repo/git.js';
+import { changedPathsSince, openRepo, resolveRev, withState, type GitRepo } from '../repo/git.js';
+import { readTreeFiles } from '../repo/objects.js';
 import type { RepoState } from '../sandbox/types.js';
 
 export interface HeadChanges {

@@ -1,4 +1,5 @@
-import { openRepo, readTreeFiles, withState } from '../repo/git.js';
+import { openRepo, withState } from '../repo/git.js';
+import { readTreeFiles } from '../repo/objects.js';
 import { runGit } from '../repo/gitExec.js';
 import { filesTouchedByPatch } from '../harness/runTests.js';
 

@@ -3,7 +3,8 @@ import { filesTouchedByPatch } from '../harness/runTests.js';
 import { configRules, isTestFile, testConfigFiles, type ConfigRules } from '../harness/testFiles.js';
 import { languageForPath, loadLanguage, parseIfLoaded, type Lang } from '../patch/structure.js';
 import { filesToSearch, testTargets, type TestTargets } from '../harness/testOwners.js';
-import { listTreeFiles, readTreeFiles, withState } from '../repo/git.js';
+import { withState } from '../repo/git.js';
+import { listTreeFiles, readTreeFiles } from '../repo/objects.js';
 import type { RepoState } from '../sandbox/types.js';
 
 /** Only the start of a test file is searched for references. */

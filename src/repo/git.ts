@@ -1,19 +1,16 @@
 import { createHash } from 'node:crypto';
-import { stat, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import tarStream from 'tar-stream';
 import { SwtError } from '../util/errors.js';
 import type { RepoState } from './state.js';
 import { describeApplyFailure, patchLabel } from './applyErrors.js';
-import { catFileBatch, catFileObjects, git, objectSizes, runGit } from './gitExec.js';
-import { gitModeToTar, parseDiffTreeRaw, planOverlay, type OverlayPlan, type TreeChange } from './overlay.js';
+import { catFileObjects, git, runGit } from './gitExec.js';
+import { gitModeToTar, planOverlay, type OverlayPlan } from './overlay.js';
 import { makeTempDir, removeTempDir } from '../util/tempDirs.js';
 import { sharedState } from './stateCache.js';
-import { namesOneObject, ObjectMemo } from './objectMemo.js';
-
-/** What git said of objects named by full ids, per repository (objectMemo.ts): ~200,000 rows. */
-const memo = new ObjectMemo(200_000);
+import { changedFiles, commitDate, commitIndex, commitTree, emptyTree, listTreeFiles, readTreeFiles, sizesOf } from './objects.js';
 
 /**
  * Workspaces from git, without ever writing into the user's repository: a repository state
@@ -120,7 +117,7 @@ export async function openState(repoOrPath: GitRepo | string, state: RepoState):
   const commit = await resolveRev(repo, state.rev);
   const patches = state.patches.filter((p) => p.trim() !== '');
   if (patches.length === 0) {
-    const tree = await memo.get(`${repo.path}\0tree\0${commit}`, async () => (await git(repo.path, ['rev-parse', `${commit}^{tree}`])).trim());
+    const tree = await commitTree(repo, commit);
     return { repo, commit, tree, env: {}, contained: [], dispose: async () => {} };
   }
   // Every patch, empty ones too: `contained` counts their places.
@@ -138,7 +135,7 @@ async function buildState(repo: GitRepo, commit: string, state: RepoState): Prom
       GIT_OBJECT_DIRECTORY: join(dir, 'objects'),
       GIT_ALTERNATE_OBJECT_DIRECTORIES: repo.objectsDir,
     };
-    await git(repo.path, ['read-tree', commit], { env });
+    await writeFile(env.GIT_INDEX_FILE, await commitIndex(repo, commit, dir));
     let n = 0;
     const contained: number[] = [];
     for (let i = 0; i < state.patches.length; i++) {
@@ -165,6 +162,7 @@ async function buildState(repo: GitRepo, commit: string, state: RepoState): Prom
   }
 }
 
+
 export async function withState<T>(repo: GitRepo | string, state: RepoState, fn: (t: StateTree) => Promise<T>): Promise<T> {
   const t = await openState(repo, state);
   try {
@@ -174,51 +172,6 @@ export async function withState<T>(repo: GitRepo | string, state: RepoState, fn:
   }
 }
 
-/** The empty tree of this repository's hash algorithm. */
-export async function emptyTree(repo: GitRepo): Promise<string> {
-  return memo.get(`${repo.path}\0empty`, async () => (await git(repo.path, ['hash-object', '-t', 'tree', '--stdin'], { input: '' })).trim());
-}
-
-/** Files that differ between two tree-ishes (commits or trees), without rename detection. */
-export async function changedFiles(repo: GitRepo, from: string, to: string, env: Record<string, string> = {}): Promise<TreeChange[]> {
-  const ask = async () => parseDiffTreeRaw(await git(repo.path, ['diff-tree', '-r', '-z', '--no-renames', '--full-index', from, to], { env }));
-  if (!namesOneObject(from) || !namesOneObject(to)) return ask();
-  // A copy: callers may sort or extend what they get.
-  return (await memo.get(`${repo.path}\0diff\0${from}\0${to}`, ask, (c) => c.length)).slice();
-}
-
-export interface TreeEntry {
-  path: string;
-  /** '100644', '100755', '120000' (symlink) or '160000' (submodule). */
-  mode: string;
-  type: string;
-  id: string;
-}
-
-/** Every entry of a tree, recursively (`git ls-tree -r`). */
-export async function listTreeEntries(repo: GitRepo, tree: string, env: Record<string, string> = {}): Promise<TreeEntry[]> {
-  const ask = async () =>
-    (await git(repo.path, ['ls-tree', '-r', '-z', tree], { env }))
-      .split('\0')
-      .filter(Boolean)
-      .map((l) => {
-        const tab = l.indexOf('\t');
-        const [mode, type, id] = l.slice(0, tab).split(' ') as [string, string, string];
-        return { path: l.slice(tab + 1), mode, type, id };
-      });
-  if (!namesOneObject(tree)) return ask();
-  return (await memo.get(`${repo.path}\0ls\0${tree}`, ask, (e) => e.length)).slice();
-}
-
-/** Paths of every file (blob or symlink) in a tree. */
-export async function listTreeFiles(repo: GitRepo, tree: string, env: Record<string, string> = {}): Promise<string[]> {
-  return (await listTreeEntries(repo, tree, env)).filter((e) => e.type === 'blob').map((e) => e.path);
-}
-
-/** Paths and blob ids of a tree's files, for hashing manifests. */
-export async function listTreeBlobs(repo: GitRepo, tree: string, env: Record<string, string> = {}): Promise<Array<{ path: string; blob: string }>> {
-  return (await listTreeEntries(repo, tree, env)).filter((e) => e.type === 'blob').map((e) => ({ path: e.path, blob: e.id }));
-}
 
 /** Paths of every file at a revision (for repository facts). */
 export async function listFiles(repoOrPath: GitRepo | string, rev: string): Promise<string[]> {
@@ -233,13 +186,8 @@ export async function listFiles(repoOrPath: GitRepo | string, rev: string): Prom
 export async function commitDateAndTag(repoOrPath: GitRepo | string, rev: string): Promise<{ date?: string; describe?: string }> {
   const repo = await asRepo(repoOrPath);
   const commit = await resolveRev(repo, rev);
-  // The date is the commit's own; the nearest tag can change as tags are pushed.
-  const dated = memo.get(`${repo.path}\0date\0${commit}`, async () => {
-    const r = await runGit(repo.path, ['show', '-s', '--format=%cI', commit]);
-    if (r.code !== 0) throw new Error(r.stderr);
-    return r.stdout.toString('utf8').trim();
-  });
-  const [date, t] = await Promise.all([dated.catch(() => ''), runGit(repo.path, ['describe', '--tags', commit])]);
+  // The date is the commit's own (kept); the nearest tag can change as tags are pushed.
+  const [date, t] = await Promise.all([commitDate(repo, commit).catch(() => ''), runGit(repo.path, ['describe', '--tags', commit])]);
   const describe = t.code === 0 ? t.stdout.toString('utf8').trim() : '';
   return { ...(date ? { date } : {}), ...(describe ? { describe } : {}) };
 }
@@ -254,15 +202,6 @@ export async function readFileAt(repoOrPath: GitRepo | string, rev: string, path
   return content.toString('utf8');
 }
 
-/** Contents of files in a tree, by path (missing paths are absent from the map). */
-export async function readTreeFiles(repo: GitRepo, tree: string, paths: string[], env: Record<string, string> = {}): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
-  const usable = paths.filter((p) => !/\n/.test(p));
-  for await (const b of catFileBatch(repo.path, usable.map((p) => `${tree}:${p}`), env)) {
-    if (b.content) out.set(b.spec.slice(tree.length + 1), b.content);
-  }
-  return out;
-}
 
 export interface OverlayTarOptions {
   /** Modification time of the written files; the default is a little in the past. */
@@ -351,26 +290,6 @@ export async function planSize(repo: GitRepo, plan: OverlayPlan, env: Record<str
   return { bytes, files: plan.write.length + plan.dirs.length };
 }
 
-/** Blob sizes by id, git asked once for those it was not asked before; missing ones are absent. */
-async function sizesOf(repo: GitRepo, ids: string[], env: Record<string, string>): Promise<Map<string, number>> {
-  const key = (id: string) => `${repo.path}\0size\0${id}`;
-  const unknown = new Set(ids.filter((id) => !namesOneObject(id) || !memo.has(key(id))));
-  const asked = unknown.size ? objectSizes(repo.path, [...unknown], env) : Promise.resolve(new Map<string, number>());
-  // One known a moment ago and gone since (the memo made room) is asked alone: never counted as 0.
-  const of = async (id: string) => (unknown.has(id) ? await asked : await objectSizes(repo.path, [id], env)).get(id);
-  // Only sizes are kept: a missing object is asked again next time, and git's failure is the caller's.
-  const sizes = await Promise.all(
-    ids.map(async (id) => {
-      if (namesOneObject(id) && memo.has(key(id))) return memo.get(key(id), async () => (await of(id))!);
-      const n = await of(id);
-      if (n !== undefined && namesOneObject(id)) void memo.get(key(id), async () => n);
-      return n;
-    }),
-  );
-  const out = new Map<string, number>();
-  ids.forEach((id, i) => sizes[i] !== undefined && out.set(id, sizes[i]!));
-  return out;
-}
 
 /** What to put into and delete from /testbed so an image holding `fromRev` holds the state instead. */
 export async function planStateOverlay(st: StateTree, fromRev: string): Promise<OverlayPlan> {

@@ -4,7 +4,8 @@
  * and that nothing else is kept (a name that moves, a missing object, a failure).
  */
 import { execFileSync } from 'node:child_process';
-import { changedFiles, listTreeEntries, openRepo, openState, planSize } from '../../src/repo/git.js';
+import { openRepo, openState, planSize } from '../../src/repo/git.js';
+import { changedFiles, listTreeEntries, readTreeFiles } from '../../src/repo/objects.js';
 import { namesOneObject, ObjectMemo } from '../../src/repo/objectMemo.js';
 import { cleanupGitRepos, createGitRepo } from '../helpers/gitRepo.js';
 
@@ -42,7 +43,7 @@ describe('ObjectMemo', () => {
 });
 
 describe("git's answers about objects, kept", () => {
-  it("a state's tree listing, its diff from base and its blobs' sizes still answer once its objects are gone", async () => {
+  it("a state's tree listing, its diff from base, its blobs' sizes and its files still answer once its objects are gone", async () => {
     const r = createGitRepo({ 'a.txt': 'a\n' });
     const repo = await openRepo(r.path);
     const patch = 'diff --git a/b.txt b/b.txt\nnew file mode 100644\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+bee\n';
@@ -51,12 +52,14 @@ describe("git's answers about objects, kept", () => {
     const listing = await listTreeEntries(repo, st.tree, st.env);
     const plan = { write: diff.map((c) => ({ path: c.path, mode: c.mode, blob: c.blob })), delete: [], dirs: [], skipped: [] };
     expect(await planSize(repo, plan, st.env)).toEqual({ bytes: 4, files: 1 });
+    expect([...(await readTreeFiles(repo, st.tree, ['b.txt', 'none.txt'], st.env))].map(([p, c]) => [p, c.toString()])).toEqual([['b.txt', 'bee\n']]);
     await st.dispose();
     // Git alone could not answer now: the tree and b.txt's blob lived in the state's temporary objects.
     expect(() => execFileSync('git', ['ls-tree', st.tree], { cwd: r.path, stdio: 'pipe' })).toThrow();
     expect(await changedFiles(repo, `${r.sha}^{tree}`, st.tree)).toEqual(diff);
     expect(await listTreeEntries(repo, st.tree)).toEqual(listing);
     expect(await planSize(repo, plan)).toEqual({ bytes: 4, files: 1 });
+    expect([...(await readTreeFiles(repo, st.tree, ['none.txt', 'b.txt']))].map(([p, c]) => [p, c.toString()])).toEqual([['b.txt', 'bee\n']]);
     expect(diff.map((c) => c.path)).toEqual(['b.txt']);
   });
 

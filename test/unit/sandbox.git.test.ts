@@ -3,16 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tarStream from 'tar-stream';
-import {
-  changedFiles,
-  listFiles,
-  openRepo,
-  openState,
-  overlayTar,
-  planStateOverlay,
-  readFileAt,
-  resolveRev,
-} from '../../src/repo/git.js';
+import { listFiles, openRepo, openState, overlayTar, planStateOverlay, readFileAt, resolveRev } from '../../src/repo/git.js';
+import { changedFiles } from '../../src/repo/objects.js';
 import { withFileLock } from '../../src/util/lock.js';
 import { tempPrefix } from '../../src/util/tempDirs.js';
 import { isSwtError } from '../../src/util/errors.js';

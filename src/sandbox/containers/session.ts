@@ -4,7 +4,8 @@ import { closeStream, demux, isBinary, readTarFiles, singleFileTar, TailBuffer, 
 import { watchLimits } from './diskWatch.js';
 import { diskLimitText, type DiskLimitReason } from './limits.js';
 import { killNow, type Docker } from '../docker.js';
-import { listTreeEntries, openRepo, openState, readTreeFiles, SANDBOX_GID, SANDBOX_UID, type GitRepo, type StateTree } from '../../repo/git.js';
+import { openRepo, openState, SANDBOX_GID, SANDBOX_UID, type GitRepo, type StateTree } from '../../repo/git.js';
+import { listTreeEntries, readTreeFiles } from '../../repo/objects.js';
 import { removeContainer, haltIfInterrupted } from './liveContainers.js';
 import { limitsFor, prepareContainer, overlayPrelude, SANDBOX_USER, type PreparedContainer, type SandboxDeps } from './container.js';
 import { confineRepoPath } from '../../util/repoPath.js';
