@@ -3,12 +3,12 @@ import { envValues } from '../../settings/index.js';
 import { SwtError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { shellQuote } from '../../util/shell.js';
-import { ensureBaseImage } from '../images/baseImages.js';
+import { ensureBaseImageInfo } from '../images/baseImages.js';
 import type { CaBundle } from '../images/caCertificates.js';
 import { readTarFiles, singleFileTar } from '../containers/containerIo.js';
 import { INSTALL_NOTES_NAME } from '../../ecosystems/command.js';
 import { storageOptSupported } from '../containers/diskWatch.js';
-import { engineCpus, inspectImage, type Docker } from '../docker.js';
+import { engineCpus, type Docker } from '../docker.js';
 import { withInstallNetwork, type InstallNetwork } from '../egress/egress.js';
 import type { EgressSettings } from '../egress/egressConfig.js';
 import { markUsed, type EnvCacheSettings } from '../images/envCache.js';
@@ -299,9 +299,7 @@ export async function ensureEnvironmentImage(deps: EnvironmentDeps, spec: Enviro
     // The engine's answers and git's, side by side: a cached environment's look-up is only these.
     const gitSide = Promise.all([listTreeBlobs(repo, state.tree, state.env), spec.cacheScope ?? defaultScope(repo)]);
     gitSide.catch(() => undefined);
-    const baseImage = await ensureBaseImage(spec.baseImage, { docker, caBundle: deps.caBundle, onProgress, logger: log, pull: deps.pull, ...(spec.fallbackImages ? { fallbacks: spec.fallbackImages } : {}) });
-    const baseInfo = await inspectImage(docker, baseImage);
-    if (!baseInfo) throw new SwtError('IMAGE_UNAVAILABLE', `base image ${baseImage} disappeared`);
+    const { name: baseImage, info: baseInfo } = await ensureBaseImageInfo(spec.baseImage, { docker, caBundle: deps.caBundle, onProgress, logger: log, pull: deps.pull, ...(spec.fallbackImages ? { fallbacks: spec.fallbackImages } : {}) });
     const [files, scope] = await gitSide;
     const cacheWrite = spec.cacheWrite !== false;
     const key = environmentKey({ scope, trusted: cacheWrite, baseImageId: baseInfo.Id, install: spec.install, ...(spec.warm ? { warm: spec.warm } : {}), files });

@@ -213,6 +213,17 @@ export async function ensureBaseImage(refText: string, opts: EnsureBaseOptions =
   ).then((built) => built ?? ensureBaseImage(`python:${served!.version}`, { ...opts, docker, pull: false, fallbacks: [] }));
 }
 
+/** The base image (as ensureBaseImage) and the engine's view of it: one look-up when it is here already. */
+export async function ensureBaseImageInfo(refText: string, opts: EnsureBaseOptions = {}): Promise<{ name: string; info: Docker.ImageInspectInfo }> {
+  const docker = opts.docker ?? connectDocker();
+  const here = baseImageName(parseBaseRef(refText), opts.caBundle);
+  const seen = await inspectImage(docker, here);
+  const name = seen ? here : await ensureBaseImage(refText, { ...opts, docker });
+  const info = seen ?? (await inspectImage(docker, name));
+  if (!info) throw new SwtError('IMAGE_UNAVAILABLE', `base image ${name} disappeared`);
+  return { name, info };
+}
+
 /** The offline Python that stands in for `version`: a fallback an offline build has exactly (`allowed`), else the nearest. */
 function servingPython(version: string, fallbacks: readonly string[]): { version: string; allowed: boolean } | undefined {
   if (!otherPython(version)) return undefined;
