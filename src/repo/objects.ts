@@ -88,27 +88,32 @@ export async function listTreeBlobs(repo: GitRepo, tree: string, env: Record<str
 
 /**
  * Contents of files in a tree, by path (missing paths are absent from the map). Of a tree named by
- * its id, what was found is kept (a file weighs a row per 100 bytes); what was not is asked again.
+ * its id, the answer is kept: a file's content (a row per 100 bytes), or that the tree has no such
+ * file, which is only kept once the tree itself was read in the same call (not a tree whose objects
+ * this call could not see).
  */
 export async function readTreeFiles(repo: GitRepo, tree: string, paths: string[], env: Record<string, string> = {}): Promise<Map<string, Buffer>> {
   const usable = paths.filter((p) => !/\n/.test(p));
+  const byId = namesOneObject(tree);
   const key = (p: string) => `${repo.path}\0file\0${tree}:${p}`;
-  const one = async (p: string) => {
-    for await (const b of catFileBatch(repo.path, [`${tree}:${p}`], env)) if (b.content) return b.content;
-    throw new Error(`${p} is not in ${tree}`);
+  const read = async (ps: string[]) => {
+    const got = new Map<string, Buffer | null>();
+    // The tree first: found, its missing paths are missing for good.
+    let seen = !byId;
+    for await (const b of catFileBatch(repo.path, [...(byId ? [tree] : []), ...ps.map((p) => `${tree}:${p}`)], env)) {
+      if (b.spec === tree) seen = !!b.content;
+      else if (b.content || seen) got.set(b.spec.slice(tree.length + 1), b.content);
+    }
+    return got;
   };
-  const kept = new Map(namesOneObject(tree) ? usable.filter((p) => memo.has(key(p))).map((p) => [p, memo.get(key(p), () => one(p))]) : []);
-  const read = new Map<string, Buffer>();
+  const kept = new Map(byId ? usable.filter((p) => memo.has(key(p))).map((p) => [p, memo.get(key(p), async () => (await read([p])).get(p) ?? Promise.reject(new Error('unseen')))]) : []);
   const ask = usable.filter((p) => !kept.has(p));
-  if (ask.length) {
-    for await (const b of catFileBatch(repo.path, ask.map((p) => `${tree}:${p}`), env)) if (b.content) read.set(b.spec.slice(tree.length + 1), b.content);
-  }
+  const asked = ask.length ? await read(ask) : new Map<string, Buffer | null>();
   const out = new Map<string, Buffer>();
   for (const p of usable) {
-    const content = kept.has(p) ? await kept.get(p)!.catch(() => undefined) : read.get(p);
-    if (!content) continue;
-    out.set(p, content);
-    if (!kept.has(p) && namesOneObject(tree)) void memo.get(key(p), async () => content, (c) => Math.ceil(c.length / 100));
+    const content = kept.has(p) ? await kept.get(p)!.catch(() => undefined) : asked.get(p);
+    if (!kept.has(p) && byId && content !== undefined) void memo.get(key(p), async () => content, (c) => 1 + Math.ceil((c?.length ?? 0) / 100));
+    if (content) out.set(p, content);
   }
   return out;
 }

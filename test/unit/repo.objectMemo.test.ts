@@ -52,6 +52,8 @@ describe("git's answers about objects, kept", () => {
     const listing = await listTreeEntries(repo, st.tree, st.env);
     const plan = { write: diff.map((c) => ({ path: c.path, mode: c.mode, blob: c.blob })), delete: [], dirs: [], skipped: [] };
     expect(await planSize(repo, plan, st.env)).toEqual({ bytes: 4, files: 1 });
+    // Asked where the state's objects cannot be seen, b.txt is not there; that answer is not kept.
+    expect((await readTreeFiles(repo, st.tree, ['b.txt'])).size).toBe(0);
     expect([...(await readTreeFiles(repo, st.tree, ['b.txt', 'none.txt'], st.env))].map(([p, c]) => [p, c.toString()])).toEqual([['b.txt', 'bee\n']]);
     await st.dispose();
     // Git alone could not answer now: the tree and b.txt's blob lived in the state's temporary objects.
