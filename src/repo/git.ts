@@ -162,7 +162,6 @@ async function buildState(repo: GitRepo, commit: string, state: RepoState): Prom
   }
 }
 
-
 export async function withState<T>(repo: GitRepo | string, state: RepoState, fn: (t: StateTree) => Promise<T>): Promise<T> {
   const t = await openState(repo, state);
   try {
@@ -171,7 +170,6 @@ export async function withState<T>(repo: GitRepo | string, state: RepoState, fn:
     await t.dispose();
   }
 }
-
 
 /** Paths of every file at a revision (for repository facts). */
 export async function listFiles(repoOrPath: GitRepo | string, rev: string): Promise<string[]> {
@@ -201,7 +199,6 @@ export async function readFileAt(repoOrPath: GitRepo | string, rev: string, path
   if (!content) throw new SwtError('BAD_INPUT', `${path} does not exist at ${rev}`);
   return content.toString('utf8');
 }
-
 
 export interface OverlayTarOptions {
   /** Modification time of the written files; the default is a little in the past. */
@@ -289,7 +286,6 @@ export async function planSize(repo: GitRepo, plan: OverlayPlan, env: Record<str
   for (const w of plan.write) bytes += sizes.get(w.blob) ?? 0;
   return { bytes, files: plan.write.length + plan.dirs.length };
 }
-
 
 /** What to put into and delete from /testbed so an image holding `fromRev` holds the state instead. */
 export async function planStateOverlay(st: StateTree, fromRev: string): Promise<OverlayPlan> {
