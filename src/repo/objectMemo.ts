@@ -54,6 +54,26 @@ export class ObjectMemo {
     return value;
   }
 
+  /**
+   * Answers for `names` in their order, one `ask` for those not kept (an answer it leaves undefined
+   * is absent and not kept); a kept one that is still in flight and fails, fails this too.
+   */
+  async many<T>(names: readonly string[], keyOf: (name: string) => string, ask: (names: string[]) => Promise<Map<string, T | undefined>>, weigh: (v: T) => number = () => 1): Promise<Map<string, T>> {
+    // Taken at once, so that what the answers make room for cannot be among them.
+    const hits = new Map<string, Promise<T>>();
+    for (const n of names) if (this.kept.has(keyOf(n))) hits.set(n, this.get(keyOf(n), () => Promise.reject(new Error('unreachable')), weigh));
+    const rest = names.filter((n) => !hits.has(n));
+    const asked = rest.length ? await ask(rest) : new Map<string, T | undefined>();
+    const out = new Map<string, T>();
+    for (const n of names) {
+      const v = hits.has(n) ? await hits.get(n)! : asked.get(n);
+      if (v === undefined) continue;
+      if (!hits.has(n)) void this.get(keyOf(n), async () => v, weigh);
+      out.set(n, v);
+    }
+    return out;
+  }
+
   has(key: string): boolean {
     return this.kept.has(key);
   }

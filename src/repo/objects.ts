@@ -95,7 +95,6 @@ export async function listTreeBlobs(repo: GitRepo, tree: string, env: Record<str
 export async function readTreeFiles(repo: GitRepo, tree: string, paths: string[], env: Record<string, string> = {}): Promise<Map<string, Buffer>> {
   const usable = paths.filter((p) => !/\n/.test(p));
   const byId = namesOneObject(tree);
-  const key = (p: string) => `${repo.path}\0file\0${tree}:${p}`;
   const read = async (ps: string[]) => {
     const got = new Map<string, Buffer | null>();
     // The tree first: found, its missing paths are missing for good.
@@ -106,35 +105,14 @@ export async function readTreeFiles(repo: GitRepo, tree: string, paths: string[]
     }
     return got;
   };
-  const kept = new Map(byId ? usable.filter((p) => memo.has(key(p))).map((p) => [p, memo.get(key(p), async () => (await read([p])).get(p) ?? Promise.reject(new Error('unseen')))]) : []);
-  const ask = usable.filter((p) => !kept.has(p));
-  const asked = ask.length ? await read(ask) : new Map<string, Buffer | null>();
-  const out = new Map<string, Buffer>();
-  for (const p of usable) {
-    const content = kept.has(p) ? await kept.get(p)!.catch(() => undefined) : asked.get(p);
-    if (!kept.has(p) && byId && content !== undefined) void memo.get(key(p), async () => content, (c) => 1 + Math.ceil((c?.length ?? 0) / 100));
-    if (content) out.set(p, content);
-  }
-  return out;
+  const got = byId ? await memo.many(usable, (p) => `${repo.path}\0file\0${tree}:${p}`, read, (c) => 1 + Math.ceil((c?.length ?? 0) / 100)) : await read(usable);
+  return new Map([...got].filter((e): e is [string, Buffer] => !!e[1]));
 }
 
-/** Blob sizes by id, git asked once for those it was not asked before; missing ones are absent. */
+/** Blob sizes by id, git asked once for those it was not asked before; missing ones are absent (and asked again next time). */
 export async function sizesOf(repo: GitRepo, ids: string[], env: Record<string, string>): Promise<Map<string, number>> {
-  const key = (id: string) => `${repo.path}\0size\0${id}`;
-  const unknown = new Set(ids.filter((id) => !namesOneObject(id) || !memo.has(key(id))));
-  const asked = unknown.size ? objectSizes(repo.path, [...unknown], env) : Promise.resolve(new Map<string, number>());
-  // One known a moment ago and gone since (the memo made room) is asked alone: never counted as 0.
-  const of = async (id: string) => (unknown.has(id) ? await asked : await objectSizes(repo.path, [id], env)).get(id);
-  // Only sizes are kept: a missing object is asked again next time, and git's failure is the caller's.
-  const sizes = await Promise.all(
-    ids.map(async (id) => {
-      if (namesOneObject(id) && memo.has(key(id))) return memo.get(key(id), async () => (await of(id))!);
-      const n = await of(id);
-      if (n !== undefined && namesOneObject(id)) void memo.get(key(id), async () => n);
-      return n;
-    }),
-  );
-  const out = new Map<string, number>();
-  ids.forEach((id, i) => sizes[i] !== undefined && out.set(id, sizes[i]!));
-  return out;
+  const ask = (some: string[]) => objectSizes(repo.path, some, env);
+  const other = ids.filter((id) => !namesOneObject(id));
+  const [kept, asked] = await Promise.all([memo.many(ids.filter(namesOneObject), (id) => `${repo.path}\0size\0${id}`, ask), other.length ? ask(other) : new Map<string, number>()]);
+  return new Map([...kept, ...asked]);
 }
