@@ -76,7 +76,9 @@ describe('go test rounds', () => {
     expect(cmd).toContain(`'#!/bin/sh' 'ln -f "$1" "$GOTMPDIR/swt-first-run.test" 2>/dev/null || cp "$1" "$GOTMPDIR/swt-first-run.test" 2>/dev/null' '"$@"' 'rc=$?'`);
     expect(cmd).toContain(`'[ -z "$SWT_GO_SEL" ] || "$1" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run="^($SWT_GO_SEL)$" > "$GOTMPDIR/swt-round2.out" 2>&1' 'exit $rc'`);
     expect(cmd).toContain('go test -json -count=1 -vet=off -exec "$GOTMPDIR/swt-rounds-exec" ./calc > /swt-out/go-test.json; swt_rc=$?; swt_go_rounds; (exit $swt_rc)');
-    expect(cmd).toContain('go tool test2json -t -p "$pkg" < "$GOTMPDIR/swt-round1.out" > /swt-out/go-test.json.round1;');
+    // Each round's output becomes JSON beside the others', waited for by their own ids only.
+    expect(cmd).toContain('swt_w=; { [ -f "$GOTMPDIR/swt-round1.out" ] && go tool test2json -t -p "$pkg" < "$GOTMPDIR/swt-round1.out" > /swt-out/go-test.json.round1; } & swt_w="$swt_w $!";');
+    expect(cmd).toContain('/swt-out/go-test.json.round2; } & swt_w="$swt_w $!"; wait $swt_w; };');
     // A template of the project's own (its flags would not reach the binary): no rounds, as before.
     expect(buildTestCommand(runnerFromCommand('go test -short {files}'), ['calc/calc_test.go'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'calc/calc_test.go': [3] } } })).not.toContain('-exec "$GOTMPDIR');
   });

@@ -55,7 +55,7 @@ const raw = (r: number) => `"$GOTMPDIR/swt-round${r}.out"`;
  * run. The wrapper links the binary where the kept container's reruns find it (`binary`), runs
  * it as go test asked, then, its exit status kept, runs it again per round on the chosen tests
  * into raw test2json text; the function turns that into go test's JSON with the package the run's
- * report names. No `-o`: the binary is not copied, and go test links it as it would anyway.
+ * report names, the rounds' side by side. No `-o`: the binary is not copied, and go test links it as it would anyway.
  */
 export function goRoundsPrepare(out: string, report: string, binary: string, plan: RoundPlan, tmp: string): string {
   const choose = goChooseCommand(plan);
@@ -72,10 +72,12 @@ export function goRoundsPrepare(out: string, report: string, binary: string, pla
   ];
   // The package's import path for test2json, from the run's own report.
   const pkg = `sed -n 's/.*"Package":"\\([^"]*\\)".*/\\1/p' ${at(report)} | head -n 1`;
-  const convert = (r: number) => `[ -f ${raw(r)} ] && go tool test2json -t -p "$pkg" < ${raw(r)} > ${at(roundReport(report, r))};`;
+  // Side by side: each is a go command's start, and nothing else waits. `wait` names them: the
+  // project's command may have left jobs of its own in this shell.
+  const convert = (r: number) => `{ [ -f ${raw(r)} ] && go tool test2json -t -p "$pkg" < ${raw(r)} > ${at(roundReport(report, r))}; } & swt_w="$swt_w $!";`;
   return (
     ` ${tmp} export SWT_GO_SEL="$(${choose} 2>/dev/null)"; rm -f ${rounds.map(raw).join(' ')} ${binary}; ${writeLines(GO_ROUNDS_EXEC, wrapper)} && chmod +x ${GO_ROUNDS_EXEC};` +
-    ` ${GO_ROUNDS_FUNCTION}() { [ -n "$SWT_GO_SEL" ] || return 0; pkg=$(${pkg}); [ -n "$pkg" ] || return 0; ${rounds.map(convert).join(' ')} };`
+    ` ${GO_ROUNDS_FUNCTION}() { [ -n "$SWT_GO_SEL" ] || return 0; pkg=$(${pkg}); [ -n "$pkg" ] || return 0; swt_w=; ${rounds.map(convert).join(' ')} wait $swt_w; };`
   );
 }
 
