@@ -135,14 +135,23 @@ async function buildState(repo: GitRepo, commit: string, state: RepoState): Prom
       GIT_OBJECT_DIRECTORY: join(dir, 'objects'),
       GIT_ALTERNATE_OBJECT_DIRECTORIES: repo.objectsDir,
     };
-    await writeFile(env.GIT_INDEX_FILE, await commitIndex(repo, commit, dir));
-    let n = 0;
-    const contained: number[] = [];
+    const index = await commitIndex(repo, commit, dir);
+    await writeFile(env.GIT_INDEX_FILE, index);
+    const files: Array<[number, string]> = [];
     for (let i = 0; i < state.patches.length; i++) {
       const patch = state.patches[i]!;
       if (patch.trim() === '') continue;
-      const file = join(dir, `patch-${n++}.diff`);
+      const file = join(dir, `patch-${files.length}.diff`);
       await writeFile(file, patch.endsWith('\n') ? patch : patch + '\n');
+      files.push([i, file]);
+    }
+    // Several patches: first all in one apply, in order (git applies a later one to what the
+    // earlier ones made, and writes the index only when all applied). When one does not, each alone.
+    const together = files.length > 1 && (await runGit(repo.path, ['apply', '--cached', '--whitespace=nowarn', ...files.map(([, f]) => f)], { env })).code === 0;
+    if (files.length > 1 && !together) await writeFile(env.GIT_INDEX_FILE, index);
+    const contained: number[] = [];
+    for (const [i, file] of together ? [] : files) {
+      const patch = state.patches[i]!;
       const r = await runGit(repo.path, ['apply', '--cached', '--whitespace=nowarn', file], { env });
       // A head that already holds the patch (a PR that adds these very tests) is the state wanted.
       if (r.code !== 0 && (await runGit(repo.path, ['apply', '--cached', '--reverse', '--check', file], { env })).code === 0) {
