@@ -10,6 +10,7 @@ import { catFileObjects, git, runGit } from './gitExec.js';
 import { gitModeToTar, planOverlay, type OverlayPlan } from './overlay.js';
 import { makeTempDir, removeTempDir } from '../util/tempDirs.js';
 import { sharedState } from './stateCache.js';
+import { describeTags } from './describeTags.js';
 import { changedFiles, commitDate, commitIndex, commitTree, emptyTree, listTreeFiles, readTreeFiles, sizesOf } from './objects.js';
 
 /**
@@ -193,9 +194,8 @@ export async function listFiles(repoOrPath: GitRepo | string, rev: string): Prom
 export async function commitDateAndTag(repoOrPath: GitRepo | string, rev: string): Promise<{ date?: string; describe?: string }> {
   const repo = await asRepo(repoOrPath);
   const commit = await resolveRev(repo, rev);
-  // The date is the commit's own (kept); the nearest tag can change as tags are pushed.
-  const [date, t] = await Promise.all([commitDate(repo, commit).catch(() => ''), runGit(repo.path, ['describe', '--tags', commit])]);
-  const describe = t.code === 0 ? t.stdout.toString('utf8').trim() : '';
+  // The date is the commit's own; the nearest tag is kept while the tags stay as they were.
+  const [date, describe] = await Promise.all([commitDate(repo, commit).catch(() => ''), describeTags(repo, commit)]);
   return { ...(date ? { date } : {}), ...(describe ? { describe } : {}) };
 }
 
