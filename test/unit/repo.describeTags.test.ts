@@ -18,19 +18,18 @@ async function withoutGit<T>(f: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The tag files as they are a minute after their last change (describeTags keeps nothing newer than 2 s). */
-function settle(repoPath: string): void {
-  const past = new Date(Date.now() - 60_000);
+/** The tag files' times set to `at`: by default a minute ago, as after the tags were still a while (describeTags keeps nothing newer than 2 s). */
+function tagsChangedAt(repoPath: string, at = new Date(Date.now() - 60_000)): void {
   const git = join(repoPath, '.git');
   const dirs = (d: string): string[] => [d, ...readdirSync(d, { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => dirs(join(d, e.name)))];
-  for (const p of [join(git, 'packed-refs'), ...dirs(join(git, 'refs', 'tags'))]) if (existsSync(p)) utimesSync(p, past, past);
+  for (const p of [join(git, 'packed-refs'), ...dirs(join(git, 'refs', 'tags'))]) if (existsSync(p)) utimesSync(p, at, at);
 }
 
 describe('describeTags', () => {
   it('is kept once the tags have been still a while: the second answer needs no git', async () => {
     const r = createGitRepo({ 'a.txt': 'one\n' });
     r.git('tag', 'v1.0');
-    settle(r.path);
+    tagsChangedAt(r.path);
     const repo = await openRepo(r.path);
     expect(await describeTags(repo, r.sha)).toBe('v1.0');
     expect(await withoutGit(() => describeTags(repo, r.sha))).toBe('v1.0');
@@ -42,6 +41,8 @@ describe('describeTags', () => {
   it('is not kept while the tags changed within the last seconds (their times may not show the next change yet)', async () => {
     const r = createGitRepo({ 'a.txt': 'one\n' });
     r.git('tag', 'v1.0');
+    // Changed "just now" however slow this machine is: their times are set ahead of the clock.
+    tagsChangedAt(r.path, new Date(Date.now() + 10_000));
     const repo = await openRepo(r.path);
     expect(await describeTags(repo, r.sha)).toBe('v1.0');
     await expect(withoutGit(() => describeTags(repo, r.sha))).rejects.toThrow();
@@ -49,7 +50,7 @@ describe('describeTags', () => {
 
   it('"no tag" is kept too, until a tag is made', async () => {
     const r = createGitRepo({ 'a.txt': 'one\n' });
-    settle(r.path);
+    tagsChangedAt(r.path);
     const repo = await openRepo(r.path);
     expect(await describeTags(repo, r.sha)).toBe('');
     expect(await withoutGit(() => describeTags(repo, r.sha))).toBe('');
@@ -65,7 +66,7 @@ describe('describeTags', () => {
     const repo = await openRepo(r.path);
     // Each answer kept (the tags settled), then the tags changed: the next answer is git's again.
     const kept = async (commit: string) => {
-      settle(r.path);
+      tagsChangedAt(r.path);
       const answer = await describeTags(repo, commit);
       expect(await withoutGit(() => describeTags(repo, commit))).toBe(answer);
       return answer;
