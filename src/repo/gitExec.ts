@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { processEnvironment } from '../settings/index.js';
+import { spawnGit } from './gitSpawner.js';
 
 /** Runs git on the host (no shell), with a clean, predictable environment. */
 
@@ -25,11 +25,7 @@ export function runGit(
   opts: { env?: Record<string, string>; input?: string | Buffer; maxBytes?: number } = {},
 ): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-c', 'safe.directory=*', ...args], {
-      cwd,
-      env: { ...gitBaseEnv(), ...opts.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnGit(['-c', 'safe.directory=*', ...args], { cwd, env: { ...gitBaseEnv(), ...opts.env } });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;
@@ -127,11 +123,7 @@ class ByteReader {
  */
 export async function* catFileObjects(cwd: string, specs: string[], env: Record<string, string> = {}, signal?: AbortSignal): AsyncGenerator<GitObject> {
   if (specs.length === 0) return;
-  const child = spawn('git', ['-c', 'safe.directory=*', 'cat-file', '--batch'], {
-    cwd,
-    env: { ...gitBaseEnv(), ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawnGit(['-c', 'safe.directory=*', 'cat-file', '--batch'], { cwd, env: { ...gitBaseEnv(), ...env } });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 128)));
