@@ -75,6 +75,11 @@ process.on('message', (m) => {
     if (k.paused && k.ahead <= AHEAD / 2) { k.paused = false; k.child.stdout.resume(); }
   } else if (op === 'kill') k.child.kill(m[2]);
 });
+// A terminal's Ctrl-C or a supervisor's SIGTERM is for the process that started this one, which
+// decides what to finish (git itself still gets a terminal's signal, as before); this one goes
+// when that one does.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
 process.on('disconnect', () => {
   for (const k of kids.values()) k.child.kill('SIGKILL');
   process.exit(0);

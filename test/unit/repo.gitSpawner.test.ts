@@ -103,6 +103,17 @@ describe('git through the helper', () => {
     expect((await runGit(repo.path, ['rev-parse', 'HEAD'])).code).toBe(0);
   });
 
+  it("a Ctrl-C or SIGTERM aimed at the helper is not its: it stays, and git's calls go on", async () => {
+    const repo = createGitRepo({ 'a.txt': 'a\n' });
+    const pid = spawnerPid()!;
+    process.kill(pid, 'SIGTERM');
+    process.kill(pid, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alive(pid)).toBe(true);
+    expect((await runGit(repo.path, ['rev-parse', 'HEAD'])).stdout.toString().trim()).toBe(repo.sha);
+    expect(spawnerPid()).toBe(pid);
+  });
+
   it('when the helper dies, what it ran ends with a clear error and its git goes too; the next call starts a new helper', async () => {
     const repo = createGitRepo({ 'a.txt': 'a\n' });
     const pid = spawnerPid()!;
