@@ -213,6 +213,8 @@ beforeAll(async () => {
     'test_shapes.py': SHAPES,
     'shapes_base.py': 'class Base:\n    def test_from_base(self):\n        assert True\n',
     'check_chosen.py': CHECK_CHOSEN,
+    // The project's own unconfigure hook: every process that runs it says so.
+    'conftest.py': "import os\n\n\ndef pytest_unconfigure(config):\n    open('/tmp/swt-unconfigured', 'a').write('%d\\n' % os.getpid())\n",
   });
   // numpy from PyPI, through the egress proxy.
   env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: 'python3 -m pip install --no-input --progress-bar off numpy' });
@@ -242,6 +244,19 @@ describe('pytest rounds inside the first run (real containers)', () => {
       expect(outcomes(round)).toEqual({ test_fresh_module_state: 'passed', test_after_the_run: 'failed', test_hangs_in_a_round: 'passed', test_draws_afresh: 'passed' });
     }
     expect(result.output.match(/\d+ passed/g)).toEqual(['5 passed']);
+  }, 300_000);
+
+  it("a round ends at the first unconfigure hook, its report written: the project's own hook (and the garbage collections of pytest ≥ 8.4) run in the run alone", async () => {
+    const plan = roundPlan(TEST_PATCH, FILES, 2)!;
+    const r = await runTestsKept(sandbox, { env, repo: repo.path, state: { rev: repo.sha, patches: [TEST_PATCH] }, runner: PYTEST, files: FILES, roundPlan: plan });
+    try {
+      expect(r.rounds).toHaveLength(2);
+      for (const round of r.rounds!) expect(outcomes(round)).toEqual({ test_fresh_module_state: 'passed', test_after_the_run: 'failed', test_hangs_in_a_round: 'passed', test_draws_afresh: 'passed' });
+      const seen = await r.kept!.rerun('cat /tmp/swt-unconfigured');
+      expect(seen.output.trim().split('\n')).toHaveLength(1);
+    } finally {
+      await r.kept?.release();
+    }
   }, 300_000);
 
   it('a test whose lines hold an added one is chosen, from its decorators to the end of its last statement', async () => {

@@ -217,11 +217,32 @@ def pytest_runtestloop(session):
     return _begin_round(session, xml, chosen, plan["rounds"], back_write, children)
 
 
+class _RoundEnd:
+    # A round's report is written at the session's finish; it leaves at the first unconfigure hook.
+    # The others would tidy up a process about to vanish, or undo what belongs to the run (a
+    # project's hook stopping a server the run started), and pytest's since 8.4 collects garbage
+    # (five times over in 8.4, once in 9), as long as a round's tests or longer.
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_unconfigure(self, config):
+        _end_round(config)
+
+
+def _end_round(config):
+    done = config.stash.get(_round, None)
+    if done is not None:
+        # Without the interpreter's shutdown either, which costs more than the round's tests.
+        _tell(done[0])
+        for child in done[1]:
+            os.waitpid(child, 0)
+        os._exit(0)
+
+
 def _begin_round(session, xml, chosen, r, done, reap):
-    # This process runs round r of the chosen tests from here on; pytest_unconfigure ends it.
+    # This process runs round r of the chosen tests from here on; the first unconfigure hook ends it.
     _reseed()
     config = session.config
     config.stash[_round] = (done, reap)
+    config.pluginmanager.register(_RoundEnd(), "swt_round_end")
     # A round's report needs a failure's message, not its source: a native traceback skips pytest's parse of the test file.
     config.option.tbstyle = "native"
     # The run's own name: every round's process sets it once, from the copy's untouched one.
@@ -234,13 +255,7 @@ def _begin_round(session, xml, chosen, r, done, reap):
 def pytest_unconfigure(config):
     if _STASH is None:
         return
-    done = config.stash.get(_round, None)
-    if done is not None:
-        # A round leaves without the interpreter's shutdown, which costs more than its tests.
-        _tell(done[0])
-        for child in done[1]:
-            os.waitpid(child, 0)
-        os._exit(0)
+    _end_round(config)
     waiting = config.stash.get(_waiting, None)
     if waiting:
         copy, go_write, back_read, rounds, started = waiting
