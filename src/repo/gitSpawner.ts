@@ -8,7 +8,8 @@ import { Readable, Writable } from 'node:stream';
  * fresh process, 8–12 ms at a worker's 100–300 MB, tens of ms past that, each on the event loop. A
  * validation starts about eight. The helper stays small, so its forks stay cheap, and they are off
  * this process's event loop. Until the helper says it is ready (or after it failed) git is started
- * here, as before.
+ * here, as before. A helper with nothing to do goes after IDLE_MS: a process (or a test file, in
+ * jest's module registry of its own) leaves none behind for long.
  */
 
 /** What runGit and catFileObjects use of a git child (node's ChildProcess has it all). */
@@ -24,6 +25,9 @@ export interface GitSpawnOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
 }
+
+/** A helper with no git child for this long goes: started again on the next call (git started here meanwhile). */
+const IDLE_MS = 10_000;
 
 /** Bytes of a child's stdout the helper sends ahead of what this side has read (then it pauses git). */
 const AHEAD_BYTES = 1024 * 1024;
@@ -170,9 +174,17 @@ class Spawner implements Helper {
   #children = new Map<number, RelayedChild>();
   #next = 1;
   #failures = 0;
+  #idle: NodeJS.Timeout | undefined;
+  readonly #idleMs: number;
 
-  constructor() {
+  constructor(idleMs = IDLE_MS) {
+    this.#idleMs = idleMs;
     this.#start();
+  }
+
+  /** Starts a helper when none runs (one went idle, or died), unless it failed three times in a row. */
+  wake(): void {
+    if (!this.#proc && this.#failures < 3) this.#start();
   }
 
   get pid(): number | undefined {
@@ -212,12 +224,23 @@ class Spawner implements Helper {
     this.#hold();
   }
 
-  /** Keeps this process alive while a child runs, and only then. */
+  /** Keeps this process alive while a child runs, and only then; an idle helper goes after a while. */
   #hold(): void {
     const proc = this.#proc;
     if (!proc) return;
     const busy = this.#children.size > 0;
     for (const h of [proc, proc.channel, proc.stderr] as Array<{ ref?: () => void; unref?: () => void } | null | undefined>) (busy ? h?.ref : h?.unref)?.call(h);
+    clearTimeout(this.#idle);
+    this.#idle = undefined;
+    if (busy) return;
+    this.#idle = setTimeout(() => {
+      if (this.#proc !== proc || this.#children.size > 0) return;
+      // Its exit is then no failure: the next call starts another.
+      this.#proc = undefined;
+      this.ready = false;
+      proc.disconnect();
+    }, this.#idleMs);
+    this.#idle.unref();
   }
 
   send(m: unknown[], cb?: (e?: Error | null) => void): void {
@@ -241,9 +264,13 @@ class Spawner implements Helper {
 
 let spawner: Spawner | undefined;
 
-/** Whether git now goes through the helper (started if it was not); waits up to `ms` for it. */
-export async function spawnerReady(ms = 5_000): Promise<boolean> {
-  spawner ??= new Spawner();
+/**
+ * Whether git now goes through the helper (started if it was not); waits up to `ms` for it.
+ * `idleMs`: how long an idle helper stays, for a helper started by this call (tests).
+ */
+export async function spawnerReady(ms = 5_000, idleMs?: number): Promise<boolean> {
+  spawner ??= new Spawner(idleMs);
+  spawner.wake();
   for (const end = Date.now() + ms; !spawner.ready && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
   return spawner.ready;
 }
@@ -261,6 +288,7 @@ export function spawnGit(args: string[], opts: GitSpawnOptions, direct = false):
   if (!direct) {
     spawner ??= new Spawner();
     if (spawner.ready) return spawner.spawn(args, opts);
+    spawner.wake();
   }
   return spawn('git', args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
 }

@@ -18,13 +18,17 @@ const hashed = (cwd: string, input: string) => execFileSync('git', ['hash-object
 
 const closed = (c: GitChild) => new Promise<number | null>((r) => c.on('close', (code: number | null) => r(code)));
 
+// An idle helper goes after 3 s here (10 s in the product): each test that needs it asks for it.
+const IDLE_MS = 3_000;
+
 beforeAll(async () => {
-  expect(await spawnerReady()).toBe(true);
+  expect(await spawnerReady(5_000, IDLE_MS)).toBe(true);
 });
 
 describe('git through the helper', () => {
   it('gives what a direct start gives: output, input, the exit code, stderr, and only the environment it is handed', async () => {
     const repo = createGitRepo({ 'a.txt': 'hello\n' });
+    expect(await spawnerReady()).toBe(true);
     const viaHelper = await runGit(repo.path, ['hash-object', '--stdin'], { input: 'some bytes\n' });
     expect(spawnerPid()).toBeGreaterThan(0);
     expect(viaHelper.code).toBe(0);
@@ -53,6 +57,7 @@ describe('git through the helper', () => {
     const big = Array.from({ length: 200_000 }, (_, i) => `line ${i} ${(i * 7919) % 100_003} of a file larger than what may wait\n`).join('');
     expect(big.length).toBeGreaterThan(10 * 1024 * 1024);
     const repo = createGitRepo({ 'big.txt': big });
+    expect(await spawnerReady()).toBe(true);
     const child = spawnGit(['cat-file', 'blob', 'HEAD:big.txt'], { cwd: repo.path, env: gitBaseEnv() });
     child.stdin.end();
     const done = closed(child);
@@ -105,6 +110,7 @@ describe('git through the helper', () => {
 
   it("a Ctrl-C or SIGTERM aimed at the helper is not its: it stays, and git's calls go on", async () => {
     const repo = createGitRepo({ 'a.txt': 'a\n' });
+    expect(await spawnerReady()).toBe(true);
     const pid = spawnerPid()!;
     process.kill(pid, 'SIGTERM');
     process.kill(pid, 'SIGINT');
@@ -116,6 +122,7 @@ describe('git through the helper', () => {
 
   it('when the helper dies, what it ran ends with a clear error and its git goes too; the next call starts a new helper', async () => {
     const repo = createGitRepo({ 'a.txt': 'a\n' });
+    expect(await spawnerReady()).toBe(true);
     const pid = spawnerPid()!;
     // A git that waits: stdin left open through spawnGit.
     const waiting = spawnGit(['cat-file', '--batch'], { cwd: repo.path, env: gitBaseEnv() });
@@ -146,4 +153,18 @@ describe('git through the helper', () => {
     const again = await runGit(repo.path, ['rev-parse', 'HEAD']);
     expect(again.stdout.toString().trim()).toBe(repo.sha);
   });
+
+  it('a helper with nothing to do goes after a while (none is left behind), and the next call starts another', async () => {
+    const repo = createGitRepo({ 'a.txt': 'a\n' });
+    expect(await spawnerReady()).toBe(true);
+    const pid = spawnerPid()!;
+    await runGit(repo.path, ['rev-parse', 'HEAD']);
+    expect(await until(() => !alive(pid), IDLE_MS + 3_000)).toBe(true);
+    expect(spawnerPid()).toBeUndefined();
+    // Started here while the new helper gets ready: the same answer.
+    expect((await runGit(repo.path, ['rev-parse', 'HEAD'])).stdout.toString().trim()).toBe(repo.sha);
+    expect(await spawnerReady()).toBe(true);
+    expect(spawnerPid()).not.toBe(pid);
+    expect((await runGit(repo.path, ['rev-parse', 'HEAD'])).stdout.toString().trim()).toBe(repo.sha);
+  }, 20_000);
 });
