@@ -224,15 +224,10 @@ class _RoundEnd:
     # (five times over in 8.4, once in 9), as long as a round's tests or longer.
     @pytest.hookimpl(tryfirst=True)
     def pytest_unconfigure(self, config):
-        _end_round(config)
-
-
-def _end_round(config):
-    done = config.stash.get(_round, None)
-    if done is not None:
+        done, reap = config.stash[_round]
         # Without the interpreter's shutdown either, which costs more than the round's tests.
-        _tell(done[0])
-        for child in done[1]:
+        _tell(done)
+        for child in reap:
             os.waitpid(child, 0)
         os._exit(0)
 
@@ -255,7 +250,6 @@ def _begin_round(session, xml, chosen, r, done, reap):
 def pytest_unconfigure(config):
     if _STASH is None:
         return
-    _end_round(config)
     waiting = config.stash.get(_waiting, None)
     if waiting:
         copy, go_write, back_read, rounds, started = waiting
