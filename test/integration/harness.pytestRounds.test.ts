@@ -11,7 +11,8 @@ import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 // pytest in real containers: a round sees a new process's module state, comes after the run (the
 // run is what it was without rounds), runs only the tests the patch adds, prints nothing into the
 // run's output; a command that keeps the hook from loading still gets its run; a round that hangs
-// is killed and costs the run nothing.
+// is killed and costs the run nothing; the run leaves without the interpreter's shutdown where
+// nothing of a program's follows pytest.
 
 let sandbox: Sandbox;
 let repo: TempRepo;
@@ -201,6 +202,42 @@ const CHECK_CHOSEN = [
   '',
 ].join('\n');
 
+// The project's own unconfigure hook: every process that runs it says so. How a process left: its
+// atexit work says so in every way out but os._exit's, a module object's finalizer only in the
+// interpreter's shutdown. SWT_FAIL_TESTS fails every test; SWT_THREAD leaves a thread the shutdown waits for.
+const CONFTEST = [
+  'import atexit, os, threading, time',
+  '',
+  'import pytest',
+  '',
+  '',
+  'def pytest_unconfigure(config):',
+  "    open('/tmp/swt-unconfigured', 'a').write('%d\\n' % os.getpid())",
+  '',
+  '',
+  "atexit.register(lambda: open('/tmp/swt-atexit', 'a').write('%d\\n' % os.getpid()))",
+  '',
+  '',
+  'class _Finalized:',
+  // Its names bound now: the shutdown empties the module's before its objects go.
+  '    def __del__(self, open=open, getpid=os.getpid):',
+  "        open('/tmp/swt-finalized', 'a').write('%d\\n' % getpid())",
+  '',
+  '',
+  '_FINALIZED = _Finalized()',
+  '',
+  '',
+  '@pytest.fixture(autouse=True)',
+  'def _fail_if_asked():',
+  '    yield',
+  "    assert not os.environ.get('SWT_FAIL_TESTS')",
+  '',
+  '',
+  "if os.environ.get('SWT_THREAD'):",
+  '    threading.Thread(target=time.sleep, args=(8,)).start()',
+  '',
+].join('\n');
+
 const PYTEST: RunnerSpec = { kind: 'pytest', template: 'python3 -m pytest -p no:cacheprovider {files}' };
 const FILES = ['test_state.py'];
 
@@ -213,8 +250,7 @@ beforeAll(async () => {
     'test_shapes.py': SHAPES,
     'shapes_base.py': 'class Base:\n    def test_from_base(self):\n        assert True\n',
     'check_chosen.py': CHECK_CHOSEN,
-    // The project's own unconfigure hook: every process that runs it says so.
-    'conftest.py': "import os\n\n\ndef pytest_unconfigure(config):\n    open('/tmp/swt-unconfigured', 'a').write('%d\\n' % os.getpid())\n",
+    'conftest.py': CONFTEST,
   });
   // numpy from PyPI, through the egress proxy.
   env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: 'python3 -m pip install --no-input --progress-bar off numpy' });
@@ -257,6 +293,25 @@ describe('pytest rounds inside the first run (real containers)', () => {
     } finally {
       await r.kept?.release();
     }
+  }, 300_000);
+
+  it("the run leaves once pytest is done, without the interpreter's shutdown, its exit code and atexit work as they were; a program that calls pytest itself, or a thread the shutdown waits for, gets the shutdown", async () => {
+    const left = async (runner: RunnerSpec) => {
+      const r = await runTestsKept(sandbox, { env, repo: repo.path, state: { rev: repo.sha, patches: [TEST_PATCH] }, runner, files: FILES, roundPlan: roundPlan(TEST_PATCH, FILES, 2)! });
+      try {
+        const seen = await r.kept!.rerun('for f in atexit finalized; do printf "%s=%s " $f $(cat /tmp/swt-$f 2>/dev/null | wc -l); done');
+        return { exitCode: r.result.exitCode, rounds: r.rounds?.length ?? 0, seen: seen.output.trim() };
+      } finally {
+        await r.kept?.release();
+      }
+    };
+    expect(await left(PYTEST)).toEqual({ exitCode: 0, rounds: 2, seen: 'atexit=1 finalized=0' });
+    expect(await left({ ...PYTEST, env: { SWT_FAIL_TESTS: '1' } })).toEqual({ exitCode: 1, rounds: 2, seen: 'atexit=1 finalized=0' });
+    expect(await left({ kind: 'pytest', template: 'pytest-3 -p no:cacheprovider {files}' })).toEqual({ exitCode: 0, rounds: 2, seen: 'atexit=1 finalized=0' });
+    // pytest's main called by a program, at its top level or from a function, the program going on after it.
+    expect(await left({ kind: 'pytest', template: "python3 -c 'import sys, pytest; code = pytest.main(); sys.exit(code)' -p no:cacheprovider {files}" })).toEqual({ exitCode: 0, rounds: 2, seen: 'atexit=1 finalized=1' });
+    expect(await left({ kind: 'pytest', template: "python3 -c 'import sys, pytest; run = lambda: pytest.main(); code = run(); sys.exit(code)' -p no:cacheprovider {files}" })).toEqual({ exitCode: 0, rounds: 2, seen: 'atexit=1 finalized=1' });
+    expect(await left({ ...PYTEST, env: { SWT_THREAD: '1' } })).toEqual({ exitCode: 0, rounds: 0, seen: 'atexit=1 finalized=1' });
   }, 300_000);
 
   it('a test whose lines hold an added one is chosen, from its decorators to the end of its last statement', async () => {
