@@ -74,6 +74,9 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
 function floorOf(sandbox: Sandbox, ctx: Awaited<ReturnType<typeof prepareContext>>, states: RepoState[], files: string[]) {
   const command = `mkdir -p /tmp/swt-out && ${buildTestCommand(ctx.runner, files, '/tmp/swt-out')}`;
   const inSessions = async (f: (sessions: Array<Awaited<ReturnType<Sandbox['openSession']>>>) => Promise<number>) => {
+    // As before each validation: the last one's used containers removed and the pool made up, not
+    // going on beside the timed execs.
+    await sandbox.warmed?.();
     const sessions = await Promise.all(states.map((state) => sandbox.openSession({ env: ctx.env, repo: ctx.repo, state })));
     try {
       return await f(sessions);
