@@ -297,17 +297,21 @@ def pytest_cmdline_main(config):
     try:
         ret = outcome.get_result()
         code = 0 if ret is None else int(ret)
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush()
     except BaseException:
         return
     import atexit
     try:
         atexit._run_exitfuncs()
-        sys.stdout.flush()
-        sys.stderr.flush()
+        _flush()
     finally:
-        os._exit(code & 0xFF)`.split('\n');
+        os._exit(code & 0xFF)
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        if stream is not None:
+            stream.flush()`.split('\n');
 
 /** The assignments that load pytest plugin `name` from `dir`: the directory on PYTHONPATH, `-p name` after the PYTEST_ADDOPTS there were. */
 export function pytestPluginVariables(dir: string, name: string): string {
