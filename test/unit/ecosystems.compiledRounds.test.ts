@@ -128,7 +128,7 @@ describe('cargo test rounds', () => {
     const cmd = buildTestCommand(spec, ['tests/describe.rs'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'tests/describe.rs': [9] } } });
     expect(cmd).toContain(`'"$@"' 'rc=$?' 'set -f'`);
     expect(cmd).toContain(`'[ -z "$names" ] || "$1" $names --exact > "$HOME/.cache/swt-rust-rounds"/r2/"$b".out 2>&1' 'exit $rc'`);
-    expect(cmd).toContain('export "CARGO_TARGET_${swt_h}_RUNNER=$HOME/.cache/swt-rust-rounds/runner"');
+    expect(cmd).toContain('for h in $swt_h; do export "CARGO_TARGET_${h}_RUNNER=$HOME/.cache/swt-rust-rounds/runner"; done');
     // The project's own runner or [env] in its cargo config: no rounds.
     expect(cmd).toContain(`! grep -qsE '^[[:space:]]*(runner[[:space:]]*=|\\[env\\])' .cargo/config.toml .cargo/config`);
     expect(cmd).toMatch(/\( swt_rust_rounds_on; rc=0; .*cargo test --no-fail-fast --offline --test describe >> \/swt-out\/cargo-test\.txt 2>&1 \|\| rc=\$\?; swt_rust_rounds; exit \$rc \)$/);

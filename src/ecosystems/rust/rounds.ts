@@ -87,10 +87,14 @@ export function rustRoundsPrepare(out: string, report: string, plan: RoundPlan):
   if (!choose) return ` ${RUST_ROUNDS_ON}() { :; }; ${RUST_ROUNDS_FUNCTION}() { :; };`;
   const rounds = Array.from({ length: plan.rounds }, (_, i) => i + 1);
   const own = `grep -qsE '^[[:space:]]*(runner[[:space:]]*=|\\[env\\])' .cargo/config.toml .cargo/config`;
-  const host = `rustc -vV 2>/dev/null | sed -n 's/^host: //p' | tr 'a-z.-' 'A-Z__'`;
+  // The host's triple, as cargo's variable spells it. Asking rustc (`-vV`) loads its driver, 60–110 ms
+  // here before cargo starts: the machine's name gives the usual hosts (either libc) at once.
+  const host =
+    `case "$(uname -m)" in x86_64) swt_h='X86_64_UNKNOWN_LINUX_GNU X86_64_UNKNOWN_LINUX_MUSL';; aarch64) swt_h='AARCH64_UNKNOWN_LINUX_GNU AARCH64_UNKNOWN_LINUX_MUSL';; ` +
+    `*) swt_h=$(rustc -vV 2>/dev/null | sed -n 's/^host: //p' | tr 'a-z.-' 'A-Z__');; esac`;
   const enable =
     `rm -rf ${TMP}; mkdir -p ${rounds.map((r) => `${TMP}/r${r}`).join(' ')} && ${writeLines(RUNNER, runnerLines(plan.rounds))} && chmod +x ${RUNNER} && ` +
-    `export SWT_RUST_SEL="$(${choose} 2>/dev/null)" && [ -n "$SWT_RUST_SEL" ] && ! ${own} && swt_h=$(${host}) && [ -n "$swt_h" ] && export "CARGO_TARGET_\${swt_h}_RUNNER=$HOME/.cache/swt-rust-rounds/runner"`;
+    `export SWT_RUST_SEL="$(${choose} 2>/dev/null)" && [ -n "$SWT_RUST_SEL" ] && ! ${own} && ${host} && [ -n "$swt_h" ] && for h in $swt_h; do export "CARGO_TARGET_\${h}_RUNNER=$HOME/.cache/swt-rust-rounds/runner"; done`;
   // Each round's report: the run's lines that mark packages, and its Running lines with their output, by the binary's name.
   const assemble = (r: number) =>
     `while IFS= read -r l; do case "$l" in ${shellQuote('swt-cargo-package:')}*) printf '%s\\n' "$l";; *Running*'('*')') b=\${l##*/}; b=\${b%')'}; [ -f ${TMP}/r${r}/"$b".out ] && { printf '%s\\n' "$l"; cat ${TMP}/r${r}/"$b".out; };; esac; done < ${shellQuote(`${out}/${report}`)} > ${shellQuote(`${out}/${roundReport(report, r)}`)};`;
