@@ -28,10 +28,12 @@ export async function beatAsWorker(services: Services, lanes: string[]): Promise
   const startedAt = Date.now();
   const { connectDocker } = await import('../sandbox/index.js');
   const { dockerHostReport } = await import('../web/dockerHost.js');
+  // One client for every beat: the engine's disk usage (seconds of I/O) is remembered per client.
+  const docker = connectDocker();
   const beat = startHeartbeat({
     heartbeats: services.heartbeats,
     intervalMs: services.options.heartbeatMs ?? services.settings.heartbeatMs,
-    collect: () => workerReport(services, lanes, startedAt, () => dockerHostReport(connectDocker())),
+    collect: () => workerReport(services, lanes, startedAt, () => dockerHostReport(docker)),
     onError: (e) => services.logger.warn({ err: (e as Error).message }, 'heartbeat failed'),
   });
   services.onClose(beat.stop);

@@ -85,8 +85,8 @@ export interface Services extends Omit<Engine, 'disconnect'> {
   sandbox: Sandbox;
   logger: Logger;
   options: ServicesOptions;
-  /** Runs at close, before the queue stops (a worker's heartbeat). */
-  onClose(stop: () => void): void;
+  /** Runs at close and is awaited before the queue stops and the connection closes (a worker's heartbeat). */
+  onClose(stop: () => void | Promise<void>): void;
   close(): Promise<void>;
 }
 
@@ -127,7 +127,7 @@ export async function openServices(opts: ServicesOptions = {}): Promise<Services
   const { disconnect, ...engine } = redisUrl ? await openRedis(redisUrl, settings.redisPrefix, logger, opts.bull) : openSqlite(dataDir, logger);
   const metrics = createProcessMetrics();
   observeQueue(engine.queue, metrics);
-  const stops: Array<() => void> = [];
+  const stops: Array<() => void | Promise<void>> = [];
   return {
     ...engine,
     role,
@@ -139,7 +139,7 @@ export async function openServices(opts: ServicesOptions = {}): Promise<Services
     options: { ...opts, dataDir, role },
     onClose: (stop) => void stops.push(stop),
     async close() {
-      for (const stop of stops.splice(0)) stop();
+      await Promise.all(stops.splice(0).map((stop) => stop()));
       await engine.queue.stop({ timeoutMs: 5000 });
       await closeSandbox();
       disconnect();

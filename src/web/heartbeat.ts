@@ -68,21 +68,39 @@ export class LocalHeartbeats implements Heartbeats {
   }
 }
 
-/** Beats now and every `intervalMs` until stopped; a failed beat is logged by `onError` and the next one tries again. */
-export function startHeartbeat(opts: { heartbeats: Heartbeats; intervalMs: number; collect: () => Promise<WorkerReport>; onError?: (e: unknown) => void }): { beat(): Promise<void>; stop(): void } {
+/**
+ * Beats now and every `intervalMs` until stopped; a failed beat is logged by `onError` and the next
+ * one tries again. `stop` waits for a report being written, so its owner may then close the
+ * connection; a beat still collecting (a Docker engine's disk usage can take seconds) is dropped
+ * when it ends, and is not waited for: a closing process neither waits on it nor logs its end.
+ */
+export function startHeartbeat(opts: { heartbeats: Heartbeats; intervalMs: number; collect: () => Promise<WorkerReport>; onError?: (e: unknown) => void }): { beat(): Promise<void>; stop(): Promise<void> } {
   let running: Promise<void> | undefined;
+  let writing: Promise<void> | undefined;
+  let stopped = false;
   const beat = () =>
-    (running ??= (async () => {
-      try {
-        await opts.heartbeats.report(await opts.collect());
-      } catch (e) {
-        opts.onError?.(e);
-      } finally {
-        running = undefined;
-      }
-    })());
+    stopped
+      ? Promise.resolve()
+      : (running ??= (async () => {
+          try {
+            const report = await opts.collect();
+            if (stopped) return;
+            await (writing = opts.heartbeats.report(report));
+          } catch (e) {
+            if (!stopped) opts.onError?.(e);
+          } finally {
+            running = writing = undefined;
+          }
+        })());
   void beat();
   const timer = setInterval(() => void beat(), opts.intervalMs);
   timer.unref();
-  return { beat, stop: () => clearInterval(timer) };
+  return {
+    beat,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await writing?.catch(() => undefined);
+    },
+  };
 }
