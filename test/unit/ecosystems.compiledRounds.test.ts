@@ -91,18 +91,53 @@ describe('Maven rounds', () => {
     expect(choose({ [JAVA_FILE]: GREETER_TEST }, TEST_PATCH, javaChooseCommand(roundPlan(TEST_PATCH, [JAVA_FILE], 2)!))).toEqual(['com.example.GreeterTest#greetsNobody']);
   });
 
-  it('run after the reports are collected, in the module, and keep Maven\'s exit status', () => {
+  it('are planned before Maven, run in its JVM for the root module, else after the reports are collected, in the module, and keep Maven\'s exit status', () => {
     const spec = runnerFromCommand('mvn test {files}');
     expect(roundsInProcess(spec)).toBe(true);
     // No argLine, no POM system properties: a round that differs proves nothing; Maven reruns decide.
     expect(roundsFresh(spec)).toBe(false);
     const plan = { rounds: 2, lines: { [`core/${JAVA_FILE}`]: [12] } };
     const cmd = buildTestCommand(spec, [`core/${JAVA_FILE}`], '/swt-out', { kept: true, rounds: plan });
-    expect(cmd).toContain('swt_java_rounds() { [ -f "$HOME/.cache/swt-rounds"/SwtRounds.class ] || return 0;');
-    expect(cmd).toMatch(/> \/swt-out\/maven-reports\.txt; swt_java_rounds core; exit \$rc \)$/);
-    expect(cmd).toContain('java -XX:TieredStopAtLevel=1 -cp "$HOME/.cache/swt-rounds" SwtRounds /swt-out/maven-reports.txt 2 "$cp" $sel');
-    // Two modules in one run: no rounds.
-    expect(buildTestCommand(spec, [`core/${JAVA_FILE}`, `api/${JAVA_FILE}`], '/swt-out', { kept: true, rounds: plan })).not.toMatch(/swt_java_rounds (core|api);/);
+    expect(cmd).toMatch(/swt_java_rounds_plan core; mvn test .* -pl core -am \$\{swt_java_ext:\+"\$swt_java_ext"\} > .*> \/swt-out\/maven-reports\.txt; swt_java_rounds core; exit \$rc \)$/);
+    // After Maven, its own JVM in the module's directory, unless the spy wrote the last round's report.
+    expect(cmd).toContain('swt_java_rounds() { [ -n "$SWT_JAVA_ROUNDS" ] && [ ! -f /swt-out/maven-reports.txt.round2 ] || return 0;');
+    expect(cmd).toContain('( cd "$1" && xargs -0 java -XX:TieredStopAtLevel=1 -cp "$HOME/.cache/swt-rounds" SwtRounds )');
+    // Without rounds, neither; two modules in one run: no rounds.
+    expect(buildTestCommand(spec, [JAVA_FILE], '/swt-out', { kept: true })).not.toMatch(/swt_java_rounds|swt_java_ext/);
+    expect(buildTestCommand(spec, [`core/${JAVA_FILE}`, `api/${JAVA_FILE}`], '/swt-out', { kept: true, rounds: plan })).not.toMatch(/swt_java_rounds(_plan)? (core|api);/);
+  });
+
+  it('plan the chosen tests for the spy, which Maven loads for the root module only, when it is registered and the project names no core extensions that way', () => {
+    const spec = runnerFromCommand('mvn test {files}');
+    const home = join(dir, 'home');
+    const runner = join(home, '.cache/swt-rounds');
+    mkdirSync(join(runner, 'META-INF/plexus'), { recursive: true });
+    writeFileSync(join(runner, 'SwtRounds.class'), '');
+    writeFileSync(join(runner, 'META-INF/plexus/components.xml'), '');
+    const planned = (module: string) => {
+      const at = module === '.' ? '' : `${module}/`;
+      const patch = TEST_PATCH.replaceAll('/src/', `/${at}src/`);
+      choose({ [`${at}${JAVA_FILE}`]: GREETER_TEST }, patch, 'true');
+      const cmd = buildTestCommand(spec, [`${at}${JAVA_FILE}`], '/swt-out', { kept: true, rounds: roundPlan(patch, [`${at}${JAVA_FILE}`], 2)! });
+      // The command up to Maven, with Maven's words printed instead of run.
+      const script = cmd.replace(/ mvn test /, ' printf "%s|" ').replace(/ > \/swt-out\/build-output\.txt 2>&1;.*$/, '; echo; printf "%s\\n" "$SWT_JAVA_ROUNDS"; )');
+      return execFileSync('sh', ['-c', script], { cwd: dir, encoding: 'utf8', env: { ...process.env, HOME: home } }).trim().split('\n');
+    };
+    const root = planned('.');
+    expect(root[0].split('|')).toContain(`-Dmaven.ext.class.path=${runner}`);
+    expect(root.slice(1)).toEqual(['.', '/swt-out/maven-reports.txt', '2', 'com.example.GreeterTest#greetsNobody']);
+    // A module: its own JVM after Maven (Maven's cannot enter the module's directory).
+    const core = planned('core');
+    expect(core[0]).not.toContain('maven.ext.class.path');
+    expect(core.slice(1)).toEqual(['core', '/swt-out/maven-reports.txt', '2', 'com.example.GreeterTest#greetsNobody']);
+    // The project's own core extensions by that property: not replaced.
+    mkdirSync(join(dir, '.mvn'));
+    writeFileSync(join(dir, '.mvn/maven.config'), '-Dmaven.ext.class.path=ext/x.jar\n');
+    expect(planned('.')[0]).not.toContain('maven.ext.class.path');
+    rmSync(join(dir, '.mvn'), { recursive: true });
+    // The spy not registered (it did not compile): no extension either.
+    rmSync(join(runner, 'META-INF/plexus/components.xml'));
+    expect(planned('.')[0]).not.toContain('maven.ext.class.path');
   });
 });
 

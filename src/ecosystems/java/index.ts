@@ -8,7 +8,7 @@ import type { Ecosystem, PathInfo, RepoFacts, RunnerDef } from '../types.js';
 import { OUTPUT_MARKER, REPORT_MARKER, moduleDirOf, parseJvmReports } from './reports.js';
 import { saveToCache, seedFromCache } from '../packageCacheShell.js';
 import { javaDependencyManifest, javaMachinery } from './machinery.js';
-import { JAVA_ROUNDS_FUNCTION, JAVA_ROUNDS_INSTALL, mavenRounds } from './rounds.js';
+import { JAVA_ROUNDS_EXTENSION, JAVA_ROUNDS_FUNCTION, JAVA_ROUNDS_INSTALL, JAVA_ROUNDS_PLAN, mavenRounds } from './rounds.js';
 
 /** The JDK images come in these releases; a project gets the first at or above what it declares. */
 const JDK_RELEASES = [8, 11, 17, 21, 25];
@@ -145,9 +145,13 @@ function mavenCommand(spec: RunnerSpec, files: readonly string[], out: string, r
   // /tmp, which no image holds): its confirmation reruns then skip compiling everything again.
   const reports = `find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {} + 2>/dev/null;`;
   const stale = `[ -e ${BUILT_HERE} ] || find . \\( -path '*/target/classes' -o -path '*/target/test-classes' -o -path '*/target/maven-status' \\) -type d -prune -exec rm -rf {} + 2>/dev/null;`;
-  // Confirmation rounds (rounds.ts), after the reports are collected: one module's tests only.
-  const round = rounds && new Set(files.map(moduleDirOf)).size === 1 ? ` ${JAVA_ROUNDS_FUNCTION} ${checked(moduleDirOf(files[0]) || '.')};` : '';
-  return `${reports} ${stale} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; touch ${BUILT_HERE} 2>/dev/null; ${collect("-path '*/target/surefire-reports/*'", out, report)};${round} exit $rc`;
+  // Confirmation rounds (rounds.ts), one module's tests only: planned before Maven, run in its JVM
+  // once it is done, or after the reports are collected when that JVM did not.
+  const module = rounds && new Set(files.map(moduleDirOf)).size === 1 ? checked(moduleDirOf(files[0]) || '.') : undefined;
+  if (module) words.push(JAVA_ROUNDS_EXTENSION);
+  const plan = module ? ` ${JAVA_ROUNDS_PLAN} ${module};` : '';
+  const round = module ? ` ${JAVA_ROUNDS_FUNCTION} ${module};` : '';
+  return `${reports} ${stale}${plan} ${fillTemplate(spec.template, words)} > ${log} 2>&1; rc=$?; touch ${BUILT_HERE} 2>/dev/null; ${collect("-path '*/target/surefire-reports/*'", out, report)};${round} exit $rc`;
 }
 
 /** The methods of `file`'s class the ids name, or undefined when one of them is not a plain method of it. */

@@ -1,15 +1,17 @@
 /**
  * Maven's confirmation rounds inside the first run (RunnerDef.roundsInProcess), for JUnit 4 and
- * JUnit 5 tests. Once `mvn` has run and its reports are collected, one JVM runs the chosen tests again
- * (the test methods whose lines hold a line the patch adds), once per round, with no Maven: no
- * second JVM for Maven, no model, no plugin resolution, no lifecycle. The test classpath is the
- * one Surefire ran with (`surefire.test.class.path` in its XML report); each round loads the
- * project's classes and JUnit in a class loader of its own, so static state starts as a new JVM
- * would have it, and runs the tests through the JUnit Platform launcher when the classpath has
- * the platform (JUnit 5; the launcher Surefire resolved for itself is added), else each through
- * JUnit 4's `JUnitCore` with `Request.method`. The runner is
- * compiled once, into the environment image (JAVA_ROUNDS_INSTALL): compiling it in the run (Java's
- * source launcher) cost 6 s of the 8 the rounds took on a loaded machine.
+ * JUnit 5 tests: the chosen tests (the test methods whose lines hold a line the patch adds) run
+ * again once per round, with no second Maven: no model, no plugin resolution, no lifecycle. They
+ * run in Maven's own JVM once its build is done (a core extension, the spy below), or when Maven
+ * could not (a module's run, a spy that failed) in one JVM of their own after it: starting that
+ * JVM was most of what the rounds cost. The test classpath is the one Surefire ran with
+ * (`surefire.test.class.path` in its XML report); each round loads the project's classes and
+ * JUnit in a class loader of its own, so static state starts as a new JVM would have it, and runs
+ * the tests through the JUnit Platform launcher when the classpath has the platform (JUnit 5; the
+ * launcher Surefire resolved for itself is added), else each through JUnit 4's `JUnitCore` with
+ * `Request.method`. Runner and spy are compiled once, into the environment image
+ * (JAVA_ROUNDS_INSTALL): compiling in the run (Java's source launcher) cost 6 s of the 8 the rounds
+ * took on a loaded machine.
  *
  * What a round does not have that Surefire's fork has: its `argLine`, its system properties and
  * environment variables from the POM, JVM-wide state (system properties a test set, threads it
@@ -23,14 +25,17 @@ import { roundReport, writeLines } from '../command.js';
 import type { RoundPlan, RunnerDef } from '../types.js';
 import { OUTPUT_MARKER, REPORT_MARKER } from './reports.js';
 
-/** The shell function the command calls after the run (`swt_java_rounds <module dir>`). */
+/** The shell functions the command calls before the run and after it (`… <module dir>`; see javaRoundsFunction). */
+export const JAVA_ROUNDS_PLAN = 'swt_java_rounds_plan';
 export const JAVA_ROUNDS_FUNCTION = 'swt_java_rounds';
+/** The environment variable naming the plan, for the spy in Maven's JVM. */
+const PLAN_VARIABLE = 'SWT_JAVA_ROUNDS';
 /** Where the install leaves the compiled runner (home: the image keeps it, as it keeps ~/.m2). */
 const RUNNER_DIR = '"$HOME/.cache/swt-rounds"';
 
 /**
- * The runner: `java SwtRounds <report> <rounds> <classpath> <Class#method>…`; round N's
- * report is `<report>.roundN`, Surefire's XML between the markers the Maven report uses. A method
+ * The runner: `SwtRounds.main(<report>, <rounds>, <Class#method>…)` from the module's directory,
+ * in Maven's JVM or `java SwtRounds …`; round N's report is `<report>.roundN`, Surefire's XML between the markers the Maven report uses. A method
  * a request did not run (not a JUnit 4 test, a parameterised one: JUnit reports a failure of
  * another name, "No tests found matching"; the platform finds no method of that name without
  * parameters) is not reported.
@@ -63,7 +68,7 @@ public class SwtRounds {
     Class<?> core = type(loader, "org.junit.runner.JUnitCore"), request = type(loader, "org.junit.runner.Request");
     Method run = core.getMethod("run", request), method = request.getMethod("method", Class.class, String.class);
     Object junit = core.getConstructor().newInstance();
-    for (int i = 3; i < a.length; i++) {
+    for (int i = 2; i < a.length; i++) {
       String cls = a[i].substring(0, a[i].indexOf('#')), name = a[i].substring(a[i].indexOf('#') + 1);
       long start = System.nanoTime();
       Object result = run.invoke(junit, method.invoke(null, Class.forName(cls, false, loader), name));
@@ -80,8 +85,8 @@ public class SwtRounds {
     Class<?> selector = type(loader, "org.junit.platform.engine.DiscoverySelector"), builder = type(loader, "org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder");
     Class<?> launcherType = type(loader, "org.junit.platform.launcher.Launcher"), listenerType = type(loader, "org.junit.platform.launcher.TestExecutionListener");
     Method select = type(loader, "org.junit.platform.engine.discovery.DiscoverySelectors").getMethod("selectMethod", String.class, String.class);
-    Object selectors = Array.newInstance(selector, a.length - 3);
-    for (int i = 3; i < a.length; i++) Array.set(selectors, i - 3, select.invoke(null, a[i].substring(0, a[i].indexOf('#')), a[i].substring(a[i].indexOf('#') + 1)));
+    Object selectors = Array.newInstance(selector, a.length - 2);
+    for (int i = 2; i < a.length; i++) Array.set(selectors, i - 2, select.invoke(null, a[i].substring(0, a[i].indexOf('#')), a[i].substring(a[i].indexOf('#') + 1)));
     Object b = builder.getMethod("request").invoke(null);
     b = builder.getMethod("selectors", selectors.getClass()).invoke(b, selectors);
     Object request = builder.getMethod("build").invoke(b);
@@ -109,9 +114,35 @@ public class SwtRounds {
     Object launcher = type(loader, "org.junit.platform.launcher.core.LauncherFactory").getMethod("create").invoke(null);
     launcherType.getMethod("execute", type(loader, "org.junit.platform.launcher.LauncherDiscoveryRequest"), listeners.getClass()).invoke(launcher, request, listeners);
   }
+  /**
+   * Surefire's test classpath, from one of its XML reports in target/surefire-reports (each holds
+   * it); for JUnit 5, with the Platform launcher Surefire resolved for itself (the local repository)
+   * when the project has the engine and not the launcher. Null when no report has it.
+   */
+  static String classpath() throws IOException {
+    File[] reports = new File("target/surefire-reports").listFiles((d, n) -> n.startsWith("TEST-") && n.endsWith(".xml"));
+    if (reports == null) return null;
+    Arrays.sort(reports);
+    for (File f : reports) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("name=\"surefire\\.test\\.class\\.path\" value=\"([^\"]*)\"").matcher(new String(Files.readAllBytes(f.toPath()), StandardCharsets.UTF_8));
+      if (!m.find()) continue;
+      String cp = m.group(1).replace("&quot;", "\"").replace("&apos;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+      java.util.regex.Matcher engine = java.util.regex.Pattern.compile("/junit-platform-engine-([^/" + File.pathSeparator + "]*)\\.jar(" + File.pathSeparator + "|$)").matcher(cp);
+      if (engine.find() && !cp.contains("junit-platform-launcher-")) {
+        String v = engine.group(1);
+        File launcher = new File(System.getProperty("user.home"), ".m2/repository/org/junit/platform/junit-platform-launcher/" + v + "/junit-platform-launcher-" + v + ".jar");
+        if (launcher.isFile()) cp += File.pathSeparator + launcher;
+      }
+      return cp;
+    }
+    return null;
+  }
+  /** Arguments: the report, the rounds, then Class#method for each test; run from the module's directory, after Surefire ran there. */
   public static void main(String[] a) throws Exception {
+    String cp = classpath();
+    if (cp == null) return;
     List<URL> urls = new ArrayList<>();
-    for (String p : a[2].split(File.pathSeparator)) if (!p.isEmpty()) urls.add(new File(p).toURI().toURL());
+    for (String p : cp.split(File.pathSeparator)) if (!p.isEmpty()) urls.add(new File(p).toURI().toURL());
     PrintStream out = System.out, err = System.err;
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
     for (int r = 1; r <= Integer.parseInt(a[1]); r++) {
@@ -152,40 +183,74 @@ export function javaChooseCommand(plan: RoundPlan): string | undefined {
 }
 
 /**
- * JUnit 5: the Platform launcher matching the platform engine on Surefire's classpath, where
- * Surefire resolved it for its own provider (the local repository), unless the project has it.
+ * The spy Maven loads when the run's command names the runner's directory as a core extension
+ * (`-Dmaven.ext.class.path`): when Maven is done (EventSpy.close) it runs the rounds in Maven's own
+ * JVM, warm, with no JVM to start (that start was most of what the rounds cost). Only for a run of
+ * the root module: a module's tests run from its directory, which Maven's JVM cannot enter. The
+ * plan comes by environment (SWT_JAVA_ROUNDS: module, report, rounds, tests, a line each); if
+ * anything goes wrong, the command runs the rounds in a JVM of their own after Maven.
  */
-const LAUNCHER =
-  `v=$(printf '%s\\n' "$cp" | tr ':' '\\n' | sed -n 's#.*/junit-platform-engine-\\([^/]*\\)\\.jar$#\\1#p' | head -n 1); ` +
-  `l="$HOME/.m2/repository/org/junit/platform/junit-platform-launcher/$v/junit-platform-launcher-$v.jar"; ` +
-  `case "$cp" in *junit-platform-launcher-*) ;; *) [ -z "$v" ] || [ ! -f "$l" ] || cp="$cp:$l";; esac;`;
+export const ROUNDS_SPY_SOURCE = String.raw`import java.util.Arrays;
+import org.apache.maven.eventspy.AbstractEventSpy;
+public class SwtRoundsSpy extends AbstractEventSpy {
+  @Override public void close() {
+    String plan = System.getenv("${PLAN_VARIABLE}");
+    if (plan == null) return;
+    String[] a = plan.split("\n");
+    if (a.length < 4 || !a[0].equals(".")) return;
+    Thread thread = Thread.currentThread();
+    ClassLoader context = thread.getContextClassLoader();
+    try { SwtRounds.main(Arrays.copyOfRange(a, 1, a.length)); } catch (Throwable e) { } finally { thread.setContextClassLoader(context); }
+  }
+}`.split('\n');
 
-/** The function `prepare` defines, and the runner it writes: the chosen tests `plan.rounds` times, each round's report beside the run's. */
+/** Plexus's component descriptor, which registers the spy with Maven's container. */
+const SPY_COMPONENT = [
+  '<component-set><components><component>',
+  '<role>org.apache.maven.eventspy.EventSpy</role><role-hint>swt-rounds</role-hint><implementation>SwtRoundsSpy</implementation>',
+  '</component></components></component-set>',
+];
+
+/** What the run's command adds to Maven's words when it has rounds: the spy's directory, when the plan chose it. */
+export const JAVA_ROUNDS_EXTENSION = '${swt_java_ext:+"$swt_java_ext"}';
+
+/**
+ * The functions `prepare` defines. Before Maven, `swt_java_rounds_plan <module>` chooses the tests
+ * and names the plan (SWT_JAVA_ROUNDS) for the spy; after it, `swt_java_rounds <module>` runs the
+ * rounds in a JVM of their own when the spy did not write the last round's report.
+ */
 export function javaRoundsFunction(out: string, report: string, plan: RoundPlan): string {
   const choose = javaChooseCommand(plan);
-  if (!choose) return ` ${JAVA_ROUNDS_FUNCTION}() { :; };`;
-  // Surefire's classpath for the module's tests, from its XML report (each report holds it).
-  const cp = `sed -n 's/.*name="surefire.test.class.path" value="\\([^"]*\\)".*/\\1/p' "$1"/target/surefire-reports/TEST-*.xml 2>/dev/null | head -n 1`;
+  if (!choose) return ` ${JAVA_ROUNDS_PLAN}() { swt_java_ext=; }; ${JAVA_ROUNDS_FUNCTION}() { :; };`;
+  const first = shellQuote(`${out}/${report}`);
+  // The spy, for the root module, registered, and unless the project names core extensions of its own that way.
+  const spy = `[ "$1" != . ] || [ ! -f ${RUNNER_DIR}/META-INF/plexus/components.xml ] || grep -qs maven.ext.class.path .mvn/maven.config .mvn/jvm.config || swt_java_ext=-Dmaven.ext.class.path=${RUNNER_DIR};`;
   return (
-    ` ${JAVA_ROUNDS_FUNCTION}() { [ -f ${RUNNER_DIR}/SwtRounds.class ] || return 0; ` +
+    ` ${JAVA_ROUNDS_PLAN}() { swt_java_ext=; rm -f ${first}.round*; [ -f ${RUNNER_DIR}/SwtRounds.class ] || return 0; ` +
     `sel=$(${choose} 2>/dev/null); [ -n "$sel" ] || return 0; ` +
-    `cp=$(${cp}); [ -n "$cp" ] || return 0; ${LAUNCHER} ` +
-    `( cd "$1" && java -XX:TieredStopAtLevel=1 -cp ${RUNNER_DIR} SwtRounds ${shellQuote(`${out}/${report}`)} ${plan.rounds} "$cp" $sel ) >/dev/null 2>&1; };`
+    `${PLAN_VARIABLE}=$(printf '%s\\n' "$1" ${first} ${plan.rounds} $sel); export ${PLAN_VARIABLE}; ${spy} };` +
+    ` ${JAVA_ROUNDS_FUNCTION}() { [ -n "\$${PLAN_VARIABLE}" ] && [ ! -f ${shellQuote(roundReport(`${out}/${report}`, plan.rounds))} ] || return 0; ` +
+    `printf '%s\\n' "\$${PLAN_VARIABLE}" | tail -n +2 | tr '\\n' '\\000' | ( cd "$1" && xargs -0 java -XX:TieredStopAtLevel=1 -cp ${RUNNER_DIR} SwtRounds ) >/dev/null 2>&1; };`
   );
 }
 
 /**
  * Shell for the environment's install: the runner compiled for Java 11 and later (an older JDK
- * cannot, and its runs get no rounds). Never fails the install.
+ * cannot, and its runs get no rounds), then the spy against the image's Maven, registered only
+ * once it compiled. Never fails the install.
  */
-export const JAVA_ROUNDS_INSTALL = `{ mkdir -p ${RUNNER_DIR} && ${writeLines(`${RUNNER_DIR}/SwtRounds.java`, ROUNDS_RUNNER_SOURCE)} && javac --release 11 -d ${RUNNER_DIR} ${RUNNER_DIR}/SwtRounds.java; } >/dev/null 2>&1 || true`;
+export const JAVA_ROUNDS_INSTALL =
+  `{ mkdir -p ${RUNNER_DIR} && ${writeLines(`${RUNNER_DIR}/SwtRounds.java`, ROUNDS_RUNNER_SOURCE)} && javac --release 11 -d ${RUNNER_DIR} ${RUNNER_DIR}/SwtRounds.java && ` +
+  `${writeLines(`${RUNNER_DIR}/SwtRoundsSpy.java`, ROUNDS_SPY_SOURCE)} && m=$(readlink -f "$(command -v mvn)") && ` +
+  `javac --release 11 -cp ${RUNNER_DIR}:"\${MAVEN_HOME:-\${m%/bin/mvn}}/lib/*" -d ${RUNNER_DIR} ${RUNNER_DIR}/SwtRoundsSpy.java && ` +
+  `mkdir -p ${RUNNER_DIR}/META-INF/plexus && ${writeLines(`${RUNNER_DIR}/META-INF/plexus/components.xml`, SPY_COMPONENT)}; } >/dev/null 2>&1 || true`;
 
-/** Maven's rounds: one JVM, a class loader per round (see above). */
+/** Maven's rounds: in Maven's JVM or one of their own, a class loader per round (see above). */
 export function mavenRounds(report: string): NonNullable<RunnerDef['roundsInProcess']> {
   return {
     prepare: (out, plan) => javaRoundsFunction(out, report, plan),
     report: (name, round) => roundReport(name, round),
-    // The rounds run after Maven: they cannot keep it from running.
+    // The rounds run once Maven is done: they cannot keep it from running.
     hookFailed: /(?!)/,
     freshProcess: false,
   };
