@@ -43,6 +43,7 @@ unexplained. An operator never sets them.
 | variable | read by |
 |---|---|
 | \`SWT_ROUNDS\` | the round hooks (jest, vitest, mocha, pytest): the plan of the tests to confirm in the run ([harness](../src/harness/README.md)) |
+| \`SWT_JAVA_ROUNDS\` | Maven's rounds: the plan (module, report, rounds, tests) for the spy in Maven's JVM and for the runner after it ([harness](../src/harness/README.md)) |
 | \`SWT_COV_ROOT\`, \`SWT_COV_TARGETS\`, \`SWT_COV_V8_DIR\`, \`SWT_COV_OUT\` | the coverage preloads (V8, Python \`trace\`): the repository root, the changed files, where counts go |
 | \`NODE_OPTIONS\` | the uvu hook removes itself from it before the tests' own child processes start |
 `;
