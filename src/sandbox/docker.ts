@@ -53,11 +53,12 @@ export function isNotFound(e: unknown): boolean {
  * again, for up to a minute, rather than failing a caller because another process measured.
  */
 export async function diskUsage(docker: Docker): Promise<Record<string, unknown>> {
-  for (let waited = 0; ; waited += 500) {
+  const giveUpAt = Date.now() + 60_000;
+  for (;;) {
     try {
       return (await docker.df()) as Record<string, unknown>;
     } catch (e) {
-      if (!/disk usage operation is already running/.test((e as Error).message ?? '') || waited >= 60_000) throw e;
+      if (!/disk usage operation is already running/.test((e as Error).message ?? '') || Date.now() >= giveUpAt) throw e;
       await new Promise((r) => setTimeout(r, 500));
     }
   }
