@@ -5,7 +5,7 @@
  */
 import { statfs } from 'node:fs/promises';
 import { dockerHostReport } from '../../src/web/dockerHost.js';
-import { connectDocker } from '../../src/sandbox/docker.js';
+import { connectDocker, diskUsage } from '../../src/sandbox/docker.js';
 import { parseStatfs } from '../../src/sandbox/containers/engineDisk.js';
 import { engineFreeDiskBytes, ensureBaseImage, loadCaBundle } from '../../src/sandbox/index.js';
 import { containersOfOursOnceRetired } from '../helpers/docker.js';
@@ -59,4 +59,15 @@ describe('the engine\'s free disk', () => {
     expect(local!.location).toBe('unix:///var/run/docker.sock');
     expect(containersOfOursOnceRetired()).toBe('');
   });
+
+  it('a disk usage asked while another is measured is asked again, not failed: the engine measures one at a time', async () => {
+    // Three at once, straight to the engine: it refuses those that come while one runs.
+    const raw = await Promise.allSettled([docker.df(), docker.df(), docker.df()]);
+    const refused = raw.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+    expect(refused.length).toBeGreaterThan(0);
+    for (const why of refused) expect(why).toMatch(/disk usage operation is already running/);
+    // Three at once through diskUsage: each waits its turn and gets the figures.
+    const measured = await Promise.all([diskUsage(docker), diskUsage(docker), diskUsage(docker)]);
+    for (const m of measured) expect(Array.isArray(m.Images)).toBe(true);
+  }, 120_000);
 });
