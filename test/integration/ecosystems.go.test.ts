@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { buildRerunCommand, buildTestCommand, DEFAULT_OUT_DIR, rerunDir } from '../../src/harness/runners.js';
 import { parseRunReports } from '../../src/harness/parsers/index.js';
 import { prepareContext } from '../../src/pipeline/context.js';
+import { roundPlan } from '../../src/harness/rounds.js';
 import { validate } from '../../src/pipeline/validate.js';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
@@ -71,6 +72,23 @@ describe('Go modules, no configuration (real containers, a real dependency from 
     const json = outcome.files[`${rerunDir(DEFAULT_OUT_DIR, 0, 0).slice(DEFAULT_OUT_DIR.length + 1)}/go-test.json`];
     const report = parseRunReports(ctx.runner, { files: ['clampx_test.go'], reports: { 'go-test.json': json ?? '' }, output: outcome.output, exitCode: outcome.exitCode, timedOut: false, root: '/testbed' });
     expect(report.tests.map((t) => [t.id, t.outcome, t.file])).toEqual([['example.com/clampx.TestClampAbove', 'passed', 'clampx_test.go']]);
+  }, 1_800_000);
+
+  it('rounds convert their output with the toolchain\'s own test2json, found from the PATH go test gives its -exec program', async () => {
+    const sandbox = createDockerSandbox();
+    const ctx = await prepareContext(sandbox, { repo: repo.path, base });
+    const rounds = roundPlan(ABOVE, ['clampx_test.go'], 2)!;
+    const command = buildTestCommand(ctx.runner, ['clampx_test.go'], DEFAULT_OUT_DIR, { kept: true, rounds });
+    const outcome = await sandbox.run({ env: ctx.env, repo: ctx.repo, state: { rev: base, patches: [ABOVE] }, command: `${command}; echo "tool=$(cat "$GOTMPDIR/swt-test2json")"` });
+    // The tool the go command would have started, called straight: no go command per round.
+    const tool = /^tool=(.*)$/m.exec(outcome.output)?.[1] ?? '';
+    expect(tool).toMatch(/\/bin\/\.\.\/pkg\/tool\/linux_[a-z0-9]+\/test2json$/);
+    // Both rounds' reports are go test's JSON, the package named as the run named it.
+    for (const r of [1, 2]) {
+      const json = outcome.files[`go-test.json.round${r}`] ?? '';
+      const report = parseRunReports(ctx.runner, { files: ['clampx_test.go'], reports: { 'go-test.json': json }, output: '', exitCode: 0, timedOut: false, root: '/testbed' });
+      expect(report.tests.map((t) => [t.id, t.outcome])).toEqual([['example.com/clampx.TestClampAbove', 'failed']]);
+    }
   }, 1_800_000);
 
   it('a new test that does not compile at base: only it counts as F→P; its neighbour is not judged', async () => {

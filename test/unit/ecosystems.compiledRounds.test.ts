@@ -74,13 +74,47 @@ describe('go test rounds', () => {
     const cmd = buildTestCommand(spec, ['calc/calc_test.go'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'calc/calc_test.go': [3] } } });
     // The wrapper: the binary kept for the reruns, its run as go test asked, then each round.
     expect(cmd).toContain(`'#!/bin/sh' 'ln -f "$1" "$GOTMPDIR/swt-first-run.test" 2>/dev/null || cp "$1" "$GOTMPDIR/swt-first-run.test" 2>/dev/null' '"$@"' 'rc=$?'`);
-    expect(cmd).toContain(`'[ -z "$SWT_GO_SEL" ] || "$1" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run="^($SWT_GO_SEL)$" > "$GOTMPDIR/swt-round2.out" 2>&1' 'exit $rc'`);
+    expect(cmd).toContain(`'[ -z "$SWT_GO_SEL" ] || "$1" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run="^($SWT_GO_SEL)$" > "$GOTMPDIR/swt-round2.out" 2>&1' 'swt_n=0;`);
+    expect(cmd).toContain(`> "$GOTMPDIR/swt-test2json"' 'exit $rc'`);
     expect(cmd).toContain('go test -json -count=1 -vet=off -exec "$GOTMPDIR/swt-rounds-exec" ./calc > /swt-out/go-test.json; swt_rc=$?; swt_go_rounds; (exit $swt_rc)');
     // Each round's output becomes JSON beside the others', waited for by their own ids only.
-    expect(cmd).toContain('swt_w=; { [ -f "$GOTMPDIR/swt-round1.out" ] && go tool test2json -t -p "$pkg" < "$GOTMPDIR/swt-round1.out" > /swt-out/go-test.json.round1; } & swt_w="$swt_w $!";');
+    expect(cmd).toContain('swt_w=; { [ -f "$GOTMPDIR/swt-round1.out" ] && swt_test2json -t -p "$pkg" < "$GOTMPDIR/swt-round1.out" > /swt-out/go-test.json.round1; } & swt_w="$swt_w $!";');
     expect(cmd).toContain('/swt-out/go-test.json.round2; } & swt_w="$swt_w $!"; wait $swt_w; };');
     // A template of the project's own (its flags would not reach the binary): no rounds, as before.
     expect(buildTestCommand(runnerFromCommand('go test -short {files}'), ['calc/calc_test.go'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'calc/calc_test.go': [3] } } })).not.toContain('-exec "$GOTMPDIR');
+  });
+
+  it('convert with the toolchain\'s own test2json when the wrapper finds exactly one beside the go first on its PATH, else with go tool test2json', () => {
+    choose({ [GO_FILE]: OLD_TEST }, ABOVE, 'true');
+    const out = join(dir, 'out');
+    mkdirSync(out);
+    writeFileSync(join(out, 'go-test.json'), '{"Action":"start","Package":"example.com/clampx"}\n');
+    const cmd = buildTestCommand(runnerFromCommand('go test {files}'), [GO_FILE], out, { kept: true, rounds: roundPlan(ABOVE, [GO_FILE], 2)! });
+    const prepare = cmd.slice(0, cmd.indexOf(' go test -json'));
+    expect(prepare).toContain('swt_go_rounds()');
+    /** A Go root under `name`: bin/go, and a test2json in each of `arches`' tool directories, each logging its calls. */
+    const goRoot = (name: string, arches: string[], withGo = true) => {
+      const root = join(dir, name);
+      mkdirSync(join(root, 'bin'), { recursive: true });
+      if (withGo) writeFileSync(join(root, 'bin/go'), '#!/bin/sh\n', { mode: 0o755 });
+      for (const a of arches) {
+        mkdirSync(join(root, 'pkg/tool', a), { recursive: true });
+        writeFileSync(join(root, 'pkg/tool', a, 'test2json'), `#!/bin/sh\necho "direct $*" >> ${join(dir, 'calls')}\n`, { mode: 0o755 });
+      }
+      return join(root, 'bin');
+    };
+    /** The prepare, the wrapper as go test runs it (its bin first on PATH; the binary: true), then the rounds' conversion; the calls made. */
+    const calls = (bin: string) => {
+      rmSync(join(dir, 'calls'), { force: true });
+      const script = `${prepare} PATH="${bin}:$PATH" "$GOTMPDIR/swt-rounds-exec" true; go() { echo "go $*" >> ${join(dir, 'calls')}; }; swt_go_rounds`;
+      execFileSync('sh', ['-c', script], { cwd: dir, env: { ...process.env, HOME: join(dir, 'home') } });
+      return execFileSync('sort', [join(dir, 'calls')], { encoding: 'utf8' }).trim().split('\n');
+    };
+    expect(calls(goRoot('go', ['linux_amd64']))).toEqual(['direct -t -p example.com/clampx', 'direct -t -p example.com/clampx']);
+    // Two tool directories (a toolchain built for another platform too): which is this one's is not sure.
+    expect(calls(goRoot('cross', ['linux_amd64', 'linux_arm64']))).toEqual(['go tool test2json -t -p example.com/clampx', 'go tool test2json -t -p example.com/clampx']);
+    // Go before 1.19 does not put its bin first: the first directory holds no go.
+    expect(calls(goRoot('gopath', ['linux_amd64'], false))).toEqual(['go tool test2json -t -p example.com/clampx', 'go tool test2json -t -p example.com/clampx']);
   });
 });
 

@@ -48,14 +48,27 @@ export function goChooseCommand(plan: RoundPlan): string | undefined {
 /** The wrapper go test runs the test binary with (`go test -exec`), in GOTMPDIR (the sandbox's /tmp is noexec). */
 export const GO_ROUNDS_EXEC = '"$GOTMPDIR/swt-rounds-exec"';
 const raw = (r: number) => `"$GOTMPDIR/swt-round${r}.out"`;
+/** Where the wrapper writes the path of the toolchain's own test2json, when it finds exactly one. */
+const TOOL = '"$GOTMPDIR/swt-test2json"';
+
+/**
+ * go test (1.19 on) starts the wrapper with its toolchain's bin first on PATH (golang/go#51473):
+ * that toolchain's test2json is `$GOROOT/pkg/tool/<os_arch>/test2json`. Called straight, it costs
+ * ~1 ms where `go tool test2json` starts a go command (~10 ms a round). Anything else (an older
+ * go, more than one tool directory): `go tool test2json`, as before.
+ */
+const FIND_TOOL = [
+  'swt_n=0; for t in "${PATH%%:*}"/../pkg/tool/*/test2json; do [ -x "$t" ] && swt_n=$((swt_n + 1)) && swt_t=$t; done',
+  `[ "$swt_n" -eq 1 ] && [ -x "\${PATH%%:*}/go" ] && printf '%s\\n' "$swt_t" > ${TOOL}`,
+];
 
 /**
  * What `prepare` does: chooses the tests (in the repository's root, before the run), writes the
  * wrapper go test runs the binary with, and defines the function the command calls after the
  * run. The wrapper links the binary where the kept container's reruns find it (`binary`), runs
  * it as go test asked, then, its exit status kept, runs it again per round on the chosen tests
- * into raw test2json text; the function turns that into go test's JSON with the package the run's
- * report names, the rounds' side by side. No `-o`: the binary is not copied, and go test links it as it would anyway.
+ * into raw test2json text, and records the toolchain's test2json (FIND_TOOL); the function turns
+ * that into go test's JSON with the package the run's report names, the rounds' side by side. No `-o`: the binary is not copied, and go test links it as it would anyway.
  */
 export function goRoundsPrepare(out: string, report: string, binary: string, plan: RoundPlan, tmp: string): string {
   const choose = goChooseCommand(plan);
@@ -68,16 +81,18 @@ export function goRoundsPrepare(out: string, report: string, binary: string, pla
     '"$@"',
     'rc=$?',
     ...rounds.map((r) => `[ -z "$SWT_GO_SEL" ] || "$1" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run="^($SWT_GO_SEL)$" > ${raw(r)} 2>&1`),
+    ...FIND_TOOL,
     'exit $rc',
   ];
   // The package's import path for test2json, from the run's own report.
   const pkg = `sed -n 's/.*"Package":"\\([^"]*\\)".*/\\1/p' ${at(report)} | head -n 1`;
-  // Side by side: each is a go command's start, and nothing else waits. `wait` names them: the
+  // Side by side: each is a process start (a go command's, without the toolchain's own tool), and nothing else waits. `wait` names them: the
   // project's command may have left jobs of its own in this shell.
-  const convert = (r: number) => `{ [ -f ${raw(r)} ] && go tool test2json -t -p "$pkg" < ${raw(r)} > ${at(roundReport(report, r))}; } & swt_w="$swt_w $!";`;
+  const convert = (r: number) => `{ [ -f ${raw(r)} ] && swt_test2json -t -p "$pkg" < ${raw(r)} > ${at(roundReport(report, r))}; } & swt_w="$swt_w $!";`;
   return (
-    ` ${tmp} export SWT_GO_SEL="$(${choose} 2>/dev/null)"; rm -f ${rounds.map(raw).join(' ')} ${binary}; ${writeLines(GO_ROUNDS_EXEC, wrapper)} && chmod +x ${GO_ROUNDS_EXEC};` +
-    ` ${GO_ROUNDS_FUNCTION}() { [ -n "$SWT_GO_SEL" ] || return 0; pkg=$(${pkg}); [ -n "$pkg" ] || return 0; swt_w=; ${rounds.map(convert).join(' ')} wait $swt_w; };`
+    ` ${tmp} export SWT_GO_SEL="$(${choose} 2>/dev/null)"; rm -f ${rounds.map(raw).join(' ')} ${binary} ${TOOL}; ${writeLines(GO_ROUNDS_EXEC, wrapper)} && chmod +x ${GO_ROUNDS_EXEC};` +
+    ` swt_test2json() { if [ -x "$swt_tool" ]; then "$swt_tool" "$@"; else go tool test2json "$@"; fi; };` +
+    ` ${GO_ROUNDS_FUNCTION}() { [ -n "$SWT_GO_SEL" ] || return 0; pkg=$(${pkg}); [ -n "$pkg" ] || return 0; swt_tool=; [ -f ${TOOL} ] && read -r swt_tool < ${TOOL}; swt_w=; ${rounds.map(convert).join(' ')} wait $swt_w; };`
   );
 }
 
