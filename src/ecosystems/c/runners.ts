@@ -133,22 +133,27 @@ const WHOLE_BINARIES = [
   '  print("( cd %s && timeout %d %s ) >/dev/null 2>&1" % (shlex.quote(cwd), TIMEOUT, " ".join(shlex.quote(a) for a in cmd + extra)))',
 ].join('\n');
 
-/** Catch2's and doctest's JUnit of the binaries CTest ran whole (WHOLE_BINARIES), one section each. */
-function wholeBinaryReports(r: string, dir: string): string {
+/** Catch2's and doctest's JUnit of the binaries CTest ran whole (WHOLE_BINARIES, reading CTest's `listing`), one section each. */
+function wholeBinaryReports(r: string, dir: string, listing: string): string {
   const script = WHOLE_BINARIES.replace('TIMEOUT', String(TEST_TIMEOUT));
   return (
-    `mkdir -p ${dir}; ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 2>/dev/null | python3 -c ${shellQuote(script)} ${dir} 2>/dev/null | sh; ` +
+    `mkdir -p ${dir}; python3 -c ${shellQuote(script)} ${dir} < ${listing} 2>/dev/null | sh; ` +
     `for x in ${dir}/*.xml; do [ -f "$x" ] && { ${section(r, 'junit', '"${x##*/}"')}; cat "$x" >> ${r}; }; done`
   );
 }
 
-/** CTest over our CMake build: `--output-junit`, each GoogleTest binary's XML, a per-test timeout. */
+/**
+ * CTest over our CMake build: `--output-junit`, each GoogleTest binary's XML, a per-test timeout.
+ * `select` (`-R …`) applies when, once built, CTest lists a test it matches; else every test runs.
+ */
 export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, select?: string): string {
   const r = reportPath(out, report);
   const g = shellQuote(gtestDirOf(out));
   const console = shellQuote(`${out}/ctest.out`);
   const junit = shellQuote(`${out}/ctest.xml`);
-  const ctest = withWords(spec.template, [
+  // CTest's listing, asked once (each ctest start costs ~20 ms): the bundle's and WHOLE_BINARIES' alike.
+  const listing = shellQuote(`${out}/ctest-tests.json`);
+  const ctest = (sel?: string) => withWords(spec.template, [
     `--test-dir ${CMAKE_BUILD}`,
     `--output-junit ${junit}`,
     `--timeout ${TEST_TIMEOUT}`,
@@ -156,19 +161,21 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
     // CTest keeps 1 KB of a passing test's output by default: a Unity binary's per-test lines need it all.
     `--test-output-size-passed ${OUTPUT_KEPT} --test-output-size-failed ${OUTPUT_KEPT}`,
     '--no-tests=ignore',
-    ...(select ? [select] : []),
+    ...(sel ? [sel] : []),
   ]);
+  const run = select ? `if ${ctestLists(select)}; then ${ctest(select)}; else ${ctest()}; fi` : ctest();
   return [
     prelude(r, g),
     buildStep(r, `[ -f ${CMAKE_BUILD}/CMakeCache.txt ] || ${CMAKE_CONFIGURE}`, CMAKE_BUILD_ALL),
     declarations(r, files),
-    `${gtestOutput(gtestDirOf(out))}; rc=0; ${ctest} > ${console} 2>&1 || rc=$?; cat ${console}; [ "$b" = configure-failed ] && rc=1`,
+    `${gtestOutput(gtestDirOf(out))}; rc=0; ${run} > ${console} 2>&1 || rc=$?; cat ${console}; [ "$b" = configure-failed ] && rc=1`,
     // CTest's lines say what its JUnit does not: `***Exception: SegFault`, `***Timeout`.
     `${section(r, 'ctest-output')}; cat ${console} >> ${r}`,
     `${section(r, 'ctest-junit')}; cat ${junit} >> ${r} 2>/dev/null`,
-    `${section(r, 'ctest-tests')}; ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 >> ${r} 2>/dev/null`,
+    `${section(r, 'ctest-tests')}; ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 > ${listing} 2>/dev/null; cat ${listing} >> ${r}`,
     gtestReports(r, g),
-    wholeBinaryReports(r, shellQuote(`${out}/junit`)),
+    wholeBinaryReports(r, shellQuote(`${out}/junit`), listing),
+    `rm -f ${listing}`,
     `${section(r, 'exit', '"$rc"')}; exit $rc`,
   ].join('; ');
 }
@@ -181,13 +188,12 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
 export function ctestRerun(spec: RunnerSpec, files: readonly string[], names: readonly string[], out: string, report: string): string {
   const filter = `export GTEST_FILTER=${shellQuote(names.filter((n) => !n.includes(':')).join(':'))}; `;
   const select = `-R ${shellQuote(`^(${names.map(regexEscape).join('|')})$`)}`;
-  const chosen = ctestCommand(spec, files, out, report, select);
-  return `${filter}if ${CTEST_KNOWS(select)}; then ${chosen}; else ${ctestCommand(spec, files, out, report)}; fi`;
+  return `${filter}${ctestCommand(spec, files, out, report, select)}`;
 }
 
-/** Whether `ctest -N` lists a test the selection matches (after a build, so discovered tests are known). */
-function CTEST_KNOWS(select: string): string {
-  return `{ [ -f ${CMAKE_BUILD}/CMakeCache.txt ] || ${CMAKE_CONFIGURE}; ${CMAKE_BUILD_ALL}; } >/dev/null 2>&1; ctest --test-dir ${CMAKE_BUILD} -N ${select} 2>/dev/null | grep -q '^ *Test *#'`;
+/** Whether `ctest -N` lists a test the selection matches (asked after the build: discovered tests are known then). */
+function ctestLists(select: string): string {
+  return `ctest --test-dir ${CMAKE_BUILD} -N ${select} 2>/dev/null | grep -q '^ *Test *#'`;
 }
 
 /** `meson test` over our Meson build: its JUnit log, and each GoogleTest binary's XML. */
