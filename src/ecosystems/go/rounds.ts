@@ -68,7 +68,8 @@ const FIND_TOOL = [
  * run. The wrapper links the binary where the kept container's reruns find it (`binary`), runs
  * it as go test asked, then, its exit status kept, runs it again per round on the chosen tests
  * into raw test2json text, and records the toolchain's test2json (FIND_TOOL); the function turns
- * that into go test's JSON with the package the run's report names, the rounds' side by side. No `-o`: the binary is not copied, and go test links it as it would anyway.
+ * that into go test's JSON with the package the run's report names, the rounds' side by side.
+ * No `-o`: the binary is not copied, and go test links it as it would anyway.
  */
 export function goRoundsPrepare(out: string, report: string, binary: string, plan: RoundPlan, tmp: string): string {
   const choose = goChooseCommand(plan);
@@ -86,7 +87,7 @@ export function goRoundsPrepare(out: string, report: string, binary: string, pla
   ];
   // The package's import path for test2json, from the run's own report.
   const pkg = `sed -n 's/.*"Package":"\\([^"]*\\)".*/\\1/p' ${at(report)} | head -n 1`;
-  // Side by side: each is a process start (a go command's, without the toolchain's own tool), and nothing else waits. `wait` names them: the
+  // Side by side: each is a process start, and nothing else waits. `wait` names them: the
   // project's command may have left jobs of its own in this shell.
   const convert = (r: number) => `{ [ -f ${raw(r)} ] && swt_test2json -t -p "$pkg" < ${raw(r)} > ${at(roundReport(report, r))}; } & swt_w="$swt_w $!";`;
   return (
