@@ -133,8 +133,8 @@ export interface RunnerDef {
 export interface CommandOptions {
   /** The run's container stays up for this side's confirmation reruns, which may reuse what it leaves. */
   kept?: boolean;
-  /** The run holds confirmation rounds in its own process (roundsInProcess, whose `prepare` ran before it). */
-  rounds?: boolean;
+  /** How many confirmation rounds the run holds in its own process (roundsInProcess, whose `prepare` ran before it). */
+  rounds?: number;
 }
 
 /**

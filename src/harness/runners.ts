@@ -100,7 +100,7 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
   const inProcess = rounds && roundsInProcess(spec) ? def.roundsInProcess!.prepare(out, rounds) : '';
   const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${env}${reporterInstall(spec, out)}${inProcess}`;
   const reports = reportNames(spec, files.length);
-  const opts = { ...(kept ? { kept } : {}), ...(inProcess ? { rounds: true } : {}) };
+  const opts = { ...(kept ? { kept } : {}), ...(inProcess && rounds ? { rounds: rounds.rounds } : {}) };
   if (!runsPerFile(spec) || files.length === 0) {
     const cmd = def.command(spec, files, out, reports[0], opts);
     return `${mkdir} ${def.exits ? `( ${cmd} )` : cmd}`;

@@ -342,6 +342,78 @@ const NEW_JAVA = `
 `;
 const JAVA_POM = pomFor('slugs');
 
+// C++ (CMake, GoogleTest): the same slugs, the registry a static map; CTest runs the test binary
+// whole (one process, the tests in declaration order), as a plain `add_test` does.
+const CPP_SLUGS = (pattern: string) => `#include "slugs.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+
+namespace {
+std::map<std::string, int> taken;
+}
+
+std::string slugify(const std::string& title) {
+  std::string lower(title);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string s = std::regex_replace(lower, std::regex("${pattern}"), "-");
+  const auto first = s.find_first_not_of('-');
+  return first == std::string::npos ? "" : s.substr(first, s.find_last_not_of('-') - first + 1);
+}
+
+std::string unique_slug(const std::string& title) {
+  const std::string s = slugify(title);
+  const int n = ++taken[s];
+  return n > 1 ? s + "-" + std::to_string(n) : s;
+}
+`;
+const CPP_SLUGS_H = '#pragma once\n#include <string>\n\nstd::string slugify(const std::string& title);\nstd::string unique_slug(const std::string& title);\n';
+const CPP_SLUG_TESTS = (added: string) => `#include <gtest/gtest.h>
+
+#include "slugs.h"
+
+TEST(Slugs, SlugifyLowercasesWords) {
+  EXPECT_EQ(slugify("Release Notes"), "release-notes");
+}
+
+TEST(Slugs, SlugifyKeepsDigits) {
+  EXPECT_EQ(slugify("Python 3 notes"), "python-3-notes");
+}
+
+TEST(Slugs, UniqueSlugNumbersRepeats) {
+  EXPECT_EQ(unique_slug("FAQ"), "faq");
+  EXPECT_EQ(unique_slug("FAQ"), "faq-2");
+}
+${added}
+TEST(Slugs, UniqueSlugFirstPageIsPlain) {
+  EXPECT_EQ(unique_slug("Getting Started"), "getting-started");
+}
+`;
+const NEW_CPP = `
+TEST(Slugs, SlugifyKeepsNumbersInTitles) {
+  EXPECT_EQ(slugify("Top 10 Tips"), "top-10-tips");
+}
+
+TEST(Slugs, UniqueSlugCollapsesSpaces) {
+  EXPECT_EQ(unique_slug("Getting   Started"), "getting-started");
+}
+`;
+const CPP_CMAKE = [
+  'cmake_minimum_required(VERSION 3.14)',
+  'project(slugs CXX)',
+  'set(CMAKE_CXX_STANDARD 17)',
+  'find_package(GTest REQUIRED)',
+  'add_library(slugs src/slugs.cpp)',
+  'target_include_directories(slugs PUBLIC src)',
+  'enable_testing()',
+  'add_executable(slugs_test tests/slugs_test.cpp)',
+  'target_link_libraries(slugs_test slugs GTest::gtest_main)',
+  'add_test(NAME slugs COMMAND slugs_test)',
+  '',
+].join('\n');
+
 const DEV = { jest: { jest: '^29.7.0' }, mocha: { mocha: '^10.7.0' }, vitest: { vitest: '^3.2.4' } };
 /** `vitest`: another major of vitest (its rounds use its own API), on the image it needs. */
 const bytesProject = (runner: 'mocha' | 'jest' | 'vitest', vitest?: { version: string; image: string }): Project => {
@@ -368,6 +440,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let goSlugs: Project;
   let javaSlugs: Project;
   let rustSlugs: Project;
+  let cppSlugs: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -398,6 +471,14 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       { 'src/lib.rs': RUST_SLUGS(true, false) },
       { 'tests/slugs.rs': RUST_SLUG_TESTS(NEW_RUST) },
       { image: 'rust:1.85', install: 'cargo fetch', testCmd: 'cargo test {files} -- --test-threads=1' },
+    );
+    // The swt-cc image, CMake's configure and build kept warm, CTest: all detected from CMakeLists.txt.
+    cppSlugs = project(
+      { 'CMakeLists.txt': CPP_CMAKE, 'src/slugs.h': CPP_SLUGS_H, 'src/slugs.cpp': CPP_SLUGS('[^a-z0-9]'), 'tests/slugs_test.cpp': CPP_SLUG_TESTS('') },
+      { 'src/slugs.cpp': CPP_SLUGS('[^a-z0-9]+') },
+      { 'src/slugs.cpp': CPP_SLUGS('[^a-z]+') },
+      { 'tests/slugs_test.cpp': CPP_SLUG_TESTS(NEW_CPP) },
+      {},
     );
     const main = 'src/main/java/com/example/Slugs.java';
     const test = 'src/test/java/com/example/SlugsTest.java';
@@ -463,6 +544,17 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       broken: 'tests/slugs.rs::slugify_keeps_numbers_in_titles',
       brokenBefore: 'tests/slugs.rs::slugify_keeps_digits',
       inProcess: true,
+    },
+    {
+      name: 'c++/ctest',
+      p: () => cppSlugs,
+      added: 'tests/slugs_test.cpp > Slugs.UniqueSlugCollapsesSpaces',
+      poisoned: 'tests/slugs_test.cpp > Slugs.UniqueSlugFirstPageIsPlain',
+      broken: 'tests/slugs_test.cpp > Slugs.SlugifyKeepsNumbersInTitles',
+      brokenBefore: 'tests/slugs_test.cpp > Slugs.SlugifyKeepsDigits',
+      inProcess: true,
+      // The environment's first build (GoogleTest's headers, the project) on a loaded machine.
+      minutes: 4,
     },
     { name: 'javascript/mocha', p: () => mocha, ...js, inProcess: true },
     { name: 'javascript/jest', p: () => jest, ...js, inProcess: true },

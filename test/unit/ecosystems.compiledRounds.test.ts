@@ -1,18 +1,21 @@
 /**
- * Confirmation rounds of Go and Maven (src/ecosystems/go/rounds.ts, java/rounds.ts): which tests
+ * Confirmation rounds of Go, Maven, cargo and CTest (src/ecosystems/{go,java,rust,c}/rounds.ts): which tests
  * a round runs (the awk choice, run here with the machine's awk, mawk as in the golang and maven
  * images, on real test files and the plan roundPlan makes of a real patch), and how the first
  * run's command calls the rounds. The rounds themselves run in real containers in
- * test/integration/ecosystems.go.test.ts, ecosystems.java.test.ts and pipeline.validateFlaky.test.ts.
+ * test/integration/ecosystems.go.test.ts, ecosystems.java.test.ts, ecosystems.c.test.ts and
+ * pipeline.validateFlaky.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { cChooseCommand } from '../../src/ecosystems/c/rounds.js';
 import { goChooseCommand } from '../../src/ecosystems/go/rounds.js';
 import { javaChooseCommand } from '../../src/ecosystems/java/rounds.js';
 import { rustChooseCommand, rustTemplateHasRounds } from '../../src/ecosystems/rust/rounds.js';
 import { roundPlan } from '../../src/harness/rounds.js';
+import { runnerDef } from '../../src/ecosystems/index.js';
 import { buildTestCommand, roundsFresh, roundsInProcess, runnerFromCommand } from '../../src/harness/runners.js';
 import { ABOVE, OLD_TEST } from '../helpers/goClampx.js';
 import { OLD_TEST as GREETER_TEST, TEST_PATCH } from '../helpers/mavenGreeter.js';
@@ -111,6 +114,13 @@ describe('go test rounds', () => {
       return execFileSync('sort', [join(dir, 'calls')], { encoding: 'utf8' }).trim().split('\n');
     };
     expect(calls(goRoot('go', ['linux_amd64']))).toEqual(['direct -t -p example.com/clampx', 'direct -t -p example.com/clampx']);
+    // A rerun of the first run's binary in that container converts with the tool the rounds found.
+    const binary = join(dir, 'home/.cache/swt-go-tmp/swt-first-run.test');
+    writeFileSync(binary, '#!/bin/sh\necho "=== RUN   TestClampAbove"\n', { mode: 0o755 });
+    rmSync(join(dir, 'calls'), { force: true });
+    const rerun = runnerDef('go-test').def.commandForTests!(runnerFromCommand('go test {files}'), GO_FILE, ['example.com/clampx.TestClampAbove'], dir, 'rerun.json');
+    execFileSync('sh', ['-c', `go() { echo "go $*" >> ${join(dir, 'calls')}; }; ${rerun}`], { cwd: dir, env: { ...process.env, HOME: join(dir, 'home') } });
+    expect(execFileSync('cat', [join(dir, 'calls')], { encoding: 'utf8' }).trim()).toBe('direct -t -p example.com/clampx');
     // Two tool directories (a toolchain built for another platform too): which is this one's is not sure.
     expect(calls(goRoot('cross', ['linux_amd64', 'linux_arm64']))).toEqual(['go tool test2json -t -p example.com/clampx', 'go tool test2json -t -p example.com/clampx']);
     // Go before 1.19 does not put its bin first: the first directory holds no go.
@@ -206,5 +216,104 @@ describe('cargo test rounds', () => {
     expect(rustTemplateHasRounds('cargo test {files} -- --test-threads=1')).toBe(true);
     expect(rustTemplateHasRounds('cargo +1.85 test --features serde {files}')).toBe(true);
     expect(buildTestCommand(runnerFromCommand('cargo build && cargo test {files}'), ['tests/describe.rs'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'tests/describe.rs': [9] } } })).not.toContain('swt_rust_rounds_on;');
+  });
+});
+
+describe('CTest rounds', () => {
+  const FILE = 'tests/text_test.cpp';
+  const before = [
+    '#include <gtest/gtest.h>',
+    '#include "text.h"',
+    '',
+    'static int helper() { return 1; }',
+    '',
+    'TEST(Clamp, Below) {',
+    '  EXPECT_EQ(helper(), 1);',
+    '}',
+    '',
+    'TEST_P(Widths, Fit) {',
+    '  EXPECT_TRUE(true);',
+    '}',
+    '',
+    'TEST(Clamp, Above) {',
+    '  EXPECT_EQ(2, 2);',
+    '}',
+    '',
+  ].join('\n');
+  const patch = [
+    `--- a/${FILE}`,
+    `+++ b/${FILE}`,
+    '@@ -1,16 +1,23 @@',
+    ' #include <gtest/gtest.h>',
+    ' #include "text.h"',
+    ' ',
+    '-static int helper() { return 1; }',
+    '+static int helper() { return 2 - 1; }',
+    ' ',
+    ' TEST(Clamp, Below) {',
+    '   EXPECT_EQ(helper(), 1);',
+    ' }',
+    '+TEST(Clamp, One) { EXPECT_EQ(1, 1); }',
+    ' ',
+    ' TEST_P(Widths, Fit) {',
+    '+  EXPECT_FALSE(false);',
+    '   EXPECT_TRUE(true);',
+    ' }',
+    ' ',
+    ' TEST(Clamp, Above) {',
+    '   EXPECT_EQ(2, 2);',
+    ' }',
+    '+',
+    '+TEST_CASE("wraps [at] 80 (cols)", "[wrap]") {',
+    '+  CHECK(true);',
+    '+}',
+    '+SCENARIO("a line") { }',
+    '',
+  ].join('\n');
+
+  /** What the choice prints for `kind` on the patched file. */
+  function chosen(kind: 'f' | 'r'): string {
+    mkdirSync(join(dir, 'tests'), { recursive: true });
+    writeFileSync(join(dir, FILE), before);
+    writeFileSync(join(dir, 'p.diff'), patch);
+    execFileSync('git', ['apply', 'p.diff'], { cwd: dir });
+    const command = cChooseCommand(roundPlan(patch, [FILE], 2)!, kind)!;
+    const out = execFileSync('sh', ['-c', command], { cwd: dir, encoding: 'utf8' }).trim();
+    rmSync(join(dir, 'tests'), { recursive: true, force: true });
+    return out;
+  }
+
+  it('choose the declarations whose lines the patch adds to (a one-line test, a parameterized one, test cases), not a helper above them nor an untouched test', () => {
+    const filter = chosen('f').split(':').sort();
+    // Each GoogleTest test as GTEST_FILTER names it, value-parameterized and typed instances too.
+    expect(filter).toEqual(['*/Clamp.One/*', '*/Widths.Fit/*', 'Clamp.One', 'Clamp/*.One', 'Widths.Fit', 'Widths/*.Fit'].sort());
+    const regex = new RegExp(chosen('r').replace(/\(\^\|\[\^A-Za-z0-9_\]\)/g, '(?:^|[^A-Za-z0-9_])'));
+    // CTest's -R (ERE, as here): the discovered names of the chosen tests, a test case's exact name escaped.
+    for (const name of ['Clamp.One', 'Inst/Widths.Fit/3', 'Widths/0.Fit', 'pre.Clamp.One', 'wraps [at] 80 (cols)', 'Scenario: a line']) expect(regex.test(name)).toBe(true);
+    for (const name of ['Clamp.Below', 'Clamp.Above', 'Clamp.OneMore', 'XClamp.One', 'wraps [at] 80 (cols)x', 'a line']) expect(regex.test(name)).toBe(false);
+  });
+
+  it('run after the run\'s own tests, with no build, each into its own bundle, and keep the run\'s exit status', () => {
+    const spec = runnerFromCommand('ctest');
+    expect(roundsInProcess(spec)).toBe(true);
+    // CTest starts every test as a new process, as a rerun does: a round that differs is evidence.
+    expect(roundsFresh(spec)).toBe(true);
+    const cmd = buildTestCommand(spec, [FILE], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { [FILE]: [9] } } });
+    expect(cmd).toMatch(/^mkdir -p \/swt-out 2>\/dev\/null; SWT_C_FILTER="\$\(awk -v K=f [\s\S]*\)"; SWT_C_REGEX="\$\(awk -v K=r /);
+    const [run, rounds] = cmd.split('if [ -n "$SWT_C_REGEX" ]');
+    // The build happens once, before the run's tests.
+    expect(run).toContain('cmake --build .swt-build');
+    expect(rounds).not.toContain('cmake');
+    expect(rounds).toContain('[ -z "$SWT_C_FILTER" ] || export GTEST_FILTER="$SWT_C_FILTER"');
+    for (const r of [1, 2]) {
+      expect(rounds).toContain(`: > /swt-out/c-tests.txt.round${r}; rm -rf /swt-out/round${r}/gtest`);
+      expect(rounds).toContain(`export GTEST_OUTPUT=xml:/swt-out/round${r}/gtest/; swt_rc=0; if [ -n "$swt_listed" ]; then ctest --test-dir .swt-build --output-junit /swt-out/round${r}/ctest.xml`);
+    }
+    expect(rounds).toContain('-R "$SWT_C_REGEX"; else ctest');
+    // CTest's listing is asked once, by the run; the rounds read it.
+    expect(cmd.match(/--show-only=json-v1/g)).toHaveLength(1);
+    expect(cmd).toMatch(/; rm -f \/swt-out\/ctest-tests\.json; exit \$rc \)$/);
+    // Without rounds asked, none.
+    expect(buildTestCommand(spec, [FILE], '/swt-out', { kept: true })).not.toContain('SWT_C_REGEX');
   });
 });

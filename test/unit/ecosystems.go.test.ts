@@ -133,7 +133,9 @@ describe('the Go ecosystem', () => {
     // The first run's own binary when its container kept it, else go test -run.
     expect(go.runners[0].commandForTests!(spec, 'calc/calc_test.go', ids, '/swt-out/c0-0', 'go-test.json')).toBe(
       'export GOTMPDIR="$HOME/.cache/swt-go-tmp"; mkdir -p "$GOTMPDIR"; if [ -x "$GOTMPDIR/swt-first-run.test" ]; then ' +
-        `( cd ./calc && "$GOTMPDIR/swt-first-run.test" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run='^(TestAddWrong|TestTable)$' 2>&1 ) | go tool test2json -t -p example.com/fx/calc > /swt-out/c0-0/go-test.json; ` +
+        // The test2json the rounds found in this container, else go tool test2json (compiledRounds.test.ts).
+        'swt_tool=; [ -f "$GOTMPDIR/swt-test2json" ] && read -r swt_tool < "$GOTMPDIR/swt-test2json"; swt_test2json() { if [ -x "$swt_tool" ]; then "$swt_tool" "$@"; else go tool test2json "$@"; fi; }; ' +
+        `( cd ./calc && "$GOTMPDIR/swt-first-run.test" -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run='^(TestAddWrong|TestTable)$' 2>&1 ) | swt_test2json -t -p example.com/fx/calc > /swt-out/c0-0/go-test.json; ` +
         `else go test -json -count=1 -vet=off -run='^(TestAddWrong|TestTable)$' ./calc > /swt-out/c0-0/go-test.json; fi`,
     );
     // A template of the project's own (its go flags would not reach the binary): go test -run only.

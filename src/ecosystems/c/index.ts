@@ -12,6 +12,7 @@ import { changedDeclarations } from './changedTests.js';
 import { isDeclared } from './declarations.js';
 import { parseBundle } from './report.js';
 import { cDependencyManifest, cMachinery } from './machinery.js';
+import { ctestRounds } from './rounds.js';
 import {
   AUTOTOOLS_CONFIGURE,
   CMAKE_BUILD_ALL,
@@ -91,10 +92,11 @@ export const ctest: RunnerDef = {
   recognise: commandWord('ctest'),
   reportFile: REPORT,
   exits: true,
-  command: (spec, files, out, report) => ctestCommand(spec, files, out, report),
+  command: (spec, files, out, report, opts) => ctestCommand(spec, files, out, report, opts?.rounds ? { rounds: opts.rounds } : {}),
   // The tests by their framework names (ids are `<file> > <name>`), through CTest's -R and GTEST_FILTER.
   commandForTests: (spec, file, ids, out, report) => ctestRerun(spec, [file], ids.map(nameOf), out, report),
   parse: (content, ctx) => parseBundle(content, ctx),
+  roundsInProcess: ctestRounds,
 };
 
 export const mesonTest: RunnerDef = {

@@ -6,7 +6,8 @@
  * runs them) and the requested files' test declarations (which file a test is in). Pure.
  */
 import { shellQuote } from '../../util/shell.js';
-import { quoteTestFile, regexEscape, reportPath } from '../command.js';
+import { quoteTestFile, regexEscape, reportPath, roundReport } from '../command.js';
+import { ROUNDS_FILTER, ROUNDS_REGEX } from './rounds.js';
 import type { RunnerSpec } from '../../results/types.js';
 
 /** CMake's build directory of ours (Ninja, ccache): the warm-up fills it, runs rebuild what changed. */
@@ -142,18 +143,26 @@ function wholeBinaryReports(r: string, dir: string, listing: string): string {
   );
 }
 
+/** Where one CTest pass writes what goes into its bundle: the run's own under the out dir, a round's under `round<N>/`. */
+interface CTestScratch {
+  /** The bundle (quoted path). */
+  report: string;
+  /** A folder of its own (unquoted): CTest's console and JUnit, GoogleTest's XML, the whole binaries' JUnit. */
+  dir: string;
+}
+
 /**
  * CTest over our CMake build: `--output-junit`, each GoogleTest binary's XML, a per-test timeout.
  * `select` (`-R …`) applies when, once built, CTest lists a test it matches; else every test runs.
+ * With `rounds`, that many confirmation rounds follow the run, without a build (rounds.ts).
  */
-export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, select?: string): string {
+export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, opts: { select?: string; rounds?: number } = {}): string {
+  const { select, rounds = 0 } = opts;
   const r = reportPath(out, report);
   const g = shellQuote(gtestDirOf(out));
-  const console = shellQuote(`${out}/ctest.out`);
-  const junit = shellQuote(`${out}/ctest.xml`);
-  // CTest's listing, asked once (each ctest start costs ~20 ms): the bundle's and WHOLE_BINARIES' alike.
+  // CTest's listing, asked once (each ctest start costs ~20 ms): the bundles' and WHOLE_BINARIES' alike.
   const listing = shellQuote(`${out}/ctest-tests.json`);
-  const ctest = (sel?: string) => withWords(spec.template, [
+  const ctest = (junit: string, sel?: string) => withWords(spec.template, [
     `--test-dir ${CMAKE_BUILD}`,
     `--output-junit ${junit}`,
     `--timeout ${TEST_TIMEOUT}`,
@@ -163,20 +172,52 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
     '--no-tests=ignore',
     ...(sel ? [sel] : []),
   ]);
-  const run = select ? `if ${ctestLists(select)}; then ${ctest(select)}; else ${ctest()}; fi` : ctest();
+  const run = (junit: string) => (select ? `if ${ctestLists(select)}; then ${ctest(junit, select)}; else ${ctest(junit)}; fi` : ctest(junit));
+  const tests = testsInto({ report: r, dir: out }, files, run, listing, 'rc', true);
+  // The rounds' tests, chosen before the run (rounds.ts): -R when CTest lists one of them, else every test under their GTEST_FILTER.
+  const roundSelect = `-R "$${ROUNDS_REGEX}"`;
+  const roundRun = (junit: string) => `if [ -n "$swt_listed" ]; then ${ctest(junit, roundSelect)}; else ${ctest(junit)}; fi`;
+  const roundSteps = Array.from({ length: rounds }, (_, i) => {
+    const scratch: CTestScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
+    return `mkdir -p ${shellQuote(scratch.dir)}; ${testsInto(scratch, files, roundRun, listing, 'swt_rc', false)}`;
+  });
+  const roundsStep = rounds
+    ? `if [ -n "$${ROUNDS_REGEX}" ] && [ "$b" != configure-failed ]; then [ -z "$${ROUNDS_FILTER}" ] || export GTEST_FILTER="$${ROUNDS_FILTER}"; ` +
+      `swt_listed=; ${ctestLists(roundSelect)} && swt_listed=1; ${roundSteps.join('; ')}; fi`
+    : '';
   return [
     prelude(r, g),
     buildStep(r, `[ -f ${CMAKE_BUILD}/CMakeCache.txt ] || ${CMAKE_CONFIGURE}`, CMAKE_BUILD_ALL),
+    tests,
+    ...(roundsStep ? [roundsStep] : []),
+    `rm -f ${listing}`,
+    `exit $rc`,
+  ].join('; ');
+}
+
+/**
+ * One CTest pass into its bundle (`s`): the files' declarations, CTest (`run`, given its JUnit's
+ * path) with GoogleTest's XML into the pass's folder, then CTest's console, JUnit and listing,
+ * every GoogleTest XML and the whole binaries' JUnit, and the pass's exit status (`rc`, a shell
+ * variable). The run's own pass (`first`) asks CTest's listing, prints its console and fails on a
+ * failed configure; a round reads the run's listing.
+ */
+function testsInto(s: CTestScratch, files: readonly string[], run: (junit: string) => string, listing: string, rc: string, first: boolean): string {
+  const r = s.report;
+  const gtest = `${s.dir}/gtest`;
+  const console = shellQuote(`${s.dir}/ctest.out`);
+  const junit = shellQuote(`${s.dir}/ctest.xml`);
+  return [
+    ...(first ? [] : [`: > ${r}; rm -rf ${shellQuote(gtest)}; mkdir -p ${shellQuote(gtest)}`]),
     declarations(r, files),
-    `${gtestOutput(gtestDirOf(out))}; rc=0; ${run} > ${console} 2>&1 || rc=$?; cat ${console}; [ "$b" = configure-failed ] && rc=1`,
+    `${gtestOutput(gtest)}; ${rc}=0; ${run(junit)} > ${console} 2>&1 || ${rc}=$?${first ? `; cat ${console}; [ "$b" = configure-failed ] && rc=1` : ''}`,
     // CTest's lines say what its JUnit does not: `***Exception: SegFault`, `***Timeout`.
     `${section(r, 'ctest-output')}; cat ${console} >> ${r}`,
     `${section(r, 'ctest-junit')}; cat ${junit} >> ${r} 2>/dev/null`,
-    `${section(r, 'ctest-tests')}; ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 > ${listing} 2>/dev/null; cat ${listing} >> ${r}`,
-    gtestReports(r, g),
-    wholeBinaryReports(r, shellQuote(`${out}/junit`), listing),
-    `rm -f ${listing}`,
-    `${section(r, 'exit', '"$rc"')}; exit $rc`,
+    `${section(r, 'ctest-tests')}; ${first ? `ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 > ${listing} 2>/dev/null; ` : ''}cat ${listing} >> ${r}`,
+    gtestReports(r, shellQuote(gtest)),
+    wholeBinaryReports(r, shellQuote(`${s.dir}/junit`), listing),
+    section(r, 'exit', `"$${rc}"`),
   ].join('; ');
 }
 
@@ -188,7 +229,7 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
 export function ctestRerun(spec: RunnerSpec, files: readonly string[], names: readonly string[], out: string, report: string): string {
   const filter = `export GTEST_FILTER=${shellQuote(names.filter((n) => !n.includes(':')).join(':'))}; `;
   const select = `-R ${shellQuote(`^(${names.map(regexEscape).join('|')})$`)}`;
-  return `${filter}${ctestCommand(spec, files, out, report, select)}`;
+  return `${filter}${ctestCommand(spec, files, out, report, { select })}`;
 }
 
 /** Whether `ctest -N` lists a test the selection matches (asked after the build: discovered tests are known then). */

@@ -9,7 +9,7 @@ import type { Ecosystem, RepoFacts, RunnerDef } from '../types.js';
 import { changedGoTests, isChangedGoTest } from './changedTests.js';
 import { dirOf, parseGoTestJson } from './goTestJson.js';
 import { goDependencyManifest, goMachinery } from './machinery.js';
-import { GO_ROUNDS_EXEC, GO_ROUNDS_FUNCTION, goRounds } from './rounds.js';
+import { GO_ROUNDS_EXEC, GO_ROUNDS_FUNCTION, GO_TEST2JSON, goRounds } from './rounds.js';
 
 /** The Go the module asks for: its `toolchain` line, else its `go` line, as major.minor; undefined without either. */
 export function goVersionOf(goMod: string | undefined): string | undefined {
@@ -98,8 +98,8 @@ function rerunCommand(spec: RunnerSpec, file: string, ids: readonly string[], ou
   const importPath = /^(.*?)\.(?:Test|Example|Fuzz)[A-Za-z0-9_]*(?:\/|$)/.exec(ids[0] ?? '')?.[1];
   if (!keepsBinary(spec, [file]) || !importPath) return goCommand(spec, [file], out, report, { run });
   const dir = packagesOf([file])[0];
-  const binary = `( cd ${checkedPackage(dir)} && ${KEPT_BINARY} -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run=${shellQuote(run)} 2>&1 ) | go tool test2json -t -p ${checkedPackage(importPath)} > ${reportPath(out, report)}`;
-  return `${TMP} if [ -x ${KEPT_BINARY} ]; then ${binary}; else ${goTestInvocation(spec, [file], out, report, { run })}; fi`;
+  const binary = `( cd ${checkedPackage(dir)} && ${KEPT_BINARY} -test.count=1 -test.timeout=10m0s -test.v=test2json -test.run=${shellQuote(run)} 2>&1 ) | swt_test2json -t -p ${checkedPackage(importPath)} > ${reportPath(out, report)}`;
+  return `${TMP} if [ -x ${KEPT_BINARY} ]; then ${GO_TEST2JSON} ${binary}; else ${goTestInvocation(spec, [file], out, report, { run })}; fi`;
 }
 
 export const goTest: RunnerDef = {

@@ -63,6 +63,13 @@ const FIND_TOOL = [
 ];
 
 /**
+ * Defines `swt_test2json`: the toolchain's own test2json the rounds' wrapper recorded in this
+ * container (FIND_TOOL), else `go tool test2json`. The rounds and a kept binary's reruns use it.
+ */
+export const GO_TEST2JSON =
+  `swt_tool=; [ -f ${TOOL} ] && read -r swt_tool < ${TOOL}; swt_test2json() { if [ -x "$swt_tool" ]; then "$swt_tool" "$@"; else go tool test2json "$@"; fi; };`;
+
+/**
  * What `prepare` does: chooses the tests (in the repository's root, before the run), writes the
  * wrapper go test runs the binary with, and defines the function the command calls after the
  * run. The wrapper links the binary where the kept container's reruns find it (`binary`), runs
@@ -92,8 +99,7 @@ export function goRoundsPrepare(out: string, report: string, binary: string, pla
   const convert = (r: number) => `{ [ -f ${raw(r)} ] && swt_test2json -t -p "$pkg" < ${raw(r)} > ${at(roundReport(report, r))}; } & swt_w="$swt_w $!";`;
   return (
     ` ${tmp} export SWT_GO_SEL="$(${choose} 2>/dev/null)"; rm -f ${rounds.map(raw).join(' ')} ${binary} ${TOOL}; ${writeLines(GO_ROUNDS_EXEC, wrapper)} && chmod +x ${GO_ROUNDS_EXEC};` +
-    ` swt_test2json() { if [ -x "$swt_tool" ]; then "$swt_tool" "$@"; else go tool test2json "$@"; fi; };` +
-    ` ${GO_ROUNDS_FUNCTION}() { [ -n "$SWT_GO_SEL" ] || return 0; pkg=$(${pkg}); [ -n "$pkg" ] || return 0; swt_tool=; [ -f ${TOOL} ] && read -r swt_tool < ${TOOL}; swt_w=; ${rounds.map(convert).join(' ')} wait $swt_w; };`
+    ` ${GO_ROUNDS_FUNCTION}() { [ -n "$SWT_GO_SEL" ] || return 0; pkg=$(${pkg}); [ -n "$pkg" ] || return 0; ${GO_TEST2JSON} swt_w=; ${rounds.map(convert).join(' ')} wait $swt_w; };`
   );
 }
 

@@ -65,7 +65,7 @@ export const vitest: RunnerDef = {
   reportFile: 'junit.xml',
   onlyRequested: true,
   notFound: NOT_FOUND,
-  command: (spec, files, out, report, opts) => fillTemplate(spec.template, [...vitestOptions(spec, out, report, opts?.rounds), ...words(files)]),
+  command: (spec, files, out, report, opts) => fillTemplate(spec.template, [...vitestOptions(spec, out, report, !!opts?.rounds), ...words(files)]),
   commandForTests: (spec, file, ids, out, report) => fillTemplate(spec.template, [...vitestOptions(spec, out, report), '-t', namePattern(ids), ...words([file])]),
   parse: (content, ctx) => whole(parseJUnit(content, { ...ctx, flavor: 'vitest' })),
   // Rounds through vitest's own API in the run's process (a new worker per test file).
