@@ -17,6 +17,8 @@ const CASES: Case[] = [
   // One CTest test running the GoogleTest binary whole: `-R` finds no test of the moved one's name, so its reruns run that test with GTEST_FILTER.
   ['CMake + GoogleTest, the binary one CTest test', { ...GTEST_BASE, 'CMakeLists.txt': GTEST_BASE['CMakeLists.txt'].replace('gtest_discover_tests(clampx_test)', 'add_test(NAME clampx COMMAND clampx_test)') }, GTEST_ABOVE, { 'src/clampx.cpp': FIXED_CPP }, 'ctest', [['tests/clampx_test.cpp > Clamp.Above', 'F2P'], ['tests/clampx_test.cpp > Clamp.Inside', 'P2P']]],
   ['CMake + Catch2', CATCH2_BASE, CATCH2_ABOVE, { 'src/clampx.cpp': FIXED_CPP }, 'ctest', [['tests/test_clampx.cpp > clamp keeps a value inside', 'P2P'], ['tests/test_clampx.cpp > clamp limits from above', 'F2P']]],
+  // One CTest test running the Catch2 binary whole: the binary runs again with Catch2's JUnit reporter (its test cases judged one by one), in the run and in each round.
+  ['CMake + Catch2, the binary one CTest test', { ...CATCH2_BASE, 'CMakeLists.txt': CATCH2_BASE['CMakeLists.txt'].replace('catch_discover_tests(clampx_tests)', 'add_test(NAME clampx COMMAND clampx_tests)') }, CATCH2_ABOVE, { 'src/clampx.cpp': FIXED_CPP }, 'ctest', [['tests/test_clampx.cpp > clamp keeps a value inside', 'P2P'], ['tests/test_clampx.cpp > clamp limits from above', 'F2P']]],
   ['Meson + GoogleTest', MESON_BASE, MESON_ABOVE, { 'src/clampx.cpp': FIXED_CPP }, 'meson-test', [['tests/clampx_test.cpp > Clamp.Above', 'F2P'], ['tests/clampx_test.cpp > Clamp.Inside', 'P2P']]],
   ['autotools C (make check)', AUTOMAKE_BASE, AUTOMAKE_ABOVE, { 'src/clampc.c': FIXED_C }, 'make-check', [['tests/test_above.c > tests/test_above', 'F2P'], ['tests/test_inside', 'P2P']]],
 ];

@@ -312,7 +312,11 @@ describe('CTest rounds', () => {
     expect(rounds).toContain('-R "$SWT_C_REGEX"; else ctest');
     // CTest's listing is asked once, by the run; the rounds read it.
     expect(cmd.match(/--show-only=json-v1/g)).toHaveLength(1);
-    expect(cmd).toMatch(/; rm -f \/swt-out\/ctest-tests\.json; exit \$rc \)$/);
+    // The run decides -R from the names its console says it started; the whole binaries' commands are worked out once, by the run.
+    expect(rounds).toContain(`sed -n 's/^ *Start *[0-9]*: //p' /swt-out/ctest.out | grep -qE "$SWT_C_REGEX" && swt_listed=1;`);
+    expect(cmd.match(/python3 -c/g)).toHaveLength(1);
+    expect(rounds).toContain('[ ! -s /swt-out/whole-binaries.sh ] || { mkdir -p /swt-out/round2/junit; SWT_JUNIT_DIR=/swt-out/round2/junit sh /swt-out/whole-binaries.sh; }');
+    expect(cmd).toMatch(/; rm -f \/swt-out\/ctest-tests\.json \/swt-out\/whole-binaries\.sh; exit \$rc \)$/);
     // Without rounds asked, none.
     expect(buildTestCommand(spec, [FILE], '/swt-out', { kept: true })).not.toContain('SWT_C_REGEX');
   });

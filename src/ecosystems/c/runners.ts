@@ -114,31 +114,37 @@ function gtestDirOf(out: string): string {
 /**
  * Python (the image has it; without it this step is skipped) that prints a shell line for each
  * CTest test running a Catch2 or doctest binary whole (no arguments: a discovered test case has its name): the binary
- * again, in the test's directory, with its framework's JUnit reporter into `<dir>/<binary>.xml`,
- * so its test cases are judged one by one. GoogleTest binaries need none (GTEST_OUTPUT).
+ * again, in the test's directory, with its framework's JUnit reporter into `$SWT_JUNIT_DIR/<binary>.xml`,
+ * so its test cases are judged one by one. GoogleTest binaries need none (GTEST_OUTPUT). Each
+ * binary is read once (a discovered binary stands behind each of its tests).
  */
 const WHOLE_BINARIES = [
   'import json, shlex, sys, os',
-  'out = sys.argv[1]',
+  'kinds = {}',
   'for t in json.load(sys.stdin).get("tests", []):',
   '  cmd = t.get("command") or []',
-  '  if not cmd or not os.path.isfile(cmd[0]): continue',
-  '  data = open(cmd[0], "rb").read()',
-  '  if len(cmd) > 1: continue',
-  '  name = os.path.basename(cmd[0])',
-  '  if b"[doctest]" in data: extra = ["--reporters=junit", "--out=" + os.path.join(out, name + ".xml")]',
-  '  elif b"Catch v" in data or b"Catch2 v" in data: extra = ["--reporter", "junit", "--out", os.path.join(out, name + ".xml")]',
-  '  else: continue',
+  '  if len(cmd) != 1 or not os.path.isfile(cmd[0]): continue',
+  '  if cmd[0] not in kinds:',
+  '    data = open(cmd[0], "rb").read()',
+  '    kinds[cmd[0]] = "doctest" if b"[doctest]" in data else "catch2" if b"Catch v" in data or b"Catch2 v" in data else ""',
+  '  kind = kinds[cmd[0]]',
+  '  if not kind: continue',
+  '  out = \'"$SWT_JUNIT_DIR"/\' + shlex.quote(os.path.basename(cmd[0]) + ".xml")',
+  '  extra = ["--reporters=junit", "--out=" + out] if kind == "doctest" else ["--reporter", "junit", "--out", out]',
   '  props = {p.get("name"): p.get("value") for p in t.get("properties", [])}',
   '  cwd = props.get("WORKING_DIRECTORY") or os.path.dirname(cmd[0])',
-  '  print("( cd %s && timeout %d %s ) >/dev/null 2>&1" % (shlex.quote(cwd), TIMEOUT, " ".join(shlex.quote(a) for a in cmd + extra)))',
+  '  print("( cd %s && timeout %d %s %s ) >/dev/null 2>&1" % (shlex.quote(cwd), TIMEOUT, shlex.quote(cmd[0]), " ".join(extra)))',
 ].join('\n');
 
-/** Catch2's and doctest's JUnit of the binaries CTest ran whole (WHOLE_BINARIES, reading CTest's `listing`), one section each. */
-function wholeBinaryReports(r: string, dir: string, listing: string): string {
-  const script = WHOLE_BINARIES.replace('TIMEOUT', String(TEST_TIMEOUT));
+/** Shell writing the whole binaries' commands (WHOLE_BINARIES, from CTest's `listing`) into `script`, once per run. */
+function wholeBinaryScript(listing: string, script: string): string {
+  return `python3 -c ${shellQuote(WHOLE_BINARIES.replace('TIMEOUT', String(TEST_TIMEOUT)))} < ${listing} > ${script} 2>/dev/null`;
+}
+
+/** Catch2's and doctest's JUnit of the binaries CTest ran whole (their commands in `script`), into `dir`, one section each. */
+function wholeBinaryReports(r: string, dir: string, script: string): string {
   return (
-    `mkdir -p ${dir}; python3 -c ${shellQuote(script)} ${dir} < ${listing} 2>/dev/null | sh; ` +
+    `[ ! -s ${script} ] || { mkdir -p ${dir}; SWT_JUNIT_DIR=${dir} sh ${script}; }; ` +
     `for x in ${dir}/*.xml; do [ -f "$x" ] && { ${section(r, 'junit', '"${x##*/}"')}; cat "$x" >> ${r}; }; done`
   );
 }
@@ -162,6 +168,7 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
   const g = shellQuote(gtestDirOf(out));
   // CTest's listing, asked once (each ctest start costs ~20 ms): the bundles' and WHOLE_BINARIES' alike.
   const listing = shellQuote(`${out}/ctest-tests.json`);
+  const whole = shellQuote(`${out}/whole-binaries.sh`);
   const ctest = (junit: string, sel?: string) => withWords(spec.template, [
     `--test-dir ${CMAKE_BUILD}`,
     `--output-junit ${junit}`,
@@ -173,24 +180,26 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
     ...(sel ? [sel] : []),
   ]);
   const run = (junit: string) => (select ? `if ${ctestLists(select)}; then ${ctest(junit, select)}; else ${ctest(junit)}; fi` : ctest(junit));
-  const tests = testsInto({ report: r, dir: out }, files, run, listing, 'rc', true);
-  // The rounds' tests, chosen before the run (rounds.ts): -R when CTest lists one of them, else every test under their GTEST_FILTER.
+  const tests = testsInto({ report: r, dir: out }, files, run, { listing, whole }, 'rc', true);
+  // The rounds' tests, chosen before the run (rounds.ts): -R when the run ran one of them (its
+  // console's `Start n: <name>` lines, ~3 ms where asking CTest costs ~20), else every test under their GTEST_FILTER.
   const roundSelect = `-R "$${ROUNDS_REGEX}"`;
+  const ranOne = `sed -n 's/^ *Start *[0-9]*: //p' ${shellQuote(`${out}/ctest.out`)} | grep -qE "$${ROUNDS_REGEX}"`;
   const roundRun = (junit: string) => `if [ -n "$swt_listed" ]; then ${ctest(junit, roundSelect)}; else ${ctest(junit)}; fi`;
   const roundSteps = Array.from({ length: rounds }, (_, i) => {
     const scratch: CTestScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
-    return `mkdir -p ${shellQuote(scratch.dir)}; ${testsInto(scratch, files, roundRun, listing, 'swt_rc', false)}`;
+    return `mkdir -p ${shellQuote(scratch.dir)}; ${testsInto(scratch, files, roundRun, { listing, whole }, 'swt_rc', false)}`;
   });
   const roundsStep = rounds
     ? `if [ -n "$${ROUNDS_REGEX}" ] && [ "$b" != configure-failed ]; then [ -z "$${ROUNDS_FILTER}" ] || export GTEST_FILTER="$${ROUNDS_FILTER}"; ` +
-      `swt_listed=; ${ctestLists(roundSelect)} && swt_listed=1; ${roundSteps.join('; ')}; fi`
+      `swt_listed=; ${ranOne} && swt_listed=1; ${roundSteps.join('; ')}; fi`
     : '';
   return [
     prelude(r, g),
     buildStep(r, `[ -f ${CMAKE_BUILD}/CMakeCache.txt ] || ${CMAKE_CONFIGURE}`, CMAKE_BUILD_ALL),
     tests,
     ...(roundsStep ? [roundsStep] : []),
-    `rm -f ${listing}`,
+    `rm -f ${listing} ${whole}`,
     `exit $rc`,
   ].join('; ');
 }
@@ -199,10 +208,11 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
  * One CTest pass into its bundle (`s`): the files' declarations, CTest (`run`, given its JUnit's
  * path) with GoogleTest's XML into the pass's folder, then CTest's console, JUnit and listing,
  * every GoogleTest XML and the whole binaries' JUnit, and the pass's exit status (`rc`, a shell
- * variable). The run's own pass (`first`) asks CTest's listing, prints its console and fails on a
- * failed configure; a round reads the run's listing.
+ * variable). The run's own pass (`first`) asks CTest's listing and the whole binaries' commands,
+ * prints its console and fails on a failed configure; a round reads the run's.
  */
-function testsInto(s: CTestScratch, files: readonly string[], run: (junit: string) => string, listing: string, rc: string, first: boolean): string {
+function testsInto(s: CTestScratch, files: readonly string[], run: (junit: string) => string, shared: { listing: string; whole: string }, rc: string, first: boolean): string {
+  const { listing, whole } = shared;
   const r = s.report;
   const gtest = `${s.dir}/gtest`;
   const console = shellQuote(`${s.dir}/ctest.out`);
@@ -214,9 +224,9 @@ function testsInto(s: CTestScratch, files: readonly string[], run: (junit: strin
     // CTest's lines say what its JUnit does not: `***Exception: SegFault`, `***Timeout`.
     `${section(r, 'ctest-output')}; cat ${console} >> ${r}`,
     `${section(r, 'ctest-junit')}; cat ${junit} >> ${r} 2>/dev/null`,
-    `${section(r, 'ctest-tests')}; ${first ? `ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 > ${listing} 2>/dev/null; ` : ''}cat ${listing} >> ${r}`,
+    `${section(r, 'ctest-tests')}; ${first ? `ctest --test-dir ${CMAKE_BUILD} --show-only=json-v1 > ${listing} 2>/dev/null; ${wholeBinaryScript(listing, whole)}; ` : ''}cat ${listing} >> ${r}`,
     gtestReports(r, shellQuote(gtest)),
-    wholeBinaryReports(r, shellQuote(`${s.dir}/junit`), listing),
+    wholeBinaryReports(r, shellQuote(`${s.dir}/junit`), whole),
     section(r, 'exit', `"$${rc}"`),
   ].join('; ');
 }
