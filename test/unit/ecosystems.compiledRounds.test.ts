@@ -219,7 +219,7 @@ describe('cargo test rounds', () => {
   });
 });
 
-describe('CTest rounds', () => {
+describe('CTest and Meson rounds', () => {
   const FILE = 'tests/text_test.cpp';
   const before = [
     '#include <gtest/gtest.h>',
@@ -319,5 +319,24 @@ describe('CTest rounds', () => {
     expect(cmd).toMatch(/; rm -f \/swt-out\/ctest-tests\.json \/swt-out\/whole-binaries\.sh; exit \$rc \)$/);
     // Without rounds asked, none.
     expect(buildTestCommand(spec, [FILE], '/swt-out', { kept: true })).not.toContain('SWT_C_REGEX');
+  });
+
+  it('with Meson, run meson test again under GTEST_FILTER on the chosen GoogleTest tests, with no build, its introspection asked once', () => {
+    const spec = runnerFromCommand('meson test');
+    expect(roundsInProcess(spec)).toBe(true);
+    expect(roundsFresh(spec)).toBe(true);
+    const cmd = buildTestCommand(spec, [FILE], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { [FILE]: [9] } } });
+    const [run, rounds] = cmd.split('if [ -n "$SWT_C_FILTER" ]');
+    expect(run).toContain('meson compile -C .swt-meson');
+    expect(rounds).not.toContain('meson compile');
+    expect(rounds).toMatch(/^ && \[ "\$b" != configure-failed \]; then export GTEST_FILTER="\$SWT_C_FILTER";/);
+    for (const r of [1, 2]) {
+      expect(rounds).toContain(`: > /swt-out/c-tests.txt.round${r};`);
+      expect(rounds).toContain(`export GTEST_OUTPUT=xml:/swt-out/round${r}/gtest/; swt_rc=0; meson test -C .swt-meson --no-rebuild --print-errorlogs -t 10 > /swt-out/round${r}/meson.out 2>&1 || swt_rc=$?;`);
+    }
+    expect(cmd.match(/meson introspect/g)).toHaveLength(1);
+    expect(cmd).toMatch(/; rm -f \/swt-out\/meson-intro\.json; exit \$rc \)$/);
+    // make check has no rounds: its tests rerun, and the result says so.
+    expect(roundsInProcess(runnerFromCommand('make check'))).toBe(false);
   });
 });

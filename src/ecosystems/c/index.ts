@@ -12,7 +12,7 @@ import { changedDeclarations } from './changedTests.js';
 import { isDeclared } from './declarations.js';
 import { parseBundle } from './report.js';
 import { cDependencyManifest, cMachinery } from './machinery.js';
-import { ctestRounds } from './rounds.js';
+import { cRounds } from './rounds.js';
 import {
   AUTOTOOLS_CONFIGURE,
   CMAKE_BUILD_ALL,
@@ -96,7 +96,7 @@ export const ctest: RunnerDef = {
   // The tests by their framework names (ids are `<file> > <name>`), through CTest's -R and GTEST_FILTER.
   commandForTests: (spec, file, ids, out, report) => ctestRerun(spec, [file], ids.map(nameOf), out, report),
   parse: (content, ctx) => parseBundle(content, ctx),
-  roundsInProcess: ctestRounds,
+  roundsInProcess: cRounds,
 };
 
 export const mesonTest: RunnerDef = {
@@ -104,8 +104,9 @@ export const mesonTest: RunnerDef = {
   recognise: /(^|[\s/;&|(])meson\s+test(\s|$|;|&|\|)/,
   reportFile: REPORT,
   exits: true,
-  command: (spec, files, out, report) => mesonCommand(spec, files, out, report),
+  command: (spec, files, out, report, opts) => mesonCommand(spec, files, out, report, opts?.rounds ? { rounds: opts.rounds } : {}),
   parse: (content, ctx) => parseBundle(content, ctx),
+  roundsInProcess: cRounds,
 };
 
 export const makeCheck: RunnerDef = {

@@ -1,11 +1,13 @@
 /**
- * CTest's confirmation rounds inside the first run (RunnerDef.roundsInProcess). Once the run's
+ * CTest's and Meson's confirmation rounds inside the first run (RunnerDef.roundsInProcess). Once the run's
  * build and tests are done, in the same exec, each round runs CTest again with no build, on the
  * tests whose declarations (`TEST(Suite, Name) { … }`, `TEST_CASE("name") { … }`) hold a line the
  * patch adds: CTest's `-R` for the tests it knows by those names (discovered ones), GTEST_FILTER
  * for those inside a binary it runs whole, as a rerun selects them (runners.ts ctestRerun). CTest
  * starts each test as a new process, as a rerun does: a round costs the tests and one CTest start,
- * not a build and a round trip to the container. Tests are chosen by lines only, as Go's are.
+ * not a build and a round trip to the container. Meson's rounds run `meson test` again under
+ * GTEST_FILTER (runners.ts mesonCommand): it has no `-R` of GoogleTest's names. Tests are chosen
+ * by lines only, as Go's are.
  * Pure.
  */
 import { shellQuote } from '../../util/shell.js';
@@ -60,8 +62,8 @@ export function cRoundsPrepare(plan: RoundPlan): string {
   return ` ${ROUNDS_FILTER}="$(${filter} 2>/dev/null)"; ${ROUNDS_REGEX}="$(${regex} 2>/dev/null)";`;
 }
 
-/** CTest's rounds: each test a new process, as in a rerun (freshProcess). */
-export const ctestRounds: NonNullable<RunnerDef['roundsInProcess']> = {
+/** CTest's and Meson's rounds: each test program a new process, as in a rerun (freshProcess). */
+export const cRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   prepare: (_out, plan) => cRoundsPrepare(plan),
   report: roundReport,
   // Nothing of the rounds runs before the run: they cannot keep it from running.

@@ -247,21 +247,41 @@ function ctestLists(select: string): string {
   return `ctest --test-dir ${CMAKE_BUILD} -N ${select} 2>/dev/null | grep -q '^ *Test *#'`;
 }
 
-/** `meson test` over our Meson build: its JUnit log, and each GoogleTest binary's XML. */
-export function mesonCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string): string {
+/**
+ * `meson test` over our Meson build: its JUnit log, and each GoogleTest binary's XML. With
+ * `rounds`, that many confirmation rounds follow with no build: `meson test` again with
+ * GTEST_FILTER on the GoogleTest tests the patch adds (rounds.ts); none when it adds none.
+ */
+export function mesonCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, opts: { rounds?: number } = {}): string {
+  const { rounds = 0 } = opts;
   const r = reportPath(out, report);
   const g = shellQuote(gtestDirOf(out));
   const test = withWords(spec.template, [`-C ${MESON_BUILD}`, '--no-rebuild', '--print-errorlogs', `-t ${Math.max(1, Math.round(TEST_TIMEOUT / 30))}`]);
+  // Each test's programs and their sources (a test is placed in the requested source it is built from): asked once, a Meson start.
+  const intro = shellQuote(`${out}/meson-intro.json`);
+  const pass = (s: CTestScratch, rc: string, first: boolean) => {
+    const gtest = `${s.dir}/gtest`;
+    return [
+      ...(first ? [] : [`: > ${s.report}; rm -rf ${shellQuote(gtest)}; mkdir -p ${shellQuote(gtest)}`]),
+      declarations(s.report, files),
+      `rm -f ${MESON_BUILD}/meson-logs/testlog.junit.xml; ${gtestOutput(gtest)}; ${rc}=0; ${test}${first ? '' : ` > ${shellQuote(`${s.dir}/meson.out`)} 2>&1`} || ${rc}=$?${first ? '; [ "$b" = configure-failed ] && rc=1' : ''}`,
+      `${section(s.report, 'meson-junit')}; cat ${MESON_BUILD}/meson-logs/testlog.junit.xml >> ${s.report} 2>/dev/null`,
+      `${section(s.report, 'meson-intro')}; ${first ? `meson introspect ${MESON_BUILD} --tests --targets > ${intro} 2>/dev/null; ` : ''}cat ${intro} >> ${s.report}`,
+      gtestReports(s.report, shellQuote(gtest)),
+      section(s.report, 'exit', `"$${rc}"`),
+    ].join('; ');
+  };
+  const roundPasses = Array.from({ length: rounds }, (_, i) => {
+    const scratch: CTestScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
+    return `mkdir -p ${shellQuote(scratch.dir)}; ${pass(scratch, 'swt_rc', false)}`;
+  });
   return [
     prelude(r, g),
     buildStep(r, `[ -f ${MESON_BUILD}/build.ninja ] || ${MESON_SETUP}`, MESON_COMPILE),
-    declarations(r, files),
-    `rm -f ${MESON_BUILD}/meson-logs/testlog.junit.xml; ${gtestOutput(gtestDirOf(out))}; rc=0; ${test} || rc=$?; [ "$b" = configure-failed ] && rc=1`,
-    `${section(r, 'meson-junit')}; cat ${MESON_BUILD}/meson-logs/testlog.junit.xml >> ${r} 2>/dev/null`,
-    // Each test's programs and their sources: a test is placed in the requested source it is built from.
-    `${section(r, 'meson-intro')}; meson introspect ${MESON_BUILD} --tests --targets >> ${r} 2>/dev/null`,
-    gtestReports(r, g),
-    `${section(r, 'exit', '"$rc"')}; exit $rc`,
+    pass({ report: r, dir: out }, 'rc', true),
+    ...(rounds ? [`if [ -n "$${ROUNDS_FILTER}" ] && [ "$b" != configure-failed ]; then export GTEST_FILTER="$${ROUNDS_FILTER}"; ${roundPasses.join('; ')}; fi`] : []),
+    `rm -f ${intro}`,
+    'exit $rc',
   ].join('; ');
 }
 
