@@ -149,11 +149,11 @@ function wholeBinaryReports(r: string, dir: string, script: string): string {
   );
 }
 
-/** Where one CTest pass writes what goes into its bundle: the run's own under the out dir, a round's under `round<N>/`. */
-interface CTestScratch {
+/** Where one test pass (CTest's or Meson's) writes what goes into its bundle: the run's own under the out dir, a round's under `round<N>/`. */
+interface PassScratch {
   /** The bundle (quoted path). */
   report: string;
-  /** A folder of its own (unquoted): CTest's console and JUnit, GoogleTest's XML, the whole binaries' JUnit. */
+  /** A folder of its own (unquoted): the runner's console and JUnit, GoogleTest's XML, the whole binaries' JUnit. */
   dir: string;
 }
 
@@ -187,7 +187,7 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
   const ranOne = `sed -n 's/^ *Start *[0-9]*: //p' ${shellQuote(`${out}/ctest.out`)} | grep -qE "$${ROUNDS_REGEX}"`;
   const roundRun = (junit: string) => `if [ -n "$swt_listed" ]; then ${ctest(junit, roundSelect)}; else ${ctest(junit)}; fi`;
   const roundSteps = Array.from({ length: rounds }, (_, i) => {
-    const scratch: CTestScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
+    const scratch: PassScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
     return `mkdir -p ${shellQuote(scratch.dir)}; ${testsInto(scratch, files, roundRun, { listing, whole }, 'swt_rc', false)}`;
   });
   const roundsStep = rounds
@@ -211,7 +211,7 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
  * variable). The run's own pass (`first`) asks CTest's listing and the whole binaries' commands,
  * prints its console and fails on a failed configure; a round reads the run's.
  */
-function testsInto(s: CTestScratch, files: readonly string[], run: (junit: string) => string, shared: { listing: string; whole: string }, rc: string, first: boolean): string {
+function testsInto(s: PassScratch, files: readonly string[], run: (junit: string) => string, shared: { listing: string; whole: string }, rc: string, first: boolean): string {
   const { listing, whole } = shared;
   const r = s.report;
   const gtest = `${s.dir}/gtest`;
@@ -259,7 +259,7 @@ export function mesonCommand(spec: RunnerSpec, files: readonly string[], out: st
   const test = withWords(spec.template, [`-C ${MESON_BUILD}`, '--no-rebuild', '--print-errorlogs', `-t ${Math.max(1, Math.round(TEST_TIMEOUT / 30))}`]);
   // Each test's programs and their sources (a test is placed in the requested source it is built from): asked once, a Meson start.
   const intro = shellQuote(`${out}/meson-intro.json`);
-  const pass = (s: CTestScratch, rc: string, first: boolean) => {
+  const pass = (s: PassScratch, rc: string, first: boolean) => {
     const gtest = `${s.dir}/gtest`;
     return [
       ...(first ? [] : [`: > ${s.report}; rm -rf ${shellQuote(gtest)}; mkdir -p ${shellQuote(gtest)}`]),
@@ -272,7 +272,7 @@ export function mesonCommand(spec: RunnerSpec, files: readonly string[], out: st
     ].join('; ');
   };
   const roundPasses = Array.from({ length: rounds }, (_, i) => {
-    const scratch: CTestScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
+    const scratch: PassScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
     return `mkdir -p ${shellQuote(scratch.dir)}; ${pass(scratch, 'swt_rc', false)}`;
   });
   return [
