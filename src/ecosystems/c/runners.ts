@@ -157,6 +157,20 @@ interface PassScratch {
   dir: string;
 }
 
+/** `rounds` confirmation rounds of `pass`, each into its own bundle and folder, both emptied first. */
+function roundPasses(out: string, report: string, rounds: number, pass: (s: PassScratch) => string): string[] {
+  return Array.from({ length: rounds }, (_, i) => {
+    const s: PassScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
+    const gtest = shellQuote(`${s.dir}/gtest`);
+    return `: > ${s.report}; rm -rf ${gtest}; mkdir -p ${gtest}; ${pass(s)}`;
+  });
+}
+
+/** CTest's console in a pass's folder. */
+function consoleIn(dir: string): string {
+  return shellQuote(`${dir}/ctest.out`);
+}
+
 /**
  * CTest over our CMake build: `--output-junit`, each GoogleTest binary's XML, a per-test timeout.
  * `select` (`-R …`) applies when, once built, CTest lists a test it matches; else every test runs.
@@ -184,12 +198,9 @@ export function ctestCommand(spec: RunnerSpec, files: readonly string[], out: st
   // The rounds' tests, chosen before the run (rounds.ts): -R when the run ran one of them (its
   // console's `Start n: <name>` lines, ~3 ms where asking CTest costs ~20), else every test under their GTEST_FILTER.
   const roundSelect = `-R "$${ROUNDS_REGEX}"`;
-  const ranOne = `sed -n 's/^ *Start *[0-9]*: //p' ${shellQuote(`${out}/ctest.out`)} | grep -qE "$${ROUNDS_REGEX}"`;
+  const ranOne = `sed -n 's/^ *Start *[0-9]*: //p' ${consoleIn(out)} | grep -qE "$${ROUNDS_REGEX}"`;
   const roundRun = (junit: string) => `if [ -n "$swt_listed" ]; then ${ctest(junit, roundSelect)}; else ${ctest(junit)}; fi`;
-  const roundSteps = Array.from({ length: rounds }, (_, i) => {
-    const scratch: PassScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
-    return `mkdir -p ${shellQuote(scratch.dir)}; ${testsInto(scratch, files, roundRun, { listing, whole }, 'swt_rc', false)}`;
-  });
+  const roundSteps = roundPasses(out, report, rounds, (s) => testsInto(s, files, roundRun, { listing, whole }, 'swt_rc', false));
   const roundsStep = rounds
     ? `if [ -n "$${ROUNDS_REGEX}" ] && [ "$b" != configure-failed ]; then [ -z "$${ROUNDS_FILTER}" ] || export GTEST_FILTER="$${ROUNDS_FILTER}"; ` +
       `swt_listed=; ${ranOne} && swt_listed=1; ${roundSteps.join('; ')}; fi`
@@ -215,10 +226,9 @@ function testsInto(s: PassScratch, files: readonly string[], run: (junit: string
   const { listing, whole } = shared;
   const r = s.report;
   const gtest = `${s.dir}/gtest`;
-  const console = shellQuote(`${s.dir}/ctest.out`);
+  const console = consoleIn(s.dir);
   const junit = shellQuote(`${s.dir}/ctest.xml`);
   return [
-    ...(first ? [] : [`: > ${r}; rm -rf ${shellQuote(gtest)}; mkdir -p ${shellQuote(gtest)}`]),
     declarations(r, files),
     `${gtestOutput(gtest)}; ${rc}=0; ${run(junit)} > ${console} 2>&1 || ${rc}=$?${first ? `; cat ${console}; [ "$b" = configure-failed ] && rc=1` : ''}`,
     // CTest's lines say what its JUnit does not: `***Exception: SegFault`, `***Timeout`.
@@ -262,7 +272,6 @@ export function mesonCommand(spec: RunnerSpec, files: readonly string[], out: st
   const pass = (s: PassScratch, rc: string, first: boolean) => {
     const gtest = `${s.dir}/gtest`;
     return [
-      ...(first ? [] : [`: > ${s.report}; rm -rf ${shellQuote(gtest)}; mkdir -p ${shellQuote(gtest)}`]),
       declarations(s.report, files),
       `rm -f ${MESON_BUILD}/meson-logs/testlog.junit.xml; ${gtestOutput(gtest)}; ${rc}=0; ${test}${first ? '' : ` > ${shellQuote(`${s.dir}/meson.out`)} 2>&1`} || ${rc}=$?${first ? '; [ "$b" = configure-failed ] && rc=1' : ''}`,
       `${section(s.report, 'meson-junit')}; cat ${MESON_BUILD}/meson-logs/testlog.junit.xml >> ${s.report} 2>/dev/null`,
@@ -271,15 +280,12 @@ export function mesonCommand(spec: RunnerSpec, files: readonly string[], out: st
       section(s.report, 'exit', `"$${rc}"`),
     ].join('; ');
   };
-  const roundPasses = Array.from({ length: rounds }, (_, i) => {
-    const scratch: PassScratch = { report: reportPath(out, roundReport(report, i + 1)), dir: `${out}/round${i + 1}` };
-    return `mkdir -p ${shellQuote(scratch.dir)}; ${pass(scratch, 'swt_rc', false)}`;
-  });
+  const roundSteps = roundPasses(out, report, rounds, (s) => pass(s, 'swt_rc', false));
   return [
     prelude(r, g),
     buildStep(r, `[ -f ${MESON_BUILD}/build.ninja ] || ${MESON_SETUP}`, MESON_COMPILE),
     pass({ report: r, dir: out }, 'rc', true),
-    ...(rounds ? [`if [ -n "$${ROUNDS_FILTER}" ] && [ "$b" != configure-failed ]; then export GTEST_FILTER="$${ROUNDS_FILTER}"; ${roundPasses.join('; ')}; fi`] : []),
+    ...(rounds ? [`if [ -n "$${ROUNDS_FILTER}" ] && [ "$b" != configure-failed ]; then export GTEST_FILTER="$${ROUNDS_FILTER}"; ${roundSteps.join('; ')}; fi`] : []),
     `rm -f ${intro}`,
     'exit $rc',
   ].join('; ');
