@@ -5,10 +5,14 @@ import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Environment, RunOutcome, Sandbox } from '../../src/sandbox/types.js';
 import { expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
+import { commitSharedBlob } from '../helpers/sharedBlobTree.js';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/util/logger.js';
+import { OVERLAY_AHEAD_MAX_BYTES } from '../../src/sandbox/containers/copyIn.js';
 
 // A kept run's files and reports through its own exec (issue 42): the state's overlay goes in on
 // the first exec's stdin and /swt-out comes out as a tar on its stdout, so a run pays no archive
-// round trip. Where the image has no tar, or the stdout is not a whole archive (the command wrote
+// round trip; a small overlay is read from git before that exec is made, a big one as it goes in. Where the image has no tar, or the stdout is not a whole archive (the command wrote
 // to it), the engine's archive calls do the same work: the run is the same either way.
 
 const DockerContainer = createRequire(import.meta.url)('dockerode/lib/container') as { prototype: { getArchive: (...a: unknown[]) => unknown; putArchive: (...a: unknown[]) => unknown } };
@@ -38,8 +42,16 @@ const patch = [
 
 const command = 'cat a.txt new/dir/b.txt; ls gone.txt 2>&1; echo "<r/>" > /swt-out/r.xml; mkdir -p /swt-out/p0; echo two > /swt-out/p0/s.xml; echo out; echo err >&2; exit 3';
 
+// The sandbox's debug log: how each kept run's overlay went in.
+const logged: string[] = [];
+const overlaysLogged = () => logged.splice(0).flatMap((l) => {
+  const o = JSON.parse(l) as { msg?: string; kept?: boolean; overlay?: string };
+  return o.msg === 'sandbox run' && o.kept ? [o.overlay ?? 'none'] : [];
+});
+
 beforeAll(async () => {
-  sandbox = createDockerSandbox({});
+  const destination = new Writable({ write: (chunk, _enc, done) => (logged.push(String(chunk)), done()) });
+  sandbox = createDockerSandbox({ logger: createLogger({ level: 'debug', destination }) });
   repo = createGitRepo({ 'a.txt': 'A1\n', 'gone.txt': 'x\n' });
   env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: '' });
   // The same base with its tar taken away, as root, committed as an image of this test's own.
@@ -63,11 +75,12 @@ afterAll(async () => {
 });
 
 /** A kept run of `command` on the patched state, and how many archive calls the engine got meanwhile. */
-async function keptRun(e: Environment, cmd: string, then?: (r: RunOutcome) => Promise<RunOutcome>) {
+async function keptRun(e: Environment, cmd: string, then?: (r: RunOutcome) => Promise<RunOutcome>, rev = repo.sha) {
+  overlaysLogged();
   const gets = jest.spyOn(DockerContainer.prototype, 'getArchive');
   const puts = jest.spyOn(DockerContainer.prototype, 'putArchive');
   try {
-    const first = await sandbox.run({ env: e, repo: repo.path, state: { rev: repo.sha, patches: [patch] }, command: cmd, keep: true });
+    const first = await sandbox.run({ env: e, repo: repo.path, state: { rev, patches: [patch] }, command: cmd, keep: true });
     try {
       const second = then ? await then(first) : undefined;
       return { first, second, gets: gets.mock.calls.length, puts: puts.mock.calls.length };
@@ -93,6 +106,18 @@ describe('a kept run through its own exec', () => {
     expect(second?.output).toBe('rerun\n');
     expect(second?.files).toEqual({ 't.xml': 'again\n' });
     expect([gets, puts]).toEqual([0, 0]);
+    // The overlay was read ahead of the first exec; the rerun brings none.
+    expect(overlaysLogged()).toEqual(['read ahead', 'none']);
+  }, 300_000);
+
+  it('an overlay past the read-ahead bound streams into the exec as git reads it, and the run is the same', async () => {
+    const big = OVERLAY_AHEAD_MAX_BYTES + 1;
+    const { sha } = commitSharedBlob(repo, { bytes: big, paths: ['big.bin'] });
+    const { first, gets, puts } = await keptRun(env, `wc -c < big.bin >&2; ${command}`, undefined, sha);
+    expect(first.output).toMatch(new RegExp(`^${big}\n`));
+    expectTheRun({ ...first, output: first.output.replace(/^\d+\n/, '') });
+    expect([gets, puts]).toEqual([0, 0]);
+    expect(overlaysLogged()).toEqual(['streamed']);
   }, 300_000);
 
   it('an image without tar: the engine copies the overlay in and the reports out, and the run is the same', async () => {

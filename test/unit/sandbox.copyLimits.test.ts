@@ -2,6 +2,8 @@ import tarStream from 'tar-stream';
 import { openState, overlayTar, planSize, planStateOverlay } from '../../src/repo/git.js';
 import { catFileObjects } from '../../src/repo/gitExec.js';
 import { bytesText, copyRefusal, inodeLimit } from '../../src/sandbox/containers/limits.js';
+import { overlayAhead } from '../../src/sandbox/containers/copyIn.js';
+import { Readable } from 'node:stream';
 import { DEFAULT_LIMITS } from '../../src/sandbox/types.js';
 import { cleanupGitRepos, createGitRepo, leftoverGitRepos } from '../helpers/gitRepo.js';
 import { commitSharedBlob } from '../helpers/sharedBlobTree.js';
@@ -122,6 +124,38 @@ describe('sizes from git, nothing checked out', () => {
       tar.once('data', () => tar.destroy());
       tar.on('error', () => undefined);
       await closed;
+    } finally {
+      await st.dispose();
+    }
+  });
+
+  it('an overlay read ahead is the whole archive; cancelled, or with a blob git cannot give, it fails instead', async () => {
+    const repo = createGitRepo({ 'a.txt': 'a\n', 'gone.txt': 'x\n' });
+    const patch = ['--- a/a.txt', '+++ b/a.txt', '@@ -1 +1 @@', '-a', '+b', '--- /dev/null', '+++ b/new/c.txt', '@@ -0,0 +1 @@', '+c', ''].join('\n');
+    const st = await openState(repo.path, { rev: repo.sha, patches: [patch] });
+    try {
+      const plan = await planStateOverlay(st, repo.sha);
+      const archive = await overlayAhead(st.repo, plan, st.env).archive;
+      const extract = tarStream.extract();
+      Readable.from([archive]).pipe(extract as unknown as NodeJS.WritableStream);
+      const seen: Array<[string, string, string]> = [];
+      for await (const e of extract) {
+        const parts: Buffer[] = [];
+        for await (const c of e as AsyncIterable<Buffer>) parts.push(c);
+        seen.push([e.header.name, e.header.type, Buffer.concat(parts).toString()]);
+      }
+      expect(seen).toEqual([
+        ['new', 'directory', ''],
+        ['a.txt', 'file', 'b\n'],
+        ['new/c.txt', 'file', 'c\n'],
+      ]);
+      // Cancelled before it is read (the container was not needed): it rejects, and nothing hangs.
+      const cancelled = overlayAhead(st.repo, plan, st.env);
+      cancelled.cancel();
+      await expect(cancelled.archive).rejects.toThrow();
+      // A blob missing from the state's objects: no archive, git's failure instead of a cut one.
+      const missing = { ...plan, write: [...plan.write, { ...plan.write[0]!, path: 'missing.txt', blob: '0123456789012345678901234567890123456789' }] };
+      await expect(overlayAhead(st.repo, missing, st.env).archive).rejects.toThrow(/missing/);
     } finally {
       await st.dispose();
     }

@@ -7,7 +7,7 @@ import { storageOptSupported, type DiskWatchResult } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from '../docker.js';
 import { markUsed } from '../images/envCache.js';
 import { openRepo, planStateOverlay, openState, type StateTree } from '../../repo/git.js';
-import { admitCopy, copyPlan } from './copyIn.js';
+import { admitCopy, copyPlan, overlayAhead, OVERLAY_AHEAD_MAX_BYTES, type OverlayAhead } from './copyIn.js';
 import { containerLabels, diskLimitText, hostConfigFor, resolveLimits, type ContainerRole } from './limits.js';
 import { registerContainer, removeContainer, createTracked } from './liveContainers.js';
 import { deletionScript, type OverlayPlan } from '../../repo/overlay.js';
@@ -47,6 +47,8 @@ export interface PreparedContainer {
   state: StateTree;
   /** The overlay is not in yet: the first command's exec brings it on its stdin (fillInExec). */
   fillPending?: boolean;
+  /** That overlay's archive, read ahead when it is small (overlayAhead); taken by the first exec. */
+  fillAhead?: OverlayAhead;
 }
 
 /** Prelude (run as the sandbox user) that applies the overlay's deletions. */
@@ -140,24 +142,27 @@ export async function prepareContainer(
   const { docker } = deps;
   const what = `the files of ${stateName(opts.state)}`;
   let container: Docker.Container | undefined;
+  let ahead: OverlayAhead | undefined;
   try {
     const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
     if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
     // Counted before any container is made for it: one over the run's disk or file limit is refused here.
-    await admitCopy(opts.state.repo, [plan], { env: opts.state.env, limits: opts.limits, what, role: opts.role });
+    const size = await admitCopy(opts.state.repo, [plan], { env: opts.state.env, limits: opts.limits, what, role: opts.role });
+    const pending = !!(plan.write.length || plan.dirs.length);
+    ahead = pending && opts.fillInExec && size.bytes <= OVERLAY_AHEAD_MAX_BYTES ? overlayAhead(opts.state.repo, plan, opts.state.env) : undefined;
     await opts.gate;
     container = opts.started?.();
     const started = !!container;
     await markUsed(opts.env.image);
     container ??= await createSandboxContainer(deps, { image: opts.env.image, role: opts.role, cmd: opts.cmd(plan), limits: opts.limits, ...(opts.stdin ? { stdin: true } : {}) });
     const into = container;
-    const pending = !!(plan.write.length || plan.dirs.length);
-    const prepared: PreparedContainer = { id: into.id, container: into, plan, state: opts.state, ...(pending && opts.fillInExec ? { fillPending: true } : {}) };
+    const prepared: PreparedContainer = { id: into.id, container: into, plan, state: opts.state, ...(pending && opts.fillInExec ? { fillPending: true } : {}), ...(ahead ? { fillAhead: ahead } : {}) };
     const fill = pending && !opts.fillInExec ? fillByArchive(prepared, opts.limits.timeoutMs, opts.signal) : Promise.resolve();
     const settled = await Promise.allSettled([fill, started ? undefined : opts.meanwhile?.(into)]);
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
     return prepared;
   } catch (e) {
+    ahead?.cancel();
     if (container) await removeContainer(docker, container.id).catch(() => undefined);
     if (opts.signal?.aborted) throw cancelled();
     throw e;

@@ -45,6 +45,39 @@ export async function copyPlan(
   await copyTar(container, tar, o);
 }
 
+/** An overlay's archive read into memory ahead of the exec that brings it in (PreparedContainer.fillAhead). */
+export interface OverlayAhead {
+  /** The whole archive; rejects when git could not give a blob or the read was cancelled. */
+  archive: Promise<Buffer>;
+  /** Ends the read (git with it) when nobody will take the archive. */
+  cancel(): void;
+}
+
+/**
+ * The most an overlay read ahead may hold: a test patch and a fix are kilobytes, and a bigger
+ * overlay streams into its exec as it is read instead of waiting in memory.
+ */
+export const OVERLAY_AHEAD_MAX_BYTES = 4 * 1024 ** 2;
+
+/**
+ * Reads a plan's archive while the container is taken and its first exec made: that exec would
+ * otherwise wait for git's start and read (~4 ms alone, 20+ ms beside a validation's other work).
+ */
+export function overlayAhead(repo: GitRepo, plan: OverlayPlan, env: Record<string, string>): OverlayAhead {
+  const tar = overlayTar(repo, plan, { env });
+  const forget = onInterrupt(() => tar.destroy(new Error('the process is stopping')));
+  const archive = new Promise<Buffer>((resolve, reject) => {
+    const parts: Buffer[] = [];
+    tar.on('data', (b: Buffer) => parts.push(b));
+    tar.once('end', () => resolve(Buffer.concat(parts)));
+    tar.once('error', reject);
+    tar.once('close', () => reject(new Error('the overlay read was cancelled')));
+  }).finally(forget);
+  // Nobody may take it (the container was not needed): its failure is then nobody's.
+  archive.catch(() => undefined);
+  return { archive, cancel: () => tar.destroy() };
+}
+
 /** Puts a tar stream into the container under a deadline and a signal; the stream is destroyed on any failure. */
 export async function copyTar(container: Docker.Container, tar: Readable, o: { path: string; timeoutMs: number; signal?: AbortSignal; what: string }): Promise<void> {
   const stop = new AbortController();

@@ -29,6 +29,7 @@ export async function runKept(deps: SandboxDeps, prepared: PreparedContainer, st
   const release = async () => {
     if (released) return;
     released = true;
+    prepared.fillAhead?.cancel();
     const removal = removeContainer(deps.docker, prepared.id)
       .catch(() => undefined)
       .finally(() => state.dispose());
@@ -76,6 +77,8 @@ async function execCommand(
   const tail = new TailBuffer(limits.outputBytes);
   const stdout = new CappedBuffer(STDOUT_MAX);
   const ended = demux(docker, stream, (b) => stdout.push(b), (b) => tail.push(b));
+  // How the overlay goes in, for the run's log: read before the exec, or read as it goes in.
+  const overlay = fill ? (prepared.fillAhead ? 'read ahead' : 'streamed') : undefined;
   const feed = fill ? feedOverlay(prepared, stream) : undefined;
   const started = Date.now();
   let killed = false;
@@ -120,7 +123,7 @@ async function execCommand(
   const timedOut = ending === 'timeout';
   const exit = await judgeExit(container, kill, { killed, code, state, ownStatus: takeExitStatus(files) });
   const outcome = runOutcome({ ...exit, timedOut, disk: diskSeen, tail, files, durationMs }, limits);
-  deps.log.debug({ exitCode: outcome.exitCode, timedOut: outcome.timedOut, oomKilled: exit.oomKilled, diskLimit: diskSeen.exceeded, durationMs, kept: true }, 'sandbox run');
+  deps.log.debug({ exitCode: outcome.exitCode, timedOut: outcome.timedOut, oomKilled: exit.oomKilled, diskLimit: diskSeen.exceeded, durationMs, kept: true, ...(overlay ? { overlay } : {}) }, 'sandbox run');
   return { outcome, alive: !killed };
 }
 
@@ -175,11 +178,39 @@ class CappedBuffer {
 }
 
 /**
- * Streams the overlay into the exec's stdin and closes it. `end`, once the exec is over: the
- * archive's failure (git could not give a blob; the exec's tar saw a cut archive), or undefined
- * when it was all sent; what was not sent by then is dropped (its git stopped).
+ * Streams the overlay into the exec's stdin (the archive read ahead, else read now) and closes it.
+ * `end`, once the exec is over: the archive's failure (git could not give a blob; the exec's tar
+ * saw a cut archive), or undefined when it was all sent; what was not sent by then is dropped (its
+ * git stopped).
  */
 function feedOverlay(prepared: PreparedContainer, stdin: NodeJS.WritableStream): { end: () => Promise<Error | undefined> } {
+  // A container that stopped reading (its tar failed) ends the socket: FILL_FAILED says the rest.
+  (stdin as unknown as { on: (e: string, f: () => void) => void }).on('error', () => undefined);
+  const ahead = prepared.fillAhead;
+  // Taken once: a retry through the engine's copy (FILL_FAILED) reads the overlay again.
+  delete prepared.fillAhead;
+  if (ahead) {
+    let settled = false;
+    let failed: Error | undefined;
+    void ahead.archive.then(
+      (archive) => {
+        settled = true;
+        stdin.end(archive);
+      },
+      (e: Error) => {
+        settled = true;
+        failed = e;
+        stdin.end();
+      },
+    );
+    return {
+      async end() {
+        // An exec over before its archive was read: the read stops, and what the exec saw says the rest.
+        if (!settled) ahead.cancel();
+        return settled ? failed : undefined;
+      },
+    };
+  }
   const tar = overlayTar(prepared.state.repo, prepared.plan, { env: prepared.state.env });
   let failed: Error | undefined;
   let sent = false;
@@ -188,8 +219,6 @@ function feedOverlay(prepared: PreparedContainer, stdin: NodeJS.WritableStream):
     stdin.end();
   });
   tar.once('end', () => (sent = true));
-  // A container that stopped reading (its tar failed) ends the socket: FILL_FAILED says the rest.
-  (stdin as unknown as { on: (e: string, f: () => void) => void }).on('error', () => undefined);
   // At a signal the copy ends first (git's readers with it), as the engine's copy does.
   const forget = onInterrupt(() => tar.destroy(new Error('the process is stopping')));
   tar.pipe(stdin);

@@ -78,7 +78,10 @@ export function prewarmRun(deps: SandboxDeps, req: RunRequest, ready: Promise<un
 /** Removes a pre-warmed run's container that no run took. */
 export async function discardWarm(deps: SandboxDeps, p: PrewarmedRun): Promise<void> {
   const w = await p.warm.catch(() => undefined);
-  if (w) await removeContainer(deps.docker, preparedOf(w).id).catch(() => undefined);
+  if (w) {
+    preparedOf(w).fillAhead?.cancel();
+    await removeContainer(deps.docker, preparedOf(w).id).catch(() => undefined);
+  }
   await (await p.state.catch(() => undefined))?.dispose();
 }
 
