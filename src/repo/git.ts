@@ -130,22 +130,22 @@ export async function openState(repoOrPath: GitRepo | string, state: RepoState):
 async function buildState(repo: GitRepo, commit: string, state: RepoState): Promise<StateTree> {
   const dir = await makeTempDir('state');
   try {
-    await mkdir(join(dir, 'objects'), { recursive: true });
     const env = {
       GIT_INDEX_FILE: join(dir, 'index'),
       GIT_OBJECT_DIRECTORY: join(dir, 'objects'),
       GIT_ALTERNATE_OBJECT_DIRECTORIES: repo.objectsDir,
     };
-    const index = await commitIndex(repo, commit, dir);
-    await writeFile(env.GIT_INDEX_FILE, index);
     const files: Array<[number, string]> = [];
-    for (let i = 0; i < state.patches.length; i++) {
-      const patch = state.patches[i]!;
-      if (patch.trim() === '') continue;
-      const file = join(dir, `patch-${files.length}.diff`);
-      await writeFile(file, patch.endsWith('\n') ? patch : patch + '\n');
-      files.push([i, file]);
-    }
+    for (let i = 0; i < state.patches.length; i++) if (state.patches[i]!.trim() !== '') files.push([i, join(dir, `patch-${files.length}.diff`)]);
+    // The directory's files written side by side: each is a trip to the thread pool before git can start.
+    const [index] = await Promise.all([
+      commitIndex(repo, commit, dir).then(async (b) => (await writeFile(env.GIT_INDEX_FILE, b), b)),
+      mkdir(env.GIT_OBJECT_DIRECTORY),
+      ...files.map(([i, file]) => {
+        const patch = state.patches[i]!;
+        return writeFile(file, patch.endsWith('\n') ? patch : patch + '\n');
+      }),
+    ]);
     // Several patches: first all in one apply, in order (git applies a later one to what the
     // earlier ones made, and writes the index only when all applied). When one does not, each alone.
     const together = files.length > 1 && (await runGit(repo.path, ['apply', '--cached', '--whitespace=nowarn', ...files.map(([, f]) => f)], { env })).code === 0;

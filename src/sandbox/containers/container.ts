@@ -54,7 +54,8 @@ export interface PreparedContainer {
 /** Prelude (run as the sandbox user) that applies the overlay's deletions. */
 export function overlayPrelude(plan: OverlayPlan): string {
   const del = deletionScript(plan.delete);
-  return [del, 'mkdir -p /swt-out 2>/dev/null || true', 'cd /testbed'].filter(Boolean).join('\n');
+  // Our images hold /swt-out: the test (a builtin) spares a process on every run.
+  return [del, '[ -d /swt-out ] || mkdir -p /swt-out 2>/dev/null || true', 'cd /testbed'].filter(Boolean).join('\n');
 }
 
 /** Creates (not starts) a sandbox container of `image`, registered for clean-up; the caller removes it. */

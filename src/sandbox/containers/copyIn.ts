@@ -69,13 +69,22 @@ export function overlayAhead(repo: GitRepo, plan: OverlayPlan, env: Record<strin
   const archive = new Promise<Buffer>((resolve, reject) => {
     const parts: Buffer[] = [];
     tar.on('data', (b: Buffer) => parts.push(b));
-    tar.once('end', () => resolve(Buffer.concat(parts)));
+    tar.once('end', () => resolve(wholeRecords(Buffer.concat(parts))));
     tar.once('error', reject);
     tar.once('close', () => reject(new Error('the overlay read was cancelled')));
   }).finally(forget);
   // Nobody may take it (the container was not needed): its failure is then nobody's.
   archive.catch(() => undefined);
   return { archive, cancel: () => tar.destroy() };
+}
+
+/** tar's record (20 blocks of 512 bytes): reading a pipe, GNU tar waits for a whole one, or for the end of the input. */
+const TAR_RECORD = 10_240;
+
+/** The archive padded with zeros to whole records: the exec's tar is done at the end-of-archive blocks, not once stdin closes. */
+function wholeRecords(archive: Buffer): Buffer {
+  const short = archive.length % TAR_RECORD;
+  return short ? Buffer.concat([archive, Buffer.alloc(TAR_RECORD - short)]) : archive;
 }
 
 /** Puts a tar stream into the container under a deadline and a signal; the stream is destroyed on any failure. */
