@@ -6,8 +6,9 @@
  *   base and on head side by side (as a validation runs them). Then how a validation's cost grows with repository size and with test count
  *   (synthetic repos). Validation is timed with confirmation of the tests that move (the
  *   default) and without it (confirm 0), in pairs back to back (which goes first alternates;
- *   SWT_BENCH_PAIRS of them, 11 by default, each with a sample of the floor, the three in an order
- *   that rotates; SWT_BENCH_ROUNDS, 2, counts the cold builds): the
+ *   SWT_BENCH_PAIRS of them at least, 11 by default, and more while they cost under PAIRS_BUDGET_MS,
+ *   up to three times as many: a quick instance's ratios move most with the machine, and its pairs
+ *   are cheap; each with a sample of the floor, the three in an order that rotates; SWT_BENCH_ROUNDS, 2, counts the cold builds): the
  *   best of each, and the median of the pairs' ratios. A JSON object with every figure is the last
  *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
  * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree; `--projects-only`: no examples;
@@ -134,6 +135,9 @@ async function coldBuilds(sandbox: Sandbox, docker: Docker, name: string, input:
   return { coldEmptyMs, coldWarmMs };
 }
 
+/** How long an instance's pairs may take before it gets no more than SWT_BENCH_PAIRS (the quick ones get up to three times as many). */
+const PAIRS_BUDGET_MS = 60_000;
+
 async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProject, opts: { rounds: number; pairs: number; envOnly: boolean; validationOnly: boolean }): Promise<Row> {
   const repo = inst.repo;
   const input = { repo, base: inst.base, image: inst.image, install: inst.install, testCmd: inst.testCmd };
@@ -174,8 +178,10 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
   let floorMs = Infinity;
   const pairs: Row['pairs'] = [];
   const ORDERS = [['on', 'off', 'floor'], ['off', 'floor', 'on'], ['floor', 'on', 'off'], ['off', 'on', 'floor'], ['on', 'floor', 'off'], ['floor', 'off', 'on']] as const;
-  for (let i = 0; i < opts.pairs; i++) {
-    log(`${inst.name}: validation with and without confirmation, and the floor (${i + 1}/${opts.pairs})`);
+  const pairsFrom = performance.now();
+  const morePairs = (i: number) => i < opts.pairs || (i < 3 * opts.pairs && performance.now() - pairsFrom < PAIRS_BUDGET_MS);
+  for (let i = 0; morePairs(i); i++) {
+    log(`${inst.name}: validation with and without confirmation, and the floor (${i + 1}/${opts.pairs}${i >= opts.pairs ? ', more within the budget' : ''})`);
     const t = { on: NaN, off: NaN, floor: NaN };
     for (const what of ORDERS[i % ORDERS.length]) t[what] = what === 'floor' ? await floor.sideBySide() : await validated(what === 'on' ? undefined : 0);
     validateMs = Math.min(validateMs, t.on);
