@@ -60,8 +60,10 @@ export interface OverlayAhead {
 export const OVERLAY_AHEAD_MAX_BYTES = 4 * 1024 ** 2;
 
 /**
- * Reads a plan's archive while the container is taken and its first exec made: that exec would
- * otherwise wait for git's start and read (~4 ms alone, 20+ ms beside a validation's other work).
+ * Reads a plan's archive while the container is taken and its first exec made, so the exec's tar
+ * never waits for git's start and read (~4 ms alone, 20-30 ms beside a validation's other work).
+ * Where the engine takes longer to start an exec's process (60-80 ms on a busy VM), that read was
+ * hidden behind it anyway.
  */
 export function overlayAhead(repo: GitRepo, plan: OverlayPlan, env: Record<string, string>): OverlayAhead {
   const tar = overlayTar(repo, plan, { env });
