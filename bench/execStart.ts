@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { connectDocker } from '../src/sandbox/docker.js';
 import { containerLabels } from '../src/sandbox/containers/limits.js';
 import { createDockerSandbox } from '../src/sandbox/index.js';
+import { median } from './stats.js';
 
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 const SAMPLES = Math.max(3, Number(process.env.SWT_BENCH_SAMPLES) || 15);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 /** Milliseconds from `t0` (epoch ms) to the first `T<ns>` the stream prints (the command's `date +%s%N`). */
 function clockFrom(stream: NodeJS.ReadableStream, t0: number): Promise<number> {

@@ -15,9 +15,9 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { gitBaseEnv } from '../src/repo/gitExec.js';
 import { spawnGit, spawnerReady } from '../src/repo/gitSpawner.js';
+import { median } from './stats.js';
 
 const calls = Number(process.argv.find((a) => a.startsWith('--calls='))?.split('=')[1] ?? 40);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 function once(cwd: string, direct: boolean): Promise<{ blocked: number; wall: number }> {
   const t = performance.now();
