@@ -9,11 +9,15 @@ import { commitSharedBlob } from '../helpers/sharedBlobTree.js';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/util/logger.js';
 import { OVERLAY_AHEAD_MAX_BYTES } from '../../src/sandbox/containers/copyIn.js';
+import { FIRST_COMMAND_MAX_BYTES } from '../../src/sandbox/containers/firstCommand.js';
 
-// A kept run's files and reports through its own exec (issue 42): the state's overlay goes in on
-// the first exec's stdin and /swt-out comes out as a tar on its stdout, so a run pays no archive
-// round trip; a small overlay is read from git before that exec is made, a big one as it goes in. Where the image has no tar, or the stdout is not a whole archive (the command wrote
-// to it), the engine's archive calls do the same work: the run is the same either way.
+// A kept run's command, files and reports (issue 42): the first command goes on the stdin of the
+// container's own waiting process (no exec to start), the state's overlay after it, and /swt-out
+// comes out as a tar on stdout, so a run pays no archive round trip; reruns are execs. A small
+// overlay is read from git before the command goes, a big one as it goes in; a first command too
+// large for the waiting shell's line reading is an exec. Where the image has no tar, or the stdout
+// is not a whole archive (the command wrote to it), the engine's archive calls do the same work:
+// the run is the same either way.
 
 const DockerContainer = createRequire(import.meta.url)('dockerode/lib/container') as { prototype: { getArchive: (...a: unknown[]) => unknown; putArchive: (...a: unknown[]) => unknown } };
 
@@ -42,11 +46,11 @@ const patch = [
 
 const command = 'cat a.txt new/dir/b.txt; ls gone.txt 2>&1; echo "<r/>" > /swt-out/r.xml; mkdir -p /swt-out/p0; echo two > /swt-out/p0/s.xml; echo out; echo err >&2; exit 3';
 
-// The sandbox's debug log: how each kept run's overlay went in.
+// The sandbox's debug log: how each kept run's command reached it, and how its overlay went in.
 const logged: string[] = [];
 const overlaysLogged = () => logged.splice(0).flatMap((l) => {
-  const o = JSON.parse(l) as { msg?: string; kept?: boolean; overlay?: string };
-  return o.msg === 'sandbox run' && o.kept ? [o.overlay ?? 'none'] : [];
+  const o = JSON.parse(l) as { msg?: string; kept?: boolean; overlay?: string; via?: string };
+  return o.msg === 'sandbox run' && o.kept ? [`${o.via}: ${o.overlay ?? 'none'}`] : [];
 });
 
 beforeAll(async () => {
@@ -99,31 +103,51 @@ const expectTheRun = (r: RunOutcome) => {
   expect(r.files).toEqual({ 'r.xml': '<r/>\n', 'p0/s.xml': 'two\n' });
 };
 
-describe('a kept run through its own exec', () => {
-  it('gets its overlay on the exec stdin and its reports on the exec stdout: no archive call; a rerun gets only its own reports', async () => {
+describe("a kept run's command, overlay and reports", () => {
+  it("goes with its overlay on the waiting process's stdin, its reports come on stdout: no exec, no archive call; a rerun is an exec and gets only its own reports", async () => {
     const { first, second, gets, puts } = await keptRun(env, command, (r) => r.kept!.rerun('echo again > /swt-out/t.xml; echo rerun'));
     expectTheRun(first);
     expect(second?.output).toBe('rerun\n');
     expect(second?.files).toEqual({ 't.xml': 'again\n' });
     expect([gets, puts]).toEqual([0, 0]);
-    // The overlay was read ahead of the first exec; the rerun brings none.
-    expect(overlaysLogged()).toEqual(['read ahead', 'none']);
+    // The overlay was read ahead of the first command; the rerun brings none.
+    expect(overlaysLogged()).toEqual(['stdin: read ahead', 'exec: none']);
   }, 300_000);
 
-  it('an overlay past the read-ahead bound streams into the exec as git reads it, and the run is the same', async () => {
+  it('an overlay past the read-ahead bound streams in as git reads it, and the run is the same', async () => {
     const big = OVERLAY_AHEAD_MAX_BYTES + 1;
     const { sha } = commitSharedBlob(repo, { bytes: big, paths: ['big.bin'] });
     const { first, gets, puts } = await keptRun(env, `wc -c < big.bin >&2; ${command}`, undefined, sha);
     expect(first.output).toMatch(new RegExp(`^${big}\n`));
     expectTheRun({ ...first, output: first.output.replace(/^\d+\n/, '') });
     expect([gets, puts]).toEqual([0, 0]);
-    expect(overlaysLogged()).toEqual(['streamed']);
+    expect(overlaysLogged()).toEqual(['stdin: streamed']);
+  }, 300_000);
+
+  it('a first command too large for the waiting shell goes as an exec, and the run is the same', async () => {
+    const { first, gets, puts } = await keptRun(env, `: ${'x'.repeat(FIRST_COMMAND_MAX_BYTES)}; ${command}`);
+    expectTheRun(first);
+    expect([gets, puts]).toEqual([0, 0]);
+    expect(overlaysLogged()).toEqual(['exec: read ahead']);
+  }, 300_000);
+
+  it("a command reaches the waiting process byte for byte, its output ends where it ended, and a background child's later output is not the run's", async () => {
+    const text = "  lead\\back $HOME `x` \"q\" 'r'\n\ttab\n\n\\\n";
+    const cmd = `(sleep 1; echo late >&2; echo late > /swt-out/late.xml) &\ncat <<'EOF' >&2\n${text}EOF\nprintf 'no newline' >&2\n`;
+    const { first, second } = await keptRun(env, cmd, (r) => r.kept!.rerun('sleep 2; echo rerun'));
+    expect(first.exitCode).toBe(0);
+    expect(first.output).toBe(`${text}no newline`);
+    expect(first.files).toEqual({});
+    expect(second?.output).toBe('rerun\n');
+    expect(overlaysLogged()).toEqual(['stdin: read ahead', 'exec: none']);
   }, 300_000);
 
   it('an image without tar: the engine copies the overlay in and the reports out, and the run is the same', async () => {
     const { first, gets, puts } = await keptRun(noTar, command);
     expectTheRun(first);
     expect([gets, puts]).toEqual([1, 1]);
+    // The waiting process said its tar failed; the engine copied the files, and the command went again as an exec.
+    expect(overlaysLogged()).toEqual(['exec: none']);
   }, 300_000);
 
   it('attack: a command writes over the wrapper stdout, a forged archive and garbage; the reports are read from /swt-out instead', async () => {

@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { SwtError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { clampLimits } from './ceilings.js';
-import { readTarFiles, type TailBuffer } from './containerIo.js';
+import { closeStream, readTarFiles, type TailBuffer } from './containerIo.js';
+import { WAITING_PROCESS } from './firstCommand.js';
 import { storageOptSupported, type DiskWatchResult } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from '../docker.js';
 import { markUsed } from '../images/envCache.js';
@@ -49,6 +50,21 @@ export interface PreparedContainer {
   fillPending?: boolean;
   /** That overlay's archive, read ahead when it is small (overlayAhead); taken by the first exec. */
   fillAhead?: OverlayAhead;
+  /** The container's own process waits for the first command on this attached stdin (firstCommand.ts); taken by it. */
+  waiting?: NodeJS.ReadWriteStream;
+}
+
+/** A started container whose process waits for its first command (WAITING_PROCESS), and its attached stdin and output. */
+export interface WaitingContainer {
+  container: Docker.Container;
+  attach: NodeJS.ReadWriteStream;
+}
+
+/** Attaches to a waiting container (before it starts: no output is lost); a reset after its removal is no one's error. */
+export async function attachWaiting(container: Docker.Container): Promise<NodeJS.ReadWriteStream> {
+  const attach = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
+  attach.on('error', () => undefined);
+  return attach;
 }
 
 /** Prelude (run as the sandbox user) that applies the overlay's deletions. */
@@ -100,17 +116,20 @@ export async function createSandboxContainer(
   return container;
 }
 
-/** An idle container for the warm pool: started, its process only waits for the execs of the one run that takes it. */
-export async function startIdleContainer(deps: SandboxDeps, image: string, limits: ResourceLimits): Promise<Docker.Container> {
+/** An idle container for the warm pool: started, attached, its process waiting for the first command of the one run that takes it. */
+export async function startIdleContainer(deps: SandboxDeps, image: string, limits: ResourceLimits): Promise<WaitingContainer> {
   await markUsed(image);
-  const container = await createSandboxContainer(deps, { image, role: 'run', cmd: ['sleep', 'infinity'], limits });
+  const container = await createSandboxContainer(deps, { image, role: 'run', cmd: WAITING_PROCESS, limits, stdin: true });
+  let attach: NodeJS.ReadWriteStream | undefined;
   try {
+    attach = await attachWaiting(container);
     await container.start();
   } catch (e) {
+    closeStream(attach);
     await removeContainer(deps.docker, container.id).catch(() => undefined);
     throw e;
   }
-  return container;
+  return { container, attach };
 }
 
 /**
@@ -131,7 +150,7 @@ export async function prepareContainer(
     /** Done while the overlay goes in (starting a container whose process waits before it reads /testbed): each costs a round trip or more. */
     meanwhile?: (container: Docker.Container) => Promise<unknown>;
     /** Already created and started (the warm pool's, taken once `gate` is passed): only the overlay goes in. */
-    started?: () => Docker.Container | undefined;
+    started?: () => WaitingContainer | undefined;
     /** Passed before any container is made or taken (an admission of other files): the plan and its size are worked out meanwhile. */
     gate?: Promise<unknown>;
     /** Ends the copy (and removes the container): SwtError('CANCELLED'). */
@@ -144,6 +163,7 @@ export async function prepareContainer(
   const what = `the files of ${stateName(opts.state)}`;
   let container: Docker.Container | undefined;
   let ahead: OverlayAhead | undefined;
+  let taken: WaitingContainer | undefined;
   try {
     const plan = await planStateOverlay(opts.state, opts.env.snapshotRev);
     if (plan.skipped.length) deps.log.warn({ submodules: plan.skipped }, 'submodules are not materialised in the sandbox');
@@ -152,18 +172,20 @@ export async function prepareContainer(
     const pending = !!(plan.write.length || plan.dirs.length);
     ahead = pending && opts.fillInExec && size.bytes <= OVERLAY_AHEAD_MAX_BYTES ? overlayAhead(opts.state.repo, plan, opts.state.env) : undefined;
     await opts.gate;
-    container = opts.started?.();
-    const started = !!container;
+    taken = opts.started?.();
+    container = taken?.container;
+    const started = !!taken;
     await markUsed(opts.env.image);
     container ??= await createSandboxContainer(deps, { image: opts.env.image, role: opts.role, cmd: opts.cmd(plan), limits: opts.limits, ...(opts.stdin ? { stdin: true } : {}) });
     const into = container;
-    const prepared: PreparedContainer = { id: into.id, container: into, plan, state: opts.state, ...(pending && opts.fillInExec ? { fillPending: true } : {}), ...(ahead ? { fillAhead: ahead } : {}) };
+    const prepared: PreparedContainer = { id: into.id, container: into, plan, state: opts.state, ...(pending && opts.fillInExec ? { fillPending: true } : {}), ...(ahead ? { fillAhead: ahead } : {}), ...(taken ? { waiting: taken.attach } : {}) };
     const fill = pending && !opts.fillInExec ? fillByArchive(prepared, opts.limits.timeoutMs, opts.signal) : Promise.resolve();
     const settled = await Promise.allSettled([fill, started ? undefined : opts.meanwhile?.(into)]);
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
     return prepared;
   } catch (e) {
     ahead?.cancel();
+    closeStream(taken?.attach);
     if (container) await removeContainer(docker, container.id).catch(() => undefined);
     if (opts.signal?.aborted) throw cancelled();
     throw e;

@@ -68,6 +68,15 @@ export class TailBuffer {
       }
     }
   }
+  /** Drops the last `mark` and all after it (a wrapper's marker, and output that came later); false when it is not held. */
+  cutAt(mark: Buffer): boolean {
+    const all = this.buffer();
+    const at = all.lastIndexOf(mark);
+    if (at < 0) return false;
+    this.chunks = [all.subarray(0, at)];
+    this.size = at;
+    return true;
+  }
   get truncated(): boolean {
     return this.dropped > 0;
   }

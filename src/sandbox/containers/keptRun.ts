@@ -1,9 +1,10 @@
 import { SwtError } from '../../util/errors.js';
 import { closeStream, demux, TailBuffer, untilDeadline, withinMs } from './containerIo.js';
+import { DoneWatch, doneTag, firstCommandInput, WAITING_PROCESS } from './firstCommand.js';
 import { watchLimits } from './diskWatch.js';
 import { killNow, type Docker } from '../docker.js';
 import { haltIfInterrupted, inBackground, onInterrupt, removeContainer } from './liveContainers.js';
-import { cancelled, collectOutFiles, commandScript, fillByArchive, FILL_FAILED, prepareContainer, reportsFromStdout, runOutcome, SANDBOX_USER, takeExitStatus, type PreparedContainer, type SandboxDeps } from './container.js';
+import { attachWaiting, cancelled, collectOutFiles, commandScript, fillByArchive, FILL_FAILED, prepareContainer, reportsFromStdout, runOutcome, SANDBOX_USER, takeExitStatus, type PreparedContainer, type SandboxDeps } from './container.js';
 import { overlayTar, type StateTree } from '../../repo/git.js';
 import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
@@ -15,12 +16,22 @@ import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../t
  * container, whose memory flag then says whether it was out of memory.
  */
 
-/** Creates and starts a kept run's container: the overlay is in, its process waits. */
+/** Creates and starts a kept run's container: its process waits for the first command (firstCommand.ts), which brings the overlay. */
 export async function startKept(deps: SandboxDeps, req: RunRequest, state: StateTree, limits: ResourceLimits, gate?: Promise<unknown>): Promise<PreparedContainer> {
-  // A warm pool's idle container when there is one; else started (its process only waits, and each command's exec comes after).
+  // A warm pool's idle container when there is one; else one started here, attached first.
   const { pool } = deps;
   const started = pool ? () => pool.take(req.env.image, limits) : undefined;
-  return prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => ['sleep', 'infinity'], limits, meanwhile: (c) => c.start(), fillInExec: true, ...(started ? { started } : {}), ...(gate ? { gate } : {}), ...(req.signal ? { signal: req.signal } : {}) });
+  let attach: NodeJS.ReadWriteStream | undefined;
+  const attachAndStart = async (c: Docker.Container) => {
+    attach = await attachWaiting(c);
+    await c.start();
+  };
+  const prepared = await prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => WAITING_PROCESS, stdin: true, limits, meanwhile: attachAndStart, fillInExec: true, ...(started ? { started } : {}), ...(gate ? { gate } : {}), ...(req.signal ? { signal: req.signal } : {}) }).catch((e: unknown) => {
+    closeStream(attach);
+    throw e;
+  });
+  if (attach) prepared.waiting = attach;
+  return prepared;
 }
 
 /** Runs `command` in a started kept container (prepared) and hands the container on when it is still usable. */
@@ -30,6 +41,7 @@ export async function runKept(deps: SandboxDeps, prepared: PreparedContainer, st
     if (released) return;
     released = true;
     prepared.fillAhead?.cancel();
+    closeStream(prepared.waiting);
     const removal = removeContainer(deps.docker, prepared.id)
       .catch(() => undefined)
       .finally(() => state.dispose());
@@ -68,18 +80,20 @@ async function execCommand(
   const { docker } = deps;
   const { container } = prepared;
   if (signal?.aborted) throw cancelled();
-  // The overlay comes in on the first exec's stdin, and the reports go out on stdout: no archive round trips.
+  // The overlay comes in on the first command's stdin, and the reports go out on stdout: no archive round trips.
   const fill = first && !!prepared.fillPending;
   // A later command's reports must be its own: /swt-out is emptied first.
   const script = commandScript(prepared.plan, first ? '' : 'find /swt-out -mindepth 1 -delete 2>/dev/null\n', true, { fill, reportsOut: true });
-  const exec = await container.exec({ Cmd: ['sh', '-c', script, 'swt-run', command], AttachStdin: fill, AttachStdout: true, AttachStderr: true, User: SANDBOX_USER, WorkingDir: '/testbed' });
-  const stream = await exec.start({ hijack: true, stdin: fill });
+  const waiting = first ? prepared.waiting : undefined;
+  delete prepared.waiting;
   const tail = new TailBuffer(limits.outputBytes);
   const stdout = new CappedBuffer(STDOUT_MAX);
-  const ended = demux(docker, stream, (b) => stdout.push(b), (b) => tail.push(b));
-  // How the overlay goes in, for the run's log: read before the exec, or read as it goes in.
+  const delivery = (waiting && toWaitingProcess(deps, waiting, script, command, { stdout, tail })) || (await throughExec(deps, container, script, command, fill, { stdout, tail }));
+  const { stream, ended } = delivery;
+  // How the overlay goes in, for the run's log: read before the command, or read as it goes in.
   const overlay = fill ? (prepared.fillAhead ? 'read ahead' : 'streamed') : undefined;
   const feed = fill ? feedOverlay(prepared, stream) : undefined;
+  if (!fill && delivery.via === 'stdin') stream.end();
   const started = Date.now();
   let killed = false;
   const kill = () => {
@@ -89,8 +103,7 @@ async function execCommand(
   const disk = watchLimits(docker, prepared.id, limits, { onExceeded: kill });
   let ending: 'timeout' | 'aborted' | undefined;
   try {
-    // A background child may hold the output open after the command: its exec's end counts too.
-    ending = await untilDeadline(Promise.race([ended, execEnded(exec, ended).then(() => withinMs(ended, 2_000))]), limits.timeoutMs, signal);
+    ending = await untilDeadline(delivery.finished, limits.timeoutMs, signal);
     if (ending) {
       await kill();
       await withinMs(ended, 15_000);
@@ -105,7 +118,8 @@ async function execCommand(
   const durationMs = Date.now() - started;
   // The archive was whole, or the files the command saw were not the state's: no result then.
   const feedError = feed && (await feed.end());
-  if (feedError || (fill && stdout.startsWith(FILL_FAILED))) {
+  const out = delivery.output();
+  if (feedError || (fill && out.subarray(0, FILL_FAILED.length).toString('latin1') === FILL_FAILED)) {
     await disk.stop(false);
     closeStream(stream);
     if (feedError) throw feedError;
@@ -116,15 +130,82 @@ async function execCommand(
     return execCommand(deps, prepared, command, limits, signal, first);
   }
   prepared.fillPending = false;
-  const fromStdout = ending ? undefined : await reportsFromStdout(stdout.buffer());
-  const [diskSeen, files, code, state] = await Promise.all([disk.stop(), fromStdout ?? collectOutFiles(container), execExit(exec), container.inspect().then((i) => i.State)]);
+  const fromStdout = ending ? undefined : await reportsFromStdout(out);
+  const [diskSeen, files, code, state] = await Promise.all([disk.stop(), fromStdout ?? collectOutFiles(container), delivery.exitCode(), container.inspect().then((i) => i.State)]);
   await haltIfInterrupted();
   closeStream(stream);
   const timedOut = ending === 'timeout';
   const exit = await judgeExit(container, kill, { killed, code, state, ownStatus: takeExitStatus(files) });
   const outcome = runOutcome({ ...exit, timedOut, disk: diskSeen, tail, files, durationMs }, limits);
-  deps.log.debug({ exitCode: outcome.exitCode, timedOut: outcome.timedOut, oomKilled: exit.oomKilled, diskLimit: diskSeen.exceeded, durationMs, kept: true, ...(overlay ? { overlay } : {}) }, 'sandbox run');
+  deps.log.debug({ exitCode: outcome.exitCode, timedOut: outcome.timedOut, oomKilled: exit.oomKilled, diskLimit: diskSeen.exceeded, durationMs, kept: true, via: delivery.via, ...(overlay ? { overlay } : {}) }, 'sandbox run');
   return { outcome, alive: !killed };
+}
+
+/** How a command reached its container, and how its end and exit status are known. */
+interface Delivery {
+  via: 'exec' | 'stdin';
+  /** Its stdin (the overlay's archive goes on it) and multiplexed output. */
+  stream: NodeJS.ReadWriteStream;
+  /** The output stream's end: the container's, or the exec's. */
+  ended: Promise<void>;
+  /** Resolves once the command is over. */
+  finished: Promise<unknown>;
+  /** What the command's wrapper wrote on stdout (the reports' tar, or FILL_FAILED). */
+  output: () => Buffer;
+  exitCode: () => Promise<number | null>;
+}
+
+/** The command as an exec of its own. */
+async function throughExec(deps: SandboxDeps, container: Docker.Container, script: string, command: string, fill: boolean, sinks: { stdout: CappedBuffer; tail: TailBuffer }): Promise<Delivery> {
+  const exec = await container.exec({ Cmd: ['sh', '-c', script, 'swt-run', command], AttachStdin: fill, AttachStdout: true, AttachStderr: true, User: SANDBOX_USER, WorkingDir: '/testbed' });
+  const stream = (await exec.start({ hijack: true, stdin: fill })) as NodeJS.ReadWriteStream;
+  const ended = demux(deps.docker, stream, (b) => sinks.stdout.push(b), (b) => sinks.tail.push(b));
+  // A background child may hold the output open after the command: its exec's end counts too.
+  const finished = Promise.race([ended, execEnded(exec, ended).then(() => withinMs(ended, 2_000))]);
+  return { via: 'exec', stream, ended, finished, output: () => sinks.stdout.buffer(), exitCode: () => execExit(exec) };
+}
+
+/** The command on the stdin of the container's waiting process; undefined when it is too large for it (an exec then, and the process only waits). */
+function toWaitingProcess(deps: SandboxDeps, attach: NodeJS.ReadWriteStream, script: string, command: string, sinks: { stdout: CappedBuffer; tail: TailBuffer }): Delivery | undefined {
+  const tag = doneTag();
+  const input = firstCommandInput(script, command, tag);
+  if (!input) {
+    attach.end();
+    closeStream(attach);
+    return undefined;
+  }
+  const watch = new DoneWatch(tag);
+  // Output after a marker is no longer the command's (a background child's): not kept.
+  let outDone = false;
+  let errDone = false;
+  const ended = demux(
+    deps.docker,
+    attach,
+    (b) => {
+      if (outDone) return;
+      sinks.stdout.push(b);
+      outDone = watch.stdout(b);
+    },
+    (b) => {
+      if (errDone) return;
+      sinks.tail.push(b);
+      errDone = watch.stderr(b);
+    },
+  );
+  attach.write(input);
+  const mark = watch.markerBytes;
+  return {
+    via: 'stdin',
+    stream: attach,
+    ended,
+    finished: Promise.race([watch.done, ended]).then(() => sinks.tail.cutAt(mark)),
+    output: () => {
+      const all = sinks.stdout.buffer();
+      const at = all.lastIndexOf(mark);
+      return at < 0 ? all : all.subarray(0, at);
+    },
+    exitCode: async () => watch.code,
+  };
 }
 
 /** The command's exit code and memory flag; INTERRUPTED when the container or the command was stopped from outside the run. */
@@ -168,9 +249,6 @@ class CappedBuffer {
     }
     this.chunks.push(b);
     this.size += b.length;
-  }
-  startsWith(text: string): boolean {
-    return Buffer.concat(this.chunks.slice(0, text.length)).subarray(0, text.length).toString('latin1') === text;
   }
   buffer(): Buffer {
     return this.over ? Buffer.alloc(0) : Buffer.concat(this.chunks);

@@ -80,6 +80,7 @@ export async function discardWarm(deps: SandboxDeps, p: PrewarmedRun): Promise<v
   const w = await p.warm.catch(() => undefined);
   if (w) {
     preparedOf(w).fillAhead?.cancel();
+    closeStream(preparedOf(w).waiting);
     await removeContainer(deps.docker, preparedOf(w).id).catch(() => undefined);
   }
   await (await p.state.catch(() => undefined))?.dispose();

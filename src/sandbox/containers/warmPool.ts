@@ -1,12 +1,15 @@
 import type { Docker } from '../docker.js';
+import type { WaitingContainer } from './container.js';
+import { closeStream } from './containerIo.js';
 import type { Logger } from '../../util/logger.js';
 import { removalsSettled, removeContainer, retireContainer } from './liveContainers.js';
 import type { ResourceLimits } from '../types.js';
 
 /**
  * Idle run containers started ahead for the environments in use, so that a run pays neither a
- * create nor a start (300–900 ms, most of a short test run). Each is taken by one run, gets that
- * run's overlay and command, and is removed after it: still a fresh container per run. Kept per
+ * create nor a start (300–900 ms, most of a short test run). Each is attached and its process waits
+ * for a first command (firstCommand.ts); it is taken by one run, gets that run's overlay and
+ * command, and is removed after it: still a fresh container per run. Kept per
  * image and limits; a take (or a miss) asks for a refill, made once the sandbox has no run under
  * way, so the next validation of that environment finds them; idle ones go after `idleMs`.
  */
@@ -19,12 +22,12 @@ export interface WarmPoolSettings {
 }
 
 interface Idle {
-  container: Docker.Container;
+  waiting: WaitingContainer;
   timer: NodeJS.Timeout;
 }
 
-/** Creates and starts an idle container (its process only waits), registered for clean-up. */
-type StartIdle = (image: string, limits: ResourceLimits) => Promise<Docker.Container>;
+/** Creates, attaches and starts an idle container (its process only waits), registered for clean-up. */
+type StartIdle = (image: string, limits: ResourceLimits) => Promise<WaitingContainer>;
 
 export class WarmPool {
   private readonly idle = new Map<string, Idle[]>();
@@ -46,7 +49,7 @@ export class WarmPool {
   }
 
   /** A started idle container of this image and these limits, now the caller's; undefined when none. Asks for a refill either way. */
-  take(image: string, limits: ResourceLimits): Docker.Container | undefined {
+  take(image: string, limits: ResourceLimits): WaitingContainer | undefined {
     if (this.drained || this.settings.size <= 0) return undefined;
     const key = JSON.stringify([image, limits]);
     this.wanted.set(key, { image, limits });
@@ -54,12 +57,12 @@ export class WarmPool {
     const entry = this.idle.get(key)?.shift();
     if (!entry) return undefined;
     clearTimeout(entry.timer);
-    return entry.container;
+    return entry.waiting;
   }
 
   /** Whether this container is one of the pool's idle ones. */
   holds(id: string): boolean {
-    for (const list of this.idle.values()) if (list.some((e) => e.container.id === id)) return true;
+    for (const list of this.idle.values()) if (list.some((e) => e.waiting.container.id === id)) return true;
     return false;
   }
 
@@ -79,8 +82,11 @@ export class WarmPool {
     await this.filling;
     const all = [...this.idle.values()].flat();
     this.idle.clear();
-    for (const e of all) clearTimeout(e.timer);
-    await Promise.all(all.map((e) => removeContainer(this.deps.docker, e.container.id).catch(() => undefined)));
+    for (const e of all) {
+      clearTimeout(e.timer);
+      closeStream(e.waiting.attach);
+    }
+    await Promise.all(all.map((e) => removeContainer(this.deps.docker, e.waiting.container.id).catch(() => undefined)));
     await removalsSettled();
   }
 
@@ -101,17 +107,18 @@ export class WarmPool {
       const list = this.idle.get(key) ?? [];
       this.idle.set(key, list);
       while (!this.drained && list.length < this.settings.size) {
-        const container = await this.start(image, limits).catch((e: unknown) => {
+        const waiting = await this.start(image, limits).catch((e: unknown) => {
           // An image evicted meanwhile, an engine in trouble: the runs start their own.
           this.deps.log.debug({ image, err: (e as Error).message }, 'warm pool: could not start an idle container');
           return undefined;
         });
-        if (!container) break;
+        if (!waiting) break;
         if (this.drained) {
-          await removeContainer(this.deps.docker, container.id).catch(() => undefined);
+          closeStream(waiting.attach);
+          await removeContainer(this.deps.docker, waiting.container.id).catch(() => undefined);
           break;
         }
-        const entry: Idle = { container, timer: setTimeout(() => this.expire(key, entry), this.settings.idleMs) };
+        const entry: Idle = { waiting, timer: setTimeout(() => this.expire(key, entry), this.settings.idleMs) };
         entry.timer.unref();
         list.push(entry);
       }
@@ -122,6 +129,7 @@ export class WarmPool {
     const list = this.idle.get(key);
     if (!list?.includes(entry)) return;
     list.splice(list.indexOf(entry), 1);
-    retireContainer(this.deps.docker, entry.container.id);
+    closeStream(entry.waiting.attach);
+    retireContainer(this.deps.docker, entry.waiting.container.id);
   }
 }
