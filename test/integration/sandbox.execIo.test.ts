@@ -3,7 +3,8 @@ import { jest } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Environment, RunOutcome, Sandbox } from '../../src/sandbox/types.js';
-import { expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
+import { containersOfOurs, containersOfOursOnceRetired, expectNothingLeftBehind, removeEnvImagesBuiltFrom, removePackageCachesOfGoneRepos } from '../helpers/docker.js';
+import { isSwtError } from '../../src/util/errors.js';
 import { cleanupGitRepos, commitsMade, createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 import { commitSharedBlob } from '../helpers/sharedBlobTree.js';
 import { Writable } from 'node:stream';
@@ -157,5 +158,45 @@ describe("a kept run's command, overlay and reports", () => {
     const { first, gets, puts } = await keptRun(env, forge + command);
     expectTheRun(first);
     expect([gets, puts]).toEqual([1, 0]);
+  }, 300_000);
+});
+
+describe("a kept run's first command on the waiting process is judged as an exec's was", () => {
+  const kept = async (cmd: string, limits?: Parameters<Sandbox['run']>[0]['limits']) => {
+    overlaysLogged();
+    const r = await sandbox.run({ env, repo: repo.path, state: { rev: repo.sha, patches: [patch] }, command: cmd, keep: true, ...(limits ? { limits } : {}) });
+    await r.kept?.release();
+    return r;
+  };
+
+  it('a 137 the command gave itself is its result; a container stopped from outside is INTERRUPTED', async () => {
+    const killed = await kept('echo before >&2; kill -9 $$');
+    expect(killed).toMatchObject({ exitCode: 137, timedOut: false, oomKilled: false });
+    expect(killed.output).toMatch(/^before\n/);
+    expect(overlaysLogged()).toEqual(['stdin: read ahead']);
+
+    const running = kept('echo started; sleep 600');
+    let id = '';
+    for (let i = 0; i < 300 && !id; i++) {
+      id = containersOfOurs(process.pid, { running: true });
+      if (!id) await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    execFileSync('docker', ['kill', id]);
+    const e = await running.then(() => undefined, (err: unknown) => err);
+    expect(isSwtError(e, 'INTERRUPTED')).toBe(true);
+    expect(containersOfOursOnceRetired()).toBe('');
+  }, 300_000);
+
+  it('past its time limit, out of memory, or past its disk limit, it is killed and said so; the container is gone', async () => {
+    const slow = await kept('sleep 600', { timeoutMs: 3_000 });
+    expect(slow).toMatchObject({ timedOut: true, exitCode: null });
+    const hog = await kept(`python3 -c 'a = []\nwhile True: a.append(b"x" * (16 << 20))'`, { memoryBytes: 128 * 1024 ** 2, timeoutMs: 60_000 });
+    expect(hog.oomKilled || /MemoryError/.test(hog.output)).toBe(true);
+    expect(hog.exitCode).not.toBe(0);
+    const fill = await kept('i=0; while :; do head -c 8388608 /dev/zero > fill-$i || exit 9; i=$((i+1)); done', { diskBytes: 256 * 1024 ** 2, timeoutMs: 120_000 });
+    expect(fill).toMatchObject({ diskLimit: true, timedOut: false, exitCode: null });
+    expect(overlaysLogged().every((l) => l.startsWith('stdin: '))).toBe(true);
+    expect(containersOfOursOnceRetired()).toBe('');
   }, 300_000);
 });

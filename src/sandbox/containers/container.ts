@@ -46,9 +46,9 @@ export interface PreparedContainer {
   container: Docker.Container;
   plan: OverlayPlan;
   state: StateTree;
-  /** The overlay is not in yet: the first command's exec brings it on its stdin (fillInExec). */
+  /** The overlay is not in yet: the first command brings it on its stdin (fillWithCommand). */
   fillPending?: boolean;
-  /** That overlay's archive, read ahead when it is small (overlayAhead); taken by the first exec. */
+  /** That overlay's archive, read ahead when it is small (overlayAhead); taken by the first command. */
   fillAhead?: OverlayAhead;
   /** The container's own process waits for the first command on this attached stdin (firstCommand.ts); taken by it. */
   waiting?: NodeJS.ReadWriteStream;
@@ -155,8 +155,8 @@ export async function prepareContainer(
     gate?: Promise<unknown>;
     /** Ends the copy (and removes the container): SwtError('CANCELLED'). */
     signal?: AbortSignal;
-    /** The overlay goes in with the first command's exec (keptRun.ts), not by the engine's archive call: one round trip fewer. */
-    fillInExec?: boolean;
+    /** The overlay goes in on the first command's stdin (keptRun.ts), not by the engine's archive call: one round trip fewer. */
+    fillWithCommand?: boolean;
   },
 ): Promise<PreparedContainer> {
   const { docker } = deps;
@@ -170,7 +170,7 @@ export async function prepareContainer(
     // Counted before any container is made for it: one over the run's disk or file limit is refused here.
     const size = await admitCopy(opts.state.repo, [plan], { env: opts.state.env, limits: opts.limits, what, role: opts.role });
     const pending = !!(plan.write.length || plan.dirs.length);
-    ahead = pending && opts.fillInExec && size.bytes <= OVERLAY_AHEAD_MAX_BYTES ? overlayAhead(opts.state.repo, plan, opts.state.env) : undefined;
+    ahead = pending && opts.fillWithCommand && size.bytes <= OVERLAY_AHEAD_MAX_BYTES ? overlayAhead(opts.state.repo, plan, opts.state.env) : undefined;
     await opts.gate;
     taken = opts.started?.();
     container = taken?.container;
@@ -178,8 +178,8 @@ export async function prepareContainer(
     await markUsed(opts.env.image);
     container ??= await createSandboxContainer(deps, { image: opts.env.image, role: opts.role, cmd: opts.cmd(plan), limits: opts.limits, ...(opts.stdin ? { stdin: true } : {}) });
     const into = container;
-    const prepared: PreparedContainer = { id: into.id, container: into, plan, state: opts.state, ...(pending && opts.fillInExec ? { fillPending: true } : {}), ...(ahead ? { fillAhead: ahead } : {}), ...(taken ? { waiting: taken.attach } : {}) };
-    const fill = pending && !opts.fillInExec ? fillByArchive(prepared, opts.limits.timeoutMs, opts.signal) : Promise.resolve();
+    const prepared: PreparedContainer = { id: into.id, container: into, plan, state: opts.state, ...(pending && opts.fillWithCommand ? { fillPending: true } : {}), ...(ahead ? { fillAhead: ahead } : {}), ...(taken ? { waiting: taken.attach } : {}) };
+    const fill = pending && !opts.fillWithCommand ? fillByArchive(prepared, opts.limits.timeoutMs, opts.signal) : Promise.resolve();
     const settled = await Promise.allSettled([fill, started ? undefined : opts.meanwhile?.(into)]);
     for (const r of settled) if (r.status === 'rejected') throw r.reason;
     return prepared;

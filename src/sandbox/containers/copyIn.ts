@@ -55,15 +55,14 @@ export interface OverlayAhead {
 
 /**
  * The most an overlay read ahead may hold: a test patch and a fix are kilobytes, and a bigger
- * overlay streams into its exec as it is read instead of waiting in memory.
+ * overlay streams in as it is read instead of waiting in memory.
  */
 export const OVERLAY_AHEAD_MAX_BYTES = 4 * 1024 ** 2;
 
 /**
- * Reads a plan's archive while the container is taken and its first exec made, so the exec's tar
- * never waits for git's start and read (~4 ms alone, 20-30 ms beside a validation's other work).
- * Where the engine takes longer to start an exec's process (60-80 ms on a busy VM), that read was
- * hidden behind it anyway.
+ * Reads a plan's archive while the container is taken, so the first command's tar never waits
+ * for git's start and read (~4 ms alone, 20-30 ms beside a validation's other work): that command
+ * reaches a waiting process in ~5 ms (firstCommand.ts), where an exec's start (60-80 ms) hid it.
  */
 export function overlayAhead(repo: GitRepo, plan: OverlayPlan, env: Record<string, string>): OverlayAhead {
   const tar = overlayTar(repo, plan, { env });

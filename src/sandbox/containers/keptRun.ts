@@ -9,9 +9,9 @@ import { overlayTar, type StateTree } from '../../repo/git.js';
 import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
 /**
- * Kept runs (RunRequest.keep): the container's own process only waits, and each command is an
- * exec in it, so a second command of the same run (a side's confirmation reruns) pays neither a
- * container start nor a cold /tmp, where jest and ts-jest keep their caches. Same limits, user, no
+ * Kept runs (RunRequest.keep): the container's own process waits for the first command on its
+ * stdin (firstCommand.ts), then only waits; each later command is an exec in it, so a second
+ * command of the same run (a side's confirmation reruns) pays neither a container start nor a cold /tmp, where jest and ts-jest keep their caches. Same limits, user, no
  * network; killed for time or disk as a one-shot run is; a command killed by a signal ends the
  * container, whose memory flag then says whether it was out of memory.
  */
@@ -26,7 +26,7 @@ export async function startKept(deps: SandboxDeps, req: RunRequest, state: State
     attach = await attachWaiting(c);
     await c.start();
   };
-  const prepared = await prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => WAITING_PROCESS, stdin: true, limits, meanwhile: attachAndStart, fillInExec: true, ...(started ? { started } : {}), ...(gate ? { gate } : {}), ...(req.signal ? { signal: req.signal } : {}) }).catch((e: unknown) => {
+  const prepared = await prepareContainer(deps, { env: req.env, repo: req.repo, state, role: 'run', cmd: () => WAITING_PROCESS, stdin: true, limits, meanwhile: attachAndStart, fillWithCommand: true, ...(started ? { started } : {}), ...(gate ? { gate } : {}), ...(req.signal ? { signal: req.signal } : {}) }).catch((e: unknown) => {
     closeStream(attach);
     throw e;
   });
