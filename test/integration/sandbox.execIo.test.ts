@@ -16,7 +16,7 @@ import { FIRST_COMMAND_MAX_BYTES } from '../../src/sandbox/containers/firstComma
 // container's own waiting process (no exec to start), the state's overlay after it, and /swt-out
 // comes out as a tar on stdout, so a run pays no archive round trip; reruns are execs. A small
 // overlay is read from git before the command goes, a big one as it goes in; a first command too
-// large for the waiting shell's line reading is an exec. Where the image has no tar, or the stdout
+// large for one `sh -c` argument is an exec, as is one where the waiting process has no dd. Where the image has no tar, or the stdout
 // is not a whole archive (the command wrote to it), the engine's archive calls do the same work:
 // the run is the same either way.
 
@@ -26,7 +26,21 @@ let sandbox: Sandbox;
 let repo: TempRepo;
 let env: Environment;
 let noTar: Environment;
+let noDd: Environment;
 const noTarImage = `swt-test-notar:${process.pid}`;
+const noDdImage = `swt-test-nodd:${process.pid}`;
+
+/** The environment's base with `tool` taken away, as root, committed as an image of this test's own. */
+async function baseWithout(tool: string, image: string): Promise<Environment> {
+  const name = `swt-test-no${tool}-${process.pid}`;
+  execFileSync('docker', ['run', '--name', name, '--user', '0', '--entrypoint', 'sh', env.baseImage, '-c', `rm -f "$(command -v ${tool})"; ! command -v ${tool}`]);
+  try {
+    execFileSync('docker', ['commit', name, image]);
+  } finally {
+    execFileSync('docker', ['rm', '-f', name]);
+  }
+  return sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: image, install: '' });
+}
 
 const patch = [
   '--- a/a.txt',
@@ -59,21 +73,14 @@ beforeAll(async () => {
   sandbox = createDockerSandbox({ logger: createLogger({ level: 'debug', destination }) });
   repo = createGitRepo({ 'a.txt': 'A1\n', 'gone.txt': 'x\n' });
   env = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: 'python:3.11', install: '' });
-  // The same base with its tar taken away, as root, committed as an image of this test's own.
-  const name = `swt-test-notar-${process.pid}`;
-  execFileSync('docker', ['run', '--name', name, '--user', '0', '--entrypoint', 'sh', env.baseImage, '-c', 'rm -f "$(command -v tar)"; ! command -v tar']);
-  try {
-    execFileSync('docker', ['commit', name, noTarImage]);
-  } finally {
-    execFileSync('docker', ['rm', '-f', name]);
-  }
-  noTar = await sandbox.ensureEnvironment({ repo: repo.path, rev: repo.sha, baseImage: noTarImage, install: '' });
+  noTar = await baseWithout('tar', noTarImage);
+  noDd = await baseWithout('dd', noDdImage);
 }, 900_000);
 
 afterAll(async () => {
   await sandbox.close?.();
   await removeEnvImagesBuiltFrom(commitsMade());
-  execFileSync('docker', ['rmi', '-f', noTarImage]);
+  execFileSync('docker', ['rmi', '-f', noTarImage, noDdImage]);
   cleanupGitRepos();
   await removePackageCachesOfGoneRepos();
   expectNothingLeftBehind();
@@ -125,7 +132,7 @@ describe("a kept run's command, overlay and reports", () => {
     expect(overlaysLogged()).toEqual(['stdin: streamed']);
   }, 300_000);
 
-  it('a first command too large for the waiting shell goes as an exec, and the run is the same', async () => {
+  it('a first command too large for one `sh -c` argument goes as an exec, and the run is the same', async () => {
     const { first, gets, puts } = await keptRun(env, `: ${'x'.repeat(FIRST_COMMAND_MAX_BYTES)}; ${command}`);
     expectTheRun(first);
     expect([gets, puts]).toEqual([0, 0]);
@@ -149,6 +156,14 @@ describe("a kept run's command, overlay and reports", () => {
     expect([gets, puts]).toEqual([1, 1]);
     // The waiting process said its tar failed; the engine copied the files, and the command went again as an exec.
     expect(overlaysLogged()).toEqual(['exec: none']);
+  }, 300_000);
+
+  it('an image without dd: the waiting process cannot read its command, nothing runs there, and the run is the same as an exec', async () => {
+    const { first, second, gets, puts } = await keptRun(noDd, command, (r) => r.kept!.rerun('echo rerun'));
+    expectTheRun(first);
+    expect(second?.output).toBe('rerun\n');
+    expect([gets, puts]).toEqual([0, 1]);
+    expect(overlaysLogged()).toEqual(['exec: none', 'exec: none']);
   }, 300_000);
 
   it('attack: a command writes over the wrapper stdout, a forged archive and garbage; the reports are read from /swt-out instead', async () => {

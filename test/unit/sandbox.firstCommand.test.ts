@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { DoneWatch, doneTag, firstCommandInput, FIRST_COMMAND_MAX_BYTES, WAITING_PROCESS } from '../../src/sandbox/containers/firstCommand.js';
+import { DoneWatch, doneTag, FILL_FAILED, firstCommandInput, FIRST_COMMAND_MAX_BYTES, WAITING_PROCESS } from '../../src/sandbox/containers/firstCommand.js';
 import { TailBuffer } from '../../src/sandbox/containers/containerIo.js';
 
 // A kept container's first command on its waiting process's stdin: the lines it reads, the
@@ -8,13 +8,15 @@ import { TailBuffer } from '../../src/sandbox/containers/containerIo.js';
 const tag = 'a1b2c3';
 
 describe('firstCommandInput', () => {
-  it('counts the lines of the script and of the command, and says the tag, before both', () => {
-    expect(firstCommandInput('a\nb', 'c\n', tag)!.toString()).toBe('2 2 a1b2c3\na\nb\nc\n\n');
+  it("says the payload's size and the tag, then the command as $1, the script, and the tag last", () => {
+    const input = firstCommandInput('a\nb', "it's\n", tag)!.toString();
+    const payload = "set -- 'it'\\''s\n'\na\nb\n#a1b2c3";
+    expect(input).toBe(`${payload.length} a1b2c3\n${payload}`);
   });
 
   it('is undefined past the bound (the run takes an exec then)', () => {
     expect(firstCommandInput('s', 'x'.repeat(FIRST_COMMAND_MAX_BYTES), tag)).toBeUndefined();
-    expect(firstCommandInput('s', 'x'.repeat(FIRST_COMMAND_MAX_BYTES - 20), tag)).toBeDefined();
+    expect(firstCommandInput('s', 'x'.repeat(FIRST_COMMAND_MAX_BYTES - 30), tag)).toBeDefined();
   });
 
   it('gives each run a tag of its own', () => {
@@ -88,14 +90,21 @@ function waitingProcess(shell: string, input: Buffer): Promise<{ out: string; er
 }
 
 describe.each(['dash', 'bash'])('the waiting process under %s', (shell) => {
-  // The script gets the command as $1 and reads what follows the lines on stdin, as tar reads the overlay.
+  // The script gets the command as $1 and reads what follows the payload on stdin, as tar reads the overlay.
   const script = 'printf "[%s]" "$1" >&2\ncat\nexit 7';
   const command = "  lead\\back $HOME `x` \"q\" 'r'\n\ttab\n\n\\\n";
 
-  it('runs the script with the command byte for byte, leaves what follows the lines unread, and says its status', async () => {
+  it('runs the script with the command byte for byte, leaves what follows the payload unread, and says its status', async () => {
     const input = Buffer.concat([firstCommandInput(script, command, tag)!, Buffer.from('ARCHIVE\0bytes')]);
     const { out, err } = await waitingProcess(shell, input);
     expect(err).toBe(`[${command}]swt-done-${tag}\n`);
     expect(out).toBe(`ARCHIVE\0bytesswt-done-${tag} 7\n`);
+  });
+
+  it('a payload it cannot read whole runs nothing: FILL_FAILED, status 97', async () => {
+    const whole = firstCommandInput(script, command, tag)!;
+    const { out, err } = await waitingProcess(shell, whole.subarray(0, whole.length - 3));
+    expect(err).toBe(`swt-done-${tag}\n`);
+    expect(out).toBe(`${FILL_FAILED}\nswt-done-${tag} 97\n`);
   });
 });

@@ -3,7 +3,7 @@ import { SwtError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { clampLimits } from './ceilings.js';
 import { closeStream, readTarFiles, type TailBuffer } from './containerIo.js';
-import { WAITING_PROCESS } from './firstCommand.js';
+import { FILL_FAILED, WAITING_PROCESS } from './firstCommand.js';
 import { storageOptSupported, type DiskWatchResult } from './diskWatch.js';
 import { engineCpus, isNotFound, type Docker } from '../docker.js';
 import { markUsed } from '../images/envCache.js';
@@ -219,8 +219,6 @@ export function stateName(st: StateTree): string {
 /** Where the run's wrapper writes the command's exit status, under /swt-out; not a report. */
 const EXIT_STATUS_FILE = '.swt-exit-status';
 
-/** What an exec's stdout says when `fill` could not extract the overlay (no tar, or it failed): nothing else ran. */
-export const FILL_FAILED = 'swt-fill-failed';
 
 /**
  * A run's shell: `before`, the overlay's deletions, the command, then its own exit status written down.

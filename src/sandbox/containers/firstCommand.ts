@@ -3,38 +3,46 @@ import { randomBytes } from 'node:crypto';
 /**
  * A kept container's first command on the stdin of the container's own waiting process, not
  * through `docker exec`: an exec's process starts 55–80 ms after it is asked for, a line on an
- * attached stdin reaches a waiting shell in ~5 ms (`npm run bench:exec`). The process reads the
- * run's script and command as counted lines (then the overlay's archive follows on the same
- * stdin), runs them, says it is done with a marker on stderr and on stdout (the exit status
- * after it), then only waits, for the run's reruns, which are execs.
+ * attached stdin reaches a waiting shell in ~5 ms (`npm run bench:exec`). The process reads a
+ * line with the payload's size and the run's tag, then the payload (the command set as $1, the
+ * run's script, the tag last) in one `dd`, exactly, so the overlay's archive after it on the same
+ * stdin stays unread for the script's tar. It runs the script, says it is done with a marker on
+ * stderr and on stdout (the exit status after it), then only waits, for the run's reruns, which
+ * are execs. A payload it cannot read whole (no dd, or one that cannot read a full block) is
+ * FILL_FAILED, as a failed tar is: nothing ran, and the run goes as an exec.
  */
 
-/** The container's process: waits for one script and command; with none (stdin closed), it only waits. */
+/** What stdout says when the overlay could not go in (no tar, or it failed) or the payload not be read: nothing else ran. */
+export const FILL_FAILED = 'swt-fill-failed';
+
+/** The container's process: waits for one payload; with none (stdin closed), it only waits. */
 export const WAITING_PROCESS = [
   'sh',
   '-c',
   [
-    // dash, bash and busybox read a pipe a byte at a time: the archive after the lines stays unread.
-    'g() { v=; k=$1; while [ "$k" -gt 0 ]; do IFS= read -r l || return 1; v="$v$l',
-    '"; k=$((k-1)); done; }',
-    'if read -r n m t && g "$n" && s=$v && g "$m"; then',
-    '  sh -c "$s" swt-run "${v%?}"; r=$?',
+    'if read -r n t; then',
+    '  if s=$(dd bs="$n" count=1 iflag=fullblock 2>/dev/null) && [ "${s##*',
+    '}" = "#$t" ]; then sh -c "$s" swt-run; r=$?',
+    `  else echo ${FILL_FAILED}; cat >/dev/null 2>&1; r=97; fi`,
     '  printf \'swt-done-%s\\n\' "$t" >&2; printf \'swt-done-%s %s\\n\' "$t" "$r"',
     'fi',
     'exec sleep infinity',
   ].join('\n'),
 ];
 
-/** Past this, the shell's line reading (a byte a time, quadratic in what it holds) costs more than an exec: the run uses one. */
-export const FIRST_COMMAND_MAX_BYTES = 16 * 1024;
+/** One argument of a shell's command line, single-quoted. */
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Past this, the payload is one argument too long for `sh -c` (the kernel's 128 KiB each): the run uses an exec. */
+export const FIRST_COMMAND_MAX_BYTES = 96 * 1024;
 
 /** What goes on the waiting process's stdin before the archive; undefined when too large (then an exec). */
 export function firstCommandInput(script: string, command: string, tag: string): Buffer | undefined {
-  const s = script.split('\n');
-  const c = command.split('\n');
-  const text = `${s.length} ${c.length} ${tag}\n${script}\n${command}\n`;
-  const bytes = Buffer.from(text, 'utf8');
-  return bytes.length <= FIRST_COMMAND_MAX_BYTES ? bytes : undefined;
+  const payload = Buffer.from(`set -- ${shellQuote(command)}\n${script}\n#${tag}`, 'utf8');
+  if (payload.length > FIRST_COMMAND_MAX_BYTES) return undefined;
+  return Buffer.concat([Buffer.from(`${payload.length} ${tag}\n`), payload]);
 }
 
 /** A run's marker tag: unlikely to occur in a test's output by chance. */

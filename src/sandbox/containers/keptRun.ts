@@ -1,10 +1,10 @@
 import { SwtError } from '../../util/errors.js';
 import { closeStream, demux, TailBuffer, untilDeadline, withinMs } from './containerIo.js';
-import { DoneWatch, doneTag, firstCommandInput, WAITING_PROCESS } from './firstCommand.js';
+import { DoneWatch, doneTag, FILL_FAILED, firstCommandInput, WAITING_PROCESS } from './firstCommand.js';
 import { watchLimits } from './diskWatch.js';
 import { killNow, type Docker } from '../docker.js';
 import { haltIfInterrupted, inBackground, onInterrupt, removeContainer } from './liveContainers.js';
-import { attachWaiting, cancelled, collectOutFiles, commandScript, fillByArchive, FILL_FAILED, prepareContainer, reportsFromStdout, runOutcome, SANDBOX_USER, takeExitStatus, type PreparedContainer, type SandboxDeps } from './container.js';
+import { attachWaiting, cancelled, collectOutFiles, commandScript, fillByArchive, prepareContainer, reportsFromStdout, runOutcome, SANDBOX_USER, takeExitStatus, type PreparedContainer, type SandboxDeps } from './container.js';
 import { overlayTar, type StateTree } from '../../repo/git.js';
 import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../types.js';
 
@@ -119,13 +119,15 @@ async function execCommand(
   // The archive was whole, or the files the command saw were not the state's: no result then.
   const feedError = feed && (await feed.end());
   const out = delivery.output();
-  if (feedError || (fill && out.subarray(0, FILL_FAILED.length).toString('latin1') === FILL_FAILED)) {
+  // The waiting process says so too when it could not read its payload, with or without an overlay.
+  const nothingRan = (fill || delivery.via === 'stdin') && out.subarray(0, FILL_FAILED.length).toString('latin1') === FILL_FAILED;
+  if (feedError || nothingRan) {
     await disk.stop(false);
     closeStream(stream);
     if (feedError) throw feedError;
-    // No tar in the image, or it could not extract there; nothing else ran: the engine's copy, and the command again.
-    deps.log.debug({ output: tail.toString().slice(-500) }, 'the overlay did not go in through the exec: copied by the engine');
-    await fillByArchive(prepared, limits.timeoutMs, signal);
+    // No tar in the image, or it could not extract there, or no dd to read the payload; nothing else ran: the engine's copy, and the command again as an exec.
+    deps.log.debug({ output: tail.toString().slice(-500), via: delivery.via }, 'the command did not run: its overlay by the engine, and the command as an exec');
+    if (fill) await fillByArchive(prepared, limits.timeoutMs, signal);
     prepared.fillPending = false;
     return execCommand(deps, prepared, command, limits, signal, first);
   }
