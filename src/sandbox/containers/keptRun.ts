@@ -11,9 +11,10 @@ import type { KeptContainer, ResourceLimits, RunOutcome, RunRequest } from '../t
 /**
  * Kept runs (RunRequest.keep): the container's own process waits for the first command on its
  * stdin (firstCommand.ts), then only waits; each later command is an exec in it, so a second
- * command of the same run (a side's confirmation reruns) pays neither a container start nor a cold /tmp, where jest and ts-jest keep their caches. Same limits, user, no
- * network; killed for time or disk as a one-shot run is; a command killed by a signal ends the
- * container, whose memory flag then says whether it was out of memory.
+ * command of the same run (a side's confirmation reruns) pays neither a container start nor a
+ * cold /tmp, where jest and ts-jest keep their caches. Same limits, user, no network; killed for
+ * time or disk as a one-shot run is; a command killed by a signal ends the container, whose
+ * memory flag then says whether it was out of memory.
  */
 
 /** Creates and starts a kept run's container: its process waits for the first command (firstCommand.ts), which brings the overlay. */
