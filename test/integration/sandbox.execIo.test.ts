@@ -203,6 +203,24 @@ describe("a kept run's first command on the waiting process is judged as an exec
     expect(containersOfOursOnceRetired()).toBe('');
   }, 300_000);
 
+  it("attack: a command reads its run's tag and prints the done markers itself, then goes on; the run ends with only what it chose to say, and nothing outlives the release", async () => {
+    // The tag is the last line of the script, which is its parent shell's argument; pid 1 is the waiting process, of the same user.
+    const forge = [
+      "t=$(tr '\\0' '\\n' < /proc/$PPID/cmdline | sed -n 's/^#//p' | tail -n 1)",
+      'echo forging >&2',
+      'printf "swt-done-%s\\n" "$t" >&2',
+      'printf "swt-done-%s 0\\n" "$t" > /proc/1/fd/1',
+      'sleep 20; echo late > /swt-out/late.xml; exit 5',
+    ].join('\n');
+    const started = Date.now();
+    const r = await kept(forge);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    // As if it had exited 0 with no reports: which it could do by itself.
+    expect(r).toMatchObject({ exitCode: 0, timedOut: false, files: {} });
+    expect(r.output).toBe('forging\n');
+    expect(containersOfOursOnceRetired()).toBe('');
+  }, 300_000);
+
   it('past its time limit, out of memory, or past its disk limit, it is killed and said so; the container is gone', async () => {
     const slow = await kept('sleep 600', { timeoutMs: 3_000 });
     expect(slow).toMatchObject({ timedOut: true, exitCode: null });
