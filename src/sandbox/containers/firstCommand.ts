@@ -61,6 +61,7 @@ export class DoneWatch {
   /** The exit status the process printed; null before. */
   code: number | null = null;
   private readonly marker: string;
+  private readonly status: RegExp;
   private outTail = '';
   private errTail = '';
   private seenOut = false;
@@ -69,6 +70,7 @@ export class DoneWatch {
 
   constructor(tag: string) {
     this.marker = `swt-done-${tag}`;
+    this.status = new RegExp(`${this.marker} (\\d+)\\n`);
     this.done = new Promise((r) => (this.resolve = r));
   }
 
@@ -81,7 +83,7 @@ export class DoneWatch {
   stdout(b: Buffer): boolean {
     if (this.seenOut) return true;
     this.outTail = (this.outTail + b.toString('latin1')).slice(-(this.marker.length + 16));
-    const m = new RegExp(`${this.marker} (\\d+)\\n`).exec(this.outTail);
+    const m = this.status.exec(this.outTail);
     if (m) {
       this.code = Number(m[1]);
       this.seenOut = true;
