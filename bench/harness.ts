@@ -6,7 +6,8 @@
  *   command on its stdin), base and head side by side (as a validation runs them). Then how a validation's cost grows with repository size and with test count
  *   (synthetic repos). Validation is timed with confirmation of the tests that move (the
  *   default) and without it (confirm 0), in pairs back to back (which goes first alternates;
- *   SWT_BENCH_PAIRS of them at least, 11 by default, and more while they cost under PAIRS_BUDGET_MS,
+ *   SWT_BENCH_PAIRS of them at least, 11 by default, and more while they cost under PAIRS_BUDGET_MS
+ *   or spread too wide for their medians' standard error to be under MEDIAN_SE,
  *   up to three times as many: a quick instance's ratios move most with the machine, and its pairs
  *   are cheap; each with a sample of the floor, the three in an order that rotates; SWT_BENCH_ROUNDS, 2, counts the cold builds): the
  *   best of each, and the median of the pairs' ratios. A JSON object with every figure is the last
@@ -21,6 +22,7 @@ import { join, resolve } from 'node:path';
 import Docker from 'dockerode';
 import { parseInstances } from '../src/eval/instances.js';
 import { depTreeScaling, type DepTreeRow } from './depTree.js';
+import { medianStandardError } from './stats.js';
 import { ecosystemProjects, type BenchProject } from './ecosystemProjects.js';
 import { resolveRepoPath } from '../src/eval/repos.js';
 import { buildTestCommand, DEFAULT_OUT_DIR } from '../src/harness/runners.js';
@@ -151,6 +153,8 @@ async function coldBuilds(sandbox: Sandbox, docker: Docker, name: string, input:
 
 /** How long an instance's pairs may take before it gets no more than SWT_BENCH_PAIRS (the quick ones get up to three times as many). */
 const PAIRS_BUDGET_MS = 60_000;
+/** The standard error the medians of the pairs' ratios are held to: an instance whose pairs spread wider gets more (up to three times as many). */
+const MEDIAN_SE = 0.02;
 
 async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProject, opts: { rounds: number; pairs: number; envOnly: boolean; validationOnly: boolean }): Promise<Row> {
   const repo = inst.repo;
@@ -198,7 +202,10 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
   const pairs: Row['pairs'] = [];
   const ORDERS = [['on', 'off', 'floor'], ['off', 'floor', 'on'], ['floor', 'on', 'off'], ['off', 'on', 'floor'], ['on', 'floor', 'off'], ['floor', 'off', 'on']] as const;
   const pairsFrom = performance.now();
-  const morePairs = (i: number) => i < opts.pairs || (i < 3 * opts.pairs && performance.now() - pairsFrom < PAIRS_BUDGET_MS);
+  // Past SWT_BENCH_PAIRS: more while they are cheap, or while their ratios spread too wide for the
+  // medians to be held to MEDIAN_SE (path-to-regexp: one pair's on ÷ off 0.79–1.32 at 11 pairs).
+  const spread = () => Math.max(medianStandardError(pairs.map((p) => p.on / p.off)), medianStandardError(pairs.map((p) => p.on / p.floor)));
+  const morePairs = (i: number) => i < opts.pairs || (i < 3 * opts.pairs && (performance.now() - pairsFrom < PAIRS_BUDGET_MS || spread() > MEDIAN_SE));
   for (let i = 0; morePairs(i); i++) {
     log(`${inst.name}: validation with and without confirmation, and the floor (${i + 1}/${opts.pairs}${i >= opts.pairs ? ', more within the budget' : ''})`);
     const t = { on: NaN, off: NaN, floor: NaN, reran: 0 };
