@@ -82,8 +82,6 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
 function floorOf(sandbox: Sandbox, ctx: Awaited<ReturnType<typeof prepareContext>>, states: RepoState[], files: string[]) {
   const command = buildTestCommand(ctx.runner, files, DEFAULT_OUT_DIR);
   const execCommand = `mkdir -p /tmp/swt-out && ${buildTestCommand(ctx.runner, files, '/tmp/swt-out')}`;
-  // As before each validation: the last one's used containers removed and the pool made up, not
-  // going on beside the timed runs.
   const run = async (state: RepoState) => {
     const r = await sandbox.run({ env: ctx.env, repo: ctx.repo, state, command });
     if (r.timedOut || r.exitCode === null) throw new Error(`the floor's run did not finish (${r.timedOut ? 'timed out' : 'killed'}): ${r.output.slice(-300)}`);
@@ -104,6 +102,8 @@ function floorOf(sandbox: Sandbox, ctx: Awaited<ReturnType<typeof prepareContext
     },
     /** One sample: both sides' runs side by side. */
     sideBySide: async () => {
+      // As before each validation: the last one's used containers removed and the pool made up, not
+      // going on beside the timed runs.
       await sandbox.warmed?.();
       return (await timed(() => Promise.all(states.map(run))))[1];
     },
