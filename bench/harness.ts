@@ -51,7 +51,7 @@ interface Row {
   /** The same validation with confirmation off (confirm: 0). */
   validateNoConfirmMs: number;
   /** Each interleaved pair, back to back with a sample of the floor (their order rotates). */
-  pairs: Array<{ on: number; off: number; floor: number; reran?: number }>;
+  pairs: Array<{ on: number; off: number; floor: number; reran: number }>;
   /** The floor, base and head side by side (as a validation runs them), each a sandbox run. */
   floorMs: number;
   /** The command as a `docker exec` in a running session on each side, side by side (the floor before). */
@@ -171,18 +171,16 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
   log(`${inst.name}: validation`);
   // Timed on a cached environment: another process's cold builds of the same project may remove
   // the image meanwhile; then it is built again, untimed, and the validation run again.
-  let lastReran = 0;
-  const validated = async (confirm?: number) => {
+  const validated = async (confirm?: number): Promise<{ ms: number; reran: number }> => {
     for (let attempt = 0; ; attempt++) {
       await prepareContext(sandbox, input);
       // As between two events of the App: the pool has made up what the last validation took.
       await sandbox.warmed?.();
       try {
-        const [result, took] = await timed(() => validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch, ...(confirm === undefined ? {} : { confirm }) }));
+        const [result, ms] = await timed(() => validate(sandbox, { ...input, fixPatch: inst.patch, testPatch: inst.testPatch, ...(confirm === undefined ? {} : { confirm }) }));
         // The moving tests no round confirmed reran in new processes: what makes one validation with confirmation cost more than another.
         const c = result.confirmation;
-        lastReran = c ? c.tests.length - (c.inProcess?.length ?? 0) : 0;
-        return took;
+        return { ms, reran: c ? c.tests.length - (c.inProcess?.length ?? 0) : 0 };
       } catch (e) {
         if (attempt >= 2 || !isSwtError(e, 'IMAGE_UNAVAILABLE')) throw e;
         log(`${inst.name}: the environment image went away (${(e as Error).message}); again`);
@@ -207,11 +205,12 @@ async function benchInstance(sandbox: Sandbox, docker: Docker, inst: BenchProjec
   const spread = () => Math.max(medianStandardError(pairs.map((p) => p.on / p.off)), medianStandardError(pairs.map((p) => p.on / p.floor)));
   const morePairs = (i: number) => i < opts.pairs || (i < 3 * opts.pairs && (performance.now() - pairsFrom < PAIRS_BUDGET_MS || spread() > MEDIAN_SE));
   for (let i = 0; morePairs(i); i++) {
-    log(`${inst.name}: validation with and without confirmation, and the floor (${i + 1}/${opts.pairs}${i >= opts.pairs ? ', more within the budget' : ''})`);
+    log(`${inst.name}: validation with and without confirmation, and the floor (${i + 1}/${opts.pairs}${i >= opts.pairs ? ', more: cheap, or spread wide' : ''})`);
     const t = { on: NaN, off: NaN, floor: NaN, reran: 0 };
     for (const what of ORDERS[i % ORDERS.length]) {
-      t[what] = what === 'floor' ? await floor.sideBySide() : await validated(what === 'on' ? undefined : 0);
-      if (what === 'on') t.reran = lastReran;
+      if (what === 'floor') t.floor = await floor.sideBySide();
+      else if (what === 'off') t.off = (await validated(0)).ms;
+      else ({ ms: t.on, reran: t.reran } = await validated());
     }
     validateMs = Math.min(validateMs, t.on);
     validateNoConfirmMs = Math.min(validateNoConfirmMs, t.off);
@@ -418,7 +417,7 @@ async function main() {
       validateNoConfirmMs: round(r.validateNoConfirmMs),
       confirmOverOff: ratio(r.validateMs, r.validateNoConfirmMs),
       confirmOverOffPaired: two(pairedRatio([r])),
-      pairs: r.pairs.map((p) => ({ on: round(p.on), off: round(p.off), floor: round(p.floor), reran: p.reran ?? 0 })),
+      pairs: r.pairs.map((p) => ({ on: round(p.on), off: round(p.off), floor: round(p.floor), reran: p.reran })),
       floorMs: round(r.floorMs),
       floorExecMs: round(r.floorExecMs),
       floorSequentialMs: round(r.floorSequentialMs),
