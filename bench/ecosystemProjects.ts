@@ -10,6 +10,9 @@ import * as goClampx from '../test/helpers/goClampx.js';
 import * as mavenGreeter from '../test/helpers/mavenGreeter.js';
 import * as rustDescribe from '../test/helpers/rustDescribe.js';
 import * as cppClampx from '../test/helpers/cppClampx.js';
+import * as phpSlugger from '../test/helpers/phpSlugger.js';
+import * as rubyRoman from '../test/helpers/rubyRoman.js';
+import { REGISTRIES } from '../src/ecosystems/registries.js';
 
 export interface BenchProject {
   name: string;
@@ -252,9 +255,42 @@ async function cppProject(root: string): Promise<BenchProject> {
   return { name: 'cpp: textkit (CMake, GoogleTest, 9 modules)', repo: dir, base, patch, testPatch: cppClampx.GTEST_ABOVE, warmBuildTarget: 0.3 };
 }
 
-/** Every project, or those whose id is one of `only` (bench:harness `--project=rust`; `rust-describe`: the small crate the Rust integration tests share). */
+/**
+ * Ruby (minitest) and PHP (PHPUnit): the integration test's projects. Their runners hold no
+ * confirmation rounds yet: these rows say what confirmation costs them. RubyGems and Packagist are not
+ * reachable here: their installs take the air-gapped way (Debian's gems, Debian's PHPUnit), and
+ * the bench's sandbox leaves those registries out of its egress (AIR_GAPPED_HOSTS), as the test does.
+ */
+async function rubyProject(root: string): Promise<BenchProject> {
+  const dir = join(root, 'ruby-roman');
+  const base = await commitRepo(dir, rubyRoman.BASE_FILES);
+  return { name: 'ruby: roman (minitest)', repo: dir, base, patch: await diffTo(dir, rubyRoman.FIX), testPatch: rubyRoman.TEST_PATCH };
+}
+
+async function phpProject(root: string): Promise<BenchProject> {
+  const dir = join(root, 'php-slugger');
+  const base = await commitRepo(dir, phpSlugger.BASE_FILES);
+  return { name: 'php: slugger (PHPUnit)', repo: dir, base, patch: await diffTo(dir, phpSlugger.FIX), testPatch: phpSlugger.TEST_PATCH };
+}
+
+/** Registries the bench's sandbox never asks: the Ruby and PHP projects install without them. */
+export const AIR_GAPPED_HOSTS: readonly string[] = [...REGISTRIES.ruby, ...REGISTRIES.php];
+
+/**
+ * Every project, or those whose id is one of `only` (bench:harness `--project=rust`; `rust-describe`: the small crate the Rust
+ * integration tests share, only when named).
+ */
 export async function ecosystemProjects(root: string, only: readonly string[] = []): Promise<BenchProject[]> {
-  const all: [string, (root: string) => Promise<BenchProject>][] = [['python', pythonProject], ['go', goProject], ['rust', rustSerdeProject], ['rust-describe', rustProject], ['java', mavenProject], ['cpp', cppProject]];
+  const all: [string, (root: string) => Promise<BenchProject>][] = [
+    ['python', pythonProject],
+    ['go', goProject],
+    ['rust', rustSerdeProject],
+    ['rust-describe', rustProject],
+    ['java', mavenProject],
+    ['cpp', cppProject],
+    ['ruby', rubyProject],
+    ['php', phpProject],
+  ];
   const out: BenchProject[] = [];
   // The small crate only when asked for: the serde crate is the Rust project.
   for (const [id, make] of all) if (only.length === 0 ? id !== 'rust-describe' : only.includes(id)) out.push(await make(root));

@@ -13,7 +13,7 @@
  *   best of each, and the median of the pairs' ratios. A JSON object with every figure is the last
  *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
  * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree; `--projects-only`: no examples;
- * `--project=<python|go|rust|rust-describe|java|cpp>` (repeatable): only those ecosystem projects; `--no-deps`: no dependency tree.
+ * `--project=<python|go|rust|rust-describe|java|cpp|ruby|php>` (repeatable): only those ecosystem projects (rust-describe only when named); `--no-deps`: no dependency tree.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,7 +23,8 @@ import Docker from 'dockerode';
 import { parseInstances } from '../src/eval/instances.js';
 import { depTreeScaling, type DepTreeRow } from './depTree.js';
 import { medianStandardError } from './stats.js';
-import { ecosystemProjects, type BenchProject } from './ecosystemProjects.js';
+import { AIR_GAPPED_HOSTS, ecosystemProjects, type BenchProject } from './ecosystemProjects.js';
+import { DEFAULT_EGRESS_HOSTS } from '../src/sandbox/egress/egressConfig.js';
 import { resolveRepoPath } from '../src/eval/repos.js';
 import { buildTestCommand, DEFAULT_OUT_DIR } from '../src/harness/runners.js';
 import { testTargetsOfPatch } from '../src/pipeline/testTargets.js';
@@ -322,7 +323,7 @@ async function main() {
   const pairs = Math.max(1, Number(process.env.SWT_BENCH_PAIRS) || 11);
   const instances = args.includes('--projects-only') ? [] : parseInstances(readFileSync(file, 'utf8'), file).filter((i) => only.length === 0 || only.includes(i.instance_id));
   // The App's sandbox: a warm pool of idle run containers per environment in use (settings.ts).
-  const sandbox = await createDockerSandbox({ warmPool: APP_WARM_POOL });
+  const sandbox = await createDockerSandbox({ warmPool: APP_WARM_POOL, egress: { hosts: DEFAULT_EGRESS_HOSTS.filter((h) => !AIR_GAPPED_HOSTS.includes(h)) } });
   const docker = new Docker();
   const rows: Row[] = [];
   const root = await mkdtemp(join(tmpdir(), 'swt-bench-eco-'));

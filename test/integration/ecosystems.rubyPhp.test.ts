@@ -12,6 +12,8 @@ import { createDockerSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/types.js';
 import { createGitRepo } from '../helpers/gitRepo.js';
 import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
+import * as phpSlugger from '../helpers/phpSlugger.js';
+import * as rubyRoman from '../helpers/rubyRoman.js';
 
 const refused = new Set<string>([...REGISTRIES.ruby, ...REGISTRIES.php]);
 let sandbox: Sandbox;
@@ -70,29 +72,7 @@ describe('Ruby and PHP with no configuration (real containers, air-gapped instal
   });
 
   it('minitest: the new test is F→P (ids Class#test_name), with a test helper and no spec directory', async () => {
-    const v = await validateFix(
-      {
-        Gemfile: "source 'https://rubygems.org'\ngem 'minitest'\ngem 'rake'\n",
-        'lib/roman.rb': "module Roman\n  def self.to_roman(n) = { 1 => 'I', 4 => 'IIII', 5 => 'V' }.fetch(n)\nend\n",
-        'test/test_helper.rb': "require 'minitest/autorun'\nrequire 'roman'\n",
-        'test/roman_test.rb': "require 'test_helper'\n\nclass RomanTest < Minitest::Test\n  def test_one\n    assert_equal 'I', Roman.to_roman(1)\n  end\nend\n",
-      },
-      { 'lib/roman.rb': "module Roman\n  def self.to_roman(n) = { 1 => 'I', 4 => 'IV', 5 => 'V' }.fetch(n)\nend\n" },
-      [
-        'diff --git a/test/roman_test.rb b/test/roman_test.rb',
-        '--- a/test/roman_test.rb',
-        '+++ b/test/roman_test.rb',
-        '@@ -5,3 +5,7 @@ class RomanTest < Minitest::Test',
-        "     assert_equal 'I', Roman.to_roman(1)",
-        '   end',
-        '+',
-        '+  def test_four_is_subtractive',
-        "+    assert_equal 'IV', Roman.to_roman(4)",
-        '+  end',
-        ' end',
-        '',
-      ].join('\n'),
-    );
+    const v = await validateFix(rubyRoman.BASE_FILES, rubyRoman.FIX, rubyRoman.TEST_PATCH);
     expect(f2p(v)).toEqual(['test/roman_test.rb > RomanTest#test_four_is_subtractive']);
     expect(v.tests.filter((t) => t.transition !== 'F2P').map((t) => [t.id, t.transition])).toEqual([['test/roman_test.rb > RomanTest#test_one', 'P2P']]);
     expect(v.success).toBe(true);
@@ -104,30 +84,7 @@ describe('Ruby and PHP with no configuration (real containers, air-gapped instal
   });
 
   it('PHPUnit: the new test is F→P (ids Class::method); composer dump-autoload and Debian’s PHPUnit stand in for composer install', async () => {
-    const v = await validateFix(
-      {
-        'composer.json': JSON.stringify({ name: 'swt/slug', require: { php: '>=8.1' }, 'require-dev': { 'phpunit/phpunit': '^9.6' }, autoload: { 'psr-4': { 'Slug\\': 'src/' } } }, null, 2) + '\n',
-        'phpunit.xml.dist': '<?xml version="1.0"?>\n<phpunit bootstrap="vendor/autoload.php">\n  <testsuites><testsuite name="all"><directory>tests</directory></testsuite></testsuites>\n</phpunit>\n',
-        'src/Slugger.php': "<?php\nnamespace Slug;\n\nfinal class Slugger\n{\n    public static function slug(string $s): string\n    {\n        return strtolower(str_replace(' ', '-', $s));\n    }\n}\n",
-        'tests/SluggerTest.php': "<?php\nnamespace Slug\\Tests;\n\nuse PHPUnit\\Framework\\TestCase;\nuse Slug\\Slugger;\n\nfinal class SluggerTest extends TestCase\n{\n    public function testLowercases(): void\n    {\n        $this->assertSame('a-b', Slugger::slug('A B'));\n    }\n}\n",
-      },
-      { 'src/Slugger.php': "<?php\nnamespace Slug;\n\nfinal class Slugger\n{\n    public static function slug(string $s): string\n    {\n        return strtolower(preg_replace('/\\s+/', '-', trim($s)));\n    }\n}\n" },
-      newFile('tests/SluggerSpacesTest.php', [
-        '<?php',
-        'namespace Slug\\Tests;',
-        '',
-        'use PHPUnit\\Framework\\TestCase;',
-        'use Slug\\Slugger;',
-        '',
-        'final class SluggerSpacesTest extends TestCase',
-        '{',
-        '    public function testCollapsesRunsOfSpaces(): void',
-        '    {',
-        "        $this->assertSame('a-b', Slugger::slug('  A   B '));",
-        '    }',
-        '}',
-      ]),
-    );
+    const v = await validateFix(phpSlugger.BASE_FILES, phpSlugger.FIX, phpSlugger.TEST_PATCH);
     expect(f2p(v)).toEqual(['tests/SluggerSpacesTest.php > Slug\\Tests\\SluggerSpacesTest::testCollapsesRunsOfSpaces']);
     expect(v.tests.map((t) => t.transition)).toEqual(['F2P']);
     expect(v.success).toBe(true);
