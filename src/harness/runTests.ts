@@ -62,8 +62,8 @@ export async function runTestsKept(sandbox: Pick<Sandbox, 'run'>, opts: RunTests
 }
 
 /** The rounds a run with `opts` asks its own process for: its plan, when its runner can hold them. */
-function planOf(opts: Pick<RunTestsOptions, 'roundPlan' | 'runner'>): RoundPlan | undefined {
-  return opts.roundPlan && roundsInProcess(opts.runner) ? opts.roundPlan : undefined;
+function planOf(opts: Pick<RunTestsOptions, 'roundPlan' | 'runner' | 'files'>): RoundPlan | undefined {
+  return opts.roundPlan && roundsInProcess(opts.runner, opts.files.length) ? opts.roundPlan : undefined;
 }
 
 /** The run's request, its command built once here for the run and its pre-warm alike (the warm key holds it). */

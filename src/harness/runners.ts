@@ -97,7 +97,7 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
   }
   const { def } = runnerDef(spec.kind);
   const out = outDirOf(outDir);
-  const inProcess = rounds && roundsInProcess(spec) ? def.roundsInProcess!.prepare(out, rounds) : '';
+  const inProcess = rounds && roundsInProcess(spec, files.length) ? def.roundsInProcess!.prepare(out, rounds) : '';
   const mkdir = `mkdir -p ${shellQuote(out)} 2>/dev/null;${env}${reporterInstall(spec, out)}${inProcess}`;
   const reports = reportNames(spec, files.length);
   const opts = { ...(kept ? { kept } : {}), ...(inProcess && rounds ? { rounds: rounds.rounds } : {}) };
@@ -110,19 +110,20 @@ export function buildTestCommand(spec: RunnerSpec, files: string[], outDir: stri
 }
 
 /**
- * Whether a run with `spec` can hold confirmation rounds in its own process (RoundPlan): its
- * runner knows how, and the run is one invocation (not one per file or per package).
+ * Whether a run of `fileCount` files with `spec` can hold confirmation rounds in its own process
+ * (RoundPlan): its runner knows how, and the run is one invocation (not one per package, nor one
+ * per file unless there is one file).
  */
-export function roundsInProcess(spec: RunnerSpec): boolean {
-  return !!runnerDef(spec.kind).def.roundsInProcess && !isGrouped(spec) && !runsPerFile(spec);
+export function roundsInProcess(spec: RunnerSpec, fileCount: number): boolean {
+  return !!runnerDef(spec.kind).def.roundsInProcess && !isGrouped(spec) && (!runsPerFile(spec) || fileCount === 1);
 }
 
 /**
- * Why a run with `spec` holds no confirmation rounds (RoundPlan), or undefined when it can: the
- * tests that move then rerun in new processes, as a result says.
+ * Why a run of `fileCount` files with `spec` holds no confirmation rounds (RoundPlan), or undefined
+ * when it can: the tests that move then rerun in new processes, as a result says.
  */
-export function whyNoRounds(spec: RunnerSpec): string | undefined {
-  if (roundsInProcess(spec)) return undefined;
+export function whyNoRounds(spec: RunnerSpec, fileCount: number): string | undefined {
+  if (roundsInProcess(spec, fileCount)) return undefined;
   if (!runnerDef(spec.kind).def.roundsInProcess) return `${spec.kind} cannot repeat tests faithfully inside its run here: the tests that moved reran in new processes`;
   return `${spec.kind} ran once per ${isGrouped(spec) ? 'package' : 'file'}: the tests that moved reran in new processes`;
 }

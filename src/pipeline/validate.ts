@@ -246,7 +246,7 @@ function resultOf(
     runs: { base: runs.base, head: runs.head },
     ...(verdict.tests.length === 0 ? { noTests: whyNoTests(runs) ?? 'the runs reported tests, but none is left once the baseline is taken out' } : {}),
     ...(confirm
-      ? { confirmation: { rounds: o.confirm, tests: [...confirm.ids], alone: confirm.alone, ...(confirm.inProcess ? { inProcess: [...confirm.inProcess] } : {}), ...noRounds(ctx.runner), runs: { base: confirm.base, head: confirm.head } } }
+      ? { confirmation: { rounds: o.confirm, tests: [...confirm.ids], alone: confirm.alone, ...(confirm.inProcess ? { inProcess: [...confirm.inProcess] } : {}), ...noRounds(ctx.runner, o.files.length), runs: { base: confirm.base, head: confirm.head } } }
       : {}),
     baseline,
   };
@@ -379,8 +379,8 @@ async function fixedEnvironment(sandbox: Sandbox, ctx: RepoContext, fixedCode: R
 }
 
 /** `noRounds` of a result's confirmation, when its runner holds none. */
-function noRounds(runner: RepoContext['runner']): { noRounds?: string } {
-  const why = whyNoRounds(runner);
+function noRounds(runner: RepoContext['runner'], fileCount: number): { noRounds?: string } {
+  const why = whyNoRounds(runner, fileCount);
   return why ? { noRounds: why } : {};
 }
 

@@ -87,6 +87,10 @@ describe('Ruby and PHP with no configuration (real containers, air-gapped instal
     const v = await validateFix(phpSlugger.BASE_FILES, phpSlugger.FIX, phpSlugger.TEST_PATCH);
     expect(f2p(v)).toEqual(['tests/SluggerSpacesTest.php > Slug\\Tests\\SluggerSpacesTest::testCollapsesRunsOfSpaces']);
     expect(v.tests.map((t) => t.transition)).toEqual(['F2P']);
+    // The new test's two rounds ran in PHPUnit's own process, after the run: no rerun.
+    const moved = 'tests/SluggerSpacesTest.php > Slug\\Tests\\SluggerSpacesTest::testCollapsesRunsOfSpaces';
+    expect(v.confirmation).toMatchObject({ rounds: 2, tests: [moved], inProcess: [moved] });
+    expect(v.confirmation?.noRounds).toBeUndefined();
     expect(v.success).toBe(true);
     expect(v.environment.baseImage).toMatch(/^swt-base\/php:8\.4-cli-/);
     expect(v.runner).toBe('phpunit');

@@ -342,6 +342,74 @@ const NEW_JAVA = `
 `;
 const JAVA_POM = pomFor('slugs');
 
+// PHP (PHPUnit 9, Debian's): the same slugs, the registry a static property; PHPUnit runs the
+// methods in the order they are declared. Composer's autoloader written offline.
+const PHP_SLUGS = (pattern: string) => `<?php
+namespace Slugs;
+
+final class Slugs
+{
+    private static array $taken = [];
+
+    public static function slugify(string $title): string
+    {
+        return trim(preg_replace('/${pattern}/', '-', strtolower($title)), '-');
+    }
+
+    public static function uniqueSlug(string $title): string
+    {
+        $s = self::slugify($title);
+        self::$taken[$s] = (self::$taken[$s] ?? 0) + 1;
+        return self::$taken[$s] === 1 ? $s : $s . '-' . self::$taken[$s];
+    }
+}
+`;
+const PHP_SLUG_TESTS = (added: string) => `<?php
+namespace Slugs\\Tests;
+
+use PHPUnit\\Framework\\TestCase;
+use Slugs\\Slugs;
+
+final class SlugsTest extends TestCase
+{
+    public function testSlugifyLowercasesWords(): void
+    {
+        $this->assertSame('release-notes', Slugs::slugify('Release Notes'));
+    }
+
+    public function testSlugifyKeepsDigits(): void
+    {
+        $this->assertSame('python-3-notes', Slugs::slugify('Python 3 notes'));
+    }
+
+    public function testUniqueSlugNumbersRepeats(): void
+    {
+        $this->assertSame('faq', Slugs::uniqueSlug('FAQ'));
+        $this->assertSame('faq-2', Slugs::uniqueSlug('FAQ'));
+    }
+${added}
+    public function testUniqueSlugFirstPageIsPlain(): void
+    {
+        $this->assertSame('getting-started', Slugs::uniqueSlug('Getting Started'));
+    }
+}
+`;
+const NEW_PHP = `
+    public function testSlugifyKeepsNumbersInTitles(): void
+    {
+        $this->assertSame('top-10-tips', Slugs::slugify('Top 10 Tips'));
+    }
+
+    public function testUniqueSlugCollapsesSpaces(): void
+    {
+        $this->assertSame('getting-started', Slugs::uniqueSlug('Getting   Started'));
+    }
+`;
+const PHP_FILES = {
+  'composer.json': JSON.stringify({ name: 'swt/slugs', autoload: { 'psr-4': { 'Slugs\\': 'src/' } } }, null, 2) + '\n',
+  'phpunit.xml.dist': '<?xml version="1.0"?>\n<phpunit bootstrap="vendor/autoload.php"/>\n',
+};
+
 // C++ (CMake, GoogleTest): the same slugs, the registry a static map; CTest runs the test binary
 // whole (one process, the tests in declaration order), as a plain `add_test` does.
 const CPP_SLUGS = (pattern: string) => `#include "slugs.h"
@@ -441,6 +509,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let javaSlugs: Project;
   let rustSlugs: Project;
   let cppSlugs: Project;
+  let phpSlugs: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -479,6 +548,14 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       { 'src/slugs.cpp': CPP_SLUGS('[^a-z]+') },
       { 'tests/slugs_test.cpp': CPP_SLUG_TESTS(NEW_CPP) },
       {},
+    );
+    // Named outright: the detected install would ask Packagist, which this machine cannot reach.
+    phpSlugs = project(
+      { ...PHP_FILES, 'src/Slugs.php': PHP_SLUGS('[^a-z0-9]'), 'tests/SlugsTest.php': PHP_SLUG_TESTS('') },
+      { 'src/Slugs.php': PHP_SLUGS('[^a-z0-9]+') },
+      { 'src/Slugs.php': PHP_SLUGS('[^a-z]+') },
+      { 'tests/SlugsTest.php': PHP_SLUG_TESTS(NEW_PHP) },
+      { image: 'php:8.4-cli', install: 'composer dump-autoload', testCmd: 'phpunit {files}' },
     );
     const main = 'src/main/java/com/example/Slugs.java';
     const test = 'src/test/java/com/example/SlugsTest.java';
@@ -555,6 +632,16 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       inProcess: true,
       // The environment's first build (GoogleTest's headers, the project) on a loaded machine.
       minutes: 4,
+    },
+    {
+      name: 'php/phpunit',
+      p: () => phpSlugs,
+      added: 'tests/SlugsTest.php > Slugs\\Tests\\SlugsTest::testUniqueSlugCollapsesSpaces',
+      poisoned: 'tests/SlugsTest.php > Slugs\\Tests\\SlugsTest::testUniqueSlugFirstPageIsPlain',
+      broken: 'tests/SlugsTest.php > Slugs\\Tests\\SlugsTest::testSlugifyKeepsNumbersInTitles',
+      brokenBefore: 'tests/SlugsTest.php > Slugs\\Tests\\SlugsTest::testSlugifyKeepsDigits',
+      // Its rounds in PHPUnit's process, the registry's static property back to its default first.
+      inProcess: true,
     },
     { name: 'javascript/mocha', p: () => mocha, ...js, inProcess: true },
     { name: 'javascript/jest', p: () => jest, ...js, inProcess: true },

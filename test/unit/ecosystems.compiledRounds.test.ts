@@ -71,7 +71,7 @@ describe('go test rounds', () => {
 
   it('run the binary through their wrapper and convert the rounds after the run, keeping go test\'s exit status', () => {
     const spec = runnerFromCommand('go test {files}');
-    expect(roundsInProcess(spec)).toBe(true);
+    expect(roundsInProcess(spec, 1)).toBe(true);
     // Each round a new process of the test binary: a round that differs is evidence.
     expect(roundsFresh(spec)).toBe(true);
     const cmd = buildTestCommand(spec, ['calc/calc_test.go'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'calc/calc_test.go': [3] } } });
@@ -137,7 +137,7 @@ describe('Maven rounds', () => {
 
   it('are planned before Maven, run in its JVM for the root module, else after the reports are collected, in the module, and keep Maven\'s exit status', () => {
     const spec = runnerFromCommand('mvn test {files}');
-    expect(roundsInProcess(spec)).toBe(true);
+    expect(roundsInProcess(spec, 1)).toBe(true);
     // No argLine, no POM system properties: a round that differs proves nothing; Maven reruns decide.
     expect(roundsFresh(spec)).toBe(false);
     const plan = { rounds: 2, lines: { [`core/${JAVA_FILE}`]: [12] } };
@@ -201,7 +201,7 @@ describe('cargo test rounds', () => {
 
   it('run each test binary through their runner (cargo\'s own runner hook), write the rounds\' reports after cargo, and keep its exit status', () => {
     const spec = runnerFromCommand('cargo test {files}');
-    expect(roundsInProcess(spec)).toBe(true);
+    expect(roundsInProcess(spec, 1)).toBe(true);
     // A new process of the same binary per round, with cargo's environment: a round that differs is evidence.
     expect(roundsFresh(spec)).toBe(true);
     const cmd = buildTestCommand(spec, ['tests/describe.rs'], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { 'tests/describe.rs': [9] } } });
@@ -295,7 +295,7 @@ describe('CTest and Meson rounds', () => {
 
   it('run after the run\'s own tests, with no build, each into its own bundle, and keep the run\'s exit status', () => {
     const spec = runnerFromCommand('ctest');
-    expect(roundsInProcess(spec)).toBe(true);
+    expect(roundsInProcess(spec, 1)).toBe(true);
     // CTest starts every test as a new process, as a rerun does: a round that differs is evidence.
     expect(roundsFresh(spec)).toBe(true);
     const cmd = buildTestCommand(spec, [FILE], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { [FILE]: [9] } } });
@@ -323,7 +323,7 @@ describe('CTest and Meson rounds', () => {
 
   it('with Meson, run meson test again under GTEST_FILTER on the chosen GoogleTest tests, with no build, its introspection asked once', () => {
     const spec = runnerFromCommand('meson test');
-    expect(roundsInProcess(spec)).toBe(true);
+    expect(roundsInProcess(spec, 1)).toBe(true);
     expect(roundsFresh(spec)).toBe(true);
     const cmd = buildTestCommand(spec, [FILE], '/swt-out', { kept: true, rounds: { rounds: 2, lines: { [FILE]: [9] } } });
     const [run, rounds] = cmd.split('if [ -n "$SWT_C_FILTER" ]');
@@ -337,6 +337,6 @@ describe('CTest and Meson rounds', () => {
     expect(cmd.match(/meson introspect/g)).toHaveLength(1);
     expect(cmd).toMatch(/; rm -f \/swt-out\/meson-intro\.json; exit \$rc \)$/);
     // make check has no rounds: its tests rerun, and the result says so.
-    expect(roundsInProcess(runnerFromCommand('make check'))).toBe(false);
+    expect(roundsInProcess(runnerFromCommand('make check'), 1)).toBe(false);
   });
 });

@@ -113,9 +113,10 @@ describe('literalsOf: the names a data-driven test\'s new rows give its cases', 
 
 describe('the run command with rounds', () => {
   it('says why a runner holds no rounds (its tests that move rerun in new processes), and nothing where it does', () => {
-    expect(whyNoRounds(runnerFromCommand('rspec {files}'))).toBe('rspec cannot repeat tests faithfully inside its run here: the tests that moved reran in new processes');
-    expect(whyNoRounds(runnerFromCommand('vendor/bin/phpunit {files}'))).toMatch(/^phpunit cannot repeat/);
-    for (const cmd of ['cargo test {files}', 'go test {files}', 'mvn test {files}', 'npx jest {files}', 'python3 -m pytest {files}']) expect(whyNoRounds(runnerFromCommand(cmd))).toBeUndefined();
+    expect(whyNoRounds(runnerFromCommand('rspec {files}'), 1)).toBe('rspec cannot repeat tests faithfully inside its run here: the tests that moved reran in new processes');
+    // PHPUnit runs a file per process: rounds in a run of one file only.
+    expect(whyNoRounds(runnerFromCommand('vendor/bin/phpunit {files}'), 2)).toBe('phpunit ran once per file: the tests that moved reran in new processes');
+    for (const cmd of ['cargo test {files}', 'go test {files}', 'mvn test {files}', 'npx jest {files}', 'python3 -m pytest {files}', 'vendor/bin/phpunit {files}']) expect(whyNoRounds(runnerFromCommand(cmd), 1)).toBeUndefined();
   });
 
   const pytest = runnerFromCommand('python3 -m pytest -p no:cacheprovider {files}');
@@ -179,11 +180,16 @@ describe('the run command with rounds', () => {
 
   it('a runner without rounds, or a run per file or per package, gets the command it always had', () => {
     const ava = runnerFromCommand('npx ava {files}');
-    expect(roundsInProcess(ava)).toBe(false);
+    expect(roundsInProcess(ava, 1)).toBe(false);
     expect(buildTestCommand(ava, ['a.test.js'], '/swt-out', { rounds: plan })).toBe(buildTestCommand(ava, ['a.test.js'], '/swt-out'));
     const grouped = { ...pytest, packages: [{ dir: 'a', runner: pytest }] };
-    expect(roundsInProcess(grouped)).toBe(false);
-    expect(roundsInProcess(pytest)).toBe(true);
+    expect(roundsInProcess(grouped, 1)).toBe(false);
+    expect(roundsInProcess(pytest, 2)).toBe(true);
+    const phpunit = runnerFromCommand('vendor/bin/phpunit {files}');
+    expect(roundsInProcess(phpunit, 1)).toBe(true);
+    expect(roundsInProcess(phpunit, 2)).toBe(false);
+    expect(buildTestCommand(phpunit, ['tests/ATest.php', 'tests/BTest.php'], '/swt-out', { rounds: plan })).toBe(buildTestCommand(phpunit, ['tests/ATest.php', 'tests/BTest.php'], '/swt-out'));
+    expect(buildTestCommand(phpunit, ['tests/ATest.php'], '/swt-out', { rounds: plan })).toContain('PHP_INI_SCAN_DIR=');
   });
 });
 

@@ -3,6 +3,7 @@ import { shellQuote } from '../../util/shell.js';
 import { commandWord, fillTemplate, quoteTestFile, regexEscape, reportPath } from '../command.js';
 import type { RunnerDef } from '../types.js';
 import { parsePhpunitJUnit } from './phpunit.js';
+import { phpunitRounds } from './rounds.js';
 
 const options = (out: string, report: string) => ['--colors=never', '--do-not-cache-result', '--log-junit', reportPath(out, report)];
 
@@ -20,4 +21,6 @@ export const phpunit: RunnerDef = {
     return fillTemplate(spec.template, [...options(out, report), '--filter', shellQuote(filter), quoteTestFile(file)]);
   },
   parse: parsePhpunitJUnit,
+  // Only when the run has one file: runsPerFile starts a process per file (harness roundsInProcess).
+  roundsInProcess: phpunitRounds,
 };

@@ -1,0 +1,103 @@
+/**
+ * PHPUnit's confirmation rounds inside the first run (RunnerDef.roundsInProcess), PHPUnit 9. A file
+ * PHP prepends to every script (`auto_prepend_file`, from an ini in a directory added to
+ * PHP_INI_SCAN_DIR, Debian's own kept) registers a shutdown function: once PHPUnit has run the file
+ * and exited, in the same process, it runs the chosen test methods again per round as `--filter`
+ * would (each class's suite, so its before-class hooks and data providers run, under PHPUnit's own
+ * name filter), with PHPUnit's own JUnit logger, into the run's `--log-junit` path plus
+ * `.round<N>` (roundReport). The run's exit status stays as it was (a round's error is caught). A new PHP process per round cost about as much as the run itself (53 ms against
+ * 66 ms on a small project), these rounds a few milliseconds.
+ *
+ * Chosen: the test methods (PHPUnit's `Test::isTestMethod`) of the test classes declared in the
+ * plan's files whose lines, from the method's first line to its last, hold an added line. Before
+ * each round the static properties of the project's own classes (declared in files under the
+ * working directory, outside vendor/) go back to their declared defaults, as a new process would
+ * have them; the rest carries over (globals, functions' static variables, what vendor/ holds), so
+ * a round that differs from the run proves nothing (freshProcess false): its test reruns in new
+ * processes, which decide. Anything
+ * else (PHPUnit 10 and later, whose API differs, a process that is not PHPUnit's, a script that
+ * ran no test of the files) gets no round and its tests rerun, as before. The rounds run only
+ * when the run has one file (PHPUnit runs a file per process): runners.ts roundsInProcess.
+ * Pure.
+ */
+import { shellQuote } from '../../util/shell.js';
+import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, roundReport, writeLines, writeRoundsHook } from '../command.js';
+import type { RunnerDef } from '../types.js';
+
+export const PHPUNIT_ROUNDS_FILE = `${ROUNDS_HOOK_DIR}/phpunit-rounds.php`;
+/** The directory PHP_INI_SCAN_DIR gains, holding the ini that prepends the hook. */
+const INI_DIR = `${ROUNDS_HOOK_DIR}/php-ini`;
+
+/** The run's `--log-junit` path plus this is round N's report (roundReport's naming). */
+const ROUND_SUFFIX = roundReport('', 1).replace(/1$/, '');
+
+/** One statement per line (printf writes it line by line); no `//` comments. */
+export const PHPUNIT_ROUNDS_SOURCE = String.raw`<?php
+if (getenv('SWT_ROUNDS') !== false) {
+  register_shutdown_function(static function (): void {
+    if (getenv('SWT_ROUNDS_RAN') !== false || !class_exists('PHPUnit\\Runner\\Version', false) || !class_exists('PHPUnit\\Framework\\TestCase', false)) return;
+    if (strpos(\PHPUnit\Runner\Version::series(), '9.') !== 0) return;
+    putenv('SWT_ROUNDS_RAN=1');
+    try {
+      $argv = $_SERVER['argv'] ?? [];
+      $log = null;
+      foreach ($argv as $i => $a) { if ($a === '--log-junit' && isset($argv[$i + 1])) $log = $argv[$i + 1]; elseif (strpos($a, '--log-junit=') === 0) $log = substr($a, 12); }
+      $plan = json_decode((string) @file_get_contents(getenv('SWT_ROUNDS')), true);
+      if ($log === null || !is_array($plan) || !is_array($plan['lines'] ?? null) || (int) ($plan['rounds'] ?? 0) < 1) return;
+      $lines = [];
+      foreach ($plan['lines'] as $file => $ls) { $real = realpath((string) $file); if ($real !== false) $lines[$real] = $ls; }
+      $chosen = [];
+      foreach (get_declared_classes() as $c) {
+        $rc = new \ReflectionClass($c);
+        if (!$rc->isSubclassOf(\PHPUnit\Framework\TestCase::class) || $rc->isAbstract() || !isset($lines[$rc->getFileName()])) continue;
+        foreach ($rc->getMethods(\ReflectionMethod::IS_PUBLIC) as $m) {
+          if ($m->getFileName() !== $rc->getFileName() || !\PHPUnit\Util\Test::isTestMethod($m)) continue;
+          foreach ($lines[$rc->getFileName()] as $n) { if ($n >= $m->getStartLine() && $n <= $m->getEndLine()) { $chosen[$c][] = preg_quote($m->getName(), '/'); break; } }
+        }
+      }
+      $root = getcwd() . '/';
+      $mine = [];
+      foreach (get_declared_classes() as $c) {
+        $f = (new \ReflectionClass($c))->getFileName();
+        if ($f !== false && strpos($f, $root) === 0 && strpos($f, $root . 'vendor/') !== 0) $mine[] = $c;
+      }
+      for ($r = 1; $chosen !== [] && $r <= (int) $plan['rounds']; $r++) {
+        foreach ($mine as $c) {
+          $rc = new \ReflectionClass($c);
+          $defaults = $rc->getDefaultProperties();
+          foreach ($rc->getProperties(\ReflectionProperty::IS_STATIC) as $p) {
+            if ($p->getDeclaringClass()->getName() !== $c || !array_key_exists($p->getName(), $defaults) || (method_exists($p, 'isReadOnly') && $p->isReadOnly())) continue;
+            if (PHP_VERSION_ID < 80100) $p->setAccessible(true);
+            try { $p->setValue(null, $defaults[$p->getName()]); } catch (\Throwable $e) { continue; }
+          }
+        }
+        $suite = new \PHPUnit\Framework\TestSuite('');
+        foreach ($chosen as $c => $names) {
+          $one = new \PHPUnit\Framework\TestSuite(new \ReflectionClass($c));
+          $filter = new \PHPUnit\Runner\Filter\Factory();
+          $filter->addFilter(new \ReflectionClass(\PHPUnit\Runner\Filter\NameFilterIterator::class), '/^' . preg_quote($c . '::', '/') . '(?:' . implode('|', $names) . ')(?: with data set .*)?$/');
+          $one->injectFilter($filter);
+          $suite->addTest($one);
+        }
+        $result = new \PHPUnit\Framework\TestResult();
+        $junit = new \PHPUnit\Util\Log\JUnit($log . '${ROUND_SUFFIX}' . $r);
+        $result->addListener($junit);
+        $suite->run($result);
+        $junit->flush();
+      }
+    } catch (\Throwable $e) {
+      fwrite(STDERR, 'swt: PHPUnit rounds: ' . $e->getMessage() . "\n");
+    }
+  });
+}`.split('\n');
+
+/** PHPUnit's rounds: the hook prepended to the run's PHP processes, the plan by environment. */
+export const phpunitRounds: NonNullable<RunnerDef['roundsInProcess']> = {
+  prepare: (_out, plan) =>
+    ` ${writeRoundsHook(PHPUNIT_ROUNDS_FILE, PHPUNIT_ROUNDS_SOURCE, plan)} && mkdir -p ${INI_DIR} && ${writeLines(`${INI_DIR}/swt-rounds.ini`, [`auto_prepend_file=${PHPUNIT_ROUNDS_FILE}`])}` +
+    ` && export SWT_ROUNDS=${ROUNDS_PLAN_FILE} PHP_INI_SCAN_DIR="\${PHP_INI_SCAN_DIR:-}:"${shellQuote(INI_DIR)};`,
+  report: roundReport,
+  // The hook could not be read: PHP stops before the script.
+  hookFailed: /Failed opening required '[^']*phpunit-rounds\.php'/,
+  freshProcess: false,
+};
