@@ -256,8 +256,7 @@ async function cppProject(root: string): Promise<BenchProject> {
 }
 
 /**
- * Ruby (minitest) and PHP (PHPUnit): the integration test's projects. Their runners hold no
- * confirmation rounds yet: these rows say what confirmation costs them. RubyGems and Packagist are not
+ * Ruby (minitest) and PHP (PHPUnit): the integration test's projects. RubyGems and Packagist are not
  * reachable here: their installs take the air-gapped way (Debian's gems, Debian's PHPUnit), and
  * the bench's sandbox leaves those registries out of its egress (AIR_GAPPED_HOSTS), as the test does.
  */

@@ -410,6 +410,56 @@ const PHP_FILES = {
   'phpunit.xml.dist': '<?xml version="1.0"?>\n<phpunit bootstrap="vendor/autoload.php"/>\n',
 };
 
+// Ruby (minitest, Ruby 3.1's own): the same slugs, the registry an instance variable of the module;
+// the tests run in name order (minitest's `i_suck_and_my_tests_are_order_dependent!`).
+const RUBY_SLUGS = (pattern: string) => `module Slugs
+  @taken = Hash.new(0)
+
+  def self.slugify(title)
+    title.downcase.gsub(/${pattern}/, '-').gsub(/\\A-+|-+\\z/, '')
+  end
+
+  def self.unique_slug(title)
+    s = slugify(title)
+    @taken[s] += 1
+    @taken[s] == 1 ? s : "#{s}-#{@taken[s]}"
+  end
+end
+`;
+const RUBY_SLUG_TESTS = (added: string) => `require 'minitest/autorun'
+require 'slugs'
+
+class SlugsTest < Minitest::Test
+  i_suck_and_my_tests_are_order_dependent!
+
+  def test_slugify_lowercases_words
+    assert_equal 'release-notes', Slugs.slugify('Release Notes')
+  end
+
+  def test_slugify_keeps_digits
+    assert_equal 'python-3-notes', Slugs.slugify('Python 3 notes')
+  end
+
+  def test_unique_slug_numbers_repeats
+    assert_equal 'faq', Slugs.unique_slug('FAQ')
+    assert_equal 'faq-2', Slugs.unique_slug('FAQ')
+  end
+${added}
+  def test_unique_slug_first_page_is_plain
+    assert_equal 'getting-started', Slugs.unique_slug('Getting Started')
+  end
+end
+`;
+const NEW_RUBY = `
+  def test_slugify_keeps_numbers_in_titles
+    assert_equal 'top-10-tips', Slugs.slugify('Top 10 Tips')
+  end
+
+  def test_unique_slug_collapses_spaces
+    assert_equal 'getting-started', Slugs.unique_slug('Getting   Started')
+  end
+`;
+
 // C++ (CMake, GoogleTest): the same slugs, the registry a static map; CTest runs the test binary
 // whole (one process, the tests in declaration order), as a plain `add_test` does.
 const CPP_SLUGS = (pattern: string) => `#include "slugs.h"
@@ -510,6 +560,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let rustSlugs: Project;
   let cppSlugs: Project;
   let phpSlugs: Project;
+  let rubySlugs: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -556,6 +607,14 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       { 'src/Slugs.php': PHP_SLUGS('[^a-z]+') },
       { 'tests/SlugsTest.php': PHP_SLUG_TESTS(NEW_PHP) },
       { image: 'php:8.4-cli', install: 'composer dump-autoload', testCmd: 'phpunit {files}' },
+    );
+    // Named outright: the detected install would ask RubyGems, which this machine cannot reach.
+    rubySlugs = project(
+      { 'lib/slugs.rb': RUBY_SLUGS('[^a-z0-9]'), 'test/slugs_test.rb': RUBY_SLUG_TESTS('') },
+      { 'lib/slugs.rb': RUBY_SLUGS('[^a-z0-9]+') },
+      { 'lib/slugs.rb': RUBY_SLUGS('[^a-z]+') },
+      { 'test/slugs_test.rb': RUBY_SLUG_TESTS(NEW_RUBY) },
+      { image: 'ruby:3.1', install: '', testCmd: 'ruby -Ilib -Itest {files}' },
     );
     const main = 'src/main/java/com/example/Slugs.java';
     const test = 'src/test/java/com/example/SlugsTest.java';
@@ -642,6 +701,17 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       brokenBefore: 'tests/SlugsTest.php > Slugs\\Tests\\SlugsTest::testSlugifyKeepsDigits',
       // Its rounds in PHPUnit's process, the registry's static property back to its default first.
       inProcess: true,
+    },
+    {
+      name: 'ruby/minitest',
+      p: () => rubySlugs,
+      added: 'test/slugs_test.rb > SlugsTest#test_unique_slug_collapses_spaces',
+      poisoned: 'test/slugs_test.rb > SlugsTest#test_unique_slug_first_page_is_plain',
+      broken: 'test/slugs_test.rb > SlugsTest#test_slugify_keeps_numbers_in_titles',
+      brokenBefore: 'test/slugs_test.rb > SlugsTest#test_slugify_keeps_digits',
+      // Its rounds run in minitest's process, the module's registry as the run left it: the new
+      // test's round differs from its run, so it reruns in new processes, which decide.
+      inProcess: false,
     },
     { name: 'javascript/mocha', p: () => mocha, ...js, inProcess: true },
     { name: 'javascript/jest', p: () => jest, ...js, inProcess: true },

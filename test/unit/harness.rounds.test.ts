@@ -116,7 +116,8 @@ describe('the run command with rounds', () => {
     expect(whyNoRounds(runnerFromCommand('rspec {files}'), 1)).toBe('rspec cannot repeat tests faithfully inside its run here: the tests that moved reran in new processes');
     // PHPUnit runs a file per process: rounds in a run of one file only.
     expect(whyNoRounds(runnerFromCommand('vendor/bin/phpunit {files}'), 2)).toBe('phpunit ran once per file: the tests that moved reran in new processes');
-    for (const cmd of ['cargo test {files}', 'go test {files}', 'mvn test {files}', 'npx jest {files}', 'python3 -m pytest {files}', 'vendor/bin/phpunit {files}']) expect(whyNoRounds(runnerFromCommand(cmd), 1)).toBeUndefined();
+    expect(whyNoRounds(runnerFromCommand('ruby -Itest {files}'), 3)).toBe('minitest ran once per file: the tests that moved reran in new processes');
+    for (const cmd of ['cargo test {files}', 'go test {files}', 'mvn test {files}', 'npx jest {files}', 'python3 -m pytest {files}', 'vendor/bin/phpunit {files}', 'ruby -Itest {files}']) expect(whyNoRounds(runnerFromCommand(cmd), 1)).toBeUndefined();
   });
 
   const pytest = runnerFromCommand('python3 -m pytest -p no:cacheprovider {files}');

@@ -5,6 +5,7 @@ import type { RunnerSpec } from '../../results/types.js';
 import type { RunnerDef } from '../types.js';
 import { MINITEST_REPORT_ENV, MINITEST_REPORTER_FILE, minitestReporterOneLine, parseMinitestJsonl } from './minitest.js';
 import { parseRspecJson } from './rspec.js';
+import { minitestRounds } from './minitestRounds.js';
 
 const NOT_FOUND = [/^.*\bruby: (No such file or directory|cannot load such file)/m, /bundler: command not found: (rspec|ruby|rake)/, /Could not find gem '[^']+' in locally installed gems/];
 
@@ -55,4 +56,6 @@ export const minitest: RunnerDef = {
   },
   prepare: (_spec, out) => ` printf '%s\\n' ${shellQuote(minitestReporterOneLine())} > ${shellQuote(`${out}/${MINITEST_REPORTER_FILE}`)};`,
   parse: parseMinitestJsonl,
+  // Only when the run has one file: runsPerFile starts a process per file (harness roundsInProcess).
+  roundsInProcess: minitestRounds,
 };
