@@ -75,9 +75,12 @@ export function writeLines(file: string, source: readonly string[]): string {
   return `printf '%s\\n' ${source.map(shellQuote).join(' ')} > ${file}`;
 }
 
+/** What a round's report adds to the run's report path, before the round's number (roundReport). */
+export const ROUND_REPORT_SUFFIX = '.round';
+
 /** Round `round`'s report, beside the run's own (every runner's rounds name theirs so). */
 export function roundReport(report: string, round: number): string {
-  return `${report}.round${round}`;
+  return `${report}${ROUND_REPORT_SUFFIX}${round}`;
 }
 
 /** `prepare` of rounds whose hook the command itself names (its arguments): the hook written, the plan's path by environment. */

@@ -21,15 +21,13 @@
  * Pure.
  */
 import { shellQuote } from '../../util/shell.js';
-import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, roundReport, writeLines, writeRoundsHook } from '../command.js';
+import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, ROUND_REPORT_SUFFIX, roundReport, writeLines, writeRoundsHook } from '../command.js';
 import type { RunnerDef } from '../types.js';
 
 export const PHPUNIT_ROUNDS_FILE = `${ROUNDS_HOOK_DIR}/phpunit-rounds.php`;
 /** The directory PHP_INI_SCAN_DIR gains, holding the ini that prepends the hook. */
 const INI_DIR = `${ROUNDS_HOOK_DIR}/php-ini`;
 
-/** The run's `--log-junit` path plus this is round N's report (roundReport's naming). */
-const ROUND_SUFFIX = roundReport('', 1).replace(/1$/, '');
 
 /** One statement per line (printf writes it line by line); no `//` comments. */
 export const PHPUNIT_ROUNDS_SOURCE = String.raw`<?php
@@ -47,19 +45,17 @@ if (getenv('SWT_ROUNDS') !== false) {
       $lines = [];
       foreach ($plan['lines'] as $file => $ls) { $real = realpath((string) $file); if ($real !== false) $lines[$real] = $ls; }
       $chosen = [];
+      $mine = [];
+      $root = getcwd() . '/';
       foreach (get_declared_classes() as $c) {
         $rc = new \ReflectionClass($c);
-        if (!$rc->isSubclassOf(\PHPUnit\Framework\TestCase::class) || $rc->isAbstract() || !isset($lines[$rc->getFileName()])) continue;
-        foreach ($rc->getMethods(\ReflectionMethod::IS_PUBLIC) as $m) {
-          if ($m->getFileName() !== $rc->getFileName() || !\PHPUnit\Util\Test::isTestMethod($m)) continue;
-          foreach ($lines[$rc->getFileName()] as $n) { if ($n >= $m->getStartLine() && $n <= $m->getEndLine()) { $chosen[$c][] = preg_quote($m->getName(), '/'); break; } }
-        }
-      }
-      $root = getcwd() . '/';
-      $mine = [];
-      foreach (get_declared_classes() as $c) {
-        $f = (new \ReflectionClass($c))->getFileName();
+        $f = $rc->getFileName();
         if ($f !== false && strpos($f, $root) === 0 && strpos($f, $root . 'vendor/') !== 0) $mine[] = $c;
+        if (!$rc->isSubclassOf(\PHPUnit\Framework\TestCase::class) || $rc->isAbstract() || !isset($lines[$f])) continue;
+        foreach ($rc->getMethods(\ReflectionMethod::IS_PUBLIC) as $m) {
+          if ($m->getFileName() !== $f || !\PHPUnit\Util\Test::isTestMethod($m)) continue;
+          foreach ($lines[$f] as $n) { if ($n >= $m->getStartLine() && $n <= $m->getEndLine()) { $chosen[$c][] = preg_quote($m->getName(), '/'); break; } }
+        }
       }
       for ($r = 1; $chosen !== [] && $r <= (int) $plan['rounds']; $r++) {
         foreach ($mine as $c) {
@@ -80,7 +76,7 @@ if (getenv('SWT_ROUNDS') !== false) {
           $suite->addTest($one);
         }
         $result = new \PHPUnit\Framework\TestResult();
-        $junit = new \PHPUnit\Util\Log\JUnit($log . '${ROUND_SUFFIX}' . $r);
+        $junit = new \PHPUnit\Util\Log\JUnit($log . '${ROUND_REPORT_SUFFIX}' . $r);
         $result->addListener($junit);
         $suite->run($result);
         $junit->flush();

@@ -14,14 +14,12 @@
  * process): harness roundsInProcess.
  * Pure.
  */
-import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, roundReport, writeRoundsHook } from '../command.js';
+import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, ROUND_REPORT_SUFFIX, roundReport, writeRoundsHook } from '../command.js';
 import type { RunnerDef } from '../types.js';
 import { MINITEST_REPORT_ENV } from './minitest.js';
 
 export const MINITEST_ROUNDS_FILE = `${ROUNDS_HOOK_DIR}/minitest-rounds.rb`;
 
-/** The run's report path plus this is round N's report (roundReport's naming). */
-const ROUND_SUFFIX = roundReport('', 1).replace(/1$/, '');
 
 export const MINITEST_ROUNDS_SOURCE = `require 'json'
 require 'minitest'
@@ -48,7 +46,7 @@ Minitest.after_run do
     end
     next if chosen.empty?
     (1..plan['rounds'].to_i).each do |r|
-      rep = SwtMinitest::Reporter.new(report + '${ROUND_SUFFIX}' + r.to_s)
+      rep = SwtMinitest::Reporter.new(report + '${ROUND_REPORT_SUFFIX}' + r.to_s)
       chosen.each { |klass, name| rep.record(Minitest.run_one_method(klass, name)) }
       rep.report
     end
