@@ -12,6 +12,7 @@ import * as rustDescribe from '../test/helpers/rustDescribe.js';
 import * as cppClampx from '../test/helpers/cppClampx.js';
 import * as phpSlugger from '../test/helpers/phpSlugger.js';
 import * as rubyRoman from '../test/helpers/rubyRoman.js';
+import * as rubyStack from '../test/helpers/rubyStack.js';
 import { REGISTRIES } from '../src/ecosystems/registries.js';
 
 export interface BenchProject {
@@ -256,7 +257,7 @@ async function cppProject(root: string): Promise<BenchProject> {
 }
 
 /**
- * Ruby (minitest) and PHP (PHPUnit): the integration test's projects. RubyGems and Packagist are not
+ * Ruby (minitest, RSpec) and PHP (PHPUnit): the integration test's projects. RubyGems and Packagist are not
  * reachable here: their installs take the air-gapped way (Debian's gems, Debian's PHPUnit), and
  * the bench's sandbox leaves those registries out of its egress (AIR_GAPPED_HOSTS), as the test does.
  */
@@ -264,6 +265,12 @@ async function rubyProject(root: string): Promise<BenchProject> {
   const dir = join(root, 'ruby-roman');
   const base = await commitRepo(dir, rubyRoman.BASE_FILES);
   return { name: 'ruby: roman (minitest)', repo: dir, base, patch: await diffTo(dir, rubyRoman.FIX), testPatch: rubyRoman.TEST_PATCH };
+}
+
+async function rspecProject(root: string): Promise<BenchProject> {
+  const dir = join(root, 'ruby-stack');
+  const base = await commitRepo(dir, rubyStack.BASE_FILES);
+  return { name: 'ruby: stack (RSpec)', repo: dir, base, patch: await diffTo(dir, rubyStack.FIX), testPatch: rubyStack.TEST_PATCH };
 }
 
 async function phpProject(root: string): Promise<BenchProject> {
@@ -288,6 +295,7 @@ export async function ecosystemProjects(root: string, only: readonly string[] = 
     ['java', mavenProject],
     ['cpp', cppProject],
     ['ruby', rubyProject],
+    ['rspec', rspecProject],
     ['php', phpProject],
   ];
   const out: BenchProject[] = [];

@@ -13,7 +13,7 @@
  *   best of each, and the median of the pairs' ratios. A JSON object with every figure is the last
  *   line. `--validation-only`: skip the cold builds and the scaling; `--no-scaling`: skip the scaling;
  * `--deps-only`: the dependency tree alone; `--examples-only`: no ecosystem projects, no dependency tree; `--projects-only`: no examples;
- * `--project=<python|go|rust|rust-describe|java|cpp|ruby|php>` (repeatable): only those ecosystem projects (rust-describe only when named); `--no-deps`: no dependency tree.
+ * `--project=<python|go|rust|rust-describe|java|cpp|ruby|rspec|php>` (repeatable): only those ecosystem projects (rust-describe only when named); `--no-deps`: no dependency tree.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

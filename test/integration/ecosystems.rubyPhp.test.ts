@@ -14,6 +14,7 @@ import { createGitRepo } from '../helpers/gitRepo.js';
 import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 import * as phpSlugger from '../helpers/phpSlugger.js';
 import * as rubyRoman from '../helpers/rubyRoman.js';
+import * as rubyStack from '../helpers/rubyStack.js';
 
 const refused = new Set<string>([...REGISTRIES.ruby, ...REGISTRIES.php]);
 let sandbox: Sandbox;
@@ -26,10 +27,6 @@ beforeAll(() => {
 
 afterAll(cleanUpEcosystemRuns);
 
-function newFile(path: string, lines: string[]): string {
-  return ['diff --git a/' + path + ' b/' + path, 'new file mode 100644', '--- /dev/null', `+++ b/${path}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');
-}
-
 async function validateFix(files: Record<string, string>, fix: Record<string, string>, testPatch: string) {
   const repo = createGitRepo(files);
   const base = repo.sha;
@@ -41,34 +38,16 @@ const f2p = (v: Awaited<ReturnType<typeof validate>>) => v.tests.filter((t) => t
 
 describe('Ruby and PHP with no configuration (real containers, air-gapped installs)', () => {
   it('RSpec: the new example is F→P (only the spec file the patch adds runs); bundle install resolves the Gemfile from Debian’s gems, and says so', async () => {
-    const v = await validateFix(
-      {
-        Gemfile: "source 'https://rubygems.org'\ngem 'rspec', '~> 3.0'\n",
-        '.rspec': '--require spec_helper\n',
-        'lib/stack.rb': 'class Stack\n  def initialize = @items = []\n  def push(x) = @items.push(x)\n  def peek = @items.first\nend\n',
-        'spec/spec_helper.rb': "require_relative '../lib/stack'\n",
-        'spec/stack_spec.rb': "RSpec.describe Stack do\n  it 'peeks at an only item' do\n    s = Stack.new\n    s.push(1)\n    expect(s.peek).to eq(1)\n  end\nend\n",
-      },
-      { 'lib/stack.rb': 'class Stack\n  def initialize = @items = []\n  def push(x) = @items.push(x)\n  def peek = @items.last\nend\n' },
-      newFile('spec/stack_peek_spec.rb', [
-        'RSpec.describe Stack do',
-        "  describe '#peek' do",
-        "    it 'returns the last item pushed' do",
-        '      s = Stack.new',
-        '      s.push(1)',
-        '      s.push(2)',
-        '      expect(s.peek).to eq(2)',
-        '    end',
-        '  end',
-        'end',
-      ]),
-    );
-    expect(f2p(v)).toEqual(['spec/stack_peek_spec.rb > Stack#peek returns the last item pushed']);
+    const v = await validateFix(rubyStack.BASE_FILES, rubyStack.FIX, rubyStack.TEST_PATCH);
+    expect(f2p(v)).toEqual([rubyStack.ADDED_ID]);
     expect(v.tests.map((t) => t.transition)).toEqual(['F2P']);
     expect(v.success).toBe(true);
     expect(v.environment.baseImage).toMatch(/^swt-base\/ruby:3\.3-/);
     expect(v.runner).toBe('rspec');
     expect(v.warnings).toContain('swt: bundle install failed (rubygems.org unreachable: air-gapped?); the Gemfile resolved from the gems the image holds');
+    // The new example's two rounds ran in RSpec's own process (under bundler), after the run: no rerun.
+    expect(v.confirmation).toMatchObject({ rounds: 2, tests: [rubyStack.ADDED_ID], inProcess: [rubyStack.ADDED_ID] });
+    expect(v.confirmation?.noRounds).toBeUndefined();
   });
 
   it('minitest: the new test is F→P (ids Class#test_name), with a test helper and no spec directory', async () => {

@@ -460,6 +460,38 @@ const NEW_RUBY = `
   end
 `;
 
+// Ruby (RSpec 3, Debian's): the same module, its examples in the order they are defined (RSpec's default).
+const RSPEC_SLUG_SPECS = (added: string) => `require 'slugs'
+
+RSpec.describe Slugs do
+  it 'lowercases words' do
+    expect(Slugs.slugify('Release Notes')).to eq('release-notes')
+  end
+
+  it 'keeps digits' do
+    expect(Slugs.slugify('Python 3 notes')).to eq('python-3-notes')
+  end
+
+  it 'numbers repeats' do
+    expect(Slugs.unique_slug('FAQ')).to eq('faq')
+    expect(Slugs.unique_slug('FAQ')).to eq('faq-2')
+  end
+${added}
+  it 'gives the first page a plain slug' do
+    expect(Slugs.unique_slug('Getting Started')).to eq('getting-started')
+  end
+end
+`;
+const NEW_RSPEC = `
+  it 'keeps numbers in titles' do
+    expect(Slugs.slugify('Top 10 Tips')).to eq('top-10-tips')
+  end
+
+  it 'collapses spaces' do
+    expect(Slugs.unique_slug('Getting   Started')).to eq('getting-started')
+  end
+`;
+
 // C++ (CMake, GoogleTest): the same slugs, the registry a static map; CTest runs the test binary
 // whole (one process, the tests in declaration order), as a plain `add_test` does.
 const CPP_SLUGS = (pattern: string) => `#include "slugs.h"
@@ -561,6 +593,7 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
   let cppSlugs: Project;
   let phpSlugs: Project;
   let rubySlugs: Project;
+  let rspecSlugs: Project;
 
   beforeAll(async () => {
     sandbox = await createDockerSandbox();
@@ -615,6 +648,13 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       { 'lib/slugs.rb': RUBY_SLUGS('[^a-z]+') },
       { 'test/slugs_test.rb': RUBY_SLUG_TESTS(NEW_RUBY) },
       { image: 'ruby:3.1', install: '', testCmd: 'ruby -Ilib -Itest {files}' },
+    );
+    rspecSlugs = project(
+      { 'lib/slugs.rb': RUBY_SLUGS('[^a-z0-9]'), 'spec/slugs_spec.rb': RSPEC_SLUG_SPECS('') },
+      { 'lib/slugs.rb': RUBY_SLUGS('[^a-z0-9]+') },
+      { 'lib/slugs.rb': RUBY_SLUGS('[^a-z]+') },
+      { 'spec/slugs_spec.rb': RSPEC_SLUG_SPECS(NEW_RSPEC) },
+      { image: 'ruby:3.1', install: '', testCmd: 'rspec -Ilib {files}' },
     );
     const main = 'src/main/java/com/example/Slugs.java';
     const test = 'src/test/java/com/example/SlugsTest.java';
@@ -711,6 +751,16 @@ describe('confirmation keeps order-dependent tests out of the verdict (real cont
       brokenBefore: 'test/slugs_test.rb > SlugsTest#test_slugify_keeps_digits',
       // Its rounds run in minitest's process, the module's registry as the run left it: the new
       // test's round differs from its run, so it reruns in new processes, which decide.
+      inProcess: false,
+    },
+    {
+      name: 'ruby/rspec',
+      p: () => rspecSlugs,
+      added: 'spec/slugs_spec.rb > Slugs collapses spaces',
+      poisoned: 'spec/slugs_spec.rb > Slugs gives the first page a plain slug',
+      broken: 'spec/slugs_spec.rb > Slugs keeps numbers in titles',
+      brokenBefore: 'spec/slugs_spec.rb > Slugs keeps digits',
+      // As minitest's: its rounds in RSpec's process, the registry as the run left it; reruns decide.
       inProcess: false,
     },
     { name: 'javascript/mocha', p: () => mocha, ...js, inProcess: true },

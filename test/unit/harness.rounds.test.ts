@@ -113,11 +113,12 @@ describe('literalsOf: the names a data-driven test\'s new rows give its cases', 
 
 describe('the run command with rounds', () => {
   it('says why a runner holds no rounds (its tests that move rerun in new processes), and nothing where it does', () => {
-    expect(whyNoRounds(runnerFromCommand('rspec {files}'), 1)).toBe('rspec cannot repeat tests faithfully inside its run here: the tests that moved reran in new processes');
+    expect(whyNoRounds(runnerFromCommand('npx ava {files}'), 1)).toBe('ava cannot repeat tests faithfully inside its run here: the tests that moved reran in new processes');
+    expect(whyNoRounds(runnerFromCommand('bundle exec rspec {files}'), 2)).toBe('rspec ran once per file: the tests that moved reran in new processes');
     // PHPUnit runs a file per process: rounds in a run of one file only.
     expect(whyNoRounds(runnerFromCommand('vendor/bin/phpunit {files}'), 2)).toBe('phpunit ran once per file: the tests that moved reran in new processes');
     expect(whyNoRounds(runnerFromCommand('ruby -Itest {files}'), 3)).toBe('minitest ran once per file: the tests that moved reran in new processes');
-    for (const cmd of ['cargo test {files}', 'go test {files}', 'mvn test {files}', 'npx jest {files}', 'python3 -m pytest {files}', 'vendor/bin/phpunit {files}', 'ruby -Itest {files}']) expect(whyNoRounds(runnerFromCommand(cmd), 1)).toBeUndefined();
+    for (const cmd of ['cargo test {files}', 'go test {files}', 'mvn test {files}', 'npx jest {files}', 'python3 -m pytest {files}', 'vendor/bin/phpunit {files}', 'ruby -Itest {files}', 'bundle exec rspec {files}']) expect(whyNoRounds(runnerFromCommand(cmd), 1)).toBeUndefined();
   });
 
   const pytest = runnerFromCommand('python3 -m pytest -p no:cacheprovider {files}');

@@ -7,9 +7,8 @@
  * as it was (a round's error is caught). A new Ruby process per round cost more than the run
  * itself (94–145 ms against 87–92 ms on a small project).
  *
- * Chosen: the runnable methods of the test classes whose lines, from the method's first line to
- * its last (Ruby's own parser where it has one), hold an added line. Class-level state carries
- * over into the rounds: a round that differs from the run proves nothing (freshProcess false);
+ * Chosen: the runnable methods of the test classes whose lines hold an added line (roundsChosen).
+ * Class-level state carries over into the rounds: a round that differs from the run proves nothing (freshProcess false);
  * its test reruns in new processes, which decide. A run of one file only (minitest runs a file per
  * process): harness roundsInProcess.
  * Pure.
@@ -17,11 +16,12 @@
 import { ROUNDS_HOOK_DIR, ROUNDS_PLAN_FILE, ROUND_REPORT_SUFFIX, roundReport, writeRoundsHook } from '../command.js';
 import type { RunnerDef } from '../types.js';
 import { MINITEST_REPORT_ENV } from './minitest.js';
+import { RUBY_ROUNDS_CHOOSER } from './roundsChosen.js';
 
 export const MINITEST_ROUNDS_FILE = `${ROUNDS_HOOK_DIR}/minitest-rounds.rb`;
 
 
-export const MINITEST_ROUNDS_SOURCE = `require 'json'
+export const MINITEST_ROUNDS_SOURCE = [...RUBY_ROUNDS_CHOOSER, ...`require 'json'
 require 'minitest'
 Minitest.after_run do
   begin
@@ -30,18 +30,14 @@ Minitest.after_run do
     next if plan_path.nil? || report.nil? || report.empty? || ENV['SWT_ROUNDS_RAN'] || !defined?(SwtMinitest::Reporter)
     ENV['SWT_ROUNDS_RAN'] = '1'
     plan = JSON.parse(File.read(plan_path))
-    lines = {}
-    (plan['lines'] || {}).each { |f, ls| lines[File.realpath(f)] = ls if File.exist?(f) }
+    added = SwtRounds.chooser(plan)
     chosen = []
     Minitest::Runnable.runnables.each do |klass|
       next unless klass < Minitest::Test
       klass.runnable_methods.each do |name|
         m = klass.instance_method(name)
         file, first = m.source_location
-        ls = file && File.exist?(file) && lines[File.realpath(file)]
-        next unless ls
-        last = begin; RubyVM::AbstractSyntaxTree.of(m).last_lineno; rescue StandardError, NotImplementedError, NameError; first; end
-        chosen << [klass, name] if ls.any? { |n| n >= first && n <= last }
+        chosen << [klass, name] if added.call(file, first, m)
       end
     end
     next if chosen.empty?
@@ -53,7 +49,7 @@ Minitest.after_run do
   rescue StandardError, ScriptError => e
     warn "swt: minitest rounds: #{e.message}"
   end
-end`.split('\n');
+end`.split('\n')];
 
 /** minitest's rounds: the file Ruby requires at start, the plan by environment. */
 export const minitestRounds: NonNullable<RunnerDef['roundsInProcess']> = {

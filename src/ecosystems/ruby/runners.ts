@@ -6,6 +6,7 @@ import type { RunnerDef } from '../types.js';
 import { MINITEST_REPORT_ENV, MINITEST_REPORTER_FILE, minitestReporterOneLine, parseMinitestJsonl } from './minitest.js';
 import { parseRspecJson } from './rspec.js';
 import { minitestRounds } from './minitestRounds.js';
+import { rspecRounds } from './rspecRounds.js';
 
 const NOT_FOUND = [/^.*\bruby: (No such file or directory|cannot load such file)/m, /bundler: command not found: (rspec|ruby|rake)/, /Could not find gem '[^']+' in locally installed gems/];
 
@@ -32,6 +33,8 @@ export const rspec: RunnerDef = {
   // `-e <full description>` per test (a substring match: a longer sibling may come along, harmlessly).
   commandForTests: (spec, file, ids, out, report) => rspecCommand(spec, [file], out, report, [...new Set(ids.map(ownName))]),
   parse: parseRspecJson,
+  // Only when the run has one file: runsPerFile starts a process per file (harness roundsInProcess).
+  roundsInProcess: rspecRounds,
 };
 
 function minitestCommand(spec: RunnerSpec, files: readonly string[], out: string, report: string, options: string[] = []): string {
