@@ -73,9 +73,13 @@ function runRequest(opts: Omit<RunTestsOptions, 'signal'> & { signal?: AbortSign
   return { env: opts.env, repo: opts.repo, state: opts.state, command, limits: opts.limits, ...(opts.signal ? { signal: opts.signal } : {}) };
 }
 
-/** The run wrote no report and its output says the rounds' hook failed (roundsInProcess.hookFailed). */
+/**
+ * The run's output says the rounds' hook failed (roundsInProcess.hookFailed) and it wrote no report,
+ * or one with no test in it (RSpec reports a `--require` it could not load as an error outside examples).
+ */
 function roundsBrokeRun(opts: RunTestsOptions, outcome: RunOutcome): boolean {
-  return findReport(outcome.files ?? {}, reportNames(opts.runner, 1)[0]) === undefined && roundsHookFailed(opts.runner, outcome.output ?? '');
+  if (!roundsHookFailed(opts.runner, outcome.output ?? '')) return false;
+  return findReport(outcome.files ?? {}, reportNames(opts.runner, 1)[0]) === undefined || resultOf(opts, outcome).tests.length === 0;
 }
 
 /** The rounds' reports, parsed: each counts only for the tests it ran (no file errors, no skipped tests). */

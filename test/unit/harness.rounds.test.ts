@@ -209,6 +209,30 @@ describe('runTestsKept with rounds: what the run\'s own rounds reported', () => 
     expect(r.rounds?.map((x) => x.tests.map((t) => `${t.id} ${t.outcome}`))).toEqual([['t/test_a.py::test_x passed'], ['t/test_a.py::test_x passed']]);
   });
 
+  it('a hook that kept the run from running (RSpec: its report holds only the load error): the run again without it, and no rounds', async () => {
+    const rspec = { ...opts, runner: runnerFromCommand('bundle exec rspec {files}'), files: ['spec/a_spec.rb'], roundPlan: { rounds: 2, lines: { 'spec/a_spec.rb': [1] } } };
+    const loadError = JSON.stringify({ version: '3.12.0', messages: ['No examples found.'], examples: [], summary: { errors_outside_of_examples_count: 1 } });
+    const ranOk = JSON.stringify({ version: '3.12.0', examples: [{ full_description: 'A works', status: 'passed', file_path: './spec/a_spec.rb' }], summary: {} });
+    const commands: string[] = [];
+    const outcomes = [
+      { output: 'An error occurred while loading /tmp/swt-rounds/rspec-rounds.rb.\nLoadError:\n  cannot load such file -- /tmp/swt-rounds/rspec-rounds.rb', files: { 'rspec-0.json': loadError } },
+      { output: '1 example, 0 failures', files: { 'rspec-0.json': ranOk } },
+    ];
+    const box = { run: async (req: { command: string }) => (commands.push(req.command), { exitCode: 0, timedOut: false, oomKilled: false, durationMs: 1, ...outcomes[commands.length - 1]! }) };
+    const r = await runTestsKept(box, rspec, false);
+    expect(commands).toHaveLength(2);
+    expect(commands[0]).toContain('SPEC_OPTS="--require /tmp/swt-rounds/rspec-rounds.rb $SPEC_OPTS"');
+    expect(commands[1]).not.toContain('rspec-rounds');
+    expect(r.result.tests.map((t) => `${t.id} ${t.outcome}`)).toEqual(['spec/a_spec.rb > A works passed']);
+    expect(r.rounds).toBeUndefined();
+    // A report with tests in it stands, whatever the output says.
+    commands.length = 0;
+    outcomes.reverse();
+    outcomes[0] = { ...outcomes[0]!, output: 'cannot load such file -- /tmp/swt-rounds/rspec-rounds.rb' };
+    expect((await runTestsKept(box, rspec, false)).result.tests).toHaveLength(1);
+    expect(commands).toHaveLength(1);
+  });
+
   it('a round that did not report: no rounds at all', async () => {
     const r = await runTestsKept(sandbox({ 'junit.xml': junit(ran), 'junit.xml.round1': junit(ran) }), opts, false);
     expect(r.rounds).toBeUndefined();
