@@ -127,6 +127,18 @@ def _reseed():
         pass
 
 
+def _warm():
+    # What every round's report compiles at its first use, compiled once before the copy exists: pytest's
+    # junitxml escapes with a regex of all of Unicode's illegal characters (3-5 ms a round). The run's
+    # first report would compile it anyway.
+    try:
+        from _pytest import junitxml
+        junitxml.bin_xml_escape("")
+        junitxml.mangle_test_address("a.py::b")
+    except Exception:
+        pass
+
+
 def _quiet(config):
     # A round's result is its junit file; pytest's terminal writes to a copy of the first stdout.
     reporter = config.pluginmanager.get_plugin("terminalreporter")
@@ -180,6 +192,7 @@ def pytest_runtestloop(session):
         chosen = []
     if not chosen:
         return None
+    _warm()
     go_read, go_write = os.pipe()
     back_read, back_write = os.pipe()
     copy = os.fork()
