@@ -5,7 +5,9 @@
  * and exited, in the same process, it runs the chosen test methods again per round as `--filter`
  * would (each class's suite, so its before-class hooks and data providers run, under PHPUnit's own
  * name filter), with PHPUnit's own JUnit logger, into the run's `--log-junit` path plus
- * `.round<N>` (roundReport). The run's exit status stays as it was (a round's error is caught). A new PHP process per round cost about as much as the run itself (53 ms against
+ * `.round<N>` (roundReport). The run's exit status stays as it was (a round's error is caught).
+ * Our ini is read last, so it overrides a project's own `auto_prepend_file` (from php.ini or the
+ * scan directories): the hook reads the project's from those files and requires it, as PHP would. A new PHP process per round cost about as much as the run itself (53 ms against
  * 66 ms on a small project), these rounds a few milliseconds.
  *
  * Chosen: the test methods (PHPUnit's `Test::isTestMethod`) of the test classes declared in the
@@ -27,6 +29,8 @@ import type { RunnerDef } from '../types.js';
 export const PHPUNIT_ROUNDS_FILE = `${ROUNDS_HOOK_DIR}/phpunit-rounds.php`;
 /** The directory PHP_INI_SCAN_DIR gains, holding the ini that prepends the hook. */
 const INI_DIR = `${ROUNDS_HOOK_DIR}/php-ini`;
+/** The ini that prepends the hook; the last in PHP's scan, so it overrides a project's own `auto_prepend_file`, which the hook then requires. */
+const INI_FILE = `${INI_DIR}/swt-rounds.ini`;
 
 
 /** One statement per line (printf writes it line by line); no `//` comments. */
@@ -85,12 +89,23 @@ if (getenv('SWT_ROUNDS') !== false) {
       fwrite(STDERR, 'swt: PHPUnit rounds: ' . $e->getMessage() . "\n");
     }
   });
-}`.split('\n');
+}
+foreach ((static function (): array {
+  $prepend = '';
+  foreach (array_merge([(string) php_ini_loaded_file()], explode(',', (string) php_ini_scanned_files())) as $ini) {
+    $ini = trim($ini);
+    if ($ini === '' || $ini === '${INI_FILE}') continue;
+    $values = @parse_ini_file($ini);
+    if (is_array($values) && array_key_exists('auto_prepend_file', $values)) $prepend = (string) $values['auto_prepend_file'];
+  }
+  return $prepend === '' ? [] : [$prepend];
+})() as $swtPrepend) require $swtPrepend;
+unset($swtPrepend);`.split('\n');
 
 /** PHPUnit's rounds: the hook prepended to the run's PHP processes, the plan by environment. */
 export const phpunitRounds: NonNullable<RunnerDef['roundsInProcess']> = {
   prepare: (_out, plan) =>
-    ` ${writeRoundsHook(PHPUNIT_ROUNDS_FILE, PHPUNIT_ROUNDS_SOURCE, plan)} && mkdir -p ${INI_DIR} && ${writeLines(`${INI_DIR}/swt-rounds.ini`, [`auto_prepend_file=${PHPUNIT_ROUNDS_FILE}`])}` +
+    ` ${writeRoundsHook(PHPUNIT_ROUNDS_FILE, PHPUNIT_ROUNDS_SOURCE, plan)} && mkdir -p ${INI_DIR} && ${writeLines(INI_FILE, [`auto_prepend_file=${PHPUNIT_ROUNDS_FILE}`])}` +
     ` && export SWT_ROUNDS=${ROUNDS_PLAN_FILE} PHP_INI_SCAN_DIR="\${PHP_INI_SCAN_DIR:-}:"${shellQuote(INI_DIR)};`,
   report: roundReport,
   // The hook could not be read: PHP stops before the script.
