@@ -4,6 +4,8 @@
  * test goes F→P. One definition for the PHP integration test and bench:harness.
  */
 
+import { newFilePatch } from './patches.js';
+
 const slugger = (body: string) => `<?php\nnamespace Slug;\n\nfinal class Slugger\n{\n    public static function slug(string $s): string\n    {\n        return ${body};\n    }\n}\n`;
 
 export const BASE_FILES: Record<string, string> = {
@@ -32,12 +34,4 @@ const NEW_TEST = [
   '}',
 ];
 
-export const TEST_PATCH = [
-  'diff --git a/tests/SluggerSpacesTest.php b/tests/SluggerSpacesTest.php',
-  'new file mode 100644',
-  '--- /dev/null',
-  '+++ b/tests/SluggerSpacesTest.php',
-  `@@ -0,0 +1,${NEW_TEST.length} @@`,
-  ...NEW_TEST.map((l) => `+${l}`),
-  '',
-].join('\n');
+export const TEST_PATCH = newFilePatch('tests/SluggerSpacesTest.php', NEW_TEST);

@@ -4,6 +4,8 @@
  * F→P. One definition for the Ruby integration test and bench:harness.
  */
 
+import { newFilePatch } from './patches.js';
+
 export const BASE_FILES: Record<string, string> = {
   Gemfile: "source 'https://rubygems.org'\ngem 'rspec', '~> 3.0'\n",
   '.rspec': '--require spec_helper\n',
@@ -29,7 +31,7 @@ const ADDED = [
   'end',
 ];
 
-export const TEST_PATCH = ['diff --git a/spec/stack_peek_spec.rb b/spec/stack_peek_spec.rb', 'new file mode 100644', '--- /dev/null', '+++ b/spec/stack_peek_spec.rb', `@@ -0,0 +1,${ADDED.length} @@`, ...ADDED.map((l) => `+${l}`), ''].join('\n');
+export const TEST_PATCH = newFilePatch('spec/stack_peek_spec.rb', ADDED);
 
 /** The example the test patch adds. */
 export const ADDED_ID = 'spec/stack_peek_spec.rb > Stack#peek returns the last item pushed';

@@ -9,6 +9,7 @@ import type { RunResult, RunnerSpec } from '../../src/results/types.js';
 import { createGitRepo, type TempRepo } from '../helpers/gitRepo.js';
 import { cleanUpEcosystemRuns } from '../helpers/ecosystemRun.js';
 import * as phpSlugger from '../helpers/phpSlugger.js';
+import { newFilePatch } from '../helpers/patches.js';
 
 // PHPUnit's rounds come from a file PHP prepends (src/ecosystems/php/rounds.ts), through an ini
 // read after the project's own: a project that prepends a file of its own (here through its CI
@@ -43,15 +44,7 @@ const NEW_TEST = [
   '    }',
   '}',
 ];
-const TEST_PATCH = [
-  'diff --git a/tests/PrependTest.php b/tests/PrependTest.php',
-  'new file mode 100644',
-  '--- /dev/null',
-  '+++ b/tests/PrependTest.php',
-  `@@ -0,0 +1,${NEW_TEST.length} @@`,
-  ...NEW_TEST.map((l) => `+${l}`),
-  '',
-].join('\n');
+const TEST_PATCH = newFilePatch('tests/PrependTest.php', NEW_TEST);
 const FILES = ['tests/PrependTest.php'];
 
 beforeAll(async () => {
